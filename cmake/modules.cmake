@@ -1,0 +1,70 @@
+# Helpers that keep the top-level CMakeLists short: one static library per
+# module (src/floe/<module>/*.cc), one test executable per module
+# (tests/<module>/*.cc), one benchmark executable per *_benchmark.cc and one
+# fuzzer per *_fuzz.cc.
+
+set(FLOE_ALL_MODULES "")
+
+# floe_module(NAME [DEPS module...] [LIBS lib...] [THRIFT_IDL file.thrift])
+function(floe_module name)
+  cmake_parse_arguments(M "" "THRIFT_IDL" "DEPS;LIBS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/floe/${name}/*.cc)
+  list(FILTER srcs EXCLUDE REGEX "_(benchmark|fuzz)\\.cc$")
+  set(gen_dir ${CMAKE_BINARY_DIR}/gen)
+  if(M_THRIFT_IDL)
+    get_filename_component(idl_name ${M_THRIFT_IDL} NAME_WE)
+    set(out ${gen_dir}/floe/${name}/thrift)
+    set(gen ${out}/${idl_name}_types.cpp ${out}/${idl_name}_types.h)
+    add_custom_command(
+      OUTPUT ${gen}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${out}
+      COMMAND ${THRIFT_COMPILER} --gen cpp:no_skeleton -out ${out} ${CMAKE_SOURCE_DIR}/${M_THRIFT_IDL}
+      DEPENDS ${CMAKE_SOURCE_DIR}/${M_THRIFT_IDL}
+      COMMENT "thrift: generating ${idl_name} (C++)")
+    list(APPEND srcs ${gen})
+  endif()
+  add_library(floe_${name} STATIC ${srcs})
+  target_include_directories(floe_${name} PUBLIC ${CMAKE_SOURCE_DIR}/src PRIVATE ${gen_dir})
+  foreach(dep ${M_DEPS})
+    target_link_libraries(floe_${name} PUBLIC floe_${dep})
+  endforeach()
+  target_link_libraries(floe_${name} PUBLIC ${M_LIBS})
+  set(FLOE_ALL_MODULES ${FLOE_ALL_MODULES} floe_${name} PARENT_SCOPE)
+endfunction()
+
+function(floe_add_module_tests)
+  foreach(lib ${FLOE_ALL_MODULES})
+    string(REPLACE "floe_" "" name ${lib})
+    file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/${name}/*.cc)
+    if(srcs)
+      add_executable(${name}_test ${srcs})
+      target_link_libraries(${name}_test PRIVATE ${FLOE_ALL_MODULES} GTest::gtest GTest::gmock GTest::gtest_main)
+      target_include_directories(${name}_test PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_BINARY_DIR}/gen)
+      target_compile_definitions(${name}_test PRIVATE
+        FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}" FLOE_BINARY_DIR="${CMAKE_BINARY_DIR}")
+      add_test(NAME ${name} COMMAND ${name}_test WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+    endif()
+  endforeach()
+endfunction()
+
+function(floe_add_benchmarks)
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/floe/*_benchmark.cc)
+  foreach(src ${srcs})
+    get_filename_component(name ${src} NAME_WE)
+    add_executable(${name} ${src})
+    target_link_libraries(${name} PRIVATE ${FLOE_ALL_MODULES} benchmark::benchmark)
+    target_include_directories(${name} PRIVATE ${CMAKE_BINARY_DIR}/gen)
+  endforeach()
+endfunction()
+
+function(floe_add_fuzzers)
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/floe/*_fuzz.cc)
+  foreach(src ${srcs})
+    get_filename_component(name ${src} NAME_WE)
+    add_executable(${name} ${src})
+    target_link_libraries(${name} PRIVATE ${FLOE_ALL_MODULES})
+    target_include_directories(${name} PRIVATE ${CMAKE_BINARY_DIR}/gen)
+    target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  endforeach()
+endfunction()
