@@ -154,3 +154,23 @@ TEST_F(HadoopFilesTest, TwoProcessesCommitWithoutLossOrGaps) {
 
 }  // namespace
 }  // namespace floe::catalog
+
+#include "floe/catalog/identifier.h"
+
+namespace floe::catalog {
+namespace {
+
+TEST(Identifier, ParsesNamespacesAndTables) {
+  auto id = ParseTableIdentifier("a.b.events");
+  ASSERT_TRUE(id);
+  EXPECT_EQ(id->ns.levels, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(id->name, "events");
+  EXPECT_EQ(id->ToString(), "a.b.events");
+  EXPECT_FALSE(ParseTableIdentifier("events"));
+  EXPECT_FALSE(ParseTableIdentifier("db..t"));
+  EXPECT_FALSE(ParseTableIdentifier("db.t\x01"));
+  EXPECT_TRUE(ParseNamespace("")->empty());
+}
+
+}  // namespace
+}  // namespace floe::catalog
