@@ -53,7 +53,7 @@ std::string SanitizeName(std::string_view name) {
     }
     first = false;
   }
-  if (out.empty()) out = "_";
+  if (out.empty()) out.push_back('_');
   return out;
 }
 
