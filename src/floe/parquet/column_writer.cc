@@ -794,6 +794,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     };
     put_levels(page_rep_, leaf_.max_rep, &rep_len);
     put_levels(page_def_, leaf_.max_def, &def_len);
+    if (mode_ == Mode::kDictionary && num_pages_ == 0 && !dict_used_) MaybeAbandonDictionary();
     // Values.
     values_.Clear();
     format::Encoding::type enc = format::Encoding::PLAIN;
@@ -899,6 +900,32 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     ++num_pages_;
     ResetPage();
     return Ok();
+  }
+
+  // After the first page of a chunk: when indices plus dictionary are no smaller than
+  // the PLAIN values, the dictionary does not pay; the page and the rest of the chunk
+  // are written PLAIN (as parquet-mr does).
+  void MaybeAbandonDictionary() {
+    if constexpr (!std::is_same_v<P, BoolPolicy>) {
+      int64_t plain = 0;
+      for (uint32_t idx : page_indices_) {
+        if constexpr (P::kIsBytes) {
+          plain += static_cast<int64_t>(DictValue(idx).size()) +
+                   (P::kPhysical == PhysicalType::kByteArray ? 4 : 0);
+        } else {
+          plain += width_;
+        }
+      }
+      int64_t encoded = static_cast<int64_t>(page_indices_.size()) * DictBitWidth() / 8 + 1 +
+                        dict_plain_bytes_;
+      if (encoded < plain) return;
+      page_values_.Clear();
+      page_values_.Reserve(static_cast<size_t>(plain));
+      for (uint32_t idx : page_indices_) P::Plain(DictValue(idx), width_, &page_values_);
+      page_indices_.clear();
+      ClearDict();
+      mode_ = Mode::kPlain;
+    }
   }
 
   void AppendPlainPage() {
