@@ -17,90 +17,20 @@
 #include "floe/io/file.h"
 #include "floe/parquet/reader.h"
 #include "parquet/reader_json.h"
+#include "parquet/reader_test_util.h"
 
 namespace floe::parquet {
 namespace {
 
 namespace fs = std::filesystem;
+using testutil::FloeRows;
+using testutil::RunCommand;
+using testutil::SharedDir;
 
-std::string SharedDir() {
-  if (const char* env = std::getenv("FLOE_SHARED"); env && *env) return env;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (fs::exists(p + "/interop/parquet_rows.mjs")) return p;
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
-
-/// Runs a shell command; returns its stdout, or sets *ok = false.
-std::string RunCommand(const std::string& cmd, bool* ok) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) {
-    *ok = false;
-    return out;
-  }
-  std::array<char, 65536> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  *ok = pclose(p) == 0;
-  return out;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
-
-/// DuckDB's rows of many files (parquet_rows.mjs --rows, run once for all
-/// files by interop_read_rows.mjs): file -> rows, or file -> {"ERROR ..."}.
 std::map<std::string, std::vector<std::string>> DuckDbRows(const std::vector<std::string>& files) {
-  std::string cmd = "FLOE_SHARED='" + SharedDir() + "' node '" + std::string(FLOE_SOURCE_DIR) +
-                    "/tests/parquet/interop_read_rows.mjs'";
-  for (const auto& f : files) cmd += " '" + f + "'";
   bool ok = true;
-  std::string out = RunCommand(cmd, &ok);
+  auto rows = testutil::DuckDbRows(files, &ok);
   EXPECT_TRUE(ok) << "interop_read_rows.mjs failed";
-  std::map<std::string, std::vector<std::string>> rows;
-  std::vector<std::string>* cur = nullptr;
-  for (auto& line : Lines(out)) {
-    if (line.rfind("### ", 0) == 0) {
-      std::string rest = line.substr(4);
-      size_t err = rest.find(" ERROR ");
-      cur = &rows[err == std::string::npos ? rest : rest.substr(0, err)];
-      if (err != std::string::npos) cur->push_back(rest.substr(err + 1));
-      continue;
-    }
-    if (cur) cur->push_back(line);
-  }
-  return rows;
-}
-
-/// floe's rows of a file; also checks batch positions and layout.
-Result<std::vector<std::string>> FloeRows(const std::string& file, int64_t batch_rows) {
-  FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(file));
-  ReaderOptions opts;
-  opts.batch_rows = batch_rows;
-  FLOE_ASSIGN_OR_RETURN(auto reader, FileReader::Open(std::move(in), opts));
-  std::vector<std::string> rows;
-  Batch batch;
-  while (true) {
-    FLOE_ASSIGN_OR_RETURN(bool more, reader->Next(&batch));
-    if (!more) break;
-    FLOE_RETURN_IF_ERROR(batch.Validate());
-    if (reader->batch_first_row() != static_cast<int64_t>(rows.size())) {
-      return Internal("batch_first_row {} but {} rows read before", reader->batch_first_row(), rows.size());
-    }
-    for (int64_t i = 0; i < batch.num_rows; ++i) rows.push_back(testing::RowJson(batch, i));
-  }
-  if (static_cast<int64_t>(rows.size()) != reader->num_rows()) {
-    return Internal("read {} rows, footer says {}", rows.size(), reader->num_rows());
-  }
   return rows;
 }
 

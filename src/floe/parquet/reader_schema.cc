@@ -282,7 +282,7 @@ class Builder {
       f->field.required = true;
       f->def_present = static_cast<int16_t>(n.def - 1);
       FileField e;
-      FLOE_RETURN_IF_ERROR(ConvertAsElement(n, f->path, &e));
+      FLOE_RETURN_IF_ERROR(ConvertAsElement(n, f->path, false, &e));
       f->field.type = ListType(e.field.id, true, e.field.type);
       f->children.push_back(std::move(e));
       return Ok();
@@ -293,7 +293,9 @@ class Builder {
   }
 
   /// The element of a list whose repeated node is `n` itself (2-level forms).
-  Status ConvertAsElement(const RawNode& n, const std::string& parent, FileField* e) {
+  /// `own_id`: the element takes n's field id (n is the repeated child of a
+  /// LIST group); otherwise n's id belongs to the list itself.
+  Status ConvertAsElement(const RawNode& n, const std::string& parent, bool own_id, FileField* e) {
     e->path = parent + ".element";
     e->slot_def = n.def;
     e->slot_rep = n.rep;
@@ -301,8 +303,12 @@ class Builder {
     e->first_leaf = n.first_leaf;
     e->field.name = "element";
     e->field.required = true;
-    e->field.id = next_id_++;
-    e->has_id = false;
+    if (own_id) {
+      e->field.id = IdOf(n, &e->has_id);
+    } else {
+      e->field.id = next_id_++;
+      e->has_id = false;
+    }
     return ConvertBody(n, e);
   }
 
@@ -318,7 +324,7 @@ class Builder {
       FileField e;
       if ((rp.is_leaf() && rp.children.empty()) || rp.children.size() > 1 || rp.el->name == "array" ||
           rp.el->name == n.el->name + "_tuple") {
-        FLOE_RETURN_IF_ERROR(ConvertAsElement(rp, f->path, &e));
+        FLOE_RETURN_IF_ERROR(ConvertAsElement(rp, f->path, true, &e));
       } else {
         FLOE_RETURN_IF_ERROR(Convert(rp.children[0], rp.def, rp.rep, f->path, &e));
         e.field.name = "element";
