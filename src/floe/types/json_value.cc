@@ -241,25 +241,46 @@ void AppendJsonDouble(double v, std::string* out) {
 void AppendJsonFloat(float v, std::string* out) {
   if (AppendNonFinite(v, out)) return;
   // canonical.mjs: the smallest p for which x.toPrecision(p) reads back as the
-  // same float32. The shortest float32 text has that many digits at least;
-  // toPrecision rounds to nearest, so try from there upwards.
-  char buf[64];
+  // same float32. toPrecision rounds the exact value to p digits with ties
+  // away from zero, so round the exact decimal expansion of the float here
+  // the same way (a float has at most 112 significant decimal digits).
+  char buf[160];
   auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   bool neg;
-  std::string digits;
+  std::string shortest;
   int n;
-  SplitScientific(std::string_view(buf, r.ptr - buf), &neg, &digits, &n);
-  for (int p = static_cast<int>(digits.size()); p <= 9; ++p) {
-    auto rp = std::to_chars(buf, buf + sizeof buf, static_cast<double>(v),
-                            std::chars_format::scientific, p - 1);
+  SplitScientific(std::string_view(buf, r.ptr - buf), &neg, &shortest, &n);
+  r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(v), std::chars_format::scientific,
+                    120);
+  std::string exact;
+  int exact_n;
+  SplitScientific(std::string_view(buf, r.ptr - buf), &neg, &exact, &exact_n);
+  std::string digits;
+  for (int p = static_cast<int>(shortest.size()); p <= 9; ++p) {
+    int dn = exact_n;
+    digits.assign(exact, 0, std::min<size_t>(p, exact.size()));
+    if (static_cast<int>(exact.size()) > p && exact[p] >= '5') {  // ties away from zero
+      int i = p - 1;
+      while (i >= 0 && digits[i] == '9') digits[i--] = '0';
+      if (i < 0) {
+        digits.insert(digits.begin(), '1');
+        digits.pop_back();
+        ++dn;
+      } else {
+        ++digits[i];
+      }
+    }
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+    std::string text = fmt::format("{}{}{}e{}", digits[0], digits.size() > 1 ? "." : "",
+                                   std::string_view(digits).substr(1), dn - 1);
     float back = 0;
-    auto pr = std::from_chars(buf, rp.ptr, back);
-    if (pr.ec == std::errc() && back == v) {
-      SplitScientific(std::string_view(buf, rp.ptr - buf), &neg, &digits, &n);
-      break;
+    auto pr = std::from_chars(text.data(), text.data() + text.size(), back);
+    if (pr.ec == std::errc() && back == std::fabs(v)) {
+      AppendJsNumber(neg, digits, dn, out);
+      return;
     }
   }
-  AppendJsNumber(neg, digits, n, out);
+  AppendJsNumber(neg, shortest, n, out);
 }
 
 void AppendDateText(int32_t days, std::string* out) { AppendCivilDate(days, out); }
