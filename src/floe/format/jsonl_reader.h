@@ -28,21 +28,11 @@
 #include <string>
 
 #include "floe/format/byte_stream.h"
+#include "floe/format/decode_options.h"
 #include "floe/types/column_vector.h"
 #include "floe/util/status.h"
 
 namespace floe::format {
-
-/// Options of the row decoders (JSONL and CSV).
-struct DecodeOptions {
-  /// Rows per batch.
-  int64_t batch_rows = 65536;
-  /// JSONL: skip object keys that name no column (default: an error).
-  /// CSV: skip header columns that name no schema column.
-  bool ignore_unknown_keys = false;
-  /// Bytes read from the input at a time.
-  size_t chunk_bytes = size_t{4} << 20;
-};
 
 /// Decodes JSON lines into batches of `schema`.
 class JsonlReader {
