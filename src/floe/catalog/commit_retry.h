@@ -1,0 +1,41 @@
+/// \file
+/// Commit retries: Iceberg's `commit.retry.*` table properties and the loop
+/// that re-applies a commit after it lost a race. Only kCommitFailed is
+/// retried; kCommitStateUnknown never is (its files must not be deleted and
+/// the commit must not be applied twice).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "floe/util/status.h"
+
+namespace floe::catalog {
+
+/// Iceberg table properties `commit.retry.num-retries` (4),
+/// `commit.retry.min-wait-ms` (100), `commit.retry.max-wait-ms` (60000) and
+/// `commit.retry.total-timeout-ms` (1800000).
+struct RetryPolicy {
+  int num_retries = 4;
+  int64_t min_wait_ms = 100;
+  int64_t max_wait_ms = 60000;
+  int64_t total_timeout_ms = 1800000;
+
+  /// Reads the four properties; a malformed or negative value is an error
+  /// naming the property.
+  static Result<RetryPolicy> FromProperties(const std::map<std::string, std::string>& props);
+
+  /// The wait before retry number `attempt` (1-based): min_wait * 2^(attempt-1),
+  /// capped at max_wait, with up to 10% random jitter.
+  int64_t WaitMs(int attempt) const;
+};
+
+/// Runs `attempt(n)` (n = 0 for the first try) until it succeeds, fails with
+/// an error other than kCommitFailed, or the policy's retries or total time
+/// are used up (then the last kCommitFailed error is returned, with the
+/// number of attempts in its message).
+Status RunWithRetries(const RetryPolicy& policy, const std::function<Status(int)>& attempt);
+
+}  // namespace floe::catalog

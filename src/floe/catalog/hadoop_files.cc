@@ -1,0 +1,130 @@
+#include "floe/catalog/hadoop_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "floe/io/file.h"
+
+namespace floe::catalog {
+
+namespace fs = std::filesystem;
+
+Status ValidateName(std::string_view name, std::string_view what) {
+  if (name.empty()) return InvalidArgument("{} name is empty", what);
+  if (name == "." || name == "..") return InvalidArgument("{} name '{}' is not allowed", what, name);
+  if (name.find("..") != std::string_view::npos) {
+    return InvalidArgument("{} name '{}' contains '..'", what, name);
+  }
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '/' || c == '\\') {
+      return InvalidArgument("{} name '{}' contains '{}'", what, name, c);
+    }
+    if (u < 0x20 || u == 0x7f) {
+      return InvalidArgument("{} name contains the control character 0x{:02x}", what, u);
+    }
+  }
+  return Ok();
+}
+
+std::optional<int64_t> ParseVersionFileName(std::string_view name) {
+  if (!name.starts_with("v")) return std::nullopt;
+  std::string_view rest = name.substr(1);
+  std::string_view digits;
+  if (rest.ends_with(".gz.metadata.json")) {
+    digits = rest.substr(0, rest.size() - std::string_view(".gz.metadata.json").size());
+  } else if (rest.ends_with(".metadata.json")) {
+    digits = rest.substr(0, rest.size() - std::string_view(".metadata.json").size());
+  } else {
+    return std::nullopt;
+  }
+  int64_t v = 0;
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || p != digits.data() + digits.size() || v < 0) return std::nullopt;
+  return v;
+}
+
+MetadataDir::MetadataDir(std::string table_dir)
+    : table_dir_(std::move(table_dir)), dir_(table_dir_ + "/metadata") {}
+
+std::string MetadataDir::VersionPath(int64_t version) const {
+  return fmt::format("{}/v{}.metadata.json", dir_, version);
+}
+
+Result<std::string> MetadataDir::ExistingVersionPath(int64_t version) const {
+  std::string plain = VersionPath(version);
+  std::error_code ec;
+  if (fs::exists(plain, ec)) return plain;
+  std::string gz = fmt::format("{}/v{}.gz.metadata.json", dir_, version);
+  if (fs::exists(gz, ec)) return gz;
+  return NotFound("metadata version {} does not exist in {}", version, dir_);
+}
+
+Result<std::optional<int64_t>> MetadataDir::CurrentVersion() const {
+  std::error_code ec;
+  if (!fs::is_directory(dir_, ec)) return std::optional<int64_t>{};
+  auto exists = [&](int64_t v) { return ExistingVersionPath(v).has_value(); };
+  std::optional<int64_t> start;
+  if (auto hint = ReadLocalFile(dir_ + "/version-hint.text")) {
+    std::string_view h = *hint;
+    while (!h.empty() && (h.back() == '\n' || h.back() == '\r' || h.back() == ' ')) h.remove_suffix(1);
+    int64_t v = 0;
+    auto [p, e] = std::from_chars(h.data(), h.data() + h.size(), v);
+    if (e == std::errc() && p == h.data() + h.size() && v >= 0 && exists(v)) start = v;
+  }
+  if (!start) {
+    // No usable hint: the highest version present.
+    for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+      if (auto v = ParseVersionFileName(entry.path().filename().string())) {
+        if (!start || *v > *start) start = v;
+      }
+    }
+    if (ec) return IoError("cannot list {}: {}", dir_, ec.message());
+    if (!start) return std::optional<int64_t>{};
+  }
+  int64_t v = *start;
+  while (exists(v + 1)) ++v;  // the hint may lag behind a writer that crashed before updating it
+  return std::optional<int64_t>{v};
+}
+
+Status MetadataDir::Publish(int64_t version, std::string_view json, bool sync) const {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return IoError("cannot create {}: {}", dir_, ec.message());
+  std::string target = VersionPath(version);
+  auto lost_race = [&] {
+    return CommitFailed("metadata version {} of {} was committed by another writer", version,
+                        table_dir_);
+  };
+  auto out = OpenLocalOutput(target, /*overwrite=*/false, sync);
+  if (!out) {
+    if (out.error().kind == ErrorKind::kAlreadyExists) return lost_race();
+    return Fail(out.error());
+  }
+  FLOE_RETURN_IF_ERROR((*out)->Write(json.data(), json.size()));
+  Status st = (*out)->Commit();
+  if (!st) {
+    if (st.error().kind == ErrorKind::kAlreadyExists) {
+      return lost_race();
+    }
+    // The file may have been linked before a later step (folder fsync) failed.
+    if (fs::exists(target, ec)) {
+      return CommitStateUnknown("metadata version {} of {} was published but may not be durable: {}",
+                                version, table_dir_, st.error().message);
+    }
+    return st;
+  }
+  return Ok();
+}
+
+Status MetadataDir::WriteHint(int64_t version) const {
+  return WriteLocalFile(dir_ + "/version-hint.text", fmt::format("{}", version), /*overwrite=*/true);
+}
+
+}  // namespace floe::catalog

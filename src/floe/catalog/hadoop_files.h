@@ -1,0 +1,59 @@
+/// \file
+/// The file-system side of Iceberg's HadoopCatalog layout (Iceberg spec: File
+/// System Tables): `<warehouse>/<ns...>/<table>/metadata/v<N>.metadata.json`
+/// plus `version-hint.text`, data under `data/`. Versions are published
+/// without ever replacing an existing file (link(2) of a synced temporary
+/// file), so two processes racing for v<N+1> cannot both win.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/util/status.h"
+
+namespace floe::catalog {
+
+/// Checks one namespace or table name: non-empty, no `..`, `/`, `\`, NUL or
+/// control characters, not `.`; `what` ("namespace", "table") names it in errors.
+Status ValidateName(std::string_view name, std::string_view what);
+
+/// The metadata folder of one file-system table.
+class MetadataDir {
+ public:
+  explicit MetadataDir(std::string table_dir);
+
+  const std::string& table_dir() const { return table_dir_; }
+  const std::string& dir() const { return dir_; }
+  /// `<dir>/v<N>.metadata.json`.
+  std::string VersionPath(int64_t version) const;
+
+  /// The newest version: starts from `version-hint.text` (which may lag
+  /// behind a crashed writer) and probes forward; without a usable hint, the
+  /// highest v<N> in the folder. nullopt when the folder holds no version.
+  /// Also finds gzip metadata (`v<N>.gz.metadata.json`).
+  Result<std::optional<int64_t>> CurrentVersion() const;
+  /// The path of an existing version's metadata file (plain or gzip name).
+  Result<std::string> ExistingVersionPath(int64_t version) const;
+
+  /// Publishes `json` as version `version`. kCommitFailed when that version
+  /// exists already (another writer won: reload and retry); kCommitStateUnknown
+  /// when the file was published but could not be made durable; any other
+  /// error means nothing was published.
+  Status Publish(int64_t version, std::string_view json, bool sync = true) const;
+
+  /// Points `version-hint.text` at `version` (digits only, no newline).
+  /// Best effort by design: readers probe past a stale hint.
+  Status WriteHint(int64_t version) const;
+
+ private:
+  std::string table_dir_;
+  std::string dir_;
+};
+
+/// Parses `v<N>.metadata.json` / `v<N>.gz.metadata.json`; nullopt otherwise.
+std::optional<int64_t> ParseVersionFileName(std::string_view file_name);
+
+}  // namespace floe::catalog

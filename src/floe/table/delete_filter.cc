@@ -1,0 +1,141 @@
+#include "floe/table/delete_filter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace floe::table {
+
+namespace {
+
+bool FindPath(const std::vector<NestedField>& fields, int32_t id, std::vector<int>* path, bool* in_collection,
+              bool under_collection) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const auto& f = fields[i];
+    path->push_back(static_cast<int>(i));
+    if (f.id == id) {
+      *in_collection = under_collection;
+      return true;
+    }
+    if (f.type->is_nested()) {
+      bool coll = under_collection || f.type->id != TypeId::kStruct;
+      if (FindPath(f.type->fields, id, path, in_collection, coll)) return true;
+    }
+    path->pop_back();
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<int>> FieldPath(const Schema& schema, int32_t field_id) {
+  std::vector<int> path;
+  bool in_collection = false;
+  if (!FindPath(schema.fields(), field_id, &path, &in_collection, false)) {
+    return NotFound("field id {} is not in the schema", field_id);
+  }
+  if (in_collection) {
+    return InvalidArgument("field id {} is inside a list or map and cannot be an equality field", field_id);
+  }
+  return path;
+}
+
+void PositionDeletes::AddAll(std::span<const int64_t> positions) {
+  positions_.insert(positions_.end(), positions.begin(), positions.end());
+  sorted_ = false;
+}
+
+void PositionDeletes::Sort() {
+  if (sorted_) return;
+  std::sort(positions_.begin(), positions_.end());
+  positions_.erase(std::unique(positions_.begin(), positions_.end()), positions_.end());
+  sorted_ = true;
+}
+
+void PositionDeletes::Apply(int64_t first_row, std::span<uint8_t> keep) {
+  Sort();
+  const int64_t end = first_row + static_cast<int64_t>(keep.size());
+  auto it = std::lower_bound(positions_.begin(), positions_.end(), first_row);
+  for (; it != positions_.end() && *it < end; ++it) keep[static_cast<size_t>(*it - first_row)] = 0;
+}
+
+Result<EqualityDeletes> EqualityDeletes::Make(std::vector<int32_t> field_ids, const Schema& schema) {
+  if (field_ids.empty()) return InvalidArgument("an equality delete file needs equality_ids");
+  EqualityDeletes out;
+  for (int32_t id : field_ids) {
+    FLOE_ASSIGN_OR_RETURN(auto path, FieldPath(schema, id));
+    const NestedField* f = schema.FindField(id);
+    if (f->type->is_nested()) {
+      return InvalidArgument("equality field '{}' (id {}) is {}, not a primitive", f->name, id, f->type->ToString());
+    }
+    out.paths_.push_back(std::move(path));
+  }
+  out.field_ids_ = std::move(field_ids);
+  return out;
+}
+
+Status EqualityDeletes::EncodeKeys(const Batch& batch, std::vector<std::string>* keys) const {
+  const int64_t n = batch.num_rows;
+  keys->assign(static_cast<size_t>(n), std::string());
+  for (const auto& path : paths_) {
+    if (path[0] >= static_cast<int>(batch.columns.size())) {
+      return Internal("equality key column is missing from the batch");
+    }
+    // Walk down structs, folding parent nulls into the field's validity.
+    const ColumnVector* col = &batch.columns[path[0]];
+    std::vector<uint8_t> valid(static_cast<size_t>(n), 1);
+    for (size_t level = 0;; ++level) {
+      if (col->has_nulls()) {
+        for (int64_t i = 0; i < n; ++i) valid[i] &= col->validity[i];
+      }
+      if (level + 1 >= path.size()) break;
+      col = &col->children[path[level + 1]];
+    }
+    const TypeId id = col->type->id;
+    const int width = FixedValueWidth(*col->type);
+    for (int64_t i = 0; i < n; ++i) {
+      std::string& k = (*keys)[i];
+      if (!valid[i]) {
+        k.push_back('\0');
+        continue;
+      }
+      k.push_back('\1');
+      if (id == TypeId::kString || id == TypeId::kBinary) {
+        std::string_view b = col->bytes(i);
+        uint64_t len = b.size();
+        k.append(reinterpret_cast<const char*>(&len), sizeof(len));
+        k.append(b);
+      } else if (id == TypeId::kFloat || id == TypeId::kDouble) {
+        // Not valid equality keys per the spec; compared by value here
+        // (every NaN equal, -0.0 == 0.0) so that such deletes stay sane.
+        double d = id == TypeId::kFloat ? col->data<float>()[i] : col->data<double>()[i];
+        if (std::isnan(d)) d = std::nan("");
+        if (d == 0) d = 0;
+        k.append(reinterpret_cast<const char*>(&d), sizeof(d));
+      } else {
+        k.append(reinterpret_cast<const char*>(col->values.data()) + static_cast<size_t>(i) * width,
+                 static_cast<size_t>(width));
+      }
+    }
+  }
+  return Ok();
+}
+
+Status EqualityDeletes::AddDeletes(const Batch& deletes) {
+  std::vector<std::string> keys;
+  FLOE_RETURN_IF_ERROR(EncodeKeys(deletes, &keys));
+  for (auto& k : keys) keys_.insert(std::move(k));
+  return Ok();
+}
+
+Status EqualityDeletes::Apply(const Batch& data, std::span<uint8_t> keep) const {
+  if (keys_.empty()) return Ok();
+  std::vector<std::string> keys;
+  FLOE_RETURN_IF_ERROR(EncodeKeys(data, &keys));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keep[i] && keys_.contains(keys[i])) keep[i] = 0;
+  }
+  return Ok();
+}
+
+}  // namespace floe::table
