@@ -218,3 +218,23 @@ TEST(SqlSchema, SingleType) {
 
 }  // namespace
 }  // namespace floe
+
+namespace floe {
+namespace {
+
+TEST(SqlSchema, FormatRoundTrips) {
+  const char* text =
+      "id BIGINT NOT NULL, `a b` STRING, `not` INT, tags ARRAY<STRING NOT NULL>, "
+      "loc STRUCT<lat DOUBLE NOT NULL, `x``y` DECIMAL(9, 2)>, m MAP<STRING, TIMESTAMPTZ NOT NULL>, "
+      "f FIXED(16), u UUID, n TIMESTAMP_NS, z TIMESTAMPTZ_NS, t TIME, d DATE, b BINARY, "
+      "o BOOLEAN, fl FLOAT";
+  auto s = ParseSqlColumns(text);
+  ASSERT_TRUE(s) << s.error().ToString();
+  EXPECT_EQ(FormatSqlColumns(*s), text);
+  auto again = ParseSqlColumns(FormatSqlColumns(*s));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, *s);
+}
+
+}  // namespace
+}  // namespace floe

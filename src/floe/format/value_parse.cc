@@ -130,39 +130,6 @@ bool IsNs(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimes
 
 }  // namespace
 
-std::string SqlTypeName(const Type& t) {
-  switch (t.id) {
-    case TypeId::kBoolean: return "BOOLEAN";
-    case TypeId::kInt: return "INT";
-    case TypeId::kLong: return "BIGINT";
-    case TypeId::kFloat: return "FLOAT";
-    case TypeId::kDouble: return "DOUBLE";
-    case TypeId::kDecimal: return fmt::format("DECIMAL({}, {})", t.precision, t.scale);
-    case TypeId::kDate: return "DATE";
-    case TypeId::kTime: return "TIME";
-    case TypeId::kTimestamp: return "TIMESTAMP";
-    case TypeId::kTimestampTz: return "TIMESTAMPTZ";
-    case TypeId::kTimestampNs: return "TIMESTAMP_NS";
-    case TypeId::kTimestampTzNs: return "TIMESTAMPTZ_NS";
-    case TypeId::kString: return "STRING";
-    case TypeId::kUuid: return "UUID";
-    case TypeId::kFixed: return fmt::format("FIXED({})", t.length);
-    case TypeId::kBinary: return "BINARY";
-    case TypeId::kList: return fmt::format("ARRAY<{}>", SqlTypeName(*t.element().type));
-    case TypeId::kMap:
-      return fmt::format("MAP<{}, {}>", SqlTypeName(*t.key().type), SqlTypeName(*t.value().type));
-    case TypeId::kStruct: {
-      std::string out = "STRUCT<";
-      for (size_t i = 0; i < t.fields.size(); ++i) {
-        if (i) out += ", ";
-        out += t.fields[i].name + " " + SqlTypeName(*t.fields[i].type);
-      }
-      return out + ">";
-    }
-  }
-  return "?";
-}
-
 std::string QuoteValue(std::string_view text) {
   if (text.size() > 64) return fmt::format("'{}...'", text.substr(0, 61));
   return fmt::format("'{}'", text);

@@ -24,13 +24,11 @@
 #include <string>
 #include <string_view>
 
+#include "floe/types/sql_schema.h"
 #include "floe/types/type.h"
 #include "floe/util/status.h"
 
 namespace floe::format {
-
-/// The SQL spelling of a type for messages: INT, BIGINT, DECIMAL(9, 2), ARRAY<STRING>.
-std::string SqlTypeName(const Type& type);
 
 /// Quotes a value for a message, cut to 64 bytes: '2024-13-01'.
 std::string QuoteValue(std::string_view text);

@@ -450,6 +450,73 @@ TypePtr Build(const PType& t, int32_t* next_id) {
 
 }  // namespace
 
+namespace {
+/// A name as written in a column list: bare when it is a plain identifier
+/// that is no keyword of the list, else backquoted.
+std::string QuoteName(const std::string& name) {
+  bool plain = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) plain = false;
+  }
+  const std::string u = Upper(name);
+  if (u == "NOT" || u == "NULL" || u == "COMMENT") plain = false;
+  if (plain) return name;
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`') out += '`';
+    out += c;
+  }
+  return out + "`";
+}
+}  // namespace
+
+std::string SqlTypeName(const Type& t) {
+  switch (t.id) {
+    case TypeId::kBoolean: return "BOOLEAN";
+    case TypeId::kInt: return "INT";
+    case TypeId::kLong: return "BIGINT";
+    case TypeId::kFloat: return "FLOAT";
+    case TypeId::kDouble: return "DOUBLE";
+    case TypeId::kDecimal: return fmt::format("DECIMAL({}, {})", t.precision, t.scale);
+    case TypeId::kDate: return "DATE";
+    case TypeId::kTime: return "TIME";
+    case TypeId::kTimestamp: return "TIMESTAMP";
+    case TypeId::kTimestampTz: return "TIMESTAMPTZ";
+    case TypeId::kTimestampNs: return "TIMESTAMP_NS";
+    case TypeId::kTimestampTzNs: return "TIMESTAMPTZ_NS";
+    case TypeId::kString: return "STRING";
+    case TypeId::kUuid: return "UUID";
+    case TypeId::kFixed: return fmt::format("FIXED({})", t.length);
+    case TypeId::kBinary: return "BINARY";
+    case TypeId::kList:
+      return fmt::format("ARRAY<{}{}>", SqlTypeName(*t.element().type),
+                         t.element().required ? " NOT NULL" : "");
+    case TypeId::kMap:
+      return fmt::format("MAP<{}, {}{}>", SqlTypeName(*t.key().type), SqlTypeName(*t.value().type),
+                         t.value().required ? " NOT NULL" : "");
+    case TypeId::kStruct: {
+      std::string out = "STRUCT<";
+      for (size_t i = 0; i < t.fields.size(); ++i) {
+        if (i) out += ", ";
+        out += QuoteName(t.fields[i].name) + " " + SqlTypeName(*t.fields[i].type);
+        if (t.fields[i].required) out += " NOT NULL";
+      }
+      return out + ">";
+    }
+  }
+  return "?";
+}
+
+std::string FormatSqlColumns(const Schema& schema) {
+  std::string out;
+  for (const auto& f : schema.fields()) {
+    if (!out.empty()) out += ", ";
+    out += QuoteName(f.name) + " " + SqlTypeName(*f.type);
+    if (f.required) out += " NOT NULL";
+  }
+  return out;
+}
+
 Result<Schema> ParseSqlColumns(std::string_view text) {
   Parser p(text);
   FLOE_RETURN_IF_ERROR(p.Tokenize());

@@ -24,6 +24,7 @@
 /// ids before their own nested types are numbered.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "floe/types/type.h"
@@ -40,5 +41,13 @@ Result<Schema> ParseSqlColumns(std::string_view text);
 /// Parses one SQL type (`DECIMAL(9,2)`, `ARRAY<STRING NOT NULL>`) with field
 /// ids for its nested fields starting at `first_id`.
 Result<TypePtr> ParseSqlType(std::string_view text, int32_t first_id = 1);
+
+/// The SQL spelling of a type (for messages and FormatSqlColumns): INT,
+/// BIGINT, DECIMAL(9, 2), ARRAY<STRING NOT NULL>, STRUCT<a INT>, MAP<STRING, INT>.
+std::string SqlTypeName(const Type& type);
+
+/// A schema as a SQL column list that ParseSqlColumns reads back to the same
+/// types, names and nullability (ids are reassigned on parsing).
+std::string FormatSqlColumns(const Schema& schema);
 
 }  // namespace floe
