@@ -63,13 +63,20 @@ Result<TableMetadata> AddSnapshot(const TableMetadata& base, Snapshot snapshot, 
                         base.last_sequence_number + 1);
   }
   std::optional<int64_t> head;
+  bool new_branch = false;
   if (auto it = base.refs.find(std::string(branch)); it != base.refs.end()) {
     if (!it->second.is_branch()) return InvalidArgument("'{}' is a tag, not a branch", branch);
     head = it->second.snapshot_id;
   } else if (branch == kMainBranch) {
     head = base.current_snapshot_id;
+  } else {
+    new_branch = true;  // a new branch may start from any existing snapshot
+    if (snapshot.parent_snapshot_id && !base.SnapshotById(*snapshot.parent_snapshot_id)) {
+      return CommitFailed("the parent snapshot {} of new branch {} no longer exists", *snapshot.parent_snapshot_id,
+                          branch);
+    }
   }
-  if (snapshot.parent_snapshot_id != head) {
+  if (!new_branch && snapshot.parent_snapshot_id != head) {
     return CommitFailed("branch {} moved: its head is {}, the new snapshot's parent is {}", branch,
                         head ? std::to_string(*head) : "none",
                         snapshot.parent_snapshot_id ? std::to_string(*snapshot.parent_snapshot_id) : "none");
