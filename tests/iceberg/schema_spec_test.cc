@@ -205,3 +205,56 @@ TEST(SortOrder, JsonAndValidation) {
 
 }  // namespace
 }  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+TEST(PartitionSpec, PartitionColumnsOfABatch) {
+  auto schema = std::make_shared<const Schema>(TestSchema());
+  auto spec = PartitionSpecBuilder(*schema).Bucket("id", 8).Day("ts").Identity("loc.city").Build();
+  ASSERT_TRUE(spec);
+  Batch batch(schema);
+  // Three rows; row 1 has a null struct `loc`, row 2 a null ts.
+  const int64_t ts0 = 1510871468000000;  // 2017-11-16T22:31:08Z
+  for (int row = 0; row < 3; ++row) {
+    for (size_t c = 0; c < batch.columns.size(); ++c) {
+      ColumnVector& col = batch.columns[c];
+      switch (c) {
+        case 0: col.Append(int64_t{34} + row); break;
+        case 2:
+          if (row == 2) col.AppendNull(); else col.Append(ts0 - row * 86400000000LL);
+          break;
+        case 6:
+          if (row == 1) {
+            col.AppendNull();
+          } else {
+            col.children[0].AppendBytes(row == 0 ? "Oslo" : "Lima");
+            col.AppendStructRow();
+          }
+          break;
+        default: col.AppendNull();
+      }
+    }
+  }
+  batch.num_rows = 3;
+  ASSERT_TRUE(batch.Validate()) << batch.Validate().error().ToString();
+  auto cols = PartitionColumns(*spec, batch);
+  ASSERT_TRUE(cols) << cols.error().ToString();
+  ASSERT_EQ(cols->size(), 3u);
+  auto t0 = PartitionTupleAt(*cols, 0);
+  EXPECT_EQ(t0[0], Value::Int(BucketOfHash(2017239379, 8)));
+  EXPECT_EQ(t0[1], Value::Date(17486));
+  EXPECT_EQ(t0[2], Value::String("Oslo"));
+  auto t1 = PartitionTupleAt(*cols, 1);
+  EXPECT_EQ(t1[1], Value::Date(17485));
+  EXPECT_TRUE(t1[2].is_null());  // under a null struct
+  auto t2 = PartitionTupleAt(*cols, 2);
+  EXPECT_TRUE(t2[1].is_null());
+  EXPECT_EQ(t2[2], Value::String("Lima"));
+
+  PartitionSpec bad(0, {{99, 1000, "x", Transform::Identity()}});
+  EXPECT_FALSE(PartitionColumns(bad, batch));
+}
+
+}  // namespace
+}  // namespace floe::iceberg

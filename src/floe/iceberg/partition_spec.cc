@@ -163,6 +163,76 @@ Result<PartitionSpec> PartitionSpecBuilder::Build(int32_t spec_id) const {
   return spec;
 }
 
+namespace {
+
+// Indices from the top-level struct down to the field with `id`, through
+// structs only.
+bool FindStructPath(const std::vector<NestedField>& fields, int32_t id, std::vector<size_t>* path) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    path->push_back(i);
+    if (fields[i].id == id) return true;
+    if (fields[i].type->id == TypeId::kStruct && FindStructPath(fields[i].type->fields, id, path)) {
+      return true;
+    }
+    path->pop_back();
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<ColumnVector>> PartitionColumns(const PartitionSpec& spec, const Batch& batch) {
+  if (!batch.schema) return InvalidArgument("partition spec {}: the batch has no schema", spec.spec_id());
+  std::vector<ColumnVector> out;
+  out.reserve(spec.fields().size());
+  for (const auto& f : spec.fields()) {
+    std::vector<size_t> path;
+    if (!FindStructPath(batch.schema->fields(), f.source_id, &path)) {
+      return InvalidArgument(
+          "partition field '{}': source id {} is not a column of the batch (or is inside a list or map)",
+          f.name, f.source_id);
+    }
+    if (path[0] >= batch.columns.size()) {
+      return InvalidArgument("partition field '{}': the batch has no column {}", f.name, path[0]);
+    }
+    // Walk down, AND-ing the validity of enclosing structs.
+    const ColumnVector* column = &batch.columns[path[0]];
+    std::vector<uint8_t> parents;
+    for (size_t depth = 1; depth < path.size(); ++depth) {
+      if (column->has_nulls()) {
+        if (parents.empty()) {
+          parents = column->validity;
+        } else {
+          for (size_t i = 0; i < parents.size(); ++i) parents[i] &= column->validity[i];
+        }
+      }
+      column = &column->children[path[depth]];
+    }
+    Result<ColumnVector> applied;
+    if (parents.empty()) {
+      applied = f.transform.Apply(*column);
+    } else {
+      ColumnVector masked = *column;
+      if (masked.validity.empty()) {
+        masked.validity = std::move(parents);
+      } else {
+        for (size_t i = 0; i < parents.size(); ++i) masked.validity[i] &= parents[i];
+      }
+      applied = f.transform.Apply(masked);
+    }
+    if (!applied) return Fail(std::move(applied).error().WithContext("partition field '" + f.name + "'"));
+    out.push_back(std::move(*applied));
+  }
+  return out;
+}
+
+Values PartitionTupleAt(const std::vector<ColumnVector>& columns, int64_t row) {
+  Values out;
+  out.reserve(columns.size());
+  for (const auto& c : columns) out.push_back(ValueAt(c, row));
+  return out;
+}
+
 Json PartitionFieldsToJsonValue(const PartitionSpec& spec) {
   Json arr = Json::array();
   for (const auto& f : spec.fields()) {

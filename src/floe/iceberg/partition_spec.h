@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "floe/iceberg/transform.h"
+#include "floe/types/column_vector.h"
 #include "floe/types/type.h"
 #include "floe/util/status.h"
 
@@ -117,6 +118,15 @@ class PartitionSpecBuilder {
   std::vector<PartitionField> fields_;
   std::optional<Error> error_;
 };
+
+/// The partition values of every row of a batch: one column per spec field,
+/// the field's transform applied to its source column (found by field id at the
+/// top level or inside structs; a value under a null struct is null). This is
+/// the vectorized path of partitioned writes.
+Result<std::vector<ColumnVector>> PartitionColumns(const PartitionSpec& spec, const Batch& batch);
+
+/// The partition tuple of one row of PartitionColumns' result.
+Values PartitionTupleAt(const std::vector<ColumnVector>& columns, int64_t row);
 
 /// Appendix C spec object `{"spec-id":N,"fields":[...]}`.
 Result<std::string> PartitionSpecToJson(const PartitionSpec& spec);

@@ -600,6 +600,40 @@ std::string ValueToString(const Type& type, const Value& value) {
   return text ? *text : "<invalid>";
 }
 
+namespace {
+template <typename T>
+int Cmp(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+// Java's Double.compare: -0.0 < 0.0 and NaN above everything (NaNs equal).
+int CompareFloating(double a, double b) {
+  bool an = a != a, bn = b != b;
+  if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
+  if (a == 0.0 && b == 0.0) return Cmp(std::signbit(b), std::signbit(a));
+  return Cmp(a, b);
+}
+}  // namespace
+
+int CompareValues(const Type& type, const Value& a, const Value& b) {
+  switch (type.id) {
+    case TypeId::kBoolean: return Cmp(a.as_bool(), b.as_bool());
+    case TypeId::kInt:
+    case TypeId::kDate: return Cmp(a.as_int(), b.as_int());
+    case TypeId::kFloat: return CompareFloating(a.as_float(), b.as_float());
+    case TypeId::kDouble: return CompareFloating(a.as_double(), b.as_double());
+    case TypeId::kDecimal: return Cmp(a.as_decimal(), b.as_decimal());
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid: {
+      // std::string compares chars as unsigned (char_traits<char>::lt).
+      int c = a.as_bytes().compare(b.as_bytes());
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default: return Cmp(a.as_long(), b.as_long());
+  }
+}
+
 Status AppendValue(ColumnVector* column, const Value& value) {
   const Type& type = *column->type;
   if (type.is_nested()) return InvalidArgument("cannot append a single value to a {} column", type.ToString());

@@ -111,6 +111,12 @@ Result<int64_t> ParseTimestamp(std::string_view text, bool nanos, bool zone);
 std::string FormatUuid(std::string_view bytes16);
 Result<std::string> ParseUuid(std::string_view text);
 
+/// Orders two non-null values of `type` as Iceberg does (Java Comparators):
+/// numbers and times numerically; float/double with -0.0 < +0.0 and NaN
+/// greatest; string and binary, fixed and uuid by unsigned bytes (for UTF-8 this
+/// is code point order); false < true. Returns <0, 0 or >0.
+int CompareValues(const Type& type, const Value& a, const Value& b);
+
 /// Appends `value` (which must match the column's type) to a column.
 Status AppendValue(ColumnVector* column, const Value& value);
 /// Row `row` of a primitive column as a Value.
