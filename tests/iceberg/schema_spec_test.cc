@@ -258,3 +258,27 @@ TEST(PartitionSpec, PartitionColumnsOfABatch) {
 
 }  // namespace
 }  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+TEST(SchemaJson, DefaultsMustFitTheFieldType) {
+  auto field = [](const char* type, const char* initial) {
+    return fmt::format(
+        R"J({{"type":"struct","fields":[{{"id":1,"name":"f","required":false,"type":{},"initial-default":{}}}]}})J",
+        type, initial);
+  };
+  EXPECT_TRUE(SchemaFromJson(field("\"int\"", "34")));
+  EXPECT_TRUE(SchemaFromJson(field("\"date\"", "\"2017-11-16\"")));
+  EXPECT_TRUE(SchemaFromJson(field(R"({"type":"struct","fields":[{"id":2,"name":"x","required":false,"type":"int","write-default":0}]})", "{}")));
+  auto bad = SchemaFromJson(field("\"int\"", "\"34\""));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().kind, ErrorKind::kCorrupt);
+  EXPECT_NE(bad.error().message.find("field 'f' initial-default"), std::string::npos) << bad.error().message;
+  auto non_empty = SchemaFromJson(field(R"({"type":"struct","fields":[{"id":2,"name":"x","required":false,"type":"int"}]})", R"({"2": 1})"));
+  ASSERT_FALSE(non_empty);
+  EXPECT_NE(non_empty.error().message.find("must be null or {}"), std::string::npos) << non_empty.error().message;
+}
+
+}  // namespace
+}  // namespace floe::iceberg

@@ -5,6 +5,7 @@
 
 #include "floe/iceberg/schema_json_internal.h"
 #include "floe/iceberg/spec_json_internal.h"
+#include "floe/iceberg/value.h"
 
 namespace floe::iceberg {
 
@@ -239,6 +240,23 @@ Status ValidateForWrite(const TableMetadata& m) {
     }
     if (highest > kMaxFieldId) {
       return InvalidArgument("{}: schema {} uses reserved field id {}", t, s->schema_id(), highest);
+    }
+  }
+  for (const auto& [schema_id, defaults] : m.field_defaults) {
+    SchemaPtr schema = m.SchemaById(schema_id);
+    if (!schema) return InvalidArgument("{}: field defaults for schema {} which does not exist", t, schema_id);
+    for (const auto& [field_id, d] : defaults) {
+      const NestedField* field = schema->FindField(field_id);
+      if (!field) {
+        return InvalidArgument("{}: schema {} has no field {} for its default", t, schema_id, field_id);
+      }
+      for (const auto& text : {d.initial_default, d.write_default}) {
+        if (!text) continue;
+        ColumnVector probe(field->type);
+        if (auto st = AppendJsonText(&probe, *text); !st) {
+          return InvalidArgument("{}: default of field '{}': {}", t, field->name, st.error().message);
+        }
+      }
     }
   }
   FLOE_RETURN_IF_ERROR(m.DefaultSpec()->Validate(*m.CurrentSchema()));

@@ -88,6 +88,14 @@ Result<std::string> ToJsonText(const Type& type, const Value& value);
 /// naming the type when the text does not fit it.
 Result<Value> FromJsonText(const Type& type, std::string_view json);
 
+/// JSON single values of any type, nested included, through columns: the
+/// value in row `row` of `column` as JSON text (struct: an object keyed by field
+/// id; list: an array; map: {"keys": [...], "values": [...]}).
+Result<std::string> ColumnValueToJsonText(const ColumnVector& column, int64_t row);
+/// Parses a JSON single value of the column's type and appends it as a row.
+/// Struct fields missing from the object are null.
+Status AppendJsonText(ColumnVector* column, std::string_view json);
+
 /// A readable form for messages: the JSON single-value text, unquoted.
 std::string ValueToString(const Type& type, const Value& value);
 
