@@ -282,3 +282,57 @@ TEST(SchemaJson, DefaultsMustFitTheFieldType) {
 
 }  // namespace
 }  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+TEST(PartitionSpec, JavaPartitionPaths) {
+  Schema schema = TestSchema();
+  auto spec = PartitionSpecBuilder(schema)
+                  .Day("ts")
+                  .Hour("ts", "h")
+                  .Identity("name")
+                  .Bucket("id", 16)
+                  .Truncate("amount", 10)
+                  .Build();
+  // Hour and day on one column are refused by the builder; build the spec directly.
+  ASSERT_FALSE(spec);
+  PartitionSpec s(0, {{3, 1000, "ts_day", Transform::Day()},
+                      {3, 1001, "ts hour", Transform::Hour()},
+                      {4, 1002, "d_month", Transform::Month()},
+                      {4, 1003, "d_year", Transform::Year()},
+                      {2, 1004, "name", Transform::Identity()},
+                      {1, 1005, "id_bucket", Transform::Bucket(16)},
+                      {5, 1006, "amount_trunc", Transform::Truncate(10)}});
+  auto type = s.PartitionType(schema);
+  ASSERT_TRUE(type) << type.error().ToString();
+  auto path = PartitionPath(s, **type,
+                            {Value::Date(17486), Value::Int(17486 * 24 + 22), Value::Int(574),
+                             Value::Int(-1), Value::String("a b/ü"), Value::Int(3),
+                             Value::Decimal(1420)});
+  ASSERT_TRUE(path) << path.error().ToString();
+  EXPECT_EQ(*path,
+            "ts_day=2017-11-16/ts+hour=2017-11-16-22/d_month=2017-11/d_year=1969/"
+            "name=a+b%2F%C3%BC/id_bucket=3/amount_trunc=14.20");
+  auto nulls = PartitionPath(s, **type, Values(7, Value::Null()));
+  ASSERT_TRUE(nulls);
+  EXPECT_EQ(nulls->substr(0, 23), "ts_day=null/ts+hour=nul");
+  EXPECT_FALSE(PartitionPath(s, **type, {Value::Null()}));
+
+  EXPECT_EQ(PartitionHumanString(Transform::Identity(), *TimestampType(), Value::Timestamp(1510871468000000)),
+            "2017-11-16T22:31:08");
+  EXPECT_EQ(PartitionHumanString(Transform::Identity(), *TimestampTzType(), Value::Timestamp(1510871460000000)),
+            "2017-11-16T22:31Z");
+  EXPECT_EQ(PartitionHumanString(Transform::Identity(), *TimestampType(), Value::Timestamp(1510871468100000)),
+            "2017-11-16T22:31:08.100");
+  EXPECT_EQ(PartitionHumanString(Transform::Identity(), *BinaryType(), Value::Bytes("\x01\x02\x03\x04")), "AQIDBA==");
+  EXPECT_EQ(PartitionHumanString(Transform::Identity(), *DecimalType(9, 7), Value::Decimal(1)), "1E-7");
+  EXPECT_EQ(PartitionHumanString(Transform::Identity(), *DecimalType(9, 8), Value::Decimal(-12)), "-1.2E-7");
+  EXPECT_EQ(PartitionHumanString(Transform::Identity(), *DecimalType(9, 7), Value::Decimal(-12)), "-0.0000012");
+  EXPECT_EQ(PartitionHumanString(Transform::Identity(), *DecimalType(9, 6), Value::Decimal(1)), "0.000001");
+  EXPECT_EQ(PartitionHumanString(Transform::Month(), *IntType(), Value::Int(-1)), "1969-12");
+  EXPECT_EQ(PartitionHumanString(Transform::Hour(), *IntType(), Value::Int(-1)), "1969-12-31-23");
+}
+
+}  // namespace
+}  // namespace floe::iceberg

@@ -128,6 +128,19 @@ Result<std::vector<ColumnVector>> PartitionColumns(const PartitionSpec& spec, co
 /// The partition tuple of one row of PartitionColumns' result.
 Values PartitionTupleAt(const std::vector<ColumnVector>& columns, int64_t row);
 
+/// Java's human-readable form of a partition value (Transform.toHumanString):
+/// "null"; year "2017", month "2017-11", day "2017-11-16", hour "2017-11-16-22";
+/// dates, times and timestamps in ISO form (timestamptz with "Z"); binary and
+/// fixed in base64; others as their plain text. `result_type` is the partition
+/// field's type.
+std::string PartitionHumanString(const Transform& transform, const Type& result_type,
+                                 const Value& value);
+
+/// The partition's folder under data/, as Java names it:
+/// `name=value/name=value` with names and values URL-encoded (form encoding).
+Result<std::string> PartitionPath(const PartitionSpec& spec, const Type& partition_type,
+                                  const Values& partition);
+
 /// Appendix C spec object `{"spec-id":N,"fields":[...]}`.
 Result<std::string> PartitionSpecToJson(const PartitionSpec& spec);
 /// Parses a spec object. Unknown transforms are kept (readers must accept them).
