@@ -13,7 +13,6 @@
 
 namespace floe::parquet {
 
-namespace format = ::floe::parquet::format;
 
 /// Limits applied when decoding untrusted metadata: no string or container in
 /// a footer or page header may claim more than what the buffer holds.
