@@ -809,15 +809,15 @@ std::string FileReaderImpl::DescribeMetadata() const {
   json schema = json::array();
   for (const auto& e : meta_.schema) {
     json s = {{"name", e.name}};
-    if (e.__isset.type) s["type"] = PhysicalTypeName(static_cast<PhysicalType>(e.type));
+    if (e.__isset.type) s["type"] = PhysicalTypeName(static_cast<PhysicalType>(EnumValue(e.type)));
     if (e.__isset.type_length) s["type_length"] = e.type_length;
     if (e.__isset.repetition_type) {
       static const char* kRep[] = {"REQUIRED", "OPTIONAL", "REPEATED"};
-      int r = static_cast<int>(e.repetition_type);
+      int r = EnumValue(e.repetition_type);
       s["repetition"] = r >= 0 && r < 3 ? kRep[r] : "UNKNOWN";
     }
     if (e.__isset.num_children) s["num_children"] = e.num_children;
-    if (e.__isset.converted_type) s["converted_type"] = static_cast<int>(e.converted_type);
+    if (e.__isset.converted_type) s["converted_type"] = EnumValue(e.converted_type);
     if (e.__isset.scale) s["scale"] = e.scale;
     if (e.__isset.precision) s["precision"] = e.precision;
     if (e.__isset.field_id) s["field_id"] = e.field_id;
@@ -840,9 +840,9 @@ std::string FileReaderImpl::DescribeMetadata() const {
                  {"floe_type", cs.type ? cs.type->ToString() : ""}};
       if (cc.__isset.meta_data) {
         const auto& md = cc.meta_data;
-        jc["codec"] = CodecName(static_cast<int32_t>(md.codec));
+        jc["codec"] = CodecName(EnumValue(md.codec));
         json enc = json::array();
-        for (auto e : md.encodings) enc.push_back(EncodingName(e));
+        for (const auto& e : md.encodings) enc.push_back(EncodingName(EnumValue(e)));
         jc["encodings"] = enc;
         jc["num_values"] = md.num_values;
         jc["total_compressed_size"] = md.total_compressed_size;
