@@ -187,6 +187,7 @@ TEST(ReaderProjection, StatisticsInIcebergForm) {
   EXPECT_EQ(j["row_groups"].size(), 3u);
   EXPECT_EQ(j["row_groups"][1]["columns"][0]["codec"], "UNCOMPRESSED");
   EXPECT_EQ(j["row_groups"][1]["columns"][0]["statistics"]["lower_bound_hex"], "02000000");
+  EXPECT_EQ(j["row_groups"][1]["columns"][0]["statistics"]["upper_bound"], 3);
   EXPECT_EQ(j["row_groups"][1]["columns"][0]["encodings"][1], "RLE");
 }
 
