@@ -158,6 +158,32 @@ TEST(ReaderAssembly, NestedProjectionAndAbsentFields) {
                        R"({"g":[],"e":{"keys":[],"values":[]},"missing":null})"}));
 }
 
+TEST(ReaderAssembly, DataPagesV2CompressedOrNot) {
+  // list<int> with nulls, pages v2 (levels uncompressed before the values),
+  // SNAPPY with is_compressed true and false, a page split inside a record.
+  std::vector<fmtns::SchemaElement> s = {Root(1), Group("a", kOpt, 1, CT::LIST, 1), Group("list", kRep, 1),
+                                          Leaf("element", T::INT32, kOpt, {}, 2)};
+  for (bool compressed : {true, false}) {
+    SCOPED_TRACE(compressed);
+    TestRowGroup rg;
+    rg.num_rows = 3;
+    rg.chunks = {{.def = {3, 2, 3, 0, 1}, .rep = {0, 1, 1, 0, 0}, .values = Ints({7, 8}),
+                  .value_splits = {4}, .page_splits = {2}, .v2 = true, .v2_is_compressed = compressed,
+                  .snappy = true}};
+    auto rows = FloeRows(MemoryInput(BuildParquet(s, {rg}), "v2.parquet"), {});
+    ASSERT_TRUE(rows) << rows.error().ToString();
+    EXPECT_EQ(*rows, (std::vector<std::string>{R"({"a":[7,null,8]})", R"({"a":null})", R"({"a":[]})"}));
+  }
+  // A v1 page compressed with SNAPPY (levels inside the compressed body).
+  TestRowGroup rg;
+  rg.num_rows = 1;
+  rg.chunks = {{.def = {3}, .rep = {0}, .values = Ints({5}), .snappy = true}};
+  std::string f = BuildParquet(s, {rg});
+  auto rows = FloeRows(MemoryInput(f, "v1.parquet"), {});
+  ASSERT_TRUE(rows) << rows.error().ToString();
+  EXPECT_EQ((*rows)[0], R"({"a":[5]})");
+}
+
 TEST(ReaderAssembly, CorruptLevelsAreErrors) {
   std::vector<fmtns::SchemaElement> s = {Root(1), Group("a", kOpt, 1, CT::LIST, 1), Group("list", kRep, 1),
                                           Leaf("element", T::INT32, kOpt, {}, 2)};
