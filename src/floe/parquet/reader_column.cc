@@ -210,14 +210,9 @@ Status ColumnChunkReader::SetValues(int32_t encoding, const uint8_t* data, size_
                                            leaf_->type_length, has_dict_ ? &dict_ : nullptr));
   }
   cur_ = decoders_[slot].get();
-  int64_t nonnull = page_n_;
-  if (leaf_->max_def > 0) {
-    nonnull = 0;
-    const int16_t* d = page_def_.data();
-    const int16_t md = leaf_->max_def;
-    for (int64_t i = 0; i < page_n_; ++i) nonnull += d[i] == md;
-  }
-  return cur_->SetData(data, size, nonnull);
+  // The page's entry count bounds its non-null values (what decoders check
+  // their own counts against); counting the exact number would cost a pass.
+  return cur_->SetData(data, size, page_n_);
 }
 
 Status ColumnChunkReader::NextPage(bool* got) {
