@@ -115,7 +115,8 @@ class InteropWrite : public ::testing::Test {
     fs::create_directories(dir_);
   }
   static void TearDownTestSuite() {
-    if (!::testing::Test::HasFailure()) fs::remove_all(dir_);
+    // Kept on failure, or with FLOE_KEEP_TEST_FILES set, for inspection.
+    if (!::testing::Test::HasFailure() && !std::getenv("FLOE_KEEP_TEST_FILES")) fs::remove_all(dir_);
   }
   static fs::path dir_;
 };
@@ -252,11 +253,16 @@ void CheckMeta(const Case& c, const ReaderOutput& out) {
                                     : ch["stats_null_count"].dump());
     }
   }
+  size_t matched = 0;
   for (const auto& col : c.result.columns) {
     std::string path;
     for (const auto& p : col.path) path += (path.empty() ? "" : ", ") + p;
-    if (nulls.count(path)) EXPECT_EQ(nulls[path], col.null_count) << c.name << " " << path;
+    if (nulls.count(path)) {
+      EXPECT_EQ(nulls[path], col.null_count) << c.name << " " << path;
+      ++matched;
+    }
   }
+  if (c.result.num_rows > 0) EXPECT_EQ(matched, c.result.columns.size()) << c.name << ": null counts missing";
   int64_t rows = 0;
   for (const auto& f : m["file"]) rows = std::stoll(f["num_rows"].dump().find('"') == 0 ? f["num_rows"].get<std::string>() : f["num_rows"].dump());
   EXPECT_EQ(rows, c.result.num_rows) << c.name;

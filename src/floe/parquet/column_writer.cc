@@ -965,6 +965,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     if (!mn || !mx) return st;
     st.__set_min_value(*mn);
     st.__set_max_value(*mx);
+    st.__set_is_min_value_exact(true);
+    st.__set_is_max_value_exact(true);
     // Legacy signed min/max only where signed order is the type's order.
     constexpr bool kLegacy = !P::kIsBytes && !std::is_same_v<P, DecimalFlbaPolicy>;
     if (kLegacy) {
