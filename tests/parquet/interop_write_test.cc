@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -263,6 +264,29 @@ void CheckMeta(const Case& c, const ReaderOutput& out) {
     }
   }
   if (c.result.num_rows > 0) EXPECT_EQ(matched, c.result.columns.size()) << c.name << ": null counts missing";
+  // Min/max of the integer columns as DuckDB prints them = the file's Iceberg bounds.
+  for (const auto& col : c.result.columns) {
+    if (col.path.size() != 1 || (col.path[0] != "l" && col.path[0] != "i")) continue;
+    std::optional<int64_t> lo, hi;
+    for (const auto& ch : m["chunks"]) {
+      if (ch["path_in_schema"] != col.path[0] || ch["stats_min_value"].is_null()) continue;
+      int64_t a = std::stoll(ch["stats_min_value"].get<std::string>());
+      int64_t b = std::stoll(ch["stats_max_value"].get<std::string>());
+      lo = lo ? std::min(*lo, a) : a;
+      hi = hi ? std::max(*hi, b) : b;
+    }
+    if (!col.lower_bound) {
+      EXPECT_FALSE(lo) << c.name << " " << col.path[0];
+      continue;
+    }
+    auto bound = [&](const std::string& b) {
+      if (b.size() == 4) { int32_t v; std::memcpy(&v, b.data(), 4); return static_cast<int64_t>(v); }
+      int64_t v; std::memcpy(&v, b.data(), 8); return v;
+    };
+    ASSERT_TRUE(lo && hi) << c.name << " " << col.path[0] << ": DuckDB shows no min/max";
+    EXPECT_EQ(*lo, bound(*col.lower_bound)) << c.name << " " << col.path[0];
+    EXPECT_EQ(*hi, bound(*col.upper_bound)) << c.name << " " << col.path[0];
+  }
   int64_t rows = 0;
   for (const auto& f : m["file"]) rows = std::stoll(f["num_rows"].dump().find('"') == 0 ? f["num_rows"].get<std::string>() : f["num_rows"].dump());
   EXPECT_EQ(rows, c.result.num_rows) << c.name;
