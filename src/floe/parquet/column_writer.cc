@@ -344,7 +344,6 @@ struct MinMax {
 
 constexpr size_t kMaxStatBytes = 4096;  // larger byte-array bounds are left out of stats
 
-format::Encoding::type ToThrift(format::Encoding::type e) { return e; }
 
 // ---------------------------------------------------------------------------------
 
@@ -932,6 +931,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     if constexpr (std::is_same_v<P, BoolPolicy>) {
       // Bit-packed, LSB first (PITFALLS 16).
       size_t n = page_bools_.size();
+      if (n == 0) return;
       size_t start = values_.size();
       values_.Resize(start + (n + 7) / 8);
       uint8_t* dst = values_.data() + start;
