@@ -199,7 +199,27 @@ class JsonlReader::Impl {
                             JsonTypeName(jt), shown));
   }
 
+  /// The text of a JSON string whose opening quote precedes `p`, without
+  /// unescaping, when it holds no escape (the common case): no copy, no call
+  /// into simdjson's string parser. False when an escape or no closing quote
+  /// (within the line) is found.
+  bool PlainString(const char* p, std::string_view* out) const {
+    if (p < line_begin_ || p >= line_end_) return false;
+    // Keys and values are short: a byte loop beats two memchr calls.
+    for (const char* q = p; q < line_end_; ++q) {
+      char c = *q;
+      if (c == '"') {
+        *out = std::string_view(p, static_cast<size_t>(q - p));
+        return true;
+      }
+      if (c == '\\') return false;
+    }
+    return false;
+  }
+
   bool DecodeLine(std::string_view line, Batch* batch) {
+    line_begin_ = line.data();
+    line_end_ = line.data() + line.size();
     simdjson::padded_string_view view(line.data(), line.size(), line.size() + ByteStream::kPadding);
     od::document doc;
     auto err = parser_.iterate(view).get(doc);
@@ -260,11 +280,15 @@ class JsonlReader::Impl {
     const size_t nfields = n.children.size();
     size_t expect = 0;  // keys usually come in schema order
     for (auto field_result : obj) {
-      od::field field;
-      auto err = std::move(field_result).get(field);
+      // By reference into the result: copying simdjson's small structs here
+      // cost a store-forwarding stall per field.
+      auto err = field_result.error();
       if (err) return JsonError(err);
+      od::field& field = field_result.value_unsafe();
       std::string_view key;
-      if ((err = field.unescaped_key().get(key))) return JsonError(err);
+      if (!PlainString(field.key().raw(), &key)) {
+        if ((err = field.unescaped_key().get(key))) return JsonError(err);
+      }
       int idx = -1;
       if (expect < nfields && n.children[expect].name == key) {
         idx = static_cast<int>(expect);
@@ -284,7 +308,7 @@ class JsonlReader::Impl {
         return Rule("duplicate key");
       }
       n.seen[idx] = n.gen;
-      od::value v = field.value();
+      od::value& v = field.value();
       if (!DecodeValue(child, cols[idx], v)) {
         err_path_.push_back(child.name);
         return false;
@@ -402,7 +426,10 @@ class JsonlReader::Impl {
       }
     }
     std::string_view s;
-    if ((err = v.get_string().get(s))) return JsonError(err);
+    std::string_view raw = v.raw_json_token();
+    if (raw.empty() || raw[0] != '"' || !PlainString(raw.data() + 1, &s)) {
+      if ((err = v.get_string().get(s))) return JsonError(err);
+    }
     switch (type.id) {
       case TypeId::kString: col.AppendBytes(s); return true;
       case TypeId::kDate: {
@@ -461,8 +488,8 @@ class JsonlReader::Impl {
       if ((err = v.get_array().get(arr))) return JsonError(err);
       Node& en = n.children[0];
       for (auto el : arr) {
-        od::value ev;
-        if ((err = std::move(el).get(ev))) return JsonError(err);
+        if ((err = el.error())) return JsonError(err);
+        od::value& ev = el.value_unsafe();
         if (!DecodeValue(en, col.children[0], ev)) {
           err_path_.push_back("element");
           return false;
@@ -552,6 +579,8 @@ class JsonlReader::Impl {
   std::string hex_;
   std::string scratch_;
   const char* poison_ = nullptr;
+  const char* line_begin_ = nullptr;
+  const char* line_end_ = nullptr;
 };
 
 namespace {
