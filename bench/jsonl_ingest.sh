@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# JSONL ingest benchmark against DuckDB, measured in the same run, one thread each.
+#
+#  1. decode only: the JSONL rows of the standard benchmark table
+#     (shared/interop/bench_data.mjs, 5,000,000 rows by default) decoded into
+#     floe batches (jsonl_benchmark BM_JsonlDecodeFile) vs DuckDB
+#     `SELECT count(*) FROM read_json(..., columns={...})`;
+#  2. end to end: `floe parquet write` (zstd) vs DuckDB
+#     `COPY (SELECT * FROM read_json(..., columns={...})) TO '...parquet' (FORMAT parquet, COMPRESSION zstd)`.
+# Prints rows/s of each side and the ratio floe/DuckDB (> 1 = floe faster).
+#
+#   bench/jsonl_ingest.sh                # 5,000,000 rows
+#   ROWS=1000000 bench/jsonl_ingest.sh   # smaller
+# Needs a release build (build/release: floe, jsonl_benchmark) and the interop
+# oracles (shared/interop/install.sh).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+shared=${FLOE_SHARED:-$(cd "$root/../shared" && pwd)}
+build=${FLOE_BUILD:-$root/build/release}
+rows=${ROWS:-5000000}
+work="$build/bench"
+mkdir -p "$work"
+eval "$(bash "$shared/interop/install.sh")"
+export ICEBERG_INTEROP_NODE_MODULES
+
+data="$work/rows_$rows.jsonl"
+if [ ! -s "$data" ]; then
+  echo "bench: generating $data" >&2
+  node "$shared/interop/bench_data.mjs" --rows "$rows" --format jsonl "$data.tmp" >&2
+  mv "$data.tmp" "$data"
+fi
+cat "$data" >/dev/null  # warm the page cache for both sides
+
+schema="id BIGINT, user_id BIGINT, amount DOUBLE, qty INT, name STRING, ts TIMESTAMP, flag BOOLEAN"
+columns="{id: 'BIGINT', user_id: 'BIGINT', amount: 'DOUBLE', qty: 'INTEGER', name: 'VARCHAR', ts: 'TIMESTAMP', flag: 'BOOLEAN'}"
+read_json="read_json('$data', format='newline_delimited', columns=$columns)"
+
+now() { date +%s.%N; }
+secs_of_duckdb() {  # the wall time duckdb_sql.mjs --timing prints for the last statement
+  node "$shared/interop/duckdb_sql.mjs" --threads 1 --timing "$1" 2>&1 >/dev/null | tail -1 | awk '{sub("s$","",$1); print $1}'
+}
+rate() { awk -v r="$rows" -v s="$1" 'BEGIN { printf "%.0f", r / s }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
+
+# 1. Decode only.
+FLOE_BENCH_JSONL_FILE="$data" "$build/jsonl_benchmark" --benchmark_filter='BM_JsonlDecodeFile' \
+  --benchmark_format=json >"$work/decode.json" 2>/dev/null
+floe_decode=$(node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).benchmarks[0];
+  if (r.error_occurred) { console.error(r.error_message); process.exit(1); }
+  if (Math.round(r.rows) !== Number(process.argv[2])) { console.error(`decoded ${r.rows} rows`); process.exit(1); }
+  console.log(r.real_time / 1000);' "$work/decode.json" "$rows")
+duck_decode=$(secs_of_duckdb "SELECT count(*) FROM $read_json")
+
+# 2. End to end: JSONL -> Parquet (zstd).
+rm -f "$work/floe.parquet" "$work/duckdb.parquet"
+t0=$(now)
+"$build/floe" parquet write --schema "$schema" --input "$data" \
+  --set write.parquet.compression-codec=zstd "$work/floe.parquet" >/dev/null
+t1=$(now)
+floe_write=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+duck_write=$(secs_of_duckdb "COPY (SELECT * FROM $read_json) TO '$work/duckdb.parquet' (FORMAT parquet, COMPRESSION zstd)")
+floe_size=$(stat -c %s "$work/floe.parquet")
+duck_size=$(stat -c %s "$work/duckdb.parquet")
+
+printf '%-34s %12s %12s %8s\n' "jsonl_ingest ($rows rows, 1 thread)" "floe rows/s" "duckdb rows/s" "ratio"
+printf '%-34s %12s %12s %8s\n' "decode (read_json count(*))" "$(rate "$floe_decode")" "$(rate "$duck_decode")" "$(ratio "$floe_decode" "$duck_decode")"
+printf '%-34s %12s %12s %8s\n' "jsonl -> parquet zstd" "$(rate "$floe_write")" "$(rate "$duck_write")" "$(ratio "$floe_write" "$duck_write")"
+printf 'seconds: decode floe %.3f duckdb %.3f; write floe %.3f duckdb %.3f\n' "$floe_decode" "$duck_decode" "$floe_write" "$duck_write"
+printf 'parquet bytes: floe %s duckdb %s (%.3fx)\n' "$floe_size" "$duck_size" "$(awk -v a="$floe_size" -v b="$duck_size" 'BEGIN { print a / b }')"
