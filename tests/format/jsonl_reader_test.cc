@@ -243,6 +243,14 @@ TEST(Jsonl, ErrorsNameLineColumnAndRule) {
             "TIMESTAMP (microseconds)");
   EXPECT_EQ(ErrorOf("t TIMESTAMP_NS", "{\"t\": \"2263-01-01T00:00:00\"}"),
             "line 1, column 't': value '2263-01-01T00:00:00' is out of range for TIMESTAMP_NS");
+  EXPECT_EQ(ErrorOf("t TIMESTAMP", "{\"t\": \"2023-02-29T00:00:00.000000\"}"),
+            "line 1, column 't': value '2023-02-29T00:00:00.000000' is not a valid TIMESTAMP "
+            "(expected YYYY-MM-DDTHH:MM:SS[.ffffff])");
+  EXPECT_EQ(ErrorOf("t TIMESTAMP", "{\"t\": \"2023-01-01T24:00:00\"}"),
+            "line 1, column 't': value '2023-01-01T24:00:00' is not a valid TIMESTAMP "
+            "(expected YYYY-MM-DDTHH:MM:SS[.ffffff])");
+  EXPECT_EQ(Ok("t TIMESTAMP_NS", "{\"t\": \"2017-11-16T22:31:08.123456\"}"),
+            "{\"t\":\"2017-11-16T22:31:08.123456000\"}\n");
   EXPECT_EQ(ErrorOf("u UUID", "{\"u\": \"not-a-uuid\"}"),
             "line 1, column 'u': value 'not-a-uuid' is not a UUID (expected 8-4-4-4-12 hex digits)");
   EXPECT_EQ(ErrorOf("f FIXED(2)", "{\"f\": \"00\"}"),

@@ -48,6 +48,15 @@ void BuildNode(const NestedField& f, Node* n) {
   }
 }
 
+/// Short-key equality without a call to memcmp.
+inline bool SameKey(const std::string& name, std::string_view key) {
+  if (name.size() != key.size()) return false;
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (name[i] != key[i]) return false;
+  }
+  return true;
+}
+
 std::string_view TrimRight(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' ||
                         s.back() == '\r')) {
@@ -290,7 +299,7 @@ class JsonlReader::Impl {
         if ((err = field.unescaped_key().get(key))) return JsonError(err);
       }
       int idx = -1;
-      if (expect < nfields && n.children[expect].name == key) {
+      if (expect < nfields && SameKey(n.children[expect].name, key)) {
         idx = static_cast<int>(expect);
       } else {
         auto it = n.index.find(key);

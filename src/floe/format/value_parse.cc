@@ -285,8 +285,52 @@ Result<int64_t> ParseTimeText(std::string_view text) {
   return nanos / 1000;
 }
 
+namespace {
+/// Fast path for the most common spelling, "YYYY-MM-DDTHH:MM:SS.ffffff" (or
+/// with a space, or without the fraction): fixed positions, no zone. Returns
+/// false to fall back to the general parser.
+inline bool FastTimestamp(std::string_view s, bool ns, int64_t* out) {
+  if (s.size() != 26 && s.size() != 19) return false;
+  const char* p = s.data();
+  if (p[4] != '-' || p[7] != '-' || (p[10] != 'T' && p[10] != ' ') || p[13] != ':' ||
+      p[16] != ':') {
+    return false;
+  }
+  auto d = [&](int i) { return static_cast<unsigned>(p[i] - '0'); };
+  static constexpr int kDigits[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+  for (int i : kDigits) {
+    if (d(i) > 9) return false;
+  }
+  int64_t frac = 0;
+  if (s.size() == 26) {
+    if (p[19] != '.') return false;
+    for (int i = 20; i < 26; ++i) {
+      if (d(i) > 9) return false;
+      frac = frac * 10 + d(i);
+    }
+  }
+  const int64_t y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+  const unsigned mo = d(5) * 10 + d(6), da = d(8) * 10 + d(9);
+  const int64_t h = d(11) * 10 + d(12), mi = d(14) * 10 + d(15), se = d(17) * 10 + d(18);
+  if (mo < 1 || mo > 12 || da < 1 || static_cast<int>(da) > DaysInMonth(y, mo) || h > 23 ||
+      mi > 59 || se > 59) {
+    return false;  // the general parser gives the message
+  }
+  const int64_t secs = DaysFromCivil(y, mo, da) * 86400 + (h * 60 + mi) * 60 + se;
+  if (ns) {
+    // years 0..9999 can overflow nanoseconds: leave the range check to the general path
+    if (y < 1678 || y > 2261) return false;
+    *out = secs * 1000000000 + frac * 1000;
+  } else {
+    *out = secs * 1000000 + frac;
+  }
+  return true;
+}
+}  // namespace
+
 Result<int64_t> ParseTimestampText(std::string_view text, const Type& type) {
   const bool tz = IsTz(type.id), ns = IsNs(type.id);
+  if (int64_t fast; FastTimestamp(text, ns, &fast)) return fast;
   auto invalid = [&]() {
     return InvalidArgument("value {} is not a valid {} (expected YYYY-MM-DDTHH:MM:SS[.{}]{})",
                            QuoteValue(text), SqlTypeName(type), ns ? "fffffffff" : "ffffff",
