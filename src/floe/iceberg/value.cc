@@ -1,0 +1,653 @@
+#include "floe/iceberg/value.h"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "floe/iceberg/json_internal.h"
+#include "floe/iceberg/murmur3.h"
+#include "floe/iceberg/temporal.h"
+
+namespace floe::iceberg {
+
+namespace {
+
+template <typename T>
+T LoadLe(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));  // x86-64 is little-endian
+  return v;
+}
+
+template <typename T>
+std::string StoreLe(T v) {
+  std::string out(sizeof(T), '\0');
+  std::memcpy(out.data(), &v, sizeof(T));
+  return out;
+}
+
+bool IsLongLike(TypeId id) {
+  return id == TypeId::kLong || id == TypeId::kTime || id == TypeId::kTimestamp ||
+         id == TypeId::kTimestampTz || id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
+}
+
+bool IsNanos(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs; }
+bool IsZoned(TypeId id) { return id == TypeId::kTimestampTz || id == TypeId::kTimestampTzNs; }
+
+constexpr char kHex[] = "0123456789abcdef";
+
+std::string ToHex(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+Result<std::string> FromHex(std::string_view text) {
+  if (text.size() % 2) return InvalidArgument("hex text '{}' has an odd length", text);
+  std::string out(text.size() / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i) {
+    int hi = HexDigit(text[2 * i]), lo = HexDigit(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return InvalidArgument("'{}' is not hex text", text);
+    out[i] = static_cast<char>(hi << 4 | lo);
+  }
+  return out;
+}
+
+std::string Int128ToString(int128_t v) {
+  if (v == 0) return "0";
+  bool neg = v < 0;
+  auto u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string digits;
+  while (u) {
+    digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  if (neg) digits.push_back('-');
+  return std::string(digits.rbegin(), digits.rend());
+}
+
+// Parses exactly `n` digits at `*p` into `*out`.
+bool Digits(std::string_view s, size_t* p, int n, int64_t* out) {
+  if (*p + n > s.size()) return false;
+  int64_t v = 0;
+  for (int i = 0; i < n; ++i) {
+    char c = s[*p + i];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *p += n;
+  *out = v;
+  return true;
+}
+
+int DaysInMonth(int64_t y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
+// Parses [+-]YYYY-MM-DD at *p; returns days.
+bool ParseDatePart(std::string_view s, size_t* p, int64_t* days) {
+  bool neg = false;
+  if (*p < s.size() && (s[*p] == '+' || s[*p] == '-')) {
+    neg = s[*p] == '-';
+    ++*p;
+  }
+  size_t start = *p;
+  while (*p < s.size() && s[*p] >= '0' && s[*p] <= '9') ++*p;
+  size_t ndigits = *p - start;
+  if (ndigits < 4 || ndigits > 9) return false;
+  int64_t year = 0;
+  size_t q = start;
+  if (!Digits(s, &q, static_cast<int>(ndigits), &year)) return false;
+  if (neg) year = -year;
+  int64_t month = 0, day = 0;
+  if (*p >= s.size() || s[*p] != '-') return false;
+  ++*p;
+  if (!Digits(s, p, 2, &month) || month < 1 || month > 12) return false;
+  if (*p >= s.size() || s[*p] != '-') return false;
+  ++*p;
+  if (!Digits(s, p, 2, &day) || day < 1 || day > DaysInMonth(year, static_cast<int>(month))) {
+    return false;
+  }
+  *days = DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day));
+  return true;
+}
+
+// Parses HH:MM[:SS[.f{1,9}]] at *p; returns nanoseconds since midnight.
+bool ParseTimePart(std::string_view s, size_t* p, int64_t* nanos) {
+  int64_t h = 0, m = 0, sec = 0, frac = 0;
+  if (!Digits(s, p, 2, &h) || h > 23) return false;
+  if (*p >= s.size() || s[*p] != ':') return false;
+  ++*p;
+  if (!Digits(s, p, 2, &m) || m > 59) return false;
+  if (*p < s.size() && s[*p] == ':') {
+    ++*p;
+    if (!Digits(s, p, 2, &sec) || sec > 59) return false;
+    if (*p < s.size() && s[*p] == '.') {
+      ++*p;
+      int n = 0;
+      while (*p < s.size() && s[*p] >= '0' && s[*p] <= '9') {
+        if (n == 9) return false;
+        frac = frac * 10 + (s[*p] - '0');
+        ++n;
+        ++*p;
+      }
+      if (n == 0) return false;
+      for (; n < 9; ++n) frac *= 10;
+    }
+  }
+  *nanos = ((h * 60 + m) * 60 + sec) * 1'000'000'000 + frac;
+  return true;
+}
+
+std::string FormatDateParts(int64_t days) {
+  CivilDate c = CivilFromDays(days);
+  if (c.year >= 0 && c.year <= 9999) return fmt::format("{:04}-{:02}-{:02}", c.year, c.month, c.day);
+  if (c.year > 9999) return fmt::format("+{}-{:02}-{:02}", c.year, c.month, c.day);
+  return fmt::format("-{:04}-{:02}-{:02}", -c.year, c.month, c.day);
+}
+
+}  // namespace
+
+bool Value::Matches(const Type& type) const {
+  if (is_null()) return true;
+  switch (type.id) {
+    case TypeId::kBoolean: return std::holds_alternative<bool>(v);
+    case TypeId::kInt:
+    case TypeId::kDate: return std::holds_alternative<int32_t>(v);
+    case TypeId::kFloat: return std::holds_alternative<float>(v);
+    case TypeId::kDouble: return std::holds_alternative<double>(v);
+    case TypeId::kDecimal: return std::holds_alternative<int128_t>(v);
+    case TypeId::kUuid:
+      return std::holds_alternative<std::string>(v) && as_bytes().size() == 16;
+    case TypeId::kFixed:
+      return std::holds_alternative<std::string>(v) &&
+             as_bytes().size() == static_cast<size_t>(type.length);
+    case TypeId::kString:
+    case TypeId::kBinary: return std::holds_alternative<std::string>(v);
+    case TypeId::kStruct:
+    case TypeId::kList:
+    case TypeId::kMap: return false;
+    default: return IsLongLike(type.id) && std::holds_alternative<int64_t>(v);
+  }
+}
+
+bool Value::operator==(const Value& other) const {
+  if (v.index() != other.v.index()) return false;
+  if (std::holds_alternative<float>(v)) {
+    return std::bit_cast<uint32_t>(as_float()) == std::bit_cast<uint32_t>(other.as_float());
+  }
+  if (std::holds_alternative<double>(v)) {
+    return std::bit_cast<uint64_t>(as_double()) == std::bit_cast<uint64_t>(other.as_double());
+  }
+  return v == other.v;
+}
+
+Result<std::string> ToBinary(const Type& type, const Value& value) {
+  if (type.is_nested()) {
+    return InvalidArgument("{} values have no binary single-value form", type.ToString());
+  }
+  if (value.is_null()) return InvalidArgument("a null {} has no binary single-value form", type.ToString());
+  if (!value.Matches(type)) {
+    return InvalidArgument("value does not have the physical form of {}", type.ToString());
+  }
+  switch (type.id) {
+    case TypeId::kBoolean: return std::string(1, value.as_bool() ? '\x01' : '\x00');
+    case TypeId::kInt:
+    case TypeId::kDate: return StoreLe(value.as_int());
+    case TypeId::kFloat: return StoreLe(value.as_float());
+    case TypeId::kDouble: return StoreLe(value.as_double());
+    case TypeId::kDecimal: {
+      uint8_t buf[16];
+      int n = MinimalBigEndian(value.as_decimal(), buf);
+      return std::string(reinterpret_cast<const char*>(buf), n);
+    }
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid: return value.as_bytes();
+    default: return StoreLe(value.as_long());
+  }
+}
+
+Result<Value> FromBinary(const Type& type, std::string_view b) {
+  auto wrong_size = [&]() {
+    return Corrupt("{} bytes cannot hold a binary {} value", b.size(), type.ToString());
+  };
+  switch (type.id) {
+    case TypeId::kBoolean:
+      if (b.size() != 1) return wrong_size();
+      return Value::Boolean(b[0] != 0);
+    case TypeId::kInt:
+    case TypeId::kDate:
+      if (b.size() != 4) return wrong_size();
+      return Value::Int(LoadLe<int32_t>(b.data()));
+    case TypeId::kFloat:
+      if (b.size() != 4) return wrong_size();
+      return Value::Float(LoadLe<float>(b.data()));
+    case TypeId::kDouble:
+      if (b.size() == 4) return Value::Double(LoadLe<float>(b.data()));  // promoted float
+      if (b.size() != 8) return wrong_size();
+      return Value::Double(LoadLe<double>(b.data()));
+    case TypeId::kDecimal: {
+      if (b.empty() || b.size() > 16) return wrong_size();
+      // Sign-extend the big-endian two's complement bytes.
+      unsigned __int128 u = (static_cast<unsigned char>(b[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+      for (unsigned char c : b) u = (u << 8) | c;
+      return Value::Decimal(static_cast<int128_t>(u));
+    }
+    case TypeId::kString:
+    case TypeId::kBinary: return Value::Bytes(std::string(b));
+    case TypeId::kUuid:
+      if (b.size() != 16) return wrong_size();
+      return Value::Bytes(std::string(b));
+    case TypeId::kFixed:
+      if (b.size() != static_cast<size_t>(type.length)) return wrong_size();
+      return Value::Bytes(std::string(b));
+    case TypeId::kLong:
+      if (b.size() == 4) return Value::Long(LoadLe<int32_t>(b.data()));  // promoted int
+      if (b.size() != 8) return wrong_size();
+      return Value::Long(LoadLe<int64_t>(b.data()));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
+      if (b.size() == 4) {  // promoted date (v3)
+        int64_t days = LoadLe<int32_t>(b.data());
+        return Value::Long(days * kMicrosPerDay * (IsNanos(type.id) ? kNanosPerMicro : 1));
+      }
+      if (b.size() != 8) return wrong_size();
+      return Value::Long(LoadLe<int64_t>(b.data()));
+    case TypeId::kTime:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampTzNs:
+      if (b.size() != 8) return wrong_size();
+      return Value::Long(LoadLe<int64_t>(b.data()));
+    case TypeId::kStruct:
+    case TypeId::kList:
+    case TypeId::kMap: break;
+  }
+  return InvalidArgument("{} values have no binary single-value form", type.ToString());
+}
+
+std::string DecimalToString(int128_t unscaled, int32_t scale) {
+  std::string digits = Int128ToString(unscaled < 0 ? -unscaled : unscaled);
+  std::string sign = unscaled < 0 ? "-" : "";
+  if (scale <= 0) return sign + digits + std::string(static_cast<size_t>(-scale), '0');
+  if (digits.size() <= static_cast<size_t>(scale)) {
+    digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
+  }
+  digits.insert(digits.size() - scale, ".");
+  return sign + digits;
+}
+
+Result<int128_t> DecimalFromString(std::string_view text, int32_t scale) {
+  std::string_view s = text;
+  bool neg = false;
+  size_t p = 0;
+  if (p < s.size() && (s[p] == '-' || s[p] == '+')) neg = s[p++] == '-';
+  std::string digits;
+  int64_t frac = 0;
+  bool dot = false;
+  for (; p < s.size(); ++p) {
+    char c = s[p];
+    if (c >= '0' && c <= '9') {
+      digits.push_back(c);
+      if (dot) ++frac;
+    } else if (c == '.' && !dot) {
+      dot = true;
+    } else {
+      break;
+    }
+  }
+  int64_t exp = 0;
+  if (p < s.size() && (s[p] == 'e' || s[p] == 'E')) {
+    ++p;
+    auto [end, ec] = std::from_chars(s.data() + p + (p < s.size() && s[p] == '+'), s.data() + s.size(), exp);
+    if (ec != std::errc()) return InvalidArgument("'{}' is not a decimal number", text);
+    p = static_cast<size_t>(end - s.data());
+  }
+  if (digits.empty() || p != s.size()) return InvalidArgument("'{}' is not a decimal number", text);
+  int64_t shift = exp - frac + scale;  // unscaled = digits * 10^shift
+  if (shift < 0) {
+    size_t drop = static_cast<size_t>(-shift);
+    if (drop > digits.size()) drop = digits.size();
+    for (size_t i = digits.size() - drop; i < digits.size(); ++i) {
+      if (digits[i] != '0') {
+        return InvalidArgument("'{}' has more than {} digits after the point", text, scale);
+      }
+    }
+    digits.resize(digits.size() - drop);
+  } else {
+    if (shift > 38) shift = 39;  // forces the overflow error below unless the value is zero
+    digits.append(static_cast<size_t>(shift), '0');
+  }
+  size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return int128_t{0};
+  digits.erase(0, first);
+  if (digits.size() > 38) return InvalidArgument("'{}' has more than 38 digits at scale {}", text, scale);
+  int128_t v = 0;
+  for (char c : digits) v = v * 10 + (c - '0');
+  return neg ? -v : v;
+}
+
+std::string FormatDate(int32_t days) { return FormatDateParts(days); }
+
+std::string FormatTime(int64_t micros) {
+  int64_t secs = FloorDiv(micros, kMicrosPerSecond);
+  int64_t frac = FloorMod(micros, kMicrosPerSecond);
+  return fmt::format("{:02}:{:02}:{:02}.{:06}", secs / 3600, secs / 60 % 60, secs % 60, frac);
+}
+
+std::string FormatTimestamp(int64_t value, bool nanos, bool zone) {
+  int64_t per_second = nanos ? 1'000'000'000 : kMicrosPerSecond;
+  int64_t per_day = per_second * 86400;
+  int64_t days = FloorDiv(value, per_day);
+  int64_t in_day = FloorMod(value, per_day);
+  int64_t secs = in_day / per_second;
+  int64_t frac = in_day % per_second;
+  return fmt::format("{}T{:02}:{:02}:{:02}.{:0{}}{}", FormatDateParts(days), secs / 3600,
+                     secs / 60 % 60, secs % 60, frac, nanos ? 9 : 6, zone ? "+00:00" : "");
+}
+
+Result<int32_t> ParseDate(std::string_view text) {
+  size_t p = 0;
+  int64_t days = 0;
+  if (!ParseDatePart(text, &p, &days) || p != text.size() ||
+      days < std::numeric_limits<int32_t>::min() || days > std::numeric_limits<int32_t>::max()) {
+    return InvalidArgument("'{}' is not an ISO-8601 date (YYYY-MM-DD)", text);
+  }
+  return static_cast<int32_t>(days);
+}
+
+Result<int64_t> ParseTime(std::string_view text) {
+  size_t p = 0;
+  int64_t nanos = 0;
+  if (!ParseTimePart(text, &p, &nanos) || p != text.size()) {
+    return InvalidArgument("'{}' is not an ISO-8601 time (HH:MM:SS.ffffff)", text);
+  }
+  if (nanos % kNanosPerMicro != 0) {
+    return InvalidArgument("time '{}' is more precise than microseconds", text);
+  }
+  return nanos / kNanosPerMicro;
+}
+
+Result<int64_t> ParseTimestamp(std::string_view text, bool nanos, bool zone) {
+  size_t p = 0;
+  int64_t days = 0, in_day = 0;
+  auto bad = [&]() {
+    return InvalidArgument("'{}' is not an ISO-8601 timestamp{}", text,
+                           zone ? " with a zone offset" : " without a zone offset");
+  };
+  if (!ParseDatePart(text, &p, &days) || p >= text.size() || text[p] != 'T') return bad();
+  ++p;
+  if (!ParseTimePart(text, &p, &in_day)) return bad();
+  int64_t offset_minutes = 0;
+  bool has_offset = false;
+  if (p < text.size()) {
+    if (text[p] == 'Z') {
+      has_offset = true;
+      ++p;
+    } else if (text[p] == '+' || text[p] == '-') {
+      bool neg = text[p] == '-';
+      ++p;
+      int64_t oh = 0, om = 0;
+      if (!Digits(text, &p, 2, &oh) || p >= text.size() || text[p] != ':') return bad();
+      ++p;
+      if (!Digits(text, &p, 2, &om) || oh > 18 || om > 59) return bad();
+      offset_minutes = (oh * 60 + om) * (neg ? -1 : 1);
+      has_offset = true;
+    }
+  }
+  if (p != text.size() || has_offset != zone) return bad();
+  // Days of +-5.8 million years keep nanoseconds within int64 arithmetic below.
+  if (days > 106'751 || days < -106'752) {
+    if (nanos) return InvalidArgument("timestamp '{}' is out of the nanosecond range", text);
+  }
+  if (!nanos && in_day % kNanosPerMicro != 0) {
+    return InvalidArgument("timestamp '{}' is more precise than microseconds", text);
+  }
+  int64_t unit = nanos ? 1 : kNanosPerMicro;
+  __int128 v = static_cast<__int128>(days) * (86'400'000'000'000 / unit) + in_day / unit -
+               static_cast<__int128>(offset_minutes) * 60'000'000'000 / unit;
+  if (v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max()) {
+    return InvalidArgument("timestamp '{}' is out of range", text);
+  }
+  return static_cast<int64_t>(v);
+}
+
+std::string FormatUuid(std::string_view b) {
+  std::string hex = ToHex(b);
+  if (hex.size() != 32) return hex;
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20);
+}
+
+Result<std::string> ParseUuid(std::string_view text) {
+  if (text.size() != 36 || text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-') {
+    return InvalidArgument("'{}' is not a uuid (8-4-4-4-12 hex digits)", text);
+  }
+  std::string hex;
+  for (char c : text) {
+    if (c != '-') hex.push_back(c);
+  }
+  auto bytes = FromHex(hex);
+  if (!bytes) return InvalidArgument("'{}' is not a uuid (8-4-4-4-12 hex digits)", text);
+  return bytes;
+}
+
+Result<Json> ValueToJsonValue(const Type& type, const Value& value) {
+  if (type.is_nested()) {
+    return InvalidArgument("JSON single values of {} are not supported yet", type.ToString());
+  }
+  if (value.is_null()) return Json(nullptr);
+  if (!value.Matches(type)) {
+    return InvalidArgument("value does not have the physical form of {}", type.ToString());
+  }
+  auto floating = [](double d) -> Json {
+    if (std::isnan(d)) return "NaN";
+    if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+    return d;
+  };
+  switch (type.id) {
+    case TypeId::kBoolean: return Json(value.as_bool());
+    case TypeId::kInt: return Json(value.as_int());
+    case TypeId::kLong: return Json(value.as_long());
+    case TypeId::kFloat: return floating(value.as_float());
+    case TypeId::kDouble: return floating(value.as_double());
+    case TypeId::kDecimal: return Json(DecimalToString(value.as_decimal(), type.scale));
+    case TypeId::kDate: return Json(FormatDate(value.as_int()));
+    case TypeId::kTime: return Json(FormatTime(value.as_long()));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      return Json(FormatTimestamp(value.as_long(), IsNanos(type.id), IsZoned(type.id)));
+    case TypeId::kString: return Json(value.as_bytes());
+    case TypeId::kUuid: return Json(FormatUuid(value.as_bytes()));
+    case TypeId::kFixed:
+    case TypeId::kBinary: return Json(ToHex(value.as_bytes()));
+    default: break;
+  }
+  return Internal("unhandled type {}", type.ToString());
+}
+
+Result<Value> ValueFromJsonValue(const Type& type, const Json& j, std::string_view ctx) {
+  using json_internal::KindName;
+  if (j.is_null()) return Value::Null();
+  auto need = [&](std::string_view what) {
+    return InvalidArgument("{}: a {} value must be a JSON {}, got {}", ctx, type.ToString(), what,
+                           KindName(j));
+  };
+  auto with_ctx = [&](Error e) { return Fail(std::move(e).WithContext(ctx)); };
+  switch (type.id) {
+    case TypeId::kBoolean:
+      if (!j.is_boolean()) return need("boolean");
+      return Value::Boolean(j.get<bool>());
+    case TypeId::kInt: {
+      if (!j.is_number_integer()) return need("integer");
+      auto v = json_internal::AsInt(j, ctx);
+      if (!v) return InvalidArgument("{}", v.error().message);
+      return Value::Int(*v);
+    }
+    case TypeId::kLong: {
+      if (!j.is_number_integer()) return need("integer");
+      auto v = json_internal::AsLong(j, ctx);
+      if (!v) return InvalidArgument("{}", v.error().message);
+      return Value::Long(*v);
+    }
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double d = 0;
+      if (j.is_number()) {
+        d = j.get<double>();
+      } else if (j.is_string() && j.get<std::string>() == "NaN") {
+        d = std::numeric_limits<double>::quiet_NaN();
+      } else if (j.is_string() && j.get<std::string>() == "Infinity") {
+        d = std::numeric_limits<double>::infinity();
+      } else if (j.is_string() && j.get<std::string>() == "-Infinity") {
+        d = -std::numeric_limits<double>::infinity();
+      } else {
+        return need("number");
+      }
+      if (type.id == TypeId::kFloat) return Value::Float(static_cast<float>(d));
+      return Value::Double(d);
+    }
+    default: break;
+  }
+  if (type.is_nested()) {
+    return InvalidArgument("{}: JSON single values of {} are not supported yet", ctx, type.ToString());
+  }
+  if (!j.is_string()) return need("string");
+  const std::string& s = j.get_ref<const std::string&>();
+  switch (type.id) {
+    case TypeId::kDecimal: {
+      auto v = DecimalFromString(s, type.scale);
+      if (!v) return with_ctx(v.error());
+      int128_t limit = 1;
+      for (int i = 0; i < type.precision; ++i) limit *= 10;
+      if (*v >= limit || *v <= -limit) {
+        return InvalidArgument("{}: '{}' does not fit {}", ctx, s, type.ToString());
+      }
+      return Value::Decimal(*v);
+    }
+    case TypeId::kDate: {
+      auto v = ParseDate(s);
+      if (!v) return with_ctx(v.error());
+      return Value::Date(*v);
+    }
+    case TypeId::kTime: {
+      auto v = ParseTime(s);
+      if (!v) return with_ctx(v.error());
+      return Value::Time(*v);
+    }
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: {
+      auto v = ParseTimestamp(s, IsNanos(type.id), IsZoned(type.id));
+      if (!v) return with_ctx(v.error());
+      return Value::Timestamp(*v);
+    }
+    case TypeId::kString: return Value::String(s);
+    case TypeId::kUuid: {
+      auto v = ParseUuid(s);
+      if (!v) return with_ctx(v.error());
+      return Value::Bytes(std::move(*v));
+    }
+    case TypeId::kFixed:
+    case TypeId::kBinary: {
+      auto v = FromHex(s);
+      if (!v) return with_ctx(v.error());
+      if (type.id == TypeId::kFixed && v->size() != static_cast<size_t>(type.length)) {
+        return InvalidArgument("{}: '{}' is {} bytes, not {}", ctx, s, v->size(), type.ToString());
+      }
+      return Value::Bytes(std::move(*v));
+    }
+    default: break;
+  }
+  return Internal("unhandled type {}", type.ToString());
+}
+
+Result<std::string> ToJsonText(const Type& type, const Value& value) {
+  FLOE_ASSIGN_OR_RETURN(Json j, ValueToJsonValue(type, value));
+  return json_internal::Dump(j);
+}
+
+Result<Value> FromJsonText(const Type& type, std::string_view json) {
+  Json j = Json::parse(json.begin(), json.end(), nullptr, false);
+  if (j.is_discarded()) return InvalidArgument("'{}' is not valid JSON", json);
+  return ValueFromJsonValue(type, j, fmt::format("{} value", type.ToString()));
+}
+
+std::string ValueToString(const Type& type, const Value& value) {
+  auto j = ValueToJsonValue(type, value);
+  if (!j) return "<invalid>";
+  if (j->is_string()) return j->get<std::string>();
+  auto text = json_internal::Dump(*j);
+  return text ? *text : "<invalid>";
+}
+
+Status AppendValue(ColumnVector* column, const Value& value) {
+  const Type& type = *column->type;
+  if (type.is_nested()) return InvalidArgument("cannot append a single value to a {} column", type.ToString());
+  if (!value.Matches(type)) {
+    return InvalidArgument("value does not have the physical form of {}", type.ToString());
+  }
+  if (value.is_null()) {
+    column->AppendNull();
+    return Ok();
+  }
+  switch (type.id) {
+    case TypeId::kBoolean: column->Append<uint8_t>(value.as_bool() ? 1 : 0); break;
+    case TypeId::kInt:
+    case TypeId::kDate: column->Append(value.as_int()); break;
+    case TypeId::kFloat: column->Append(value.as_float()); break;
+    case TypeId::kDouble: column->Append(value.as_double()); break;
+    case TypeId::kDecimal: column->Append(value.as_decimal()); break;
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid: column->AppendBytes(value.as_bytes()); break;
+    default: column->Append(value.as_long()); break;
+  }
+  return Ok();
+}
+
+Value ValueAt(const ColumnVector& c, int64_t row) {
+  if (c.IsNull(row)) return Value::Null();
+  switch (c.type->id) {
+    case TypeId::kBoolean: return Value::Boolean(c.data<uint8_t>()[row] != 0);
+    case TypeId::kInt:
+    case TypeId::kDate: return Value::Int(c.data<int32_t>()[row]);
+    case TypeId::kFloat: return Value::Float(c.data<float>()[row]);
+    case TypeId::kDouble: return Value::Double(c.data<double>()[row]);
+    case TypeId::kDecimal: {
+      int128_t v;
+      std::memcpy(&v, c.values.data() + 16 * row, 16);
+      return Value::Decimal(v);
+    }
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid: return Value::Bytes(std::string(c.bytes(row)));
+    case TypeId::kStruct:
+    case TypeId::kList:
+    case TypeId::kMap: return Value::Null();
+    default: return Value::Long(c.data<int64_t>()[row]);
+  }
+}
+
+}  // namespace floe::iceberg
