@@ -24,6 +24,7 @@ namespace {
 struct Node {
   const Type* type = nullptr;
   std::string name;
+  bool plain_name = false;  ///< no '"' or '\\': the raw JSON key equals the name
   bool required = false;
   std::vector<Node> children;
   // Struct lookup: field name -> child index, and a per-object "seen" mark.
@@ -35,6 +36,7 @@ struct Node {
 void BuildNode(const NestedField& f, Node* n) {
   n->type = f.type.get();
   n->name = f.name;
+  n->plain_name = f.name.find_first_of("\"\\") == std::string::npos;
   n->required = f.required;
   for (const auto& c : f.type->fields) {
     n->children.emplace_back();
@@ -46,15 +48,6 @@ void BuildNode(const NestedField& f, Node* n) {
     }
     n->seen.assign(n->children.size(), 0);
   }
-}
-
-/// Short-key equality without a call to memcmp.
-inline bool SameKey(const std::string& name, std::string_view key) {
-  if (name.size() != key.size()) return false;
-  for (size_t i = 0; i < key.size(); ++i) {
-    if (name[i] != key[i]) return false;
-  }
-  return true;
 }
 
 std::string_view TrimRight(std::string_view s) {
@@ -226,6 +219,35 @@ class JsonlReader::Impl {
     return false;
   }
 
+  /// True when the raw key text at `p` (after its opening quote) is exactly
+  /// the field's name followed by the closing quote.
+  bool RawKeyIs(const char* p, const Node& n) const {
+    const size_t len = n.name.size();
+    if (!n.plain_name || p < line_begin_ || p + len >= line_end_ || p[len] != '"') return false;
+    const char* name = n.name.data();
+    for (size_t i = 0; i < len; ++i) {
+      if (p[i] != name[i]) return false;
+    }
+    return true;
+  }
+
+  /// The content of a JSON string value from its raw token (quotes and
+  /// trailing whitespace included) when it holds no escape.
+  static bool PlainToken(std::string_view raw, std::string_view* out) {
+    raw = TrimRight(raw);
+    if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"') return false;
+    std::string_view content = raw.substr(1, raw.size() - 2);
+    if (content.size() >= 32) {
+      if (std::memchr(content.data(), '\\', content.size())) return false;
+    } else {
+      for (char c : content) {
+        if (c == '\\') return false;
+      }
+    }
+    *out = content;
+    return true;
+  }
+
   bool DecodeLine(std::string_view line, Batch* batch) {
     line_begin_ = line.data();
     line_end_ = line.data() + line.size();
@@ -294,14 +316,15 @@ class JsonlReader::Impl {
       auto err = field_result.error();
       if (err) return JsonError(err);
       od::field& field = field_result.value_unsafe();
+      const char* raw_key = field.key().raw();
       std::string_view key;
-      if (!PlainString(field.key().raw(), &key)) {
-        if ((err = field.unescaped_key().get(key))) return JsonError(err);
-      }
       int idx = -1;
-      if (expect < nfields && SameKey(n.children[expect].name, key)) {
-        idx = static_cast<int>(expect);
+      if (expect < nfields && RawKeyIs(raw_key, n.children[expect])) {
+        idx = static_cast<int>(expect);  // the common case: keys in schema order
       } else {
+        if (!PlainString(raw_key, &key)) {
+          if ((err = field.unescaped_key().get(key))) return JsonError(err);
+        }
         auto it = n.index.find(key);
         if (it != n.index.end()) idx = it->second;
       }
@@ -435,8 +458,7 @@ class JsonlReader::Impl {
       }
     }
     std::string_view s;
-    std::string_view raw = v.raw_json_token();
-    if (raw.empty() || raw[0] != '"' || !PlainString(raw.data() + 1, &s)) {
+    if (!PlainToken(v.raw_json_token(), &s)) {
       if ((err = v.get_string().get(s))) return JsonError(err);
     }
     switch (type.id) {
@@ -457,7 +479,7 @@ class JsonlReader::Impl {
       case TypeId::kTimestampTz:
       case TypeId::kTimestampNs:
       case TypeId::kTimestampTzNs: {
-        auto r = ParseTimestampText(s, type);
+        auto r = ParseTimestampText(s, type, &date_cache_);
         if (!r) return Rule(r.error().message);
         col.Append<int64_t>(*r);
         return true;
@@ -586,6 +608,7 @@ class JsonlReader::Impl {
   std::string err_;
   std::vector<std::string> err_path_;
   std::string hex_;
+  DateCache date_cache_;
   std::string scratch_;
   const char* poison_ = nullptr;
   const char* line_begin_ = nullptr;

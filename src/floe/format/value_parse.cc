@@ -289,7 +289,7 @@ namespace {
 /// Fast path for the most common spelling, "YYYY-MM-DDTHH:MM:SS.ffffff" (or
 /// with a space, or without the fraction): fixed positions, no zone. Returns
 /// false to fall back to the general parser.
-inline bool FastTimestamp(std::string_view s, bool ns, int64_t* out) {
+inline bool FastTimestamp(std::string_view s, bool ns, DateCache* cache, int64_t* out) {
   if (s.size() != 26 && s.size() != 19) return false;
   const char* p = s.data();
   if (p[4] != '-' || p[7] != '-' || (p[10] != 'T' && p[10] != ' ') || p[13] != ':' ||
@@ -309,14 +309,24 @@ inline bool FastTimestamp(std::string_view s, bool ns, int64_t* out) {
       frac = frac * 10 + d(i);
     }
   }
-  const int64_t y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
-  const unsigned mo = d(5) * 10 + d(6), da = d(8) * 10 + d(9);
   const int64_t h = d(11) * 10 + d(12), mi = d(14) * 10 + d(15), se = d(17) * 10 + d(18);
-  if (mo < 1 || mo > 12 || da < 1 || static_cast<int>(da) > DaysInMonth(y, mo) || h > 23 ||
-      mi > 59 || se > 59) {
-    return false;  // the general parser gives the message
+  if (h > 23 || mi > 59 || se > 59) return false;  // the general parser gives the message
+  int64_t days, y;
+  if (cache && cache->valid && std::memcmp(cache->text, p, 10) == 0) {
+    days = cache->days;
+    y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+  } else {
+    y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+    const unsigned mo = d(5) * 10 + d(6), da = d(8) * 10 + d(9);
+    if (mo < 1 || mo > 12 || da < 1 || static_cast<int>(da) > DaysInMonth(y, mo)) return false;
+    days = DaysFromCivil(y, mo, da);
+    if (cache) {
+      std::memcpy(cache->text, p, 10);
+      cache->days = days;
+      cache->valid = true;
+    }
   }
-  const int64_t secs = DaysFromCivil(y, mo, da) * 86400 + (h * 60 + mi) * 60 + se;
+  const int64_t secs = days * 86400 + (h * 60 + mi) * 60 + se;
   if (ns) {
     // years 0..9999 can overflow nanoseconds: leave the range check to the general path
     if (y < 1678 || y > 2261) return false;
@@ -328,9 +338,9 @@ inline bool FastTimestamp(std::string_view s, bool ns, int64_t* out) {
 }
 }  // namespace
 
-Result<int64_t> ParseTimestampText(std::string_view text, const Type& type) {
+Result<int64_t> ParseTimestampText(std::string_view text, const Type& type, DateCache* cache) {
   const bool tz = IsTz(type.id), ns = IsNs(type.id);
-  if (int64_t fast; FastTimestamp(text, ns, &fast)) return fast;
+  if (int64_t fast; FastTimestamp(text, ns, cache, &fast)) return fast;
   auto invalid = [&]() {
     return InvalidArgument("value {} is not a valid {} (expected YYYY-MM-DDTHH:MM:SS[.{}]{})",
                            QuoteValue(text), SqlTypeName(type), ns ? "fffffffff" : "ffffff",
