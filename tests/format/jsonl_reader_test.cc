@@ -261,6 +261,50 @@ TEST(Jsonl, ErrorsNameLineColumnAndRule) {
             "line 1, column 'l': expected an array for ARRAY<INT>, found an object");
 }
 
+TEST(Jsonl, DeepNestingAndLongLinesFromAFile) {
+  std::string sql = "x ";
+  std::string value, expected;
+  for (int i = 0; i < 40; ++i) {
+    sql += "ARRAY<";
+    value += "[";
+  }
+  sql += "INT";
+  value += "7";
+  for (int i = 0; i < 40; ++i) {
+    sql += ">";
+    value += "]";
+  }
+  EXPECT_EQ(Ok(sql, "{\"x\": " + value + "}\n"), "{\"x\":" + value + "}\n");
+  // Nesting deeper than simdjson's document limit inside an ignored key is
+  // skipped; unbalanced, it is malformed.
+  DecodeOptions opt;
+  opt.ignore_unknown_keys = true;
+  std::string deep = std::string(3000, '[') + std::string(3000, ']');
+  EXPECT_EQ(Ok("a INT", "{\"a\": 1, \"z\": " + deep + "}\n", opt), "{\"a\":1}\n");
+  EXPECT_EQ(ErrorOf("a INT", "{\"a\": 1, \"z\": " + deep.substr(1) + "}\n", opt).substr(0, 22),
+            "line 1: malformed JSON");
+  EXPECT_EQ(ErrorOf("a INT", "null"), "line 1: expected a JSON object, found null");
+
+  // A 3 MB line read through a 4 KiB chunk: the buffer grows to hold it.
+  std::string big(3 << 20, 'y');
+  std::string path = testing::TempDir() + "jsonl_long.jsonl";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << "{\"s\": \"a\"}\n{\"s\": \"" << big << "\"}\n{\"s\": \"b\"}";
+  }
+  opt = {};
+  opt.chunk_bytes = 4096;
+  auto reader = JsonlReader::Open(MakeSchema("s STRING"), path, opt);
+  ASSERT_TRUE(reader);
+  Batch batch;
+  auto more = (*reader)->Next(&batch);
+  ASSERT_TRUE(more && *more) << (more ? "" : more.error().ToString());
+  ASSERT_EQ(batch.num_rows, 3);
+  EXPECT_EQ(batch.columns[0].bytes(0), "a");
+  EXPECT_EQ(batch.columns[0].bytes(1), big);
+  EXPECT_EQ(batch.columns[0].bytes(2), "b");
+}
+
 TEST(Jsonl, IgnoreUnknownKeysOption) {
   DecodeOptions opt;
   opt.ignore_unknown_keys = true;
