@@ -284,6 +284,7 @@ TEST(Jsonl, DeepNestingAndLongLinesFromAFile) {
   EXPECT_EQ(ErrorOf("a INT", "{\"a\": 1, \"z\": " + deep.substr(1) + "}\n", opt).substr(0, 22),
             "line 1: malformed JSON");
   EXPECT_EQ(ErrorOf("a INT", "null"), "line 1: expected a JSON object, found null");
+  EXPECT_EQ(Ok("a INT", "\xef\xbb\xbf{\"a\": 5}\n"), "{\"a\":5}\n");  // a UTF-8 byte order mark
 
   // A 3 MB line read through a 4 KiB chunk: the buffer grows to hold it.
   std::string big(3 << 20, 'y');

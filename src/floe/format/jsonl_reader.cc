@@ -143,6 +143,7 @@ class JsonlReader::Impl {
       if (!have) break;
       ++line_no_;
       (void)line_offset;
+      if (line_no_ == 1 && line.starts_with("\xef\xbb\xbf")) line.remove_prefix(3);  // UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (IsBlank(line)) continue;
       if (!DecodeLine(line, batch)) {
