@@ -139,6 +139,26 @@ TEST(Jsonl, LargeStringsAndNonAscii) {
   EXPECT_EQ(out, "{\"s\":\"" + big + "\",\"t\":\"\xf0\x9f\x8e\x89 \xe6\x97\xa5\"}\n");
 }
 
+TEST(Jsonl, EscapesAtEveryPosition) {
+  // The decoder takes escape-free strings straight from the input and scans
+  // 8 bytes at a time for backslashes: check every position and length.
+  std::string in, expected;
+  for (int len = 0; len < 20; ++len) {
+    for (int at = 0; at <= len; ++at) {
+      std::string text(len, 'a'), json = text;
+      if (at < len) {
+        json.replace(at, 1, "\\n");
+        text[at] = '\n';
+      }
+      in += "{\"s\":\"" + json + "\"}\n";
+      std::string printed;
+      AppendJsonString(text, &printed);
+      expected += "{\"s\":" + printed + "}\n";
+    }
+  }
+  EXPECT_EQ(Ok("s STRING", in), expected);
+}
+
 TEST(Jsonl, StreamsInBatchesAcrossSmallChunks) {
   std::string in;
   for (int i = 0; i < 1000; ++i) in += "{\"id\": " + std::to_string(i) + ", \"s\": \"row " + std::to_string(i) + "\"}\n";

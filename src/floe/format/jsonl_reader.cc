@@ -25,6 +25,7 @@ struct Node {
   const Type* type = nullptr;
   std::string name;
   bool plain_name = false;  ///< no '"' or '\\': the raw JSON key equals the name
+  char name16[16] = {};     ///< the name's first 16 bytes, zero-padded (fast compare)
   bool required = false;
   std::vector<Node> children;
   // Struct lookup: field name -> child index, and a per-object "seen" mark.
@@ -37,6 +38,7 @@ void BuildNode(const NestedField& f, Node* n) {
   n->type = f.type.get();
   n->name = f.name;
   n->plain_name = f.name.find_first_of("\"\\") == std::string::npos;
+  std::memcpy(n->name16, f.name.data(), std::min<size_t>(f.name.size(), 16));
   n->required = f.required;
   for (const auto& c : f.type->fields) {
     n->children.emplace_back();
@@ -48,6 +50,22 @@ void BuildNode(const NestedField& f, Node* n) {
     }
     n->seen.assign(n->children.size(), 0);
   }
+}
+
+/// Whether `n` bytes at `p` hold a backslash, 8 bytes at a time. Reads up to
+/// 7 bytes past the end: the decoder's buffers are padded.
+inline bool HasBackslash(const char* p, size_t n) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  constexpr uint64_t kBackslashes = 0x5cULL * kOnes;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    w ^= kBackslashes;  // a backslash byte becomes zero
+    uint64_t zero = (w - kOnes) & ~w & kHigh;
+    if (n - i < 8) zero &= (uint64_t{1} << (8 * (n - i))) - 1;
+    if (zero) return true;
+  }
+  return false;
 }
 
 std::string_view TrimRight(std::string_view s) {
@@ -225,11 +243,18 @@ class JsonlReader::Impl {
   bool RawKeyIs(const char* p, const Node& n) const {
     const size_t len = n.name.size();
     if (!n.plain_name || p < line_begin_ || p + len >= line_end_ || p[len] != '"') return false;
-    const char* name = n.name.data();
-    for (size_t i = 0; i < len; ++i) {
-      if (p[i] != name[i]) return false;
+    if (len <= 16) {
+      // 16-byte loads: the read buffer has padding after every line.
+      uint64_t a0, a1, b0, b1;
+      std::memcpy(&a0, p, 8);
+      std::memcpy(&a1, p + 8, 8);
+      std::memcpy(&b0, n.name16, 8);
+      std::memcpy(&b1, n.name16 + 8, 8);
+      const uint64_t m0 = len >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
+      const uint64_t m1 = len >= 16 ? ~uint64_t{0} : len <= 8 ? 0 : (uint64_t{1} << (8 * (len - 8))) - 1;
+      return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
     }
-    return true;
+    return std::memcmp(p, n.name.data(), len) == 0;
   }
 
   /// The content of a JSON string value from its raw token (quotes and
@@ -238,13 +263,7 @@ class JsonlReader::Impl {
     raw = TrimRight(raw);
     if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"') return false;
     std::string_view content = raw.substr(1, raw.size() - 2);
-    if (content.size() >= 32) {
-      if (std::memchr(content.data(), '\\', content.size())) return false;
-    } else {
-      for (char c : content) {
-        if (c == '\\') return false;
-      }
-    }
+    if (HasBackslash(content.data(), content.size())) return false;
     *out = content;
     return true;
   }

@@ -296,28 +296,28 @@ inline bool FastTimestamp(std::string_view s, bool ns, DateCache* cache, int64_t
       p[16] != ':') {
     return false;
   }
-  auto d = [&](int i) { return static_cast<unsigned>(p[i] - '0'); };
-  static constexpr int kDigits[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
-  for (int i : kDigits) {
-    if (d(i) > 9) return false;
-  }
+  // Straight-line digit checks: `bad` collects any non-digit.
+  unsigned bad = 0;
+  auto d = [&](int i) {
+    unsigned v = static_cast<unsigned char>(p[i]) - static_cast<unsigned>('0');
+    bad |= v > 9;
+    return v;
+  };
+  const unsigned y0 = d(0), y1 = d(1), y2 = d(2), y3 = d(3), mo0 = d(5), mo1 = d(6), da0 = d(8),
+                 da1 = d(9);
+  const int64_t h = d(11) * 10 + d(12), mi = d(14) * 10 + d(15), se = d(17) * 10 + d(18);
   int64_t frac = 0;
   if (s.size() == 26) {
     if (p[19] != '.') return false;
-    for (int i = 20; i < 26; ++i) {
-      if (d(i) > 9) return false;
-      frac = frac * 10 + d(i);
-    }
+    frac = ((((d(20) * 10 + d(21)) * 10 + d(22)) * 10 + d(23)) * 10 + d(24)) * 10 + d(25);
   }
-  const int64_t h = d(11) * 10 + d(12), mi = d(14) * 10 + d(15), se = d(17) * 10 + d(18);
-  if (h > 23 || mi > 59 || se > 59) return false;  // the general parser gives the message
-  int64_t days, y;
+  if (bad || h > 23 || mi > 59 || se > 59) return false;  // the general parser gives the message
+  int64_t days;
+  const int64_t y = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
   if (cache && cache->valid && std::memcmp(cache->text, p, 10) == 0) {
     days = cache->days;
-    y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
   } else {
-    y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
-    const unsigned mo = d(5) * 10 + d(6), da = d(8) * 10 + d(9);
+    const unsigned mo = mo0 * 10 + mo1, da = da0 * 10 + da1;
     if (mo < 1 || mo > 12 || da < 1 || static_cast<int>(da) > DaysInMonth(y, mo)) return false;
     days = DaysFromCivil(y, mo, da);
     if (cache) {
