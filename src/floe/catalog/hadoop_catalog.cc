@@ -118,9 +118,21 @@ class HadoopCatalog final : public Catalog {
       return InvalidArgument("the hadoop catalog keeps tables at {}: a custom location is not allowed",
                              TableDir(id).string());
     }
-    FLOE_ASSIGN_OR_RETURN(auto metadata,
-                          iceberg::NewTableMetadata(FileUri(TableDir(id).string()), def.schema, def.spec,
-                                                    def.sort_order, def.properties));
+    iceberg::NewTableOptions o;
+    o.location = FileUri(TableDir(id).string());
+    o.schema = def.schema;
+    o.spec = def.spec;
+    o.sort_order = def.sort_order;
+    o.properties = def.properties;
+    if (auto fv = o.properties.find("format-version"); fv != o.properties.end()) {
+      if (fv->second != "2") {
+        return InvalidArgument("format-version {} is not supported for new tables: floe writes version 2",
+                               fv->second);
+      }
+      o.properties.erase(fv);  // a reserved property, recorded as the metadata's format-version
+    }
+    o.now_ms = iceberg::NowMillis();
+    FLOE_ASSIGN_OR_RETURN(auto metadata, iceberg::NewTableMetadata(o));
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(metadata));
     MetadataDir md(TableDir(id).string());
     Status st = md.Publish(1, json);
@@ -141,8 +153,12 @@ class HadoopCatalog final : public Catalog {
       return CommitFailed("table {} changed: version {} is current, the commit was based on version {}",
                           base.id.ToString(), current ? *current : 0, *base_version);
     }
-    updated = iceberg::WithMetadataLog(std::move(updated), FileUri(base.metadata_location),
-                                       base.metadata.last_updated_ms);
+    size_t keep = 100;
+    if (auto it = updated.properties.find("write.metadata.previous-versions-max"); it != updated.properties.end()) {
+      keep = static_cast<size_t>(std::max(1L, std::strtol(it->second.c_str(), nullptr, 10)));
+    }
+    iceberg::AddMetadataLogEntry(&updated, FileUri(base.metadata_location), base.metadata.last_updated_ms, keep);
+    updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(updated));
     int64_t next = *base_version + 1;
     FLOE_RETURN_IF_ERROR(md.Publish(next, json));

@@ -1,5 +1,6 @@
 /// \file
 /// Changes to table metadata, each producing the next TableMetadata value
+/// (new tables, snapshots and the metadata log are in table_metadata.h)
 /// (Iceberg spec: Table Metadata, Snapshots, Snapshot References; the REST
 /// spec's table updates name the same operations). The catalog writes the
 /// result as a new metadata version; nothing here touches files.
@@ -22,19 +23,6 @@ namespace floe::iceberg {
 /// Milliseconds since the epoch, now.
 int64_t NowMillis();
 
-/// The metadata of a new, empty v2 table: fresh uuid, the schema (ids as
-/// given; last-column-id = the highest), spec and sort order (ids 0 / 1 when
-/// sorted), properties (`format-version` is taken out: only 2 is written).
-Result<TableMetadata> NewTableMetadata(std::string location, const Schema& schema,
-                                       const PartitionSpec& spec, const SortOrder& order,
-                                       std::map<std::string, std::string> properties);
-
-/// Adds `snapshot` (its sequence number must be last-sequence-number + 1, its
-/// parent the current head of `branch`) and points `branch` at it; for `main`
-/// also sets current-snapshot-id and appends to the snapshot log.
-Result<TableMetadata> AddSnapshot(const TableMetadata& base, Snapshot snapshot,
-                                  std::string_view branch = kMainBranch);
-
 /// Creates or moves a branch or tag to an existing snapshot. Moving `main`
 /// changes the current snapshot. A tag cannot be replaced by a branch of the
 /// same name or the reverse.
@@ -50,10 +38,5 @@ Result<TableMetadata> RemoveSnapshots(const TableMetadata& base, const std::vect
 Result<TableMetadata> UpdateProperties(const TableMetadata& base,
                                        const std::map<std::string, std::string>& set,
                                        const std::vector<std::string>& remove);
-
-/// Records that `previous_metadata_file` was replaced, keeping at most
-/// `write.metadata.previous-versions-max` entries; stamps last-updated-ms.
-TableMetadata WithMetadataLog(TableMetadata next, const std::string& previous_metadata_file,
-                              int64_t previous_last_updated_ms);
 
 }  // namespace floe::iceberg

@@ -1,5 +1,7 @@
 #include "floe/iceberg/table_metadata.h"
 
+#include "floe/util/uuid.h"
+
 #include <algorithm>
 #include <random>
 #include <set>
@@ -793,17 +795,10 @@ Status CheckV2MetadataJson(std::string_view json) {
 
 namespace {
 
-std::mt19937_64& Rng() {
-  thread_local std::mt19937_64 rng([] {
-    std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }());
-  return rng;
-}
-
+// floe::RandomU64 reseeds after fork(), so processes never share ids.
 void RandomUuidBits(uint64_t* msb, uint64_t* lsb) {
-  *msb = Rng()();
-  *lsb = Rng()();
+  *msb = RandomU64();
+  *lsb = RandomU64();
   *msb = (*msb & ~0xF000ULL) | 0x4000ULL;                            // version 4
   *lsb = (*lsb & ~0xC000000000000000ULL) | 0x8000000000000000ULL;  // IETF variant
 }
