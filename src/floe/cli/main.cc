@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "floe/cli/command.h"
+#include "floe/cli/table_args.h"
 
 namespace floe::cli {
 
@@ -39,6 +40,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "floe 0.1.0");
   CommandContext ctx;
   AddParquetCommands(&app, &ctx);
+  AddWriteCommand(&app, &ctx);
+  AddScanCommand(&app, &ctx);
+  AddCatalogCommands(&app, &ctx);
+  AddTableCommands(&app, &ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,44 @@
+/// \file
+/// What the table commands (`floe write`, `scan`, `tables`, `describe`, ...)
+/// share: `--catalog key=value` and `--set key=value` lists, opening the
+/// catalog (hadoop at ./warehouse by default) and loading a table. Internal
+/// to the cli.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog.h"
+#include "floe/cli/command.h"
+#include "floe/util/status.h"
+
+namespace floe::cli {
+
+/// Parses `key=value` items; the error names the flag and the item.
+Result<std::map<std::string, std::string>> ParseKeyValues(const std::vector<std::string>& items,
+                                                          std::string_view flag);
+
+/// The catalog options of a command.
+struct CatalogArgs {
+  std::string name = "floe";
+  std::vector<std::string> properties;  ///< --catalog key=value
+
+  void AddTo(CLI::App* cmd);
+  /// Opens the catalog; properties checked through the option registry.
+  Result<std::unique_ptr<catalog::Catalog>> Open(const std::map<std::string, std::string>& extra = {}) const;
+};
+
+/// Registers `floe namespaces|tables|describe|snapshots|options`.
+void AddCatalogCommands(CLI::App* root, CommandContext* ctx);
+/// Registers `floe write`.
+void AddWriteCommand(CLI::App* root, CommandContext* ctx);
+/// Registers `floe scan`.
+void AddScanCommand(CLI::App* root, CommandContext* ctx);
+/// Registers `floe files|expire|branch|tag`.
+void AddTableCommands(CLI::App* root, CommandContext* ctx);
+
+}  // namespace floe::cli

@@ -1,0 +1,161 @@
+// `floe files|expire|branch|tag`: a table's live files, snapshot expiry, and
+// named references.
+#include <nlohmann/json.hpp>
+
+#include "floe/catalog/identifier.h"
+#include "floe/cli/table_args.h"
+#include "floe/table/table.h"
+
+namespace floe::cli {
+namespace {
+
+struct TableArgs {
+  CatalogArgs catalog;
+  std::string table;
+  std::vector<std::string> sets;
+};
+
+struct Opened {
+  std::unique_ptr<catalog::Catalog> cat;
+  std::unique_ptr<table::Table> table;
+};
+
+Result<Opened> OpenTable(const TableArgs& a) {
+  Opened o;
+  FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(a.table));
+  FLOE_ASSIGN_OR_RETURN(o.cat, a.catalog.Open());
+  FLOE_ASSIGN_OR_RETURN(auto loaded, o.cat->LoadTable(id));
+  o.table = std::make_unique<table::Table>(o.cat.get(), std::move(loaded));
+  return o;
+}
+
+std::string_view ContentName(iceberg::DataFileContent c) {
+  switch (c) {
+    case iceberg::DataFileContent::kData: return "data";
+    case iceberg::DataFileContent::kPositionDeletes: return "position-deletes";
+    case iceberg::DataFileContent::kEqualityDeletes: return "equality-deletes";
+  }
+  return "?";
+}
+
+Status RunFiles(const TableArgs& a) {
+  FLOE_ASSIGN_OR_RETURN(Opened o, OpenTable(a));
+  FLOE_ASSIGN_OR_RETURN(auto sets, ParseKeyValues(a.sets, "--set"));
+  const iceberg::TableMetadata& m = o.table->metadata();
+  const iceberg::Snapshot* snapshot = m.CurrentSnapshot();
+  for (const auto& [k, v] : sets) {
+    if (k == "snapshot-id") {
+      int64_t sid = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), sid);
+      if (ec != std::errc() || p != v.data() + v.size()) {
+        return UsageError(fmt::format("--set snapshot-id={}: not a snapshot id", v));
+      }
+      snapshot = m.SnapshotById(sid);
+      if (!snapshot) return Fail(NotFound("table {} has no snapshot {}", a.table, v).error());
+    } else if (k == "branch" || k == "tag") {
+      FLOE_ASSIGN_OR_RETURN(snapshot, m.SnapshotByRef(v));
+    } else {
+      return UsageError(fmt::format("--set {}: floe files takes snapshot-id, branch or tag", k));
+    }
+  }
+  StdoutWriter out;
+  if (snapshot == nullptr) return out.Flush();
+  FLOE_ASSIGN_OR_RETURN(auto entries, table::LiveEntries(*o.table, *snapshot));
+  for (const auto& e : entries) {
+    const iceberg::DataFile& f = e.data_file;
+    nlohmann::ordered_json j;
+    j["content"] = ContentName(f.content);
+    j["file-path"] = f.file_path;
+    j["record-count"] = f.record_count;
+    j["file-size-in-bytes"] = f.file_size_in_bytes;
+    j["sequence-number"] = e.sequence_number ? nlohmann::json(*e.sequence_number) : nlohmann::json();
+    j["snapshot-id"] = e.snapshot_id ? nlohmann::json(*e.snapshot_id) : nlohmann::json();
+    if (!f.equality_ids.empty()) j["equality-ids"] = f.equality_ids;
+    *out.buffer() += j.dump() + "\n";
+  }
+  return out.Flush();
+}
+
+struct ExpireArgs {
+  TableArgs t;
+  int64_t older_than = -1;
+  int retain_last = -1;
+  std::vector<int64_t> snapshot_ids;
+  bool dry_run = false;
+};
+
+Status RunExpire(const ExpireArgs& a) {
+  FLOE_ASSIGN_OR_RETURN(Opened o, OpenTable(a.t));
+  table::ExpireOptions opt;
+  if (a.older_than >= 0) opt.older_than_ms = a.older_than;
+  if (a.retain_last >= 0) opt.retain_last = a.retain_last;
+  opt.snapshot_ids = a.snapshot_ids;
+  opt.dry_run = a.dry_run;
+  FLOE_ASSIGN_OR_RETURN(auto r, table::ExpireSnapshots(o.table.get(), opt));
+  nlohmann::ordered_json j;
+  j["dry-run"] = a.dry_run;
+  j["expired-snapshot-ids"] = r.expired_snapshot_ids;
+  j["deleted-files"] = r.deleted_files;
+  StdoutWriter out;
+  *out.buffer() = j.dump() + "\n";
+  return out.Flush();
+}
+
+struct RefArgs {
+  TableArgs t;
+  std::string name;
+  int64_t snapshot_id = -1;
+};
+
+Status RunRef(const RefArgs& a, bool is_tag) {
+  FLOE_ASSIGN_OR_RETURN(Opened o, OpenTable(a.t));
+  std::optional<int64_t> sid;
+  if (a.snapshot_id >= 0) sid = a.snapshot_id;
+  FLOE_ASSIGN_OR_RETURN(auto loaded, table::SetRef(o.table.get(), a.name, is_tag, sid));
+  auto it = loaded.metadata.refs.find(a.name);
+  nlohmann::ordered_json j;
+  j["table"] = a.t.table;
+  j[is_tag ? "tag" : "branch"] = a.name;
+  j["snapshot-id"] = it == loaded.metadata.refs.end() ? nlohmann::json() : nlohmann::json(it->second.snapshot_id);
+  StdoutWriter out;
+  *out.buffer() = j.dump() + "\n";
+  return out.Flush();
+}
+
+void AddTableOptions(CLI::App* cmd, TableArgs* t) {
+  t->catalog.AddTo(cmd);
+  cmd->add_option("--table", t->table, "NS.TABLE")->required();
+}
+
+}  // namespace
+
+void AddTableCommands(CLI::App* root, CommandContext* ctx) {
+  {
+    auto* cmd = root->add_subcommand("files", "Live data and delete files of a snapshot (JSON lines)");
+    auto a = std::make_shared<TableArgs>();
+    AddTableOptions(cmd, a.get());
+    cmd->add_option("--set", a->sets, "snapshot-id=ID, branch=NAME or tag=NAME")->allow_extra_args(false);
+    cmd->callback([=] { ctx->action = [=] { return RunFiles(*a); }; });
+  }
+  {
+    auto* cmd = root->add_subcommand("expire", "Expire snapshots and delete the files only they reference");
+    auto a = std::make_shared<ExpireArgs>();
+    AddTableOptions(cmd, &a->t);
+    cmd->add_option("--older-than", a->older_than, "Expire snapshots older than this (epoch ms)");
+    cmd->add_option("--retain-last", a->retain_last, "Always keep this many newest snapshots");
+    cmd->add_option("--snapshot-id", a->snapshot_ids, "Expire this snapshot (repeatable)")->allow_extra_args(false);
+    cmd->add_flag("--dry-run", a->dry_run, "Only report what would be deleted");
+    cmd->callback([=] { ctx->action = [=] { return RunExpire(*a); }; });
+  }
+  for (bool is_tag : {false, true}) {
+    auto* cmd = root->add_subcommand(is_tag ? "tag" : "branch",
+                                     is_tag ? "Create or move a tag" : "Create or move a branch");
+    auto a = std::make_shared<RefArgs>();
+    AddTableOptions(cmd, &a->t);
+    cmd->add_option("--name,name", a->name, "Name of the reference")->required();
+    cmd->add_option("--snapshot-id", a->snapshot_id, "Snapshot (default: the current one)");
+    cmd->callback([=] { ctx->action = [=] { return RunRef(*a, is_tag); }; });
+  }
+}
+
+}  // namespace floe::cli

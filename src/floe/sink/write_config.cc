@@ -1,0 +1,333 @@
+// WriteConfig: Beam's write configuration from YAML and --set, checked
+// through the option registry; Beam's partition/sort field syntax.
+#include "floe/sink/write_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cctype>
+
+#include "floe/config/options.h"
+#include "floe/iceberg/transform.h"
+
+namespace floe::sink {
+namespace {
+
+constexpr uint32_t kBeam = uint32_t(config::Scope::kBeam);
+constexpr uint32_t kWrite = uint32_t(config::Scope::kWrite);
+constexpr uint32_t kTable = uint32_t(config::Scope::kTable);
+constexpr uint32_t kCatalog = uint32_t(config::Scope::kCatalog);
+
+std::string Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// A YAML scalar as text; the error names the key.
+Result<std::string> ScalarOf(const YAML::Node& node, std::string_view key, std::string_view origin) {
+  if (!node.IsScalar()) {
+    return InvalidArgument("{}: '{}' must be a single value", origin, key);
+  }
+  return node.Scalar();
+}
+
+Result<std::vector<std::string>> ListOf(const YAML::Node& node, std::string_view key,
+                                        std::string_view origin) {
+  if (node.IsScalar()) return SplitTopLevelCommas(node.Scalar());
+  if (!node.IsSequence()) return InvalidArgument("{}: '{}' must be a list", origin, key);
+  std::vector<std::string> out;
+  for (const auto& item : node) {
+    if (!item.IsScalar()) return InvalidArgument("{}: every item of '{}' must be a single value", origin, key);
+    out.push_back(Trim(item.Scalar()));
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> MapOf(const YAML::Node& node, std::string_view key,
+                                                  std::string_view origin) {
+  std::map<std::string, std::string> out;
+  if (node.IsNull()) return out;
+  if (!node.IsMap()) return InvalidArgument("{}: '{}' must be a map of key: value", origin, key);
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar() || !kv.second.IsScalar()) {
+      return InvalidArgument("{}: every entry of '{}' must be key: value", origin, key);
+    }
+    out[kv.first.Scalar()] = kv.second.Scalar();
+  }
+  return out;
+}
+
+Status SetProjection(WriteConfig* c, ProjectionKind kind, std::vector<std::string> fields,
+                     std::string_view key, std::string_view origin) {
+  if (c->projection.kind != ProjectionKind::kNone && c->projection.kind != kind) {
+    return InvalidArgument("{}: '{}' cannot be combined with another of keep, drop, only", origin, key);
+  }
+  if (fields.empty()) return InvalidArgument("{}: '{}' names no field", origin, key);
+  c->projection.kind = kind;
+  c->projection.fields = std::move(fields);
+  return Ok();
+}
+
+// Parses "fn(arg, ...)" into fn and args; a bare name is identity.
+struct Call {
+  std::string fn;
+  std::vector<std::string> args;
+};
+
+Result<Call> ParseCall(std::string_view text, std::string_view what) {
+  std::string t = Trim(text);
+  size_t open = t.find('(');
+  if (open == std::string::npos) return Call{"identity", {t}};
+  if (t.back() != ')') return InvalidArgument("{} '{}': expected ')' at the end", what, t);
+  Call c;
+  c.fn = Lower(Trim(std::string_view(t).substr(0, open)));
+  c.args = SplitTopLevelCommas(std::string_view(t).substr(open + 1, t.size() - open - 2));
+  return c;
+}
+
+Result<int32_t> ParsePositiveInt(std::string_view text, std::string_view what) {
+  int32_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v <= 0) {
+    return InvalidArgument("{}: '{}' is not a positive integer", what, text);
+  }
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::string> SplitTopLevelCommas(std::string_view text) {
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || (text[i] == ',' && depth == 0)) {
+      std::string item = Trim(text.substr(start, i - start));
+      if (!item.empty()) out.push_back(std::move(item));
+      start = i + 1;
+    } else if (text[i] == '(' || text[i] == '<') {
+      ++depth;
+    } else if ((text[i] == ')' || text[i] == '>') && depth > 0) {
+      --depth;
+    }
+  }
+  return out;
+}
+
+Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_view origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("{}: invalid YAML: {}", origin, e.what());
+  }
+  WriteConfig c;
+  if (root.IsNull()) return c;
+  if (!root.IsMap()) return InvalidArgument("{}: expected a YAML map of Beam write configuration keys", origin);
+  try {
+    std::map<std::string, std::string> keys;
+    for (const auto& kv : root) {
+      if (!kv.first.IsScalar()) return InvalidArgument("{}: keys must be plain names", origin);
+      keys[kv.first.Scalar()] = "";
+    }
+    // Unknown keys name themselves and list the Beam names.
+    for (const auto& [key, unused] : keys) {
+      if (config::FindOption(key, kBeam) == nullptr) {
+        return config::CheckOptions({{key, ""}}, kBeam, origin);
+      }
+    }
+    for (const auto& kv : root) {
+      const std::string key = kv.first.Scalar();
+      const YAML::Node& v = kv.second;
+      if (key == "table") {
+        FLOE_ASSIGN_OR_RETURN(c.table, ScalarOf(v, key, origin));
+      } else if (key == "catalog_name") {
+        FLOE_ASSIGN_OR_RETURN(c.catalog_name, ScalarOf(v, key, origin));
+      } else if (key == "catalog_properties") {
+        FLOE_ASSIGN_OR_RETURN(c.catalog_properties, MapOf(v, key, origin));
+      } else if (key == "config_properties") {
+        FLOE_ASSIGN_OR_RETURN(c.config_properties, MapOf(v, key, origin));
+      } else if (key == "table_properties") {
+        FLOE_ASSIGN_OR_RETURN(c.table_properties, MapOf(v, key, origin));
+      } else if (key == "write_properties") {
+        FLOE_ASSIGN_OR_RETURN(auto m, MapOf(v, key, origin));
+        for (auto& [k, val] : m) c.write_properties[k] = val;
+      } else if (key == "partition_fields") {
+        FLOE_ASSIGN_OR_RETURN(c.partition_fields, ListOf(v, key, origin));
+      } else if (key == "sort_fields") {
+        FLOE_ASSIGN_OR_RETURN(c.sort_fields, ListOf(v, key, origin));
+      } else if (key == "keep" || key == "drop") {
+        FLOE_ASSIGN_OR_RETURN(auto list, ListOf(v, key, origin));
+        FLOE_RETURN_IF_ERROR(SetProjection(&c, key == "keep" ? ProjectionKind::kKeep : ProjectionKind::kDrop,
+                                           std::move(list), key, origin));
+      } else if (key == "only") {
+        FLOE_ASSIGN_OR_RETURN(auto name, ScalarOf(v, key, origin));
+        FLOE_RETURN_IF_ERROR(SetProjection(&c, ProjectionKind::kOnly, {Trim(name)}, key, origin));
+      } else if (key == "triggering_frequency_seconds") {
+        FLOE_ASSIGN_OR_RETURN(auto text, ScalarOf(v, key, origin));
+        const config::OptionDef* def = config::FindOption(key, kBeam);
+        FLOE_RETURN_IF_ERROR(config::CheckValue(*def, key, text));
+        c.triggering_frequency_seconds = std::stoi(text);
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("{}: invalid YAML: {}", origin, e.what());
+  }
+  FLOE_RETURN_IF_ERROR(c.Validate().transform_error([&](Error e) { return std::move(e).WithContext(origin); }));
+  return c;
+}
+
+Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::string_view origin) {
+  std::string key(key_view);
+  if (const config::OptionDef* beam = config::FindOption(key, kBeam)) {
+    if (beam->type == config::OptionType::kMap) {
+      return InvalidArgument("{} '{}': a map; give it in --config YAML (catalog properties also as --catalog key=value)",
+                             origin, key);
+    }
+    FLOE_RETURN_IF_ERROR(config::CheckValue(*beam, key, value));
+    if (key == "table") {
+      table = std::string(value);
+    } else if (key == "catalog_name") {
+      catalog_name = std::string(value);
+    } else if (key == "partition_fields") {
+      partition_fields = SplitTopLevelCommas(value);
+    } else if (key == "sort_fields") {
+      sort_fields = SplitTopLevelCommas(value);
+    } else if (key == "keep" || key == "drop") {
+      projection = {};
+      return SetProjection(this, key == "keep" ? ProjectionKind::kKeep : ProjectionKind::kDrop,
+                           SplitTopLevelCommas(value), key, origin);
+    } else if (key == "only") {
+      projection = {};
+      return SetProjection(this, ProjectionKind::kOnly, {Trim(value)}, key, origin);
+    } else if (key == "triggering_frequency_seconds") {
+      triggering_frequency_seconds = std::stoi(std::string(value));
+    }
+    return Ok();
+  }
+  const config::OptionDef* def = config::FindOption(key, kWrite | kTable);
+  if (def == nullptr) {
+    return config::CheckOptions({{key, std::string(value)}}, kBeam | kWrite | kTable, origin);
+  }
+  FLOE_RETURN_IF_ERROR(config::CheckValue(*def, key, value));
+  write_properties[key] = std::string(value);
+  if ((def->scopes & kWrite) == 0) table_properties[key] = std::string(value);
+  return Ok();
+}
+
+Status WriteConfig::Validate() const {
+  FLOE_RETURN_IF_ERROR(config::CheckOptions(catalog_properties, kCatalog, "catalog_properties"));
+  FLOE_RETURN_IF_ERROR(config::CheckOptions(table_properties, kTable, "table_properties"));
+  FLOE_RETURN_IF_ERROR(config::CheckOptions(write_properties, kWrite | kTable, "write_properties"));
+  return Ok();
+}
+
+Result<iceberg::PartitionSpec> ParsePartitionFields(const std::vector<std::string>& fields,
+                                                    const Schema& schema) {
+  iceberg::PartitionSpecBuilder builder(schema);
+  for (const std::string& text : fields) {
+    const std::string what = "partition field '" + text + "'";
+    FLOE_ASSIGN_OR_RETURN(Call call, ParseCall(text, "partition field"));
+    auto need_args = [&](size_t n) -> Status {
+      if (call.args.size() != n) {
+        return InvalidArgument("{}: {}() takes {} argument{}, found {}", what, call.fn, n, n == 1 ? "" : "s",
+                               call.args.size());
+      }
+      return Ok();
+    };
+    if (call.fn == "identity") {
+      FLOE_RETURN_IF_ERROR(need_args(1));
+      builder.Identity(call.args[0]);
+    } else if (call.fn == "bucket" || call.fn == "truncate") {
+      FLOE_RETURN_IF_ERROR(need_args(2));
+      FLOE_ASSIGN_OR_RETURN(int32_t n, ParsePositiveInt(call.args[1], what));
+      if (call.fn == "bucket") {
+        builder.Bucket(call.args[0], n);
+      } else {
+        builder.Truncate(call.args[0], n);
+      }
+    } else if (call.fn == "year" || call.fn == "years") {
+      FLOE_RETURN_IF_ERROR(need_args(1));
+      builder.Year(call.args[0]);
+    } else if (call.fn == "month" || call.fn == "months") {
+      FLOE_RETURN_IF_ERROR(need_args(1));
+      builder.Month(call.args[0]);
+    } else if (call.fn == "day" || call.fn == "days") {
+      FLOE_RETURN_IF_ERROR(need_args(1));
+      builder.Day(call.args[0]);
+    } else if (call.fn == "hour" || call.fn == "hours") {
+      FLOE_RETURN_IF_ERROR(need_args(1));
+      builder.Hour(call.args[0]);
+    } else if (call.fn == "void" || call.fn == "alwaysnull") {
+      FLOE_RETURN_IF_ERROR(need_args(1));
+      builder.Void(call.args[0]);
+    } else {
+      return InvalidArgument(
+          "{}: unknown transform '{}'; valid: col, bucket(col, N), truncate(col, W), year(col), month(col), "
+          "day(col), hour(col), void(col)",
+          what, call.fn);
+    }
+  }
+  auto spec = builder.Build(0);
+  if (!spec) return Fail(spec.error().WithContext("partition_fields"));
+  return spec;
+}
+
+Result<iceberg::SortOrder> ParseSortFields(const std::vector<std::string>& fields, const Schema& schema) {
+  if (fields.empty()) return iceberg::SortOrder::Unsorted();
+  std::vector<iceberg::SortField> out;
+  for (const std::string& text : fields) {
+    std::vector<std::string> words;
+    size_t i = 0;
+    while (i < text.size()) {
+      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+      size_t s = i;
+      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+      if (i > s) words.push_back(text.substr(s, i - s));
+    }
+    const std::string what = "sort field '" + text + "'";
+    if (words.empty()) return InvalidArgument("sort_fields: an empty sort field");
+    iceberg::SortField f;
+    f.transform = iceberg::Transform::Identity();
+    const NestedField* col = schema.FindTopLevel(words[0]);
+    if (col == nullptr) {
+      return InvalidArgument("{}: no column '{}' in the schema", what, words[0]);
+    }
+    f.source_id = col->id;
+    size_t w = 1;
+    bool explicit_nulls = false;
+    if (w < words.size() && (Lower(words[w]) == "asc" || Lower(words[w]) == "desc")) {
+      f.direction = Lower(words[w]) == "asc" ? iceberg::SortDirection::kAsc : iceberg::SortDirection::kDesc;
+      ++w;
+    }
+    if (w + 1 < words.size() + 1 && w < words.size() && Lower(words[w]) == "nulls") {
+      if (w + 1 >= words.size() || (Lower(words[w + 1]) != "first" && Lower(words[w + 1]) != "last")) {
+        return InvalidArgument("{}: expected 'nulls first' or 'nulls last'", what);
+      }
+      f.null_order = Lower(words[w + 1]) == "first" ? iceberg::NullOrder::kNullsFirst : iceberg::NullOrder::kNullsLast;
+      explicit_nulls = true;
+      w += 2;
+    }
+    if (w != words.size()) {
+      return InvalidArgument("{}: unexpected '{}'; expected `col [asc|desc] [nulls first|last]`", what, words[w]);
+    }
+    if (!explicit_nulls) {
+      f.null_order = f.direction == iceberg::SortDirection::kAsc ? iceberg::NullOrder::kNullsFirst
+                                                                 : iceberg::NullOrder::kNullsLast;
+    }
+    out.push_back(std::move(f));
+  }
+  iceberg::SortOrder order(1, std::move(out));
+  if (Status st = order.Validate(schema); !st) return Fail(st.error().WithContext("sort_fields"));
+  return order;
+}
+
+}  // namespace floe::sink
