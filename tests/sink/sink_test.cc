@@ -1,0 +1,221 @@
+// The sink module alone: Beam configuration from YAML and --set (checked
+// through the option registry), partition/sort field syntax, keep/drop/only
+// projection and binding to a table schema, and the two-stage pipeline
+// (rows in order, errors from either stage stop both).
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "floe/format/jsonl_reader.h"
+#include "floe/sink/pipeline.h"
+#include "floe/sink/projection.h"
+#include "floe/sink/write_config.h"
+#include "floe/types/json_value.h"
+#include "floe/types/sql_schema.h"
+
+namespace floe::sink {
+namespace {
+
+SchemaPtr Sql(const char* text) {
+  auto s = ParseSqlColumns(text);
+  EXPECT_TRUE(s) << s.error().message;
+  return std::make_shared<Schema>(std::move(*s));
+}
+
+TEST(WriteConfig, YamlEveryKey) {
+  auto c = WriteConfig::FromYaml(R"(
+table: db.t
+catalog_name: c1
+catalog_properties: {warehouse: /tmp/wh}
+config_properties: {a: b}
+partition_fields: [id, "bucket(id, 4)"]
+sort_fields: ["id desc"]
+table_properties: {write.parquet.compression-codec: snappy}
+write_properties: {target-file-size-bytes: 1000}
+keep: [id, name]
+triggering_frequency_seconds: 30
+)",
+                                 "t.yaml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->table, "db.t");
+  EXPECT_EQ(c->catalog_name, "c1");
+  EXPECT_EQ(c->catalog_properties.at("warehouse"), "/tmp/wh");
+  EXPECT_EQ(c->partition_fields, (std::vector<std::string>{"id", "bucket(id, 4)"}));
+  EXPECT_EQ(c->sort_fields, (std::vector<std::string>{"id desc"}));
+  EXPECT_EQ(c->table_properties.at("write.parquet.compression-codec"), "snappy");
+  EXPECT_EQ(c->write_properties.at("target-file-size-bytes"), "1000");
+  EXPECT_EQ(c->projection.kind, ProjectionKind::kKeep);
+  EXPECT_EQ(c->triggering_frequency_seconds, 30);
+}
+
+TEST(WriteConfig, ErrorsNameTheKey) {
+  auto unknown = WriteConfig::FromYaml("tabel: x\n", "t.yaml");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("tabel"), std::string::npos) << unknown.error().message;
+  EXPECT_NE(unknown.error().message.find("table"), std::string::npos);
+  auto both = WriteConfig::FromYaml("keep: [a]\nonly: b\n", "t.yaml");
+  ASSERT_FALSE(both);
+  auto bad_prop = WriteConfig::FromYaml("write_properties: {overwrite-enabled: perhaps}\n", "t.yaml");
+  ASSERT_FALSE(bad_prop);
+  EXPECT_NE(bad_prop.error().message.find("overwrite-enabled"), std::string::npos) << bad_prop.error().message;
+  auto bad_yaml = WriteConfig::FromYaml("table: [unclosed\n", "t.yaml");
+  ASSERT_FALSE(bad_yaml);
+  EXPECT_NE(bad_yaml.error().message.find("t.yaml"), std::string::npos);
+
+  WriteConfig c;
+  EXPECT_TRUE(c.Set("overwrite-enabled", "true"));
+  EXPECT_TRUE(c.Set("write.parquet.page-size-bytes", "65536"));
+  EXPECT_EQ(c.table_properties.at("write.parquet.page-size-bytes"), "65536");
+  EXPECT_EQ(c.table_properties.count("overwrite-enabled"), 0u);
+  auto st = c.Set("write-parallelizm", "2");
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("write-parallelizm"), std::string::npos);
+  EXPECT_NE(st.error().message.find("write-parallelism"), std::string::npos) << st.error().message;
+  EXPECT_FALSE(c.Set("target-file-size-bytes", "1MB"));
+}
+
+TEST(WriteConfig, PartitionAndSortFields) {
+  SchemaPtr s = Sql("id BIGINT, name STRING, ts TIMESTAMP, d DATE");
+  EXPECT_EQ(SplitTopLevelCommas("bucket(id, 16), day(ts) ,name"),
+            (std::vector<std::string>{"bucket(id, 16)", "day(ts)", "name"}));
+  auto spec = ParsePartitionFields({"bucket(id, 16)", "truncate(name, 3)", "hour(ts)", "year(d)", "void(name)"}, *s);
+  ASSERT_TRUE(spec) << spec.error().message;
+  ASSERT_EQ(spec->fields().size(), 5u);
+  EXPECT_EQ(spec->fields()[0].name, "id_bucket");
+  EXPECT_EQ(spec->fields()[0].field_id, 1000);
+  EXPECT_FALSE(ParsePartitionFields({"bucket(id)"}, *s));
+  EXPECT_FALSE(ParsePartitionFields({"bucket(id, x)"}, *s));
+  EXPECT_FALSE(ParsePartitionFields({"nope"}, *s));
+  auto bad = ParsePartitionFields({"decade(ts)"}, *s);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("decade"), std::string::npos);
+
+  auto order = ParseSortFields({"id", "name DESC", "ts asc nulls last"}, *s);
+  ASSERT_TRUE(order) << order.error().message;
+  ASSERT_EQ(order->fields().size(), 3u);
+  EXPECT_EQ(order->order_id(), 1);
+  EXPECT_EQ(order->fields()[0].null_order, iceberg::NullOrder::kNullsFirst);
+  EXPECT_EQ(order->fields()[1].direction, iceberg::SortDirection::kDesc);
+  EXPECT_EQ(order->fields()[1].null_order, iceberg::NullOrder::kNullsLast);
+  EXPECT_EQ(order->fields()[2].null_order, iceberg::NullOrder::kNullsLast);
+  EXPECT_FALSE(ParseSortFields({"id sideways"}, *s));
+  EXPECT_FALSE(ParseSortFields({"id nulls"}, *s));
+  EXPECT_FALSE(ParseSortFields({"missing"}, *s));
+  EXPECT_TRUE(ParseSortFields({}, *s)->is_unsorted());
+}
+
+Batch Decode(SchemaPtr schema, const std::string& jsonl) {
+  auto r = format::JsonlReader::FromString(schema, jsonl);
+  EXPECT_TRUE(r);
+  Batch b(schema);
+  auto more = (*r)->Next(&b);
+  EXPECT_TRUE(more && *more);
+  return b;
+}
+
+std::string Rows(const Batch& b) {
+  std::string out;
+  for (int64_t r = 0; r < b.num_rows; ++r) {
+    AppendJsonRow(b, r, &out);
+    out += "\n";
+  }
+  return out;
+}
+
+TEST(Projector, KeepDropOnlyAndBind) {
+  SchemaPtr in = Sql("a INT, b STRING, rec STRUCT<x INT, y STRING>");
+  const std::string rows = R"({"a":1,"b":"p","rec":{"x":5,"y":"q"}})" "\n" R"({"a":2,"b":null,"rec":null})" "\n";
+
+  auto keep = Projector::Make(in, {ProjectionKind::kKeep, {"b", "a"}});
+  ASSERT_TRUE(keep);
+  ASSERT_TRUE(keep->Bind(Sql("a INT, b STRING")));
+  Batch out;
+  ASSERT_TRUE(keep->Apply(Decode(in, rows), &out, 1));
+  EXPECT_EQ(Rows(out), "{\"a\":1,\"b\":\"p\"}\n{\"a\":2,\"b\":null}\n");
+
+  auto drop = Projector::Make(in, {ProjectionKind::kDrop, {"rec"}});
+  ASSERT_TRUE(drop);
+  EXPECT_EQ(drop->projected_schema()->num_fields(), 2);
+
+  auto only = Projector::Make(in, {ProjectionKind::kOnly, {"rec"}});
+  ASSERT_TRUE(only);
+  ASSERT_TRUE(only->Bind(Sql("x INT, y STRING")));
+  ASSERT_TRUE(only->Apply(Decode(in, rows), &out, 1));
+  EXPECT_EQ(Rows(out), "{\"x\":5,\"y\":\"q\"}\n{\"x\":null,\"y\":null}\n");
+
+  EXPECT_FALSE(Projector::Make(in, {ProjectionKind::kOnly, {"a"}}));
+  EXPECT_FALSE(Projector::Make(in, {ProjectionKind::kKeep, {"zz"}}));
+  EXPECT_FALSE(Projector::Make(in, {ProjectionKind::kDrop, {"a", "b", "rec"}}));
+
+  // Binding: a table column of another type, a missing required column, an
+  // input column the table lacks; a missing optional column reads as nulls.
+  auto none = Projector::Make(Sql("a INT, b STRING"), {});
+  EXPECT_FALSE(none->Bind(Sql("a BIGINT, b STRING")));
+  EXPECT_FALSE(none->Bind(Sql("a INT, b STRING, c INT NOT NULL")));
+  EXPECT_FALSE(none->Bind(Sql("a INT")));
+  ASSERT_TRUE(none->Bind(Sql("c DOUBLE, b STRING, a INT")));
+  SchemaPtr two = Sql("a INT, b STRING");
+  ASSERT_TRUE(none->Apply(Decode(two, R"({"a":7,"b":"z"})" "\n"), &out, 1));
+  EXPECT_EQ(Rows(out), "{\"c\":null,\"b\":\"z\",\"a\":7}\n");
+  // Null in a NOT NULL table column: the row is named.
+  ASSERT_TRUE(none->Bind(Sql("a INT NOT NULL, b STRING")));
+  auto st = none->Apply(Decode(two, "{\"a\":1}\n{\"a\":null}\n"), &out, 101);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("row 102"), std::string::npos) << st.error().message;
+}
+
+class PipelineTest : public testing::TestWithParam<int> {};
+
+TEST_P(PipelineTest, RowsInOrderAndErrorsStopBothStages) {
+  SchemaPtr s = Sql("id BIGINT");
+  std::string jsonl;
+  for (int i = 0; i < 10000; ++i) jsonl += "{\"id\":" + std::to_string(i) + "}\n";
+  format::DecodeOptions dopt;
+  dopt.batch_rows = 100;
+  auto reader = format::JsonlReader::FromString(s, jsonl, dopt);
+  ASSERT_TRUE(reader);
+  auto proj = Projector::Make(s, {});
+  ASSERT_TRUE(proj->Bind(s));
+  int64_t next = 0;
+  bool ordered = true;
+  PipelineOptions opt;
+  opt.workers = GetParam();
+  auto stats = RunPipeline([&](Batch* b) { return (*reader)->Next(b); }, s, *proj,
+                           [&](const Batch& b) {
+                             const int64_t* v = b.columns[0].data<int64_t>();
+                             for (int64_t r = 0; r < b.num_rows; ++r) ordered &= v[r] == next++;
+                             return Ok();
+                           },
+                           opt);
+  ASSERT_TRUE(stats) << stats.error().message;
+  EXPECT_EQ(stats->rows, 10000);
+  EXPECT_EQ(stats->batches, 100);
+  EXPECT_TRUE(ordered);
+
+  // A decode error at line 5001 surfaces, naming the line.
+  std::string bad = jsonl;
+  bad.replace(bad.find("{\"id\":5000}"), 11, "{\"id\":\"x\"}");
+  auto r2 = format::JsonlReader::FromString(s, bad, dopt);
+  auto failed = RunPipeline([&](Batch* b) { return (*r2)->Next(b); }, s, *proj,
+                            [&](const Batch&) { return Ok(); }, opt);
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("line 5001"), std::string::npos) << failed.error().message;
+
+  // A writer error stops the decoder (it does not read the whole input).
+  std::atomic<int> decoded{0};
+  auto r3 = format::JsonlReader::FromString(s, jsonl, dopt);
+  auto wfail = RunPipeline(
+      [&](Batch* b) {
+        ++decoded;
+        return (*r3)->Next(b);
+      },
+      s, *proj, [&](const Batch&) { return Fail(IoError("disk full").error()); }, opt);
+  ASSERT_FALSE(wfail);
+  EXPECT_EQ(wfail.error().message, "disk full");
+  EXPECT_LT(decoded.load(), 20);
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, PipelineTest, testing::Values(1, 2));
+
+}  // namespace
+}  // namespace floe::sink
