@@ -23,7 +23,7 @@ SchemaPtr Sql(const char* text) {
 }
 
 TEST(WriteConfig, YamlEveryKey) {
-  auto c = WriteConfig::FromYaml(R"(
+  auto c = WriteConfig::FromYaml(R"Y(
 table: db.t
 catalog_name: c1
 catalog_properties: {warehouse: /tmp/wh}
@@ -34,7 +34,7 @@ table_properties: {write.parquet.compression-codec: snappy}
 write_properties: {target-file-size-bytes: 1000}
 keep: [id, name]
 triggering_frequency_seconds: 30
-)",
+)Y",
                                  "t.yaml");
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->table, "db.t");

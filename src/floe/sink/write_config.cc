@@ -141,7 +141,7 @@ Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_vie
     // Unknown keys name themselves and list the Beam names.
     for (const auto& [key, unused] : keys) {
       if (config::FindOption(key, kBeam) == nullptr) {
-        return config::CheckOptions({{key, ""}}, kBeam, origin);
+        FLOE_RETURN_IF_ERROR(config::CheckOptions({{key, ""}}, kBeam, origin));
       }
     }
     for (const auto& kv : root) {
@@ -181,7 +181,7 @@ Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_vie
   } catch (const YAML::Exception& e) {
     return InvalidArgument("{}: invalid YAML: {}", origin, e.what());
   }
-  FLOE_RETURN_IF_ERROR(c.Validate().transform_error([&](Error e) { return std::move(e).WithContext(origin); }));
+  if (Status st = c.Validate(); !st) return Fail(st.error().WithContext(origin));
   return c;
 }
 
