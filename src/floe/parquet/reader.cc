@@ -297,6 +297,13 @@ class FileReaderImpl {
   Status MatchField(const NestedField& req, const FileField& ff, ReadField* rf);
   void AbsentField(const NestedField& req, ReadField* rf);
   int SlotFor(int leaf);
+  /// Whether file field f is the requested field: by name, or by id. Ids the
+  /// reader made up for fields without one match only when reading the
+  /// file's own schema (a projection's ids must not meet invented ones).
+  bool Matches(const FileField& f, const NestedField& req) const {
+    if (options_.match_by_name) return f.field.name == req.name;
+    return f.field.id == req.id && (f.has_id || !options_.projection);
+  }
   Status OpenRowGroup(int rg);
   Status Assemble(const ReadField& rf, int64_t expected, ColumnVector* out);
   Status AssemblePrimitive(const ReadField& rf, int64_t expected, ColumnVector* out);
@@ -437,7 +444,7 @@ Status FileReaderImpl::MatchField(const NestedField& req, const FileField& ff, R
       for (const auto& rc : rt.fields) {
         const FileField* match = nullptr;
         for (const auto& fc : ff.children) {
-          if (options_.match_by_name ? fc.field.name == rc.name : fc.field.id == rc.id) {
+          if (Matches(fc, rc)) {
             match = &fc;
             break;
           }
@@ -524,7 +531,7 @@ Status FileReaderImpl::Project() {
   for (const auto& req : read_schema_->fields()) {
     const FileField* match = nullptr;
     for (const auto& f : fs_.fields) {
-      if (options_.match_by_name ? f.field.name == req.name : f.field.id == req.id) {
+      if (Matches(f, req)) {
         match = &f;
         break;
       }

@@ -58,6 +58,9 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
   context_ = std::move(context);
   if (!leaf.unsupported.empty()) return Fail(Unsupported("{}", leaf.unsupported).error());
   if (!chunk.__isset.meta_data) return Fail(Corrupt("column chunk has no metadata").error());
+  if (chunk.__isset.file_path && !chunk.file_path.empty()) {
+    return Fail(Unsupported("column chunk stored in another file ({})", chunk.file_path).error());
+  }
   const auto& md = chunk.meta_data;
   if (EnumValue(md.type) != static_cast<int>(leaf.physical)) {
     return Fail(Corrupt("column chunk type {} but the schema says {}", EnumValue(md.type),
