@@ -6,6 +6,10 @@
 /// DuckDB oracle plumbing (shared/interop/parquet_rows.mjs).
 #pragma once
 
+// The tests build options and chunks with designated initializers, leaving
+// the other members at their defaults on purpose.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
