@@ -569,3 +569,26 @@ TEST(TableMetadataBuilding, SnapshotsAdvanceSequenceNumbersAndRefs) {
 
 }  // namespace
 }  // namespace floe::iceberg
+
+#include "floe/util/codec.h"
+
+namespace floe::iceberg {
+namespace {
+
+TEST(TableMetadata, ReadsGzipMetadata) {
+  std::string text = ReadFile(Golden() / "java_bunnies" / "metadata" / "v5.metadata.json");
+  auto gz = MakeCompressor(Codec::kGzip);
+  ASSERT_TRUE(gz);
+  Buffer out;
+  ASSERT_TRUE((*gz)->Compress(reinterpret_cast<const uint8_t*>(text.data()), text.size(), &out));
+  std::string compressed(reinterpret_cast<const char*>(out.data()), out.size());
+  auto m = TableMetadataFromJson(compressed);
+  ASSERT_TRUE(m) << m.error().ToString();
+  EXPECT_EQ(*m, *TableMetadataFromJson(text));
+  auto broken = TableMetadataFromJson(compressed.substr(0, compressed.size() / 2));
+  ASSERT_FALSE(broken);
+  EXPECT_EQ(broken.error().kind, ErrorKind::kCorrupt);
+}
+
+}  // namespace
+}  // namespace floe::iceberg
