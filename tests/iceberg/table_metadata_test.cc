@@ -592,3 +592,34 @@ TEST(TableMetadata, ReadsGzipMetadata) {
 
 }  // namespace
 }  // namespace floe::iceberg
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace floe::iceberg {
+namespace {
+
+TEST(TableMetadataBuilding, ForkedChildrenDrawDifferentIds) {
+  int64_t parent_first = NewSnapshotId();  // seeds the parent's generator
+  (void)parent_first;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int64_t id = NewSnapshotId();
+    ssize_t n = ::write(fds[1], &id, sizeof id);
+    ::_exit(n == sizeof id ? 0 : 1);
+  }
+  int64_t parent_next = NewSnapshotId();
+  int64_t child_id = 0;
+  ASSERT_EQ(::read(fds[0], &child_id, sizeof child_id), static_cast<ssize_t>(sizeof child_id));
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_NE(child_id, parent_next);
+}
+
+}  // namespace
+}  // namespace floe::iceberg

@@ -4,6 +4,8 @@
 #include <random>
 #include <set>
 
+#include <unistd.h>
+
 #include "floe/iceberg/schema_json_internal.h"
 #include "floe/iceberg/spec_json_internal.h"
 #include "floe/iceberg/value.h"
@@ -808,11 +810,16 @@ Status CheckV2MetadataJson(std::string_view json) {
 
 namespace {
 
+// Reseeded in a forked child, which must not repeat its parent's ids.
 std::mt19937_64& Rng() {
-  thread_local std::mt19937_64 rng([] {
+  thread_local std::mt19937_64 rng;
+  thread_local pid_t seeded_for = 0;
+  const pid_t pid = ::getpid();
+  if (seeded_for != pid) {
     std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }());
+    rng.seed((static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(pid));
+    seeded_for = pid;
+  }
   return rng;
 }
 
