@@ -436,11 +436,13 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
                           &out, &err);
     EXPECT_EQ(rc, 0) << err;
     EXPECT_EQ(out, expected) << err;
-    // The reader used floe's file, not the original: its --info names it.
-    rc = testing::Run("node " + (interop / "verify_table.mjs").string() + " " + written.string() +
-                          " --info",
-                      &out, &err);
-    EXPECT_NE(out.find("v900.metadata.json"), std::string::npos);
+    if (&c == &cases[0]) {
+      // The reader used floe's file, not the original: its --info names it.
+      rc = testing::Run("node " + (interop / "verify_table.mjs").string() + " " +
+                            written.string() + " --info",
+                        &out, &err);
+      EXPECT_NE(out.find("v900.metadata.json"), std::string::npos);
+    }
     if (c.icebird) {
       rc = testing::Run("node " + (interop / "read_table.mjs").string() + " " + written.string(),
                         &out, &err);
