@@ -1,10 +1,10 @@
 #include "floe/iceberg/table_metadata.h"
 
+#include "floe/util/uuid.h"
+
 #include <algorithm>
 #include <random>
 #include <set>
-
-#include <unistd.h>
 
 #include "floe/iceberg/schema_json_internal.h"
 #include "floe/iceberg/spec_json_internal.h"
@@ -810,22 +810,10 @@ Status CheckV2MetadataJson(std::string_view json) {
 
 namespace {
 
-// Reseeded in a forked child, which must not repeat its parent's ids.
-std::mt19937_64& Rng() {
-  thread_local std::mt19937_64 rng;
-  thread_local pid_t seeded_for = 0;
-  const pid_t pid = ::getpid();
-  if (seeded_for != pid) {
-    std::random_device rd;
-    rng.seed((static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(pid));
-    seeded_for = pid;
-  }
-  return rng;
-}
-
+// floe::RandomU64 reseeds after fork(), so processes never share ids.
 void RandomUuidBits(uint64_t* msb, uint64_t* lsb) {
-  *msb = Rng()();
-  *lsb = Rng()();
+  *msb = RandomU64();
+  *lsb = RandomU64();
   *msb = (*msb & ~0xF000ULL) | 0x4000ULL;                            // version 4
   *lsb = (*lsb & ~0xC000000000000000ULL) | 0x8000000000000000ULL;  // IETF variant
 }

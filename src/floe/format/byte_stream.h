@@ -1,0 +1,65 @@
+/// \file
+/// Sequential input for the row decoders: a local file, standard input ("-")
+/// or an in-memory string, read in chunks into a buffer that keeps the
+/// unread tail (a partial line or record) and extra zeroed padding after the
+/// data, so that SIMD parsers (simdjson) may read past the end safely.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "floe/util/status.h"
+
+namespace floe::format {
+
+/// A chunked reader. `data()[begin() .. end())` holds unread bytes; Consume()
+/// moves begin; Fill() compacts and reads more. Memory is bounded by the
+/// chunk size plus the longest line/record the caller keeps unconsumed.
+class ByteStream {
+ public:
+  /// Padding after the last valid byte (>= simdjson's SIMDJSON_PADDING).
+  static constexpr size_t kPadding = 64;
+  /// Refuse a single line/record larger than this.
+  static constexpr size_t kMaxUnit = size_t{1} << 30;
+
+  /// Opens a local file, or standard input for "-".
+  static Result<std::unique_ptr<ByteStream>> Open(const std::string& path,
+                                                  size_t chunk_bytes = size_t{4} << 20);
+  /// A stream over a string (tests, small inputs).
+  static std::unique_ptr<ByteStream> FromString(std::string data, std::string name = "<string>");
+
+  ~ByteStream();
+  ByteStream(const ByteStream&) = delete;
+  ByteStream& operator=(const ByteStream&) = delete;
+
+  char* data() { return buf_.get(); }
+  size_t begin() const { return begin_; }
+  size_t end() const { return end_; }
+  bool eof() const { return eof_; }
+  const std::string& name() const { return name_; }
+  void Consume(size_t n) { begin_ += n; }
+
+  /// Moves unread bytes to the front and reads at least one more byte unless
+  /// at end of input; grows the buffer when it is full of unread bytes.
+  /// Returns false at end of input (nothing more was read).
+  Result<bool> Fill();
+
+ private:
+  ByteStream() = default;
+  Status Grow(size_t min_capacity);
+
+  std::string name_;
+  int fd_ = -1;
+  bool own_fd_ = false;
+  std::string memory_;
+  size_t memory_pos_ = 0;
+  bool from_memory_ = false;
+  std::unique_ptr<char[]> buf_;
+  size_t capacity_ = 0;  // usable bytes (padding not included)
+  size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+};
+
+}  // namespace floe::format

@@ -1,0 +1,64 @@
+/// \file
+/// Text forms of primitive values, shared by the JSONL and CSV decoders: the
+/// Iceberg spec's JSON single-value forms (Appendix D, the forms
+/// floe/types/json_value.h prints) and the natural spellings people write.
+///
+///   boolean   true / false (any case)
+///   int, long decimal digits with an optional sign; range-checked
+///   float, double  a decimal number, NaN, Infinity, -Infinity (also inf, nan)
+///   decimal   [-+]digits[.digits][e[-+]N]: exact (no binary floating point);
+///             fraction digits beyond the scale must be zeros, and the total
+///             must fit the precision
+///   date      YYYY-MM-DD (years beyond 9999 as +YYYYYY / -YYYYYY)
+///   time      HH:MM[:SS[.f...]] up to 9 fraction digits (beyond 6 must be zeros)
+///   timestamp YYYY-MM-DD[(T| )HH:MM[:SS[.f...]]] without a zone; for the tz
+///             types a zone Z, +HH:MM, +HHMM or +HH may follow (none = UTC);
+///             fraction digits beyond the unit (6, or 9 for _ns) must be zeros
+///   uuid      8-4-4-4-12 hex digits (or 32 hex digits), any case
+///   fixed, binary  hex digits, any case, even count (fixed: exactly L bytes)
+/// A failure is kInvalidArgument with a message naming the value and the rule,
+/// without the line or column (the decoders add those).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "floe/types/sql_schema.h"
+#include "floe/types/type.h"
+#include "floe/util/status.h"
+
+namespace floe::format {
+
+/// Quotes a value for a message, cut to 64 bytes: '2024-13-01'.
+std::string QuoteValue(std::string_view text);
+
+Result<bool> ParseBoolText(std::string_view text);
+/// An integer of a column of type `type` (int, long): range-checked for int.
+Result<int64_t> ParseIntegerText(std::string_view text, const Type& type);
+Result<double> ParseDoubleText(std::string_view text);
+Result<float> ParseFloatText(std::string_view text);
+/// The unscaled value of a decimal(P, S) column.
+Result<int128_t> ParseDecimalText(std::string_view text, const Type& type);
+/// Days since 1970-01-01.
+Result<int32_t> ParseDateText(std::string_view text);
+/// Microseconds since midnight.
+Result<int64_t> ParseTimeText(std::string_view text);
+/// The date part of the last timestamp parsed (consecutive rows usually share it).
+struct DateCache {
+  char text[10] = {};
+  int64_t days = 0;
+  bool valid = false;
+};
+
+/// Microseconds (or nanoseconds for the _ns types) since the epoch, for any
+/// of the four timestamp types. `cache` (optional) skips re-parsing a date
+/// equal to the previous one.
+Result<int64_t> ParseTimestampText(std::string_view text, const Type& type,
+                                   DateCache* cache = nullptr);
+/// 16 bytes, big-endian, into `out`.
+Status ParseUuidText(std::string_view text, uint8_t out[16]);
+/// Hex digits into bytes appended to `out`; `expected_len` >= 0 requires that many bytes.
+Status ParseHexText(std::string_view text, int32_t expected_len, std::string* out);
+
+}  // namespace floe::format

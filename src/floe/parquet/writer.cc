@@ -1,0 +1,521 @@
+#include "floe/parquet/writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "floe/parquet/column_writer_internal.h"
+#include "floe/parquet/schema_mapping.h"
+#include "floe/parquet/schema_mapping_internal.h"
+#include "floe/parquet/thrift_internal.h"
+
+namespace floe::parquet {
+
+// ---------------------------------------------------------------------------------
+// Options
+
+namespace {
+
+constexpr std::string_view kPrefix = "write.parquet.";
+
+// Every scalar key FromProperties knows, with what it sets.
+constexpr std::string_view kScalarKeys[] = {
+    "write.parquet.row-group-size-bytes", "write.parquet.page-size-bytes",
+    "write.parquet.page-row-limit",       "write.parquet.dict-size-bytes",
+    "write.parquet.compression-codec",    "write.parquet.compression-level",
+    "write.parquet.bloom-filter-max-bytes", "write.parquet.page-version",
+    "write.parquet.dictionary-enabled",
+};
+constexpr std::string_view kColumnPrefixes[] = {
+    "write.parquet.bloom-filter-enabled.column.",
+    "write.parquet.bloom-filter-fpp.column.",
+    "write.parquet.encoding.column.",
+};
+
+std::string ValidKeys() {
+  std::string out;
+  for (auto k : kScalarKeys) {
+    if (!out.empty()) out += ", ";
+    out += k;
+  }
+  for (auto k : kColumnPrefixes) {
+    out += ", ";
+    out += k;
+    out += "<col>";
+  }
+  return out;
+}
+
+Result<int64_t> ParseInt(const std::string& key, const std::string& v, int64_t min) {
+  int64_t out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size() || v.empty()) {
+    return InvalidArgument("table property {}: '{}' is not an integer", key, v);
+  }
+  if (out < min) return InvalidArgument("table property {}: {} is below the minimum {}", key, v, min);
+  return out;
+}
+
+Result<bool> ParseBool(const std::string& key, const std::string& v) {
+  if (v == "true" || v == "TRUE" || v == "True") return true;
+  if (v == "false" || v == "FALSE" || v == "False") return false;
+  return InvalidArgument("table property {}: '{}' is not true or false", key, v);
+}
+
+Result<double> ParseFpp(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !(d > 0.0 && d < 1.0)) {
+    return InvalidArgument("table property {}: '{}' is not a probability in (0, 1)", key, v);
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<WriterOptions> WriterOptions::FromProperties(
+    const std::map<std::string, std::string>& props) {
+  WriterOptions o;
+  for (const auto& [key, value] : props) {
+    if (!key.starts_with(kPrefix)) continue;
+    if (key == "write.parquet.row-group-size-bytes") {
+      FLOE_ASSIGN_OR_RETURN(o.row_group_size_bytes, ParseInt(key, value, 1));
+    } else if (key == "write.parquet.page-size-bytes") {
+      FLOE_ASSIGN_OR_RETURN(o.page_size_bytes, ParseInt(key, value, 1));
+    } else if (key == "write.parquet.page-row-limit") {
+      FLOE_ASSIGN_OR_RETURN(o.page_row_limit, ParseInt(key, value, 1));
+    } else if (key == "write.parquet.dict-size-bytes") {
+      FLOE_ASSIGN_OR_RETURN(o.dict_size_bytes, ParseInt(key, value, 0));
+    } else if (key == "write.parquet.compression-codec") {
+      auto c = ParseCodec(value);
+      if (!c || *c == Codec::kDeflateRaw) {
+        return InvalidArgument(
+            "table property {}: '{}' is not a Parquet codec (uncompressed, snappy, gzip, zstd, "
+            "lz4_raw, brotli)",
+            key, value);
+      }
+      o.codec = *c;
+    } else if (key == "write.parquet.compression-level") {
+      if (value.empty()) continue;  // Iceberg's "not set"
+      FLOE_ASSIGN_OR_RETURN(int64_t level, ParseInt(key, value, -131072));
+      if (level > 22) return InvalidArgument("table property {}: level {} is too high", key, value);
+      o.compression_level = static_cast<int>(level);
+    } else if (key == "write.parquet.bloom-filter-max-bytes") {
+      FLOE_ASSIGN_OR_RETURN(o.bloom_filter_max_bytes, ParseInt(key, value, 32));
+    } else if (key == "write.parquet.page-version") {
+      if (value == "v1" || value == "V1" || value == "1") {
+        o.page_version = PageVersion::kV1;
+      } else if (value == "v2" || value == "V2" || value == "2") {
+        o.page_version = PageVersion::kV2;
+      } else {
+        return InvalidArgument("table property {}: '{}' is not v1 or v2", key, value);
+      }
+    } else if (key == "write.parquet.dictionary-enabled") {
+      FLOE_ASSIGN_OR_RETURN(o.dictionary_enabled, ParseBool(key, value));
+    } else if (key.starts_with(kColumnPrefixes[0]) && key.size() > kColumnPrefixes[0].size()) {
+      FLOE_ASSIGN_OR_RETURN(bool on, ParseBool(key, value));
+      o.bloom_filter_columns[key.substr(kColumnPrefixes[0].size())] = on;
+    } else if (key.starts_with(kColumnPrefixes[1]) && key.size() > kColumnPrefixes[1].size()) {
+      FLOE_ASSIGN_OR_RETURN(double fpp, ParseFpp(key, value));
+      o.bloom_filter_fpp[key.substr(kColumnPrefixes[1].size())] = fpp;
+    } else if (key.starts_with(kColumnPrefixes[2]) && key.size() > kColumnPrefixes[2].size()) {
+      ColumnEncoding e;
+      if (value == "plain") {
+        e = ColumnEncoding::kPlain;
+      } else if (value == "dictionary") {
+        e = ColumnEncoding::kDictionary;
+      } else if (value == "delta") {
+        e = ColumnEncoding::kDelta;
+      } else if (value == "byte_stream_split") {
+        e = ColumnEncoding::kByteStreamSplit;
+      } else {
+        return InvalidArgument(
+            "table property {}: '{}' is not plain, dictionary, delta or byte_stream_split", key,
+            value);
+      }
+      o.column_encodings[key.substr(kColumnPrefixes[2].size())] = e;
+    } else {
+      return InvalidArgument("unknown table property '{}'; valid write.parquet properties: {}",
+                             key, ValidKeys());
+    }
+  }
+  return o;
+}
+
+// ---------------------------------------------------------------------------------
+// The file writer
+
+namespace {
+constexpr char kMagic[4] = {'P', 'A', 'R', '1'};
+
+std::string IcebergName(const LeafColumn& leaf) {
+  std::string out;
+  for (const auto& p : leaf.iceberg_path) {
+    if (!out.empty()) out += '.';
+    out += p;
+  }
+  return out;
+}
+
+Status CheckDecimals(const LeafColumn& leaf, const LeafLevels& lv) {
+  const Type& t = *leaf.type;
+  if (t.id != TypeId::kDecimal) return Ok();
+  int128_t limit = 1;
+  for (int i = 0; i < t.precision; ++i) limit *= 10;
+  const int128_t* v = lv.leaf->data<int128_t>();
+  auto check = [&](int64_t i) -> Status {
+    if (v[i] >= limit || v[i] <= -limit) {
+      return InvalidArgument("column '{}': value at index {} does not fit {}", IcebergName(leaf), i,
+                             t.ToString());
+    }
+    return Ok();
+  };
+  if (lv.identity) {
+    for (int64_t i = 0; i < lv.num_rows; ++i) FLOE_RETURN_IF_ERROR(check(i));
+  } else {
+    for (int64_t i : lv.positions) FLOE_RETURN_IF_ERROR(check(i));
+  }
+  return Ok();
+}
+
+struct ChunkIndexes {
+  std::optional<format::ColumnIndex> column_index;
+  format::OffsetIndex offset_index;
+  std::optional<BloomFilter> bloom;
+};
+
+}  // namespace
+
+class FileWriterImpl {
+ public:
+  Status Init(std::unique_ptr<OutputFile> out, SchemaPtr schema, WriterOptions options) {
+    out_ = std::move(out);
+    schema_ = std::move(schema);
+    opt_ = std::move(options);
+    if (!schema_) return InvalidArgument("Parquet writer for {}: no schema", out_->path());
+    FLOE_ASSIGN_OR_RETURN(pschema_, MapSchema(*schema_));
+    if (pschema_.leaves.empty()) {
+      return InvalidArgument("Parquet writer for {}: the schema has no columns", out_->path());
+    }
+    if (opt_.page_row_limit < 1 || opt_.page_size_bytes < 1 || opt_.row_group_size_bytes < 1 ||
+        opt_.write_batch_rows < 1) {
+      return InvalidArgument("Parquet writer for {}: sizes and limits must be positive",
+                             out_->path());
+    }
+    if (opt_.codec == Codec::kDeflateRaw) {
+      return InvalidArgument("Parquet writer for {}: deflate is not a Parquet codec", out_->path());
+    }
+    FLOE_ASSIGN_OR_RETURN(compressor_, MakeCompressor(opt_.codec, opt_.compression_level));
+    // Resolve per-column options; every named column must exist.
+    std::set<std::string> names;
+    for (const auto& leaf : pschema_.leaves) names.insert(IcebergName(leaf));
+    auto check_names = [&](const auto& m, const char* what) -> Status {
+      for (const auto& [col, _] : m) {
+        if (!names.count(col)) {
+          return InvalidArgument("Parquet writer for {}: {} names column '{}', which is not a "
+                                 "primitive column of the schema",
+                                 out_->path(), what, col);
+        }
+      }
+      return Ok();
+    };
+    FLOE_RETURN_IF_ERROR(check_names(opt_.bloom_filter_columns, "write.parquet.bloom-filter-enabled"));
+    FLOE_RETURN_IF_ERROR(check_names(opt_.bloom_filter_fpp, "write.parquet.bloom-filter-fpp"));
+    FLOE_RETURN_IF_ERROR(check_names(opt_.column_encodings, "write.parquet.encoding"));
+    for (const auto& leaf : pschema_.leaves) {
+      ColumnWriterConfig c;
+      c.leaf = &leaf;
+      std::string name = IcebergName(leaf);
+      ColumnEncoding enc = ColumnEncoding::kDefault;
+      if (auto it = opt_.column_encodings.find(name); it != opt_.column_encodings.end()) {
+        enc = it->second;
+      }
+      const PhysicalType pt = leaf.physical;
+      if (enc == ColumnEncoding::kDefault) {
+        enc = opt_.dictionary_enabled && pt != PhysicalType::kBoolean ? ColumnEncoding::kDictionary
+                                                                      : ColumnEncoding::kPlain;
+      }
+      bool ok = true;
+      if (enc == ColumnEncoding::kDictionary) ok = pt != PhysicalType::kBoolean;
+      if (enc == ColumnEncoding::kDelta) {
+        ok = pt == PhysicalType::kInt32 || pt == PhysicalType::kInt64 ||
+             pt == PhysicalType::kByteArray;
+      }
+      if (enc == ColumnEncoding::kByteStreamSplit) {
+        ok = pt == PhysicalType::kFloat || pt == PhysicalType::kDouble ||
+             pt == PhysicalType::kInt32 || pt == PhysicalType::kInt64 ||
+             pt == PhysicalType::kFixedLenByteArray;
+      }
+      if (!ok) {
+        return InvalidArgument("write.parquet.encoding.column.{}: the encoding does not apply to "
+                               "{} columns",
+                               name, leaf.type->ToString());
+      }
+      c.encoding = enc;
+      c.page_version = opt_.page_version;
+      c.page_size_bytes = opt_.page_size_bytes;
+      c.page_row_limit = opt_.page_row_limit;
+      c.dict_size_bytes = opt_.dict_size_bytes;
+      c.codec = opt_.codec;
+      c.compressor = compressor_.get();
+      c.statistics = opt_.write_statistics;
+      c.page_index = opt_.write_page_index;
+      if (auto it = opt_.bloom_filter_columns.find(name); it != opt_.bloom_filter_columns.end()) {
+        c.bloom_filter = it->second;
+      }
+      if (auto it = opt_.bloom_filter_fpp.find(name); it != opt_.bloom_filter_fpp.end()) {
+        c.bloom_fpp = it->second;
+      }
+      c.bloom_max_bytes = opt_.bloom_filter_max_bytes;
+      FLOE_ASSIGN_OR_RETURN(auto w, MakeColumnChunkWriter(c));
+      writers_.push_back(std::move(w));
+    }
+    levels_.resize(pschema_.leaves.size());
+    indexes_.emplace_back();
+    FLOE_RETURN_IF_ERROR(out_->Write(kMagic, 4));
+    return Ok();
+  }
+
+  Status Write(const Batch& batch) {
+    if (closed_) return InvalidArgument("Parquet writer for {}: Write after Close/Abort", out_->path());
+    if (batch.columns.size() != static_cast<size_t>(schema_->num_fields())) {
+      return InvalidArgument("Parquet writer for {}: batch has {} columns, schema has {}",
+                             out_->path(), batch.columns.size(), schema_->num_fields());
+    }
+    for (size_t i = 0; i < batch.columns.size(); ++i) {
+      const auto& f = schema_->fields()[i];
+      if (!batch.columns[i].type || !(*batch.columns[i].type == *f.type)) {
+        return InvalidArgument("Parquet writer for {}: column '{}' of the batch is {}, schema says {}",
+                               out_->path(), f.name,
+                               batch.columns[i].type ? batch.columns[i].type->ToString() : "untyped",
+                               f.type->ToString());
+      }
+    }
+    if (Status st = batch.Validate(); !st) {
+      return InvalidArgument("Parquet writer for {}: malformed batch: {}", out_->path(),
+                             st.error().message);
+    }
+    const int64_t n = batch.num_rows;
+    if (n == 0) return Ok();
+    for (size_t l = 0; l < pschema_.leaves.size(); ++l) {
+      const LeafColumn& leaf = pschema_.leaves[l];
+      if (Status st = ShredLeaf(leaf, batch.columns[leaf.top_level_index], n, &levels_[l]); !st) {
+        return Fail(std::move(st).error().WithContext(out_->path()));
+      }
+      FLOE_RETURN_IF_ERROR(CheckDecimals(leaf, levels_[l]));
+    }
+    for (int64_t a = 0; a < n;) {
+      int64_t b = std::min(n, a + opt_.write_batch_rows);
+      for (size_t l = 0; l < writers_.size(); ++l) {
+        FLOE_RETURN_IF_ERROR(writers_[l]->Write(levels_[l], a, b));
+      }
+      rg_rows_ += b - a;
+      a = b;
+      if (BufferedBytes() >= opt_.row_group_size_bytes) FLOE_RETURN_IF_ERROR(FlushRowGroup());
+    }
+    return Ok();
+  }
+
+  int64_t BufferedBytes() const {
+    int64_t t = 0;
+    for (const auto& w : writers_) t += w->BufferedBytes();
+    return t;
+  }
+
+  int64_t EstimatedFileSize() const {
+    return out_->Tell() + BufferedBytes() + 64 * static_cast<int64_t>(writers_.size()) + 64;
+  }
+
+  Status FlushRowGroup() {
+    if (rg_rows_ == 0) return Ok();
+    format::RowGroup rg;
+    std::vector<format::ColumnChunk> chunks;
+    int64_t total_uncompressed = 0, total_compressed = 0;
+    const int64_t rg_start = out_->Tell();
+    auto& idx = indexes_.back();
+    idx.resize(writers_.size());
+    for (size_t l = 0; l < writers_.size(); ++l) {
+      ChunkOutput co;
+      FLOE_RETURN_IF_ERROR(writers_[l]->FinishChunk(&co));
+      const int64_t start = out_->Tell();
+      if (!co.dictionary_page.empty()) {
+        FLOE_RETURN_IF_ERROR(out_->Write(co.dictionary_page.data(), co.dictionary_page.size()));
+      }
+      FLOE_RETURN_IF_ERROR(out_->Write(co.data_pages->data(), co.data_pages->size()));
+      format::ColumnMetaData m = std::move(co.meta);
+      m.__set_data_page_offset(m.data_page_offset + start);
+      if (m.__isset.dictionary_page_offset) m.__set_dictionary_page_offset(start);
+      total_uncompressed += m.total_uncompressed_size;
+      total_compressed += m.total_compressed_size;
+      format::ColumnChunk cc;
+      cc.__set_file_offset(0);  // deprecated; readers use the page offsets (PITFALLS 5)
+      cc.__set_meta_data(m);
+      chunks.push_back(std::move(cc));
+      for (auto& loc : co.offset_index.page_locations) loc.offset += start;
+      idx[l].offset_index = std::move(co.offset_index);
+      idx[l].column_index = std::move(co.column_index);
+      idx[l].bloom = std::move(co.bloom);
+    }
+    rg.__set_columns(chunks);
+    rg.__set_total_byte_size(total_uncompressed);
+    rg.__set_num_rows(rg_rows_);
+    rg.__set_file_offset(rg_start);
+    rg.__set_total_compressed_size(total_compressed);
+    rg.__set_ordinal(static_cast<int16_t>(row_groups_.size()));
+    row_groups_.push_back(std::move(rg));
+    row_group_offsets_.push_back(rg_start);
+    num_rows_ += rg_rows_;
+    rg_rows_ = 0;
+    indexes_.emplace_back();
+    return Ok();
+  }
+
+  Result<WriteResult> Close() {
+    if (closed_) return InvalidArgument("Parquet writer for {}: already closed", out_->path());
+    Status st = Finish();
+    if (!st) {
+      Abort();
+      return Fail(std::move(st).error());
+    }
+    closed_ = true;
+    WriteResult r;
+    r.file_size_bytes = file_size_;
+    r.num_rows = num_rows_;
+    r.row_group_offsets = row_group_offsets_;
+    for (const auto& w : writers_) {
+      ColumnMetrics m;
+      w->FillMetrics(&m);
+      r.columns.push_back(std::move(m));
+    }
+    return r;
+  }
+
+  void Abort() {
+    if (!closed_ && out_) out_->Abort();
+    closed_ = true;
+  }
+
+ private:
+  Status Finish() {
+    FLOE_RETURN_IF_ERROR(FlushRowGroup());
+    // Bloom filters, then column indexes, then offset indexes (Parquet PageIndex.md).
+    for (size_t g = 0; g < row_groups_.size(); ++g) {
+      for (size_t l = 0; l < writers_.size(); ++l) {
+        auto& ix = indexes_[g][l];
+        if (!ix.bloom) continue;
+        Buffer b;
+        format::BloomFilterHeader h;
+        h.__set_numBytes(static_cast<int32_t>(ix.bloom->num_bytes()));
+        format::BloomFilterAlgorithm alg;
+        alg.__set_BLOCK(format::SplitBlockAlgorithm());
+        h.__set_algorithm(alg);
+        format::BloomFilterHash hash;
+        hash.__set_XXHASH(format::XxHash());
+        h.__set_hash(hash);
+        format::BloomFilterCompression comp;
+        comp.__set_UNCOMPRESSED(format::Uncompressed());
+        h.__set_compression(comp);
+        FLOE_RETURN_IF_ERROR(SerializeThrift(h, &b));
+        b.Append(ix.bloom->data(), ix.bloom->num_bytes());
+        auto& m = row_groups_[g].columns[l].meta_data;
+        m.__set_bloom_filter_offset(out_->Tell());
+        m.__set_bloom_filter_length(static_cast<int32_t>(b.size()));
+        row_groups_[g].columns[l].__isset.meta_data = true;
+        FLOE_RETURN_IF_ERROR(out_->Write(b.data(), b.size()));
+      }
+    }
+    if (opt_.write_page_index) {
+      for (size_t g = 0; g < row_groups_.size(); ++g) {
+        for (size_t l = 0; l < writers_.size(); ++l) {
+          auto& ix = indexes_[g][l];
+          if (!ix.column_index) continue;
+          Buffer b;
+          FLOE_RETURN_IF_ERROR(SerializeThrift(*ix.column_index, &b));
+          auto& cc = row_groups_[g].columns[l];
+          cc.__set_column_index_offset(out_->Tell());
+          cc.__set_column_index_length(static_cast<int32_t>(b.size()));
+          FLOE_RETURN_IF_ERROR(out_->Write(b.data(), b.size()));
+        }
+      }
+      for (size_t g = 0; g < row_groups_.size(); ++g) {
+        for (size_t l = 0; l < writers_.size(); ++l) {
+          auto& ix = indexes_[g][l];
+          Buffer b;
+          FLOE_RETURN_IF_ERROR(SerializeThrift(ix.offset_index, &b));
+          auto& cc = row_groups_[g].columns[l];
+          cc.__set_offset_index_offset(out_->Tell());
+          cc.__set_offset_index_length(static_cast<int32_t>(b.size()));
+          FLOE_RETURN_IF_ERROR(out_->Write(b.data(), b.size()));
+        }
+      }
+    }
+    format::FileMetaData fm;
+    fm.__set_version(1);
+    fm.__set_schema(ToSchemaElements(pschema_));
+    fm.__set_num_rows(num_rows_);
+    fm.__set_row_groups(row_groups_);
+    std::vector<format::KeyValue> kvs;
+    for (const auto& [k, v] : opt_.key_value_metadata) {
+      format::KeyValue kv;
+      kv.__set_key(k);
+      kv.__set_value(v);
+      kvs.push_back(std::move(kv));
+    }
+    if (!kvs.empty()) fm.__set_key_value_metadata(kvs);
+    fm.__set_created_by("floe version 0.1.0");
+    if (opt_.write_statistics) {
+      std::vector<format::ColumnOrder> orders(writers_.size());
+      for (auto& o : orders) o.__set_TYPE_ORDER(format::TypeDefinedOrder());
+      fm.__set_column_orders(orders);
+    }
+    Buffer footer;
+    FLOE_RETURN_IF_ERROR(SerializeThrift(fm, &footer));
+    uint32_t len = static_cast<uint32_t>(footer.size());
+    footer.Append(&len, 4);
+    footer.Append(kMagic, 4);
+    FLOE_RETURN_IF_ERROR(out_->Write(footer.data(), footer.size()));
+    file_size_ = out_->Tell();
+    FLOE_RETURN_IF_ERROR(out_->Commit());
+    return Ok();
+  }
+
+  std::unique_ptr<OutputFile> out_;
+  SchemaPtr schema_;
+  WriterOptions opt_;
+  ParquetSchema pschema_;
+  std::unique_ptr<Compressor> compressor_;
+  std::vector<std::unique_ptr<ColumnChunkWriter>> writers_;
+  std::vector<LeafLevels> levels_;
+  std::vector<format::RowGroup> row_groups_;
+  std::vector<std::vector<ChunkIndexes>> indexes_;  // per row group, per leaf
+  std::vector<int64_t> row_group_offsets_;
+  int64_t rg_rows_ = 0;
+  int64_t num_rows_ = 0;
+  int64_t file_size_ = 0;
+  bool closed_ = false;
+};
+
+FileWriter::FileWriter(std::unique_ptr<FileWriterImpl> impl) : impl_(std::move(impl)) {}
+FileWriter::~FileWriter() {
+  if (impl_) impl_->Abort();
+}
+
+Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::unique_ptr<OutputFile> out,
+                                                     SchemaPtr schema, WriterOptions options) {
+  if (!out) return InvalidArgument("Parquet writer: no output file");
+  auto impl = std::make_unique<FileWriterImpl>();
+  OutputFile* raw = out.get();
+  if (Status st = impl->Init(std::move(out), std::move(schema), std::move(options)); !st) {
+    (void)raw;
+    impl->Abort();
+    return Fail(std::move(st).error());
+  }
+  return std::unique_ptr<FileWriter>(new FileWriter(std::move(impl)));
+}
+
+Status FileWriter::Write(const Batch& batch) { return impl_->Write(batch); }
+int64_t FileWriter::EstimatedFileSize() const { return impl_->EstimatedFileSize(); }
+Result<WriteResult> FileWriter::Close() { return impl_->Close(); }
+void FileWriter::Abort() { impl_->Abort(); }
+
+}  // namespace floe::parquet

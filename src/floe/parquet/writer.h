@@ -1,0 +1,115 @@
+/// \file
+/// The Parquet file writer: floe Batches in, one Parquet file out (Parquet format
+/// README "File Format"; Iceberg spec Appendix A for the type mapping). Options use
+/// Iceberg's `write.parquet.*` table-property names. The footer, page headers and
+/// everything Thrift stay in the .cc files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/io/file.h"
+#include "floe/types/column_vector.h"
+#include "floe/types/type.h"
+#include "floe/util/codec.h"
+#include "floe/util/status.h"
+
+namespace floe::parquet {
+
+/// How the values of one column are encoded.
+enum class ColumnEncoding : uint8_t {
+  kDefault,          ///< dictionary when dictionary-enabled, else plain
+  kPlain,            ///< PLAIN
+  kDictionary,       ///< RLE_DICTIONARY, PLAIN fallback past dict-size-bytes
+  kDelta,            ///< DELTA_BINARY_PACKED (int32/int64) or DELTA_LENGTH_BYTE_ARRAY
+  kByteStreamSplit,  ///< BYTE_STREAM_SPLIT (float, double, int32, int64, fixed)
+};
+
+/// Data page header version.
+enum class PageVersion : uint8_t { kV1, kV2 };
+
+/// Writer settings. Column keys (`bloom_filter_columns`, `column_encodings`) are
+/// Iceberg column names, dotted for nested fields ("a.b"), as in Iceberg's properties.
+struct WriterOptions {
+  int64_t row_group_size_bytes = 134217728;  ///< write.parquet.row-group-size-bytes
+  int64_t page_size_bytes = 1048576;         ///< write.parquet.page-size-bytes
+  int64_t page_row_limit = 20000;            ///< write.parquet.page-row-limit
+  int64_t dict_size_bytes = 2097152;         ///< write.parquet.dict-size-bytes
+  Codec codec = Codec::kZstd;                ///< write.parquet.compression-codec
+  int compression_level = 0;                 ///< write.parquet.compression-level (0 = default)
+  std::map<std::string, bool> bloom_filter_columns;   ///< ...bloom-filter-enabled.column.<col>
+  std::map<std::string, double> bloom_filter_fpp;     ///< ...bloom-filter-fpp.column.<col>
+  int64_t bloom_filter_max_bytes = 1048576;  ///< write.parquet.bloom-filter-max-bytes
+  PageVersion page_version = PageVersion::kV1;  ///< write.parquet.page-version (v1|v2)
+  bool dictionary_enabled = true;               ///< write.parquet.dictionary-enabled
+  std::map<std::string, ColumnEncoding> column_encodings;  ///< ...encoding.column.<col>
+  bool write_page_index = true;  ///< ColumnIndex + OffsetIndex
+  bool write_statistics = true;  ///< chunk and page statistics
+  /// Footer key/value metadata (the Iceberg layer puts `iceberg.schema` here).
+  std::map<std::string, std::string> key_value_metadata;
+  /// Rows the writer takes from a batch at a time (bounds how far a page or a row group
+  /// may overshoot its size).
+  int64_t write_batch_rows = 4096;
+
+  /// Reads `write.parquet.*` table properties; other keys are ignored. An unknown
+  /// `write.parquet.` key is an error that names it and lists the valid ones; a bad
+  /// value names the key and the value.
+  static Result<WriterOptions> FromProperties(const std::map<std::string, std::string>& props);
+};
+
+/// Metrics of one leaf column over the whole file, for Iceberg's data_file fields.
+struct ColumnMetrics {
+  int32_t field_id = 0;
+  std::vector<std::string> path;  ///< Parquet path_in_schema
+  int64_t compressed_size = 0;    ///< column_sizes: summed chunk total_compressed_size
+  int64_t value_count = 0;        ///< value_counts: level entries, nulls included
+  int64_t null_count = 0;
+  std::optional<int64_t> nan_count;  ///< float/double only
+  /// Iceberg single-value binary serialization (spec Appendix D), untruncated; absent
+  /// when the column has no non-null, non-NaN value.
+  std::optional<std::string> lower_bound, upper_bound;
+};
+
+/// What a finished file holds.
+struct WriteResult {
+  int64_t file_size_bytes = 0;
+  int64_t num_rows = 0;
+  std::vector<ColumnMetrics> columns;     ///< one per leaf, in schema order
+  std::vector<int64_t> row_group_offsets;  ///< file offset of each row group (split offsets)
+};
+
+class FileWriterImpl;
+
+/// Writes one Parquet file. Not thread-safe. Memory: the encoded pages of one row
+/// group plus the dictionaries.
+class FileWriter {
+ public:
+  /// Starts a file on `out` (writes the leading magic).
+  static Result<std::unique_ptr<FileWriter>> Open(std::unique_ptr<OutputFile> out,
+                                                  SchemaPtr schema, WriterOptions options);
+  ~FileWriter();
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  /// Appends the rows of `batch`, whose columns must match the schema (checked:
+  /// layout, nulls in required fields, decimal precision). On error nothing of this
+  /// batch is guaranteed; the caller should Abort().
+  Status Write(const Batch& batch);
+  /// Bytes written so far plus an estimate of what is buffered (for rolling files).
+  int64_t EstimatedFileSize() const;
+  /// Flushes the last row group, writes page indexes, bloom filters and the footer,
+  /// and commits the output file.
+  Result<WriteResult> Close();
+  /// Drops everything; the output file is not created.
+  void Abort();
+
+ private:
+  explicit FileWriter(std::unique_ptr<FileWriterImpl> impl);
+  std::unique_ptr<FileWriterImpl> impl_;
+};
+
+}  // namespace floe::parquet

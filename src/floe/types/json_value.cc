@@ -1,0 +1,459 @@
+// Canonical JSON printer (see json_value.h for the forms and their source).
+#include "floe/types/json_value.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace floe {
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+inline void AppendPadded(uint64_t v, int width, std::string* out) {
+  char buf[24];
+  int n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (int i = n; i < width; ++i) out->push_back('0');
+  while (n) out->push_back(buf[--n]);
+}
+
+inline void AppendInt(int64_t v, std::string* out) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+struct Civil {
+  int64_t year;
+  unsigned month, day;
+};
+
+// Proleptic Gregorian calendar from days since 1970-01-01 (era-based: 400-year
+// cycles of 146097 days, March-based years so that leap days fall last).
+Civil CivilFromDays(int64_t z) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const uint64_t doe = static_cast<uint64_t>(z - era * 146097);
+  const uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
+  const uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const uint64_t mp = (5 * doy + 2) / 153;
+  const unsigned d = static_cast<unsigned>(doy - (153 * mp + 2) / 5 + 1);
+  const unsigned m = static_cast<unsigned>(mp < 10 ? mp + 3 : mp - 9);
+  return {y + (m <= 2), m, d};
+}
+
+/// Year as JavaScript's Date#toISOString: 4 digits in 0..9999, else sign + 6 digits.
+void AppendYear(int64_t y, std::string* out) {
+  if (y >= 0 && y <= 9999) {
+    AppendPadded(static_cast<uint64_t>(y), 4, out);
+  } else {
+    out->push_back(y < 0 ? '-' : '+');
+    AppendPadded(static_cast<uint64_t>(y < 0 ? -y : y), 6, out);
+  }
+}
+
+void AppendCivilDate(int64_t days, std::string* out) {
+  Civil c = CivilFromDays(days);
+  AppendYear(c.year, out);
+  out->push_back('-');
+  AppendPadded(c.month, 2, out);
+  out->push_back('-');
+  AppendPadded(c.day, 2, out);
+}
+
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+/// JavaScript's Number#toString layout for decimal digits `d` (no leading
+/// zeros, k >= 1) and value 0.d x 10^n.
+void AppendJsNumber(bool negative, std::string_view d, int n, std::string* out) {
+  const int k = static_cast<int>(d.size());
+  if (negative) out->push_back('-');
+  if (k <= n && n <= 21) {
+    out->append(d);
+    out->append(static_cast<size_t>(n - k), '0');
+  } else if (0 < n && n <= 21) {
+    out->append(d.substr(0, n));
+    out->push_back('.');
+    out->append(d.substr(n));
+  } else if (-6 < n && n <= 0) {
+    out->append("0.");
+    out->append(static_cast<size_t>(-n), '0');
+    out->append(d);
+  } else {
+    out->push_back(d[0]);
+    if (k > 1) {
+      out->push_back('.');
+      out->append(d.substr(1));
+    }
+    out->push_back('e');
+    int e = n - 1;
+    out->push_back(e < 0 ? '-' : '+');
+    AppendInt(e < 0 ? -e : e, out);
+  }
+}
+
+/// Splits to_chars scientific text "-d.ddde+XX" into digits and n (0.d x 10^n),
+/// dropping trailing zeros of the digits.
+void SplitScientific(std::string_view s, bool* negative, std::string* digits, int* n) {
+  *negative = !s.empty() && s[0] == '-';
+  if (*negative) s.remove_prefix(1);
+  size_t e = s.find('e');
+  digits->clear();
+  for (size_t i = 0; i < e; ++i) {
+    if (s[i] != '.') digits->push_back(s[i]);
+  }
+  int exp = 0;
+  std::string_view es = s.substr(e + 1);
+  if (!es.empty() && es[0] == '+') es.remove_prefix(1);
+  std::from_chars(es.data(), es.data() + es.size(), exp);
+  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
+  *n = exp + 1;
+}
+
+bool AppendNonFinite(double v, std::string* out) {
+  if (std::isnan(v)) {
+    out->append("\"NaN\"");
+  } else if (std::isinf(v)) {
+    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  } else if (v == 0) {
+    out->append(std::signbit(v) ? "-0" : "0");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void AppendUuid(std::string_view b, std::string* out) {
+  out->push_back('"');
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
+    unsigned char c = static_cast<unsigned char>(b[i]);
+    out->push_back(kHexDigits[c >> 4]);
+    out->push_back(kHexDigits[c & 15]);
+  }
+  out->push_back('"');
+}
+
+}  // namespace
+
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const uint64_t yoe = static_cast<uint64_t>(y - era * 400);
+  const uint64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const uint64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+bool IsValidUtf8(std::string_view bytes) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const auto* end = p + bytes.size();
+  while (p < end) {
+    // ASCII fast path, 8 bytes at a time.
+    if (end - p >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      if ((w & 0x8080808080808080ULL) == 0) {
+        p += 8;
+        continue;
+      }
+    }
+    unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int len;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p < len) return false;
+    for (int i = 1; i < len; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    p += len;
+  }
+  return true;
+}
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  out->reserve(out->size() + s.size() + 2);
+  out->push_back('"');
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + start, i - start);
+    start = i + 1;
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        out->append("\\u00");
+        out->push_back(kHexDigits[c >> 4]);
+        out->push_back(kHexDigits[c & 15]);
+    }
+  }
+  out->append(s.data() + start, s.size() - start);
+  out->push_back('"');
+}
+
+void AppendJsonDouble(double v, std::string* out) {
+  if (AppendNonFinite(v, out)) return;
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  bool neg;
+  std::string digits;
+  int n;
+  SplitScientific(std::string_view(buf, r.ptr - buf), &neg, &digits, &n);
+  AppendJsNumber(neg, digits, n, out);
+}
+
+void AppendJsonFloat(float v, std::string* out) {
+  if (AppendNonFinite(v, out)) return;
+  // canonical.mjs: the smallest p for which x.toPrecision(p) reads back as the
+  // same float32. toPrecision rounds the exact value to p digits with ties
+  // away from zero, so round the exact decimal expansion of the float here
+  // the same way (a float has at most 112 significant decimal digits).
+  char buf[160];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  bool neg;
+  std::string shortest;
+  int n;
+  SplitScientific(std::string_view(buf, r.ptr - buf), &neg, &shortest, &n);
+  r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(v), std::chars_format::scientific,
+                    120);
+  std::string exact;
+  int exact_n;
+  SplitScientific(std::string_view(buf, r.ptr - buf), &neg, &exact, &exact_n);
+  std::string digits;
+  for (int p = static_cast<int>(shortest.size()); p <= 9; ++p) {
+    int dn = exact_n;
+    digits.assign(exact, 0, std::min<size_t>(p, exact.size()));
+    if (static_cast<int>(exact.size()) > p && exact[p] >= '5') {  // ties away from zero
+      int i = p - 1;
+      while (i >= 0 && digits[i] == '9') digits[i--] = '0';
+      if (i < 0) {
+        digits.insert(digits.begin(), '1');
+        digits.pop_back();
+        ++dn;
+      } else {
+        ++digits[i];
+      }
+    }
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+    std::string text = fmt::format("{}{}{}e{}", digits[0], digits.size() > 1 ? "." : "",
+                                   std::string_view(digits).substr(1), dn - 1);
+    float back = 0;
+    auto pr = std::from_chars(text.data(), text.data() + text.size(), back);
+    if (pr.ec == std::errc() && back == std::fabs(v)) {
+      AppendJsNumber(neg, digits, dn, out);
+      return;
+    }
+  }
+  AppendJsNumber(neg, shortest, n, out);
+}
+
+void AppendDateText(int32_t days, std::string* out) { AppendCivilDate(days, out); }
+
+void AppendTimeText(int64_t micros, std::string* out) {
+  uint64_t v = static_cast<uint64_t>(micros < 0 ? -micros : micros);
+  if (micros < 0) out->push_back('-');
+  uint64_t us = v % 1000000;
+  v /= 1000000;
+  uint64_t s = v % 60;
+  v /= 60;
+  uint64_t m = v % 60;
+  uint64_t h = v / 60;
+  AppendPadded(h, 2, out);
+  out->push_back(':');
+  AppendPadded(m, 2, out);
+  out->push_back(':');
+  AppendPadded(s, 2, out);
+  out->push_back('.');
+  AppendPadded(us, 6, out);
+}
+
+void AppendTimestampText(int64_t units, int digits, std::string* out) {
+  const int64_t scale = digits == 9 ? 1000000000 : 1000000;
+  int64_t secs = FloorDiv(units, scale);
+  int64_t frac = units - secs * scale;
+  int64_t days = FloorDiv(secs, 86400);
+  int64_t sod = secs - days * 86400;
+  AppendCivilDate(days, out);
+  out->push_back('T');
+  AppendPadded(static_cast<uint64_t>(sod / 3600), 2, out);
+  out->push_back(':');
+  AppendPadded(static_cast<uint64_t>(sod / 60 % 60), 2, out);
+  out->push_back(':');
+  AppendPadded(static_cast<uint64_t>(sod % 60), 2, out);
+  out->push_back('.');
+  AppendPadded(static_cast<uint64_t>(frac), digits, out);
+}
+
+void AppendDecimalText(int128_t v, int32_t scale, std::string* out) {
+  bool neg = v < 0;
+  unsigned __int128 a = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  char buf[48];
+  int n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + static_cast<int>(a % 10));
+    a /= 10;
+  } while (a);
+  while (n < scale + 1) buf[n++] = '0';
+  if (neg) out->push_back('-');
+  for (int i = n - 1; i >= 0; --i) {
+    out->push_back(buf[i]);
+    if (i == scale && scale > 0) out->push_back('.');
+  }
+}
+
+void AppendHex(std::string_view bytes, std::string* out) {
+  size_t at = out->size();
+  out->resize(at + bytes.size() * 2);
+  char* w = out->data() + at;
+  for (unsigned char c : bytes) {
+    *w++ = kHexDigits[c >> 4];
+    *w++ = kHexDigits[c & 15];
+  }
+}
+
+void AppendJsonValue(const ColumnVector& col, int64_t row, std::string* out) {
+  if (col.IsNull(row)) {
+    out->append("null");
+    return;
+  }
+  const Type& type = *col.type;
+  switch (type.id) {
+    case TypeId::kBoolean: out->append(col.data<uint8_t>()[row] ? "true" : "false"); return;
+    case TypeId::kInt: AppendInt(col.data<int32_t>()[row], out); return;
+    case TypeId::kLong: AppendInt(col.data<int64_t>()[row], out); return;
+    case TypeId::kFloat: AppendJsonFloat(col.data<float>()[row], out); return;
+    case TypeId::kDouble: AppendJsonDouble(col.data<double>()[row], out); return;
+    case TypeId::kDecimal: {
+      int128_t v;
+      std::memcpy(&v, col.values.data() + row * 16, 16);
+      out->push_back('"');
+      AppendDecimalText(v, type.scale, out);
+      out->push_back('"');
+      return;
+    }
+    case TypeId::kDate:
+      out->push_back('"');
+      AppendDateText(col.data<int32_t>()[row], out);
+      out->push_back('"');
+      return;
+    case TypeId::kTime:
+      out->push_back('"');
+      AppendTimeText(col.data<int64_t>()[row], out);
+      out->push_back('"');
+      return;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: {
+      bool ns = type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs;
+      out->push_back('"');
+      AppendTimestampText(col.data<int64_t>()[row], ns ? 9 : 6, out);
+      if (type.id == TypeId::kTimestampTz || type.id == TypeId::kTimestampTzNs) {
+        out->append("+00:00");
+      }
+      out->push_back('"');
+      return;
+    }
+    case TypeId::kString: {
+      std::string_view s = col.bytes(row);
+      if (IsValidUtf8(s)) {
+        AppendJsonString(s, out);
+      } else {
+        out->push_back('"');
+        AppendHex(s, out);
+        out->push_back('"');
+      }
+      return;
+    }
+    case TypeId::kUuid: AppendUuid(col.bytes(row), out); return;
+    case TypeId::kFixed:
+    case TypeId::kBinary:
+      out->push_back('"');
+      AppendHex(col.bytes(row), out);
+      out->push_back('"');
+      return;
+    case TypeId::kStruct:
+      out->push_back('{');
+      for (size_t i = 0; i < type.fields.size(); ++i) {
+        if (i) out->push_back(',');
+        AppendJsonString(type.fields[i].name, out);
+        out->push_back(':');
+        AppendJsonValue(col.children[i], row, out);
+      }
+      out->push_back('}');
+      return;
+    case TypeId::kList: {
+      out->push_back('[');
+      for (int64_t i = col.offsets[row]; i < col.offsets[row + 1]; ++i) {
+        if (i != col.offsets[row]) out->push_back(',');
+        AppendJsonValue(col.children[0], i, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case TypeId::kMap: {
+      out->append("{\"keys\":[");
+      for (int64_t i = col.offsets[row]; i < col.offsets[row + 1]; ++i) {
+        if (i != col.offsets[row]) out->push_back(',');
+        AppendJsonValue(col.children[0], i, out);
+      }
+      out->append("],\"values\":[");
+      for (int64_t i = col.offsets[row]; i < col.offsets[row + 1]; ++i) {
+        if (i != col.offsets[row]) out->push_back(',');
+        AppendJsonValue(col.children[1], i, out);
+      }
+      out->append("]}");
+      return;
+    }
+  }
+}
+
+void AppendJsonRow(const Batch& batch, int64_t row, std::string* out) {
+  out->push_back('{');
+  const auto& fields = batch.schema->fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendJsonString(fields[i].name, out);
+    out->push_back(':');
+    AppendJsonValue(batch.columns[i], row, out);
+  }
+  out->push_back('}');
+}
+
+}  // namespace floe
