@@ -5,6 +5,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include <xxhash.h>
+
 #include "floe/parquet/column_writer_internal.h"
 #include "floe/parquet/encoder.h"
 #include "floe/parquet/rle_encoder.h"
@@ -274,7 +276,7 @@ struct BytesPolicy {
 };
 template <PhysicalType kP>
 uint64_t BytesPolicy<kP>::Hash(T v) {
-  return BloomHash(v.data(), v.size());
+  return XXH3_64bits(v.data(), v.size());  // dictionary only; bloom filters use XXH64
 }
 
 // A decimal with precision > 18: int128 values, written as big-endian FLBA of the
