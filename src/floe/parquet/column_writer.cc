@@ -1,3 +1,8 @@
+// Shredding (Dremel levels per leaf) and the typed column chunk writers: one
+// template per physical type with a policy (how values are read, compared, hashed and
+// PLAIN-encoded), pages cut on row boundaries, dictionary with PLAIN fallback, page and
+// chunk statistics, page index entries and bloom filter hashes. See
+// column_writer_internal.h.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
