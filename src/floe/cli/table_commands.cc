@@ -2,6 +2,8 @@
 // named references.
 #include <nlohmann/json.hpp>
 
+#include <charconv>
+
 #include "floe/catalog/identifier.h"
 #include "floe/cli/table_args.h"
 #include "floe/table/table.h"
