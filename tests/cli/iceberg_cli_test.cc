@@ -51,7 +51,12 @@ std::string Shell(const std::string& s) {
 
 std::string SharedDir() {
   const char* env = std::getenv("FLOE_SHARED");
-  return env && *env ? env : FLOE_SOURCE_DIR "/../shared";
+  if (env && *env) return env;
+  // A worktree under /work/wt/<name> has the shared folder two levels up.
+  for (const char* c : {FLOE_SOURCE_DIR "/../shared", FLOE_SOURCE_DIR "/../../shared"}) {
+    if (fs::exists(fs::path(c) / "interop")) return c;
+  }
+  return FLOE_SOURCE_DIR "/../shared";
 }
 
 std::string Interop(const std::string& script) { return "node " + Shell(SharedDir() + "/interop/" + script); }
@@ -111,26 +116,30 @@ class IcebergCli : public testing::Test {
   /// floe scan, verify_table.mjs and read_table.mjs agree on the rows of a
   /// snapshot; returns the rows (sorted).
   std::string ReadBackEverywhere(const std::string& table, const std::string& table_dir,
-                                 const std::string& floe_sets = "", const std::string& oracle_args = "") {
+                                 const std::string& floe_sets = "", const std::string& oracle_args = "",
+                                 bool icebird = true) {
     RunResult s = Floe("scan --table " + table + " " + floe_sets);
     EXPECT_EQ(s.rc, 0) << s.err;
     RunResult v = Sh(Interop("verify_table.mjs") + " " + Shell(table_dir) + " --strict " + oracle_args);
     EXPECT_EQ(v.rc, 0) << v.err;
-    RunResult i = Sh(Interop("read_table.mjs") + " " + Shell(table_dir) + " " + oracle_args);
-    EXPECT_EQ(i.rc, 0) << i.err;
     std::string rows = SortedLines(s.out);
     EXPECT_EQ(rows, v.out) << "floe scan " << floe_sets << " vs verify_table.mjs " << oracle_args;
-    EXPECT_EQ(rows, i.out) << "floe scan " << floe_sets << " vs read_table.mjs " << oracle_args;
+    if (icebird) {
+      RunResult i = Sh(Interop("read_table.mjs") + " " + Shell(table_dir) + " " + oracle_args);
+      EXPECT_EQ(i.rc, 0) << i.err;
+      EXPECT_EQ(rows, i.out) << "floe scan " << floe_sets << " vs read_table.mjs " << oracle_args;
+    }
     return rows;
   }
 
   fs::path dir_;
 };
 
+// (loc.lon is nullable here: see RequiredFieldInOptionalStruct.)
 const char* kAllTypes =
     "id BIGINT NOT NULL, b BOOLEAN, i INT, f FLOAT, d DOUBLE, dec DECIMAL(9,2), "
     "big DECIMAL(38,6), dt DATE, t TIME, ts TIMESTAMP, tz TIMESTAMPTZ, s STRING, u UUID, "
-    "fx FIXED(3), bin BINARY, tags ARRAY<STRING>, loc STRUCT<lat DOUBLE, lon DOUBLE NOT NULL>, "
+    "fx FIXED(3), bin BINARY, tags ARRAY<STRING>, loc STRUCT<lat DOUBLE, lon DOUBLE>, "
     "m MAP<STRING, BIGINT>, deep ARRAY<STRUCT<k INT, v ARRAY<MAP<STRING, STRING>>>>";
 
 const char* kAllTypesRows =
@@ -159,6 +168,19 @@ TEST_F(IcebergCli, EveryTypeEveryTransformRoundTrip) {
     std::string rows = ReadBackEverywhere(table, (dir_ / "warehouse/db" / table.substr(3)).string());
     EXPECT_EQ(CountLines(rows), 4) << spec;
   }
+}
+
+// icebird 0.3.1 bundles hyparquet 1.19, which fails ("parquet struct parsing
+// error") on a file whose optional struct has no null and a required field
+// (hyparquet 1.33 and DuckDB read the same files): such a table is checked by
+// floe scan and verify_table.mjs only.
+TEST_F(IcebergCli, RequiredFieldInOptionalStruct) {
+  WriteFile(dir_ / "in.jsonl", "{\"id\":1,\"loc\":{\"lat\":1,\"lon\":2}}\n{\"id\":2,\"loc\":{\"lat\":null,\"lon\":4}}\n");
+  RunResult w = Floe("write --table db.s --schema 'id BIGINT NOT NULL, loc STRUCT<lat DOUBLE, lon DOUBLE NOT NULL>' "
+                     "--set partition_fields=id --input in.jsonl");
+  ASSERT_EQ(w.rc, 0) << w.err;
+  std::string rows = ReadBackEverywhere("db.s", (dir_ / "warehouse/db/s").string(), "", "", /*icebird=*/false);
+  EXPECT_EQ(rows, "{\"id\":1,\"loc\":{\"lat\":1,\"lon\":2}}\n{\"id\":2,\"loc\":{\"lat\":null,\"lon\":4}}\n");
 }
 
 TEST_F(IcebergCli, CommitsOverwriteBranchTagAndTimeTravel) {
