@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "floe/catalog/identifier.h"
+#include "floe/config/options.h"
 #include "floe/cli/table_args.h"
-#include "floe/iceberg/manifest_io.h"
 #include "floe/io/file.h"
 #include "floe/table/scan.h"
 #include "floe/table/scan_static.h"
@@ -34,44 +34,6 @@ struct ScanArgs {
   std::string format = "jsonl";
   int64_t limit = -1;
   int threads = 0;
-};
-
-// Manifests and manifest lists read from local files (stored paths mapped).
-class FileManifestSource : public table::ManifestSource {
- public:
-  FileManifestSource(const iceberg::TableMetadata& metadata, const LocationMapper& mapper)
-      : metadata_(metadata), mapper_(mapper) {}
-
-  Result<std::vector<iceberg::ManifestFile>> ReadManifestList(const iceberg::Snapshot& snapshot) override {
-    if (snapshot.manifest_list.empty()) {
-      std::vector<iceberg::ManifestFile> out;
-      for (const std::string& path : snapshot.manifests) {
-        FLOE_ASSIGN_OR_RETURN(auto in, Open(path));
-        FLOE_ASSIGN_OR_RETURN(auto mf, iceberg::DescribeV1Manifest(*in, metadata_, snapshot.snapshot_id));
-        out.push_back(std::move(mf));
-      }
-      return out;
-    }
-    FLOE_ASSIGN_OR_RETURN(auto in, Open(snapshot.manifest_list));
-    auto list = iceberg::ReadManifestList(*in);
-    if (!list) return Fail(list.error().WithContext(snapshot.manifest_list));
-    return list;
-  }
-
-  Result<std::vector<iceberg::ManifestEntry>> ReadManifest(const iceberg::ManifestFile& manifest) override {
-    FLOE_ASSIGN_OR_RETURN(auto in, Open(manifest.manifest_path));
-    auto entries = iceberg::ReadManifestForPlanning(*in, manifest, metadata_);
-    if (!entries) return Fail(entries.error().WithContext(manifest.manifest_path));
-    return entries;
-  }
-
- private:
-  Result<std::unique_ptr<InputFile>> Open(const std::string& location) {
-    FLOE_ASSIGN_OR_RETURN(std::string local, mapper_.ToLocal(location));
-    return OpenLocalInput(local);
-  }
-  const iceberg::TableMetadata& metadata_;
-  const LocationMapper& mapper_;
 };
 
 std::vector<std::string> SplitColumns(const std::string& text) {
@@ -196,6 +158,9 @@ Status RunScan(const ScanArgs& a) {
   }
   if (a.table.empty() == a.metadata.empty()) return UsageError("give either --table NS.TABLE or --metadata PATH");
   FLOE_ASSIGN_OR_RETURN(auto sets, ParseKeyValues(a.sets, "--set"));
+  if (Status st = config::CheckOptions(sets, uint32_t(config::Scope::kRead), "--set"); !st) {
+    return UsageError(st.error().message);
+  }
 
   std::shared_ptr<const iceberg::TableMetadata> metadata;
   LocationMapper mapper;
@@ -223,7 +188,7 @@ Status RunScan(const ScanArgs& a) {
   options->filter_text = a.where;
   if (a.limit >= 0) options->limit = a.limit;
 
-  FileManifestSource source(*metadata, mapper);
+  table::FileManifestSource source(*metadata, mapper);
   FLOE_ASSIGN_OR_RETURN(auto plan, table::PlanScan(metadata, *options, &source));
   table::TableReaderOptions ropt;
   ropt.threads = a.threads > 0 ? a.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
