@@ -116,8 +116,8 @@ TEST(ScanPartitionPruning, DayAndTruncate) {
   EXPECT_FALSE(PartMay("ts = TIMESTAMP '1970-04-12T00:00:00'", t));
   EXPECT_TRUE(PartMay("ts < TIMESTAMP '1970-04-11T00:00:01'", t));
   EXPECT_FALSE(PartMay("ts < TIMESTAMP '1970-04-10T23:59:59'", t));
-  // ts < midnight of day 100 is inclusive-projected to day <= 100: kept (not exact, but safe).
-  EXPECT_TRUE(PartMay("ts < TIMESTAMP '1970-04-11T00:00:00'", t));
+  // ts < midnight of day 100 is ts <= the last microsecond of day 99: pruned.
+  EXPECT_FALSE(PartMay("ts < TIMESTAMP '1970-04-11T00:00:00'", t));
   EXPECT_FALSE(PartMay("ts > TIMESTAMP '1970-04-12T00:00:00'", t));
   EXPECT_TRUE(PartMay("ts >= TIMESTAMP '1970-04-11T23:59:59'", t));
   EXPECT_TRUE(PartMay("k = 25", t));
@@ -419,8 +419,8 @@ struct History {
                      Snap(4, 3, 4, SnapshotOperation::kAppend)};
     md->last_sequence_number = 4;
     md->current_snapshot_id = 4;
-    md->refs["main"] = {4, iceberg::SnapshotRefType::kBranch};
-    md->refs["t2"] = {2, iceberg::SnapshotRefType::kTag};
+    md->refs["main"] = {4, iceberg::SnapshotRefType::kBranch, {}, {}, {}};
+    md->refs["t2"] = {2, iceberg::SnapshotRefType::kTag, {}, {}, {}};
     md->snapshot_log = {{1000, 1}, {2000, 2}, {3000, 3}, {4000, 4}};
     src.manifests["m1"] = {Entry(ManifestEntryStatus::kAdded, "a")};
     src.manifests["m2"] = {Entry(ManifestEntryStatus::kAdded, "b")};
@@ -525,7 +525,7 @@ TEST(ScanPlanTest, PartitionAndMetricsPruningInPlans) {
   auto md = TestMetadata();
   md->snapshots = {Snap(1, std::nullopt, 1, SnapshotOperation::kAppend)};
   md->current_snapshot_id = 1;
-  md->refs["main"] = {1, iceberg::SnapshotRefType::kBranch};
+  md->refs["main"] = {1, iceberg::SnapshotRefType::kBranch, {}, {}, {}};
   md->last_sequence_number = 1;
   FakeManifests src;
   auto eu = Entry(ManifestEntryStatus::kAdded, "eu", DataFileContent::kData, Tuple("eu", 1, 0, 0));
@@ -535,11 +535,11 @@ TEST(ScanPlanTest, PartitionAndMetricsPruningInPlans) {
   src.manifests["m"] = {eu, us};
   src.lists["list-1"] = {Manifest("m", 1, 1, 1)};
   ScanOptions o;
-  o.filter_text = "region = 'us' OR id = 5";
+  o.filter_text = "region = 'us' OR id = 1";
   auto p = PlanScan(md, o, &src);
   ASSERT_TRUE(p) << p.error().ToString();
   EXPECT_THAT(PlannedPaths(*p), ::testing::ElementsAre("eu", "us"));
-  o.filter_text = "region = 'us' AND id = 5";
+  o.filter_text = "region = 'us' AND id = 1";
   p = PlanScan(md, o, &src);
   ASSERT_TRUE(p);
   EXPECT_TRUE(p->files.empty());

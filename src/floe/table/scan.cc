@@ -327,7 +327,37 @@ bool FieldMayMatch(const Expr& e, const PartitionField& pf, const TypePtr& sourc
   }
   if (e.literals.empty()) return true;
   auto t_or = [&](const Literal& l) { return TransformLiteral(pf, source, result, l); };
-  switch (e.op) {
+  Op op = e.op;
+  std::optional<Literal> adjusted;
+  if (!identity && (op == Op::kLt || op == Op::kGt)) {
+    // On integral types a < V is a <= V-1 and a > V is a >= V+1, which
+    // projects more tightly through non-injective transforms.
+    Literal l = e.literals[0];
+    const int64_t step = op == Op::kLt ? -1 : 1;
+    switch (source->id) {
+      case TypeId::kInt:
+      case TypeId::kLong:
+      case TypeId::kDate:
+      case TypeId::kTime:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+      case TypeId::kTimestampNs:
+      case TypeId::kTimestampTzNs:
+        if ((step < 0 && l.i == INT64_MIN) || (step > 0 && l.i == INT64_MAX)) break;
+        l.i += step;
+        adjusted = l;
+        op = op == Op::kLt ? Op::kLe : Op::kGe;
+        break;
+      case TypeId::kDecimal:
+        l.dec += step;
+        adjusted = l;
+        op = op == Op::kLt ? Op::kLe : Op::kGe;
+        break;
+      default: break;
+    }
+  }
+  const Literal& first = adjusted ? *adjusted : e.literals[0];
+  switch (op) {
     case Op::kEq:
     case Op::kIn:
       for (const auto& l : e.literals) {
@@ -337,17 +367,17 @@ bool FieldMayMatch(const Expr& e, const PartitionField& pf, const TypePtr& sourc
       return false;
     case Op::kLt:
     case Op::kLe: {
-      auto t = t_or(e.literals[0]);
+      auto t = t_or(first);
       if (!t || !r.lower) return true;
       int c = expr::Compare(*r.lower, *t);
-      return identity && e.op == Op::kLt ? c < 0 : c <= 0;
+      return identity && op == Op::kLt ? c < 0 : c <= 0;
     }
     case Op::kGt:
     case Op::kGe: {
-      auto t = t_or(e.literals[0]);
+      auto t = t_or(first);
       if (!t || !r.upper) return true;
       int c = expr::Compare(*r.upper, *t);
-      return identity && e.op == Op::kGt ? c > 0 : c >= 0;
+      return identity && op == Op::kGt ? c > 0 : c >= 0;
     }
     default: return true;
   }
