@@ -75,7 +75,7 @@ const arrow = await importPkg('apache-arrow')
 const pwMod = await importPkg('parquet-wasm', 'node/parquet_wasm.js')
 const pw = pwMod.writeParquet ? pwMod : pwMod.default
 
-const n = 3000
+const n = Number(process.env.FLOE_GEN_ARROW_ROWS || 3000)  // small values make fuzz seeds
 const ids = BigInt64Array.from({ length: n }, (_, i) => BigInt(i) * 37n - 1000n)
 const i32 = Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : (i * 7919) % 100000 - 50000))
 const f32 = Float32Array.from({ length: n }, (_, i) => i / 3)

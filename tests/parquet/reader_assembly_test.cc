@@ -38,8 +38,11 @@ std::vector<uint8_t> Int96(int64_t nanos, int32_t julian) {
 /// `bit_packed_h`: column h uses the deprecated BIT_PACKED level encoding,
 /// which DuckDB does not read ("Out of buffer"), so its comparison uses RLE.
 std::string LegacyShapesFile(bool bit_packed_h = true) {
+  auto dec = Leaf("i", T::BYTE_ARRAY, kOpt, CT::DECIMAL, 19);
+  dec.__set_precision(10);
+  dec.__set_scale(3);
   std::vector<fmtns::SchemaElement> s = {
-      Root(8),
+      Root(9),
       Group("a", kOpt, 1, CT::LIST, 1),
       Group("list", kRep, 1),
       Leaf("element", T::INT32, kOpt, {}, 2),
@@ -62,6 +65,7 @@ std::string LegacyShapesFile(bool bit_packed_h = true) {
       Group("list", kRep, 1),
       Leaf("element", T::INT32, kOpt, {}, 17),
       Leaf("h", T::INT32, kOpt, {}, 18),
+      dec,
   };
   TestRowGroup rg;
   rg.num_rows = 3;
@@ -83,14 +87,16 @@ std::string LegacyShapesFile(bool bit_packed_h = true) {
       {.def = {6, 5, 2, 3, 4, 0, 1}, .rep = {0, 2, 1, 1, 1, 0, 0}, .values = Ints({1}),
        .value_splits = {4}, .page_splits = {2}},
       {.def = {1, 0, 1}, .values = Ints({10, 30}), .bit_packed_levels = bit_packed_h},
+      // BYTE_ARRAY decimal, minimal big-endian: -12345 and 99999999.
+      {.def = {1, 0, 1}, .values = Strs({"\xCF\xC7", "\x05\xF5\xE0\xFF"})},
   };
   return BuildParquet(s, {rg});
 }
 
 const std::vector<std::string> kLegacyRows = {
-    R"({"a":null,"b":[1,2],"c":[5],"d":[{"x":1,"y":"a"},{"x":2,"y":null}],"e":{"keys":["a","b"],"values":[1,null]},"f":"1970-01-02T00:00:03.500000","g":[{"inner":[1,null]},null,{"inner":null},{"inner":[]}],"h":10})",
-    R"({"a":[],"b":null,"c":[],"d":null,"e":null,"f":null,"g":null,"h":null})",
-    R"({"a":[null,1,2],"b":[],"c":[6,7],"d":[],"e":{"keys":[],"values":[]},"f":"1969-12-31T23:59:59.000001","g":[],"h":30})",
+    R"({"a":null,"b":[1,2],"c":[5],"d":[{"x":1,"y":"a"},{"x":2,"y":null}],"e":{"keys":["a","b"],"values":[1,null]},"f":"1970-01-02T00:00:03.500000","g":[{"inner":[1,null]},null,{"inner":null},{"inner":[]}],"h":10,"i":"-12.345"})",
+    R"({"a":[],"b":null,"c":[],"d":null,"e":null,"f":null,"g":null,"h":null,"i":null})",
+    R"({"a":[null,1,2],"b":[],"c":[6,7],"d":[],"e":{"keys":[],"values":[]},"f":"1969-12-31T23:59:59.000001","g":[],"h":30,"i":"99999.999"})",
 };
 
 TEST(ReaderAssembly, LegacyShapesSchema) {
@@ -150,6 +156,32 @@ TEST(ReaderAssembly, NestedProjectionAndAbsentFields) {
                        R"({"g":[{"inner":[1,null],"gone":null},null,{"inner":null,"gone":null},{"inner":[],"gone":null}],"e":{"keys":["a","b"],"values":[1,null]},"missing":null})",
                        R"({"g":null,"e":null,"missing":null})",
                        R"({"g":[],"e":{"keys":[],"values":[]},"missing":null})"}));
+}
+
+TEST(ReaderAssembly, DataPagesV2CompressedOrNot) {
+  // list<int> with nulls, pages v2 (levels uncompressed before the values),
+  // SNAPPY with is_compressed true and false, a page split inside a record.
+  std::vector<fmtns::SchemaElement> s = {Root(1), Group("a", kOpt, 1, CT::LIST, 1), Group("list", kRep, 1),
+                                          Leaf("element", T::INT32, kOpt, {}, 2)};
+  for (bool compressed : {true, false}) {
+    SCOPED_TRACE(compressed);
+    TestRowGroup rg;
+    rg.num_rows = 3;
+    rg.chunks = {{.def = {3, 2, 3, 0, 1}, .rep = {0, 1, 1, 0, 0}, .values = Ints({7, 8}),
+                  .value_splits = {4}, .page_splits = {2}, .v2 = true, .v2_is_compressed = compressed,
+                  .snappy = true}};
+    auto rows = FloeRows(MemoryInput(BuildParquet(s, {rg}), "v2.parquet"), {});
+    ASSERT_TRUE(rows) << rows.error().ToString();
+    EXPECT_EQ(*rows, (std::vector<std::string>{R"({"a":[7,null,8]})", R"({"a":null})", R"({"a":[]})"}));
+  }
+  // A v1 page compressed with SNAPPY (levels inside the compressed body).
+  TestRowGroup rg;
+  rg.num_rows = 1;
+  rg.chunks = {{.def = {3}, .rep = {0}, .values = Ints({5}), .snappy = true}};
+  std::string f = BuildParquet(s, {rg});
+  auto rows = FloeRows(MemoryInput(f, "v1.parquet"), {});
+  ASSERT_TRUE(rows) << rows.error().ToString();
+  EXPECT_EQ((*rows)[0], R"({"a":[5]})");
 }
 
 TEST(ReaderAssembly, CorruptLevelsAreErrors) {

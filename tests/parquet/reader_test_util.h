@@ -21,6 +21,7 @@
 #include "floe/parquet/reader_schema.h"
 #include "floe/parquet/rle_decoder.h"
 #include "floe/parquet/thrift_internal.h"
+#include "floe/util/codec.h"
 #include "parquet/reader_json.h"
 
 namespace floe::parquet::testutil {
@@ -72,6 +73,9 @@ struct TestChunk {
   std::vector<size_t> value_splits;      ///< byte offsets in `values` matching page_splits
   std::vector<size_t> page_splits;       ///< entry indices where new pages start
   bool bit_packed_levels = false;        ///< legacy BIT_PACKED level encoding
+  bool v2 = false;                       ///< data pages v2 (levels outside the compressed part)
+  bool v2_is_compressed = true;          ///< v2: is_compressed flag (values compressed when true)
+  bool snappy = false;                   ///< SNAPPY codec instead of UNCOMPRESSED
   std::optional<fmtns::Statistics> stats;
 };
 
@@ -134,12 +138,16 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
       vsplits.push_back(ch.values.size());
       for (size_t p = 0; p + 1 < splits.size(); ++p) {
         std::vector<uint8_t> body;
+        std::vector<uint8_t> rep_bytes, def_bytes;
         auto slice = [&](const std::vector<int16_t>& v) {
           return std::vector<int16_t>(v.begin() + splits[p], v.begin() + splits[p + 1]);
         };
         auto levels = [&](const std::vector<int16_t>& v, int mx) {
           std::vector<uint8_t> enc;
-          if (ch.bit_packed_levels) {
+          if (ch.v2) {
+            EncodeRleLevels(slice(v), mx, &enc);
+            (&v == &ch.rep ? rep_bytes : def_bytes) = enc;
+          } else if (ch.bit_packed_levels) {
             EncodeBitPackedLevels(slice(v), mx, &body);
           } else {
             EncodeRleLevels(slice(v), mx, &enc);
@@ -149,10 +157,46 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
         };
         if (leaf.max_rep > 0) levels(ch.rep, leaf.max_rep);
         if (leaf.max_def > 0) levels(ch.def, leaf.max_def);
-        body.insert(body.end(), ch.values.begin() + vsplits[p], ch.values.begin() + vsplits[p + 1]);
+        std::vector<uint8_t> vals(ch.values.begin() + vsplits[p], ch.values.begin() + vsplits[p + 1]);
         fmtns::PageHeader ph;
+        const int32_t n_page = static_cast<int32_t>(splits[p + 1] - splits[p]);
+        if (ch.v2) {
+          body = rep_bytes;
+          body.insert(body.end(), def_bytes.begin(), def_bytes.end());
+          const size_t usize = body.size() + vals.size();
+          if (ch.snappy && ch.v2_is_compressed) {
+            Buffer c;
+            (void)MakeCompressor(Codec::kSnappy).value()->Compress(vals.data(), vals.size(), &c);
+            vals.assign(c.data(), c.data() + c.size());
+          }
+          body.insert(body.end(), vals.begin(), vals.end());
+          ph.__set_type(fmtns::PageType::DATA_PAGE_V2);
+          ph.__set_uncompressed_page_size(static_cast<int32_t>(usize));
+          ph.__set_compressed_page_size(static_cast<int32_t>(body.size()));
+          fmtns::DataPageHeaderV2 h2;
+          h2.__set_num_values(n_page);
+          h2.__set_num_nulls(0);
+          h2.__set_num_rows(n_page);
+          h2.__set_encoding(fmtns::Encoding::PLAIN);
+          h2.__set_definition_levels_byte_length(static_cast<int32_t>(def_bytes.size()));
+          h2.__set_repetition_levels_byte_length(static_cast<int32_t>(rep_bytes.size()));
+          h2.__set_is_compressed(ch.v2_is_compressed);
+          ph.__set_data_page_header_v2(h2);
+          Buffer hb;
+          (void)SerializeThrift(ph, &hb);
+          file.append(reinterpret_cast<const char*>(hb.data()), hb.size());
+          file.append(reinterpret_cast<const char*>(body.data()), body.size());
+          continue;
+        }
+        body.insert(body.end(), vals.begin(), vals.end());
+        const size_t usize = body.size();
+        if (ch.snappy) {
+          Buffer c;
+          (void)MakeCompressor(Codec::kSnappy).value()->Compress(body.data(), body.size(), &c);
+          body.assign(c.data(), c.data() + c.size());
+        }
         ph.__set_type(fmtns::PageType::DATA_PAGE);
-        ph.__set_uncompressed_page_size(static_cast<int32_t>(body.size()));
+        ph.__set_uncompressed_page_size(static_cast<int32_t>(usize));
         ph.__set_compressed_page_size(static_cast<int32_t>(body.size()));
         fmtns::DataPageHeader dh;
         dh.__set_num_values(static_cast<int32_t>(splits[p + 1] - splits[p]));
@@ -172,7 +216,7 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
       md.__set_type(static_cast<fmtns::Type::type>(leaf.physical));
       md.__set_encodings({fmtns::Encoding::PLAIN, fmtns::Encoding::RLE});
       md.__set_path_in_schema(leaf.path);
-      md.__set_codec(fmtns::CompressionCodec::UNCOMPRESSED);
+      md.__set_codec(ch.snappy ? fmtns::CompressionCodec::SNAPPY : fmtns::CompressionCodec::UNCOMPRESSED);
       md.__set_num_values(static_cast<int64_t>(n_entries));
       md.__set_total_uncompressed_size(static_cast<int64_t>(file.size()) - start);
       md.__set_total_compressed_size(static_cast<int64_t>(file.size()) - start);

@@ -300,7 +300,9 @@ void RandomFiller::AppendValue(ColumnVector* col, const NestedField& f, int dept
     }
     case TypeId::kMap: {
       int n = static_cast<int>(rng_() % 4);
-      // Keys must be unique within a map: derive them from the entry index.
+      // Keys must be unique within a map (DuckDB rejects duplicates): derive them from
+      // the entry index. Int keys are non-negative and ascending because hyparquet returns
+      // maps as JS objects, which list integer-like keys first in numeric order.
       for (int i = 0; i < n; ++i) {
         ColumnVector& keys = col->children[0];
         switch (t.key().type->id) {
@@ -391,7 +393,8 @@ void RandomFiller::AppendPrimitive(ColumnVector* col, const Type& t) {
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
       int64_t lim = 9200000000000000000LL;
-      int64_t v = pick == 0 ? -lim : pick == 1 ? lim : static_cast<int64_t>(rng_() % (2 * static_cast<uint64_t>(lim))) - lim;
+      const uint64_t ulim = static_cast<uint64_t>(lim);
+      int64_t v = pick == 0 ? -lim : pick == 1 ? lim : static_cast<int64_t>(rng_() % (2 * ulim) - ulim);
       col->Append(v);
       return;
     }

@@ -172,6 +172,7 @@ class AvroSchema {
   const NodePtr& root() const { return root_; }
 
  private:
+  static Result<AvroSchema> ParseJson(std::string_view json);
   NodePtr root_;
 };
 

@@ -344,7 +344,6 @@ struct MinMax {
 
 constexpr size_t kMaxStatBytes = 4096;  // larger byte-array bounds are left out of stats
 
-format::Encoding::type ToThrift(format::Encoding::type e) { return e; }
 
 // ---------------------------------------------------------------------------------
 
@@ -932,6 +931,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     if constexpr (std::is_same_v<P, BoolPolicy>) {
       // Bit-packed, LSB first (PITFALLS 16).
       size_t n = page_bools_.size();
+      if (n == 0) return;
       size_t start = values_.size();
       values_.Resize(start + (n + 7) / 8);
       uint8_t* dst = values_.data() + start;
@@ -965,6 +965,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     if (!mn || !mx) return st;
     st.__set_min_value(*mn);
     st.__set_max_value(*mx);
+    st.__set_is_min_value_exact(true);
+    st.__set_is_max_value_exact(true);
     // Legacy signed min/max only where signed order is the type's order.
     constexpr bool kLegacy = !P::kIsBytes && !std::is_same_v<P, DecimalFlbaPolicy>;
     if (kLegacy) {

@@ -182,6 +182,43 @@ std::string Hex(const std::string& s) {
   return out;
 }
 
+/// An Iceberg single-value binary bound as readable JSON (numbers, text,
+/// decimal and time values as their raw integers), hex for the rest.
+nlohmann::json BoundJson(const Type& type, const std::string& b) {
+  auto le = [&](auto tag) {
+    using V = decltype(tag);
+    V v{};
+    if (b.size() == sizeof(V)) std::memcpy(&v, b.data(), sizeof(V));
+    return v;
+  };
+  switch (type.id) {
+    case TypeId::kBoolean: return !b.empty() && b[0] != 0;
+    case TypeId::kInt:
+    case TypeId::kDate: return le(int32_t{});
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: return le(int64_t{});
+    case TypeId::kFloat: return le(float{});
+    case TypeId::kDouble: return le(double{});
+    case TypeId::kString: return b;
+    case TypeId::kDecimal: {
+      int128_t v = BigEndianToInt128(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+      bool neg = v < 0;
+      unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+      std::string digits;
+      do {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+        u /= 10;
+      } while (u);
+      return (neg ? "-" : "") + digits + "e-" + std::to_string(type.scale);
+    }
+    default: return Hex(b);
+  }
+}
+
 // ---------------------------------------------------------------- assembly helpers
 
 /// Copies dense values into slots: valid[i] = 1 takes the next value, 0 a null.
@@ -809,15 +846,15 @@ std::string FileReaderImpl::DescribeMetadata() const {
   json schema = json::array();
   for (const auto& e : meta_.schema) {
     json s = {{"name", e.name}};
-    if (e.__isset.type) s["type"] = PhysicalTypeName(static_cast<PhysicalType>(e.type));
+    if (e.__isset.type) s["type"] = PhysicalTypeName(static_cast<PhysicalType>(EnumValue(e.type)));
     if (e.__isset.type_length) s["type_length"] = e.type_length;
     if (e.__isset.repetition_type) {
       static const char* kRep[] = {"REQUIRED", "OPTIONAL", "REPEATED"};
-      int r = static_cast<int>(e.repetition_type);
+      int r = EnumValue(e.repetition_type);
       s["repetition"] = r >= 0 && r < 3 ? kRep[r] : "UNKNOWN";
     }
     if (e.__isset.num_children) s["num_children"] = e.num_children;
-    if (e.__isset.converted_type) s["converted_type"] = static_cast<int>(e.converted_type);
+    if (e.__isset.converted_type) s["converted_type"] = EnumValue(e.converted_type);
     if (e.__isset.scale) s["scale"] = e.scale;
     if (e.__isset.precision) s["precision"] = e.precision;
     if (e.__isset.field_id) s["field_id"] = e.field_id;
@@ -840,9 +877,9 @@ std::string FileReaderImpl::DescribeMetadata() const {
                  {"floe_type", cs.type ? cs.type->ToString() : ""}};
       if (cc.__isset.meta_data) {
         const auto& md = cc.meta_data;
-        jc["codec"] = CodecName(static_cast<int32_t>(md.codec));
+        jc["codec"] = CodecName(EnumValue(md.codec));
         json enc = json::array();
-        for (auto e : md.encodings) enc.push_back(EncodingName(e));
+        for (const auto& e : md.encodings) enc.push_back(EncodingName(EnumValue(e)));
         jc["encodings"] = enc;
         jc["num_values"] = md.num_values;
         jc["total_compressed_size"] = md.total_compressed_size;
@@ -862,8 +899,14 @@ std::string FileReaderImpl::DescribeMetadata() const {
           if (st.__isset.max_value) js["max_value_hex"] = Hex(st.max_value);
           if (st.__isset.min) js["min_legacy_hex"] = Hex(st.min);
           if (st.__isset.max) js["max_legacy_hex"] = Hex(st.max);
-          if (cs.lower) js["lower_bound_hex"] = Hex(*cs.lower);
-          if (cs.upper) js["upper_bound_hex"] = Hex(*cs.upper);
+          if (cs.lower) {
+            js["lower_bound_hex"] = Hex(*cs.lower);
+            js["lower_bound"] = BoundJson(*cs.type, *cs.lower);
+          }
+          if (cs.upper) {
+            js["upper_bound_hex"] = Hex(*cs.upper);
+            js["upper_bound"] = BoundJson(*cs.type, *cs.upper);
+          }
           jc["statistics"] = js;
         }
       }

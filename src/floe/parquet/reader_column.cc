@@ -59,8 +59,8 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
   if (!leaf.unsupported.empty()) return Fail(Unsupported("{}", leaf.unsupported).error());
   if (!chunk.__isset.meta_data) return Fail(Corrupt("column chunk has no metadata").error());
   const auto& md = chunk.meta_data;
-  if (static_cast<int>(md.type) != static_cast<int>(leaf.physical)) {
-    return Fail(Corrupt("column chunk type {} but the schema says {}", static_cast<int>(md.type),
+  if (EnumValue(md.type) != static_cast<int>(leaf.physical)) {
+    return Fail(Corrupt("column chunk type {} but the schema says {}", EnumValue(md.type),
                         PhysicalTypeName(leaf.physical))
                     .error());
   }
@@ -75,8 +75,8 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
                         file.Size())
                     .error());
   }
-  codec_ = static_cast<int32_t>(md.codec);
-  switch (md.codec) {
+  codec_ = EnumValue(md.codec);
+  switch (codec_) {
     case format::CompressionCodec::UNCOMPRESSED:
     case format::CompressionCodec::SNAPPY:
     case format::CompressionCodec::GZIP:
@@ -137,8 +137,9 @@ Status ColumnChunkReader::LoadDictionary(const format::PageHeader& ph, const uin
   if (!ph.__isset.dictionary_page_header) return Corrupt("dictionary page without its header");
   if (has_dict_) return Corrupt("a second dictionary page in one column chunk");
   const auto& dh = ph.dictionary_page_header;
-  if (dh.encoding != format::Encoding::PLAIN && dh.encoding != format::Encoding::PLAIN_DICTIONARY) {
-    return Corrupt("dictionary page encoding {}", EncodingName(dh.encoding));
+  const int32_t denc = EnumValue(dh.encoding);
+  if (denc != format::Encoding::PLAIN && denc != format::Encoding::PLAIN_DICTIONARY) {
+    return Corrupt("dictionary page encoding {}", EncodingName(denc));
   }
   const uint8_t* data = nullptr;
   FLOE_RETURN_IF_ERROR(Decompress(body, size, static_cast<size_t>(ph.uncompressed_page_size), &data));
@@ -209,14 +210,9 @@ Status ColumnChunkReader::SetValues(int32_t encoding, const uint8_t* data, size_
                                            leaf_->type_length, has_dict_ ? &dict_ : nullptr));
   }
   cur_ = decoders_[slot].get();
-  int64_t nonnull = page_n_;
-  if (leaf_->max_def > 0) {
-    nonnull = 0;
-    const int16_t* d = page_def_.data();
-    const int16_t md = leaf_->max_def;
-    for (int64_t i = 0; i < page_n_; ++i) nonnull += d[i] == md;
-  }
-  return cur_->SetData(data, size, nonnull);
+  // The page's entry count bounds its non-null values (what decoders check
+  // their own counts against); counting the exact number would cost a pass.
+  return cur_->SetData(data, size, page_n_);
 }
 
 Status ColumnChunkReader::NextPage(bool* got) {
@@ -239,7 +235,7 @@ Status ColumnChunkReader::NextPage(bool* got) {
     const uint8_t* body = chunk_.data() + pos_;
     const size_t body_size = static_cast<size_t>(ph.compressed_page_size);
     pos_ += body_size;
-    switch (ph.type) {
+    switch (EnumValue(ph.type)) {
       case format::PageType::DICTIONARY_PAGE:
         FLOE_RETURN_IF_ERROR(LoadDictionary(ph, body, body_size));
         continue;
@@ -255,15 +251,15 @@ Status ColumnChunkReader::NextPage(bool* got) {
         const uint8_t* end = data + ph.uncompressed_page_size;
         page_n_ = h.num_values;
         if (leaf_->max_rep > 0) {
-          FLOE_RETURN_IF_ERROR(DecodeLevels(h.repetition_level_encoding, leaf_->max_rep, &p, end, true,
+          FLOE_RETURN_IF_ERROR(DecodeLevels(EnumValue(h.repetition_level_encoding), leaf_->max_rep, &p, end, true,
                                             0, page_n_, &page_rep_, "repetition"));
         }
         if (leaf_->max_def > 0) {
-          FLOE_RETURN_IF_ERROR(DecodeLevels(h.definition_level_encoding, leaf_->max_def, &p, end, true,
+          FLOE_RETURN_IF_ERROR(DecodeLevels(EnumValue(h.definition_level_encoding), leaf_->max_def, &p, end, true,
                                             0, page_n_, &page_def_, "definition"));
         }
         page_pos_ = 0;
-        FLOE_RETURN_IF_ERROR(SetValues(h.encoding, p, static_cast<size_t>(end - p)));
+        FLOE_RETURN_IF_ERROR(SetValues(EnumValue(h.encoding), p, static_cast<size_t>(end - p)));
         *got = true;
         return Ok();
       }
@@ -304,7 +300,7 @@ Status ColumnChunkReader::NextPage(bool* got) {
           dsize = usize;
         }
         page_pos_ = 0;
-        FLOE_RETURN_IF_ERROR(SetValues(h.encoding, data, dsize));
+        FLOE_RETURN_IF_ERROR(SetValues(EnumValue(h.encoding), data, dsize));
         *got = true;
         return Ok();
       }

@@ -20,19 +20,19 @@ struct RawNode {
 
   bool is_leaf() const { return !el->__isset.num_children || (el->__isset.type && el->num_children == 0); }
   bool repeated() const {
-    return el->__isset.repetition_type && el->repetition_type == format::FieldRepetitionType::REPEATED;
+    return el->__isset.repetition_type && EnumValue(el->repetition_type) == format::FieldRepetitionType::REPEATED;
   }
   bool required() const {
-    return !el->__isset.repetition_type || el->repetition_type == format::FieldRepetitionType::REQUIRED;
+    return !el->__isset.repetition_type || EnumValue(el->repetition_type) == format::FieldRepetitionType::REQUIRED;
   }
   bool is_list() const {
     return (el->__isset.logicalType && el->logicalType.__isset.LIST) ||
-           (el->__isset.converted_type && el->converted_type == format::ConvertedType::LIST);
+           (el->__isset.converted_type && EnumValue(el->converted_type) == format::ConvertedType::LIST);
   }
   bool is_map() const {
     return (el->__isset.logicalType && el->logicalType.__isset.MAP) ||
-           (el->__isset.converted_type && (el->converted_type == format::ConvertedType::MAP ||
-                                           el->converted_type == format::ConvertedType::MAP_KEY_VALUE));
+           (el->__isset.converted_type && (EnumValue(el->converted_type) == format::ConvertedType::MAP ||
+                                           EnumValue(el->converted_type) == format::ConvertedType::MAP_KEY_VALUE));
   }
 };
 
@@ -73,8 +73,8 @@ class Builder {
     node->el = &els_[(*pos)++];
     const auto& el = *node->el;
     if (!root) {
-      if (el.__isset.repetition_type && (el.repetition_type < 0 || el.repetition_type > 2)) {
-        return Corrupt("Parquet schema: field '{}' has repetition {}", el.name, static_cast<int>(el.repetition_type));
+      if (el.__isset.repetition_type && (EnumValue(el.repetition_type) < 0 || EnumValue(el.repetition_type) > 2)) {
+        return Corrupt("Parquet schema: field '{}' has repetition {}", el.name, EnumValue(el.repetition_type));
       }
       if (!node->required()) ++def;
       if (node->repeated()) ++rep;
@@ -100,7 +100,7 @@ class Builder {
       }
     }
     if (!el.__isset.type) return Corrupt("Parquet schema: leaf '{}' has no physical type", el.name);
-    if (el.type < 0 || el.type > 7) return Corrupt("Parquet schema: leaf '{}' has physical type {}", el.name, static_cast<int>(el.type));
+    if (EnumValue(el.type) < 0 || EnumValue(el.type) > 7) return Corrupt("Parquet schema: leaf '{}' has physical type {}", el.name, EnumValue(el.type));
     LeafInfo leaf;
     leaf.max_def = def;
     leaf.max_rep = rep;
@@ -111,7 +111,7 @@ class Builder {
 
   static void MapLeaf(const format::SchemaElement& el, LeafInfo* leaf) {
     using PT = PhysicalType;
-    const PT pt = static_cast<PT>(el.type);
+    const PT pt = static_cast<PT>(EnumValue(el.type));
     leaf->physical = pt;
     leaf->type_length = el.__isset.type_length ? el.type_length : 0;
     std::string ann;
@@ -193,7 +193,7 @@ class Builder {
       }
     } else if (el.__isset.converted_type) {
       using CT = format::ConvertedType;
-      switch (el.converted_type) {
+      switch (EnumValue(el.converted_type)) {
         case CT::UTF8: string_like("UTF8"); break;
         case CT::ENUM: string_like("ENUM"); break;
         case CT::JSON: string_like("JSON"); break;

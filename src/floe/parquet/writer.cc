@@ -348,7 +348,7 @@ class FileWriterImpl {
       total_uncompressed += m.total_uncompressed_size;
       total_compressed += m.total_compressed_size;
       format::ColumnChunk cc;
-      cc.__set_file_offset(start);
+      cc.__set_file_offset(0);  // deprecated; readers use the page offsets (PITFALLS 5)
       cc.__set_meta_data(m);
       chunks.push_back(std::move(cc));
       for (auto& loc : co.offset_index.page_locations) loc.offset += start;
