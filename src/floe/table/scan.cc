@@ -9,7 +9,9 @@
 #include <unordered_set>
 
 #include "floe/config/options.h"
+#include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/value.h"
+#include "floe/io/file.h"
 
 namespace floe::table {
 
@@ -509,6 +511,49 @@ bool MetricsMayMatch(const Expr& filter, const Schema& schema, const DataFile& f
   return expr::MayMatch(filter, m);
 }
 
+// ---------------------------------------------------------- manifest files
+
+namespace {
+
+Result<std::unique_ptr<InputFile>> OpenMapped(const LocationMapper& mapper, const std::string& stored,
+                                              std::string_view what) {
+  FLOE_ASSIGN_OR_RETURN(std::string local, mapper.ToLocal(stored));
+  auto in = OpenLocalInput(local);
+  if (!in) return Fail(in.error().WithContext(fmt::format("{} {}", what, stored)));
+  return std::move(*in);
+}
+
+}  // namespace
+
+Result<std::vector<ManifestFile>> FileManifestSource::ReadManifestList(const Snapshot& snapshot) {
+  if (!snapshot.manifest_list.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto in, OpenMapped(mapper_, snapshot.manifest_list, "manifest list"));
+    auto list = iceberg::ReadManifestList(*in);
+    if (!list) {
+      return Fail(list.error().WithContext(
+          fmt::format("snapshot {}: manifest list {}", snapshot.snapshot_id, snapshot.manifest_list)));
+    }
+    return list;
+  }
+  std::vector<ManifestFile> out;
+  for (const auto& path : snapshot.manifests) {
+    FLOE_ASSIGN_OR_RETURN(auto in, OpenMapped(mapper_, path, "manifest"));
+    auto m = iceberg::DescribeV1Manifest(*in, metadata_, snapshot.snapshot_id);
+    if (!m) return Fail(m.error().WithContext(fmt::format("snapshot {}: manifest {}", snapshot.snapshot_id, path)));
+    m->manifest_path = path;
+    out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+Result<std::vector<ManifestEntry>> FileManifestSource::ReadManifest(const ManifestFile& manifest) {
+  FLOE_ASSIGN_OR_RETURN(auto in, OpenMapped(mapper_, manifest.manifest_path, "manifest"));
+  iceberg::ManifestReadOptions o;
+  o.include_column_stats = true;  // metrics pruning needs them; the plan drops them unless asked
+  o.skip_deleted = true;
+  return iceberg::ReadManifest(*in, manifest, metadata_, o);
+}
+
 // ------------------------------------------------------------------ deletes
 
 Status AttachDeletes(const TableMetadata& metadata, const std::vector<DeleteFileTaskPtr>& deletes,
@@ -743,6 +788,15 @@ Result<ScanPlan> PlanScan(std::shared_ptr<const TableMetadata> metadata_ptr, con
     for (ManifestEntry& entry : entries) {
       if (!entry.is_live()) continue;
       DataFile& f = entry.data_file;
+      if (f.content != DataFileContent::kData &&
+          (f.file_format == iceberg::FileFormat::kPuffin || f.content_offset)) {
+        // Several DVs share one Puffin file, so this comes before the
+        // live-twice check.
+        return Unsupported(
+            "deletion vectors are not supported: snapshot {} has the v3 deletion vector {} (Puffin "
+            "\"deletion-vector-v1\" blob, manifest {})",
+            snapshot->snapshot_id, f.file_path, manifest.manifest_path);
+      }
       if (!live_paths.insert(f.file_path).second) {
         return Corrupt("file {} is live twice in snapshot {} (manifest {})", f.file_path, snapshot->snapshot_id,
                        manifest.manifest_path);

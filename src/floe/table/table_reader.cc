@@ -189,7 +189,8 @@ struct OpenedFile {
 // Opens a Parquet file projected to `projection` (by field id, or through
 // the name mapping when the file has no field ids).
 Result<OpenedFile> OpenProjected(const ScanPlan& plan, const std::string& stored_path, const LocationMapper& mapper,
-                                 const SchemaPtr& projection, parquet::ReaderOptions options) {
+                                 const SchemaPtr& projection, parquet::ReaderOptions options,
+                                 bool by_name_fallback = false) {
   FLOE_ASSIGN_OR_RETURN(std::string local, mapper.ToLocal(stored_path));
   auto in = OpenLocalInput(local);
   if (!in) return Fail(in.error().WithContext(fmt::format("file {}", stored_path)));
@@ -198,6 +199,18 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const std::string& stored
   if (!opened) return Fail(opened.error());
   OpenedFile out;
   out.reader = std::move(*opened);
+  if (!out.reader->has_field_ids() && by_name_fallback) {
+    // Position delete files have fixed column names (Iceberg spec: Position Delete Files).
+    SchemaPtr file_schema = out.reader->file_schema();
+    for (const auto& f : projection->fields()) {
+      if (file_schema->FindTopLevel(f.name)) out.present.insert(f.id);
+    }
+    auto in2 = OpenLocalInput(local);
+    if (!in2) return Fail(in2.error().WithContext(fmt::format("file {}", stored_path)));
+    options.match_by_name = true;
+    FLOE_ASSIGN_OR_RETURN(out.reader, parquet::FileReader::Open(std::move(*in2), options));
+    return out;
+  }
   if (!out.reader->has_field_ids()) {
     auto it = plan.metadata->properties.find("schema.name-mapping.default");
     if (it == plan.metadata->properties.end()) {
@@ -238,7 +251,7 @@ Status LoadPositionDeletes(const ScanPlan& plan, const DeleteFileTask& d, const 
   auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
       NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
       NestedField{kDeletePosId, "pos", true, LongType(), ""}});
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, schema, {}));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, schema, {}, true));
   if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
     return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
                    kDeleteFilePathId, kDeletePosId);
