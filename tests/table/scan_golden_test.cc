@@ -23,6 +23,7 @@
 #include "floe/table/scan_static.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
+#include "floe/util/codec.h"
 
 namespace floe::table {
 namespace {
@@ -196,6 +197,7 @@ TEST(GoldenErrors, TypeMismatchSnapshotsNameFileFieldAndTypes) {
     auto rows = Scan(dir, {{"snapshot-id", std::to_string(s.snapshot_id)}});
     ASSERT_FALSE(rows) << "snapshot " << s.snapshot_id << " read " << rows->size() << " rows";
     const std::string& m = rows.error().message;
+    if (std::getenv("FLOE_SCAN_TEST_VERBOSE")) std::printf("snapshot %lld: %s\n", (long long)s.snapshot_id, m.c_str());
     EXPECT_THAT(m, HasSubstr(".parquet")) << m;
     EXPECT_THAT(m, HasSubstr("field id")) << m;
   }
@@ -314,6 +316,49 @@ TEST(GoldenScan, MetadataDiscovery) {
   auto missing = OpenStaticTable(GoldenDir() + "/no_such_table");
   ASSERT_FALSE(missing);
   EXPECT_THAT(missing.error().message, HasSubstr("no_such_table"));
+}
+
+TEST(GoldenScan, GzipMetadataAndMapRules) {
+  // A folder holding only gzip metadata; the data stays in the golden table
+  // and is reached through a --map rule, which wins over the table location.
+  fs::path tmp = fs::temp_directory_path() / ("floe_scan_gz_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp / "metadata");
+  std::string json = ReadText(GoldenDir() + "/spark_bunnies/metadata/v5.metadata.json");
+  auto gz = MakeCompressor(Codec::kGzip);
+  ASSERT_TRUE(gz);
+  Buffer out;
+  ASSERT_TRUE((*gz)->Compress(reinterpret_cast<const uint8_t*>(json.data()), json.size(), &out));
+  {
+    std::ofstream f(tmp / "metadata" / "v5.gz.metadata.json", std::ios::binary);
+    f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
+  }
+  auto t = OpenStaticTable(tmp.string(), {{"s3a://hyperparam-iceberg/spark/bunnies", GoldenDir() + "/spark_bunnies"}});
+  ASSERT_TRUE(t) << t.error().ToString();
+  EXPECT_THAT(t->metadata_path, ::testing::EndsWith("v5.gz.metadata.json"));
+  FileManifestSource src(*t->metadata, t->mapper);
+  auto plan = PlanScan(t->metadata, ScanOptions{}, &src);
+  ASSERT_TRUE(plan) << plan.error().ToString();
+  auto batches = ReadAll(*plan, t->mapper);
+  ASSERT_TRUE(batches) << batches.error().ToString();
+  std::vector<std::string> lines;
+  for (const auto& b : *batches) {
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      std::string s;
+      AppendJsonRow(b, i, &s);
+      lines.push_back(s);
+    }
+  }
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, SortedLines(ReadText(GoldenDir() + "/EXPECTED/spark_bunnies.jsonl")));
+  // Without the rule the data is looked for under the copy: a clear error.
+  auto bare = OpenStaticTable(tmp.string());
+  ASSERT_TRUE(bare);
+  FileManifestSource bare_src(*bare->metadata, bare->mapper);
+  auto failed = PlanScan(bare->metadata, ScanOptions{}, &bare_src);
+  ASSERT_FALSE(failed);
+  EXPECT_THAT(failed.error().message, HasSubstr("manifest list"));
+  fs::remove_all(tmp);
 }
 
 }  // namespace
