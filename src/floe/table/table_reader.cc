@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <unordered_map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -244,10 +245,74 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const std::string& stored
   return out;
 }
 
+}  // namespace
+
+class DeleteCache {
+ public:
+  using PositionsByFile = std::unordered_map<std::string, std::vector<int64_t>>;
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<const PositionsByFile>> positions;
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<Batch>>> equalities;
+};
+
+std::shared_ptr<DeleteCache> MakeDeleteCache() { return std::make_shared<DeleteCache>(); }
+
+namespace {
+
 // ----------------------------------------------------------------- deletes
 
+// Every row of a position delete file, by data file path.
+Result<std::shared_ptr<const DeleteCache::PositionsByFile>> ReadAllPositions(const ScanPlan& plan,
+                                                                             const DeleteFileTask& d,
+                                                                             const LocationMapper& mapper) {
+  auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
+      NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
+      NestedField{kDeletePosId, "pos", true, LongType(), ""}});
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, schema, {}, true));
+  if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
+    return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
+                   kDeleteFilePathId, kDeletePosId);
+  }
+  auto out = std::make_shared<DeleteCache::PositionsByFile>();
+  Batch b;
+  std::string last;
+  std::vector<int64_t>* target = nullptr;
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(bool more, f.reader->Next(&b));
+    if (!more) break;
+    const ColumnVector& paths = b.columns[0];
+    const ColumnVector& pos = b.columns[1];
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      if (paths.IsNull(i) || pos.IsNull(i)) {
+        return Corrupt("position delete file {}: row {} has a null file_path or pos", d.file.file_path, i);
+      }
+      std::string_view p = paths.bytes(i);
+      if (!target || p != last) {
+        last.assign(p);
+        target = &(*out)[last];
+      }
+      target->push_back(pos.data<int64_t>()[i]);
+    }
+  }
+  return std::shared_ptr<const DeleteCache::PositionsByFile>(std::move(out));
+}
+
 Status LoadPositionDeletes(const ScanPlan& plan, const DeleteFileTask& d, const std::string& data_path,
-                           const LocationMapper& mapper, PositionDeletes* out) {
+                           const LocationMapper& mapper, PositionDeletes* out, DeleteCache* cache) {
+  if (cache) {
+    std::shared_ptr<const DeleteCache::PositionsByFile> all;
+    {
+      std::lock_guard lock(cache->mu);
+      if (auto it = cache->positions.find(d.file.file_path); it != cache->positions.end()) all = it->second;
+    }
+    if (!all) {
+      FLOE_ASSIGN_OR_RETURN(all, ReadAllPositions(plan, d, mapper));
+      std::lock_guard lock(cache->mu);
+      cache->positions.emplace(d.file.file_path, all);
+    }
+    if (auto it = all->find(data_path); it != all->end()) out->AddAll(it->second);
+    return Ok();
+  }
   auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
       NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
       NestedField{kDeletePosId, "pos", true, LongType(), ""}});
@@ -280,16 +345,38 @@ struct EqualityGroup {
   std::optional<EqualityDeletes> deletes;
 };
 
-Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, const LocationMapper& mapper,
-                           EqualityGroup* g) {
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, g->key_schema, {}));
-  Batch b;
+Result<std::shared_ptr<const std::vector<Batch>>> ReadEqualityRows(const ScanPlan& plan, const DeleteFileTask& d,
+                                                                    const LocationMapper& mapper,
+                                                                    const SchemaPtr& key_schema) {
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, key_schema, {}));
+  auto out = std::make_shared<std::vector<Batch>>();
   while (true) {
+    Batch b;
     FLOE_ASSIGN_OR_RETURN(bool more, f.reader->Next(&b));
     if (!more) break;
-    b.schema = g->key_schema;
-    FLOE_RETURN_IF_ERROR(g->deletes->AddDeletes(b));
+    b.schema = key_schema;
+    out->push_back(std::move(b));
   }
+  return std::shared_ptr<const std::vector<Batch>>(std::move(out));
+}
+
+Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, const LocationMapper& mapper,
+                           EqualityGroup* g, DeleteCache* cache) {
+  std::shared_ptr<const std::vector<Batch>> rows;
+  std::string key = d.file.file_path;
+  for (const auto& f : g->key_schema->fields()) key += "|" + std::to_string(f.id);
+  if (cache) {
+    std::lock_guard lock(cache->mu);
+    if (auto it = cache->equalities.find(key); it != cache->equalities.end()) rows = it->second;
+  }
+  if (!rows) {
+    FLOE_ASSIGN_OR_RETURN(rows, ReadEqualityRows(plan, d, mapper, g->key_schema));
+    if (cache) {
+      std::lock_guard lock(cache->mu);
+      cache->equalities.emplace(key, rows);
+    }
+  }
+  for (const auto& b : *rows) FLOE_RETURN_IF_ERROR(g->deletes->AddDeletes(b));
   return Ok();
 }
 
@@ -298,7 +385,8 @@ Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, const 
 // --------------------------------------------------------------- one range
 
 Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
-                     const LocationMapper& mapper, int64_t batch_rows, const std::function<Status(Batch&&)>& emit) {
+                     const LocationMapper& mapper, int64_t batch_rows, const std::function<Status(Batch&&)>& emit,
+                     DeleteCache* cache) {
   const DataFile& file = task.data_file;
   const Schema& table_schema = *plan.table_schema;
   auto context = [&](Error e) { return Fail(std::move(e)); };
@@ -309,7 +397,7 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
   std::vector<int32_t> extra_ids;
   for (const auto& d : task.deletes) {
     if (d->file.content == DataFileContent::kPositionDeletes) {
-      FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, file.file_path, mapper, &positions));
+      FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, file.file_path, mapper, &positions, cache));
       continue;
     }
     std::vector<int32_t> ids = d->file.equality_ids;
@@ -339,7 +427,7 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
       groups.push_back(std::move(ng));
       g = &groups.back();
     }
-    FLOE_RETURN_IF_ERROR(LoadEqualityDeletes(plan, *d, mapper, g));
+    FLOE_RETURN_IF_ERROR(LoadEqualityDeletes(plan, *d, mapper, g, cache));
   }
 
   // The read schema: the projection, then the columns deletes and the filter need.
@@ -596,11 +684,14 @@ class TableReaderImpl {
     for (const FileRange& r : plan_.splits[s]) {
       if (plan_.limit >= 0 && rows >= plan_.limit) break;  // this split alone reached the limit
       const FileScanTask& task = plan_.files[static_cast<size_t>(r.file)];
-      FLOE_RETURN_IF_ERROR(ReadFileRange(plan_, task, r, mapper_, options_.batch_rows, [&](Batch&& b) {
-        rows += b.num_rows;
-        out->push_back(std::move(b));
-        return Ok();
-      }));
+      FLOE_RETURN_IF_ERROR(ReadFileRange(
+          plan_, task, r, mapper_, options_.batch_rows,
+          [&](Batch&& b) {
+            rows += b.num_rows;
+            out->push_back(std::move(b));
+            return Ok();
+          },
+          cache_.get()));
     }
     return Ok();
   }
@@ -656,6 +747,7 @@ class TableReaderImpl {
   ScanPlan plan_;
   LocationMapper mapper_;
   TableReaderOptions options_;
+  std::shared_ptr<DeleteCache> cache_ = MakeDeleteCache();
   std::vector<Slot> slots_;
   std::deque<Batch> pending_;
   int64_t returned_ = 0;

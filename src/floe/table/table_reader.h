@@ -58,11 +58,19 @@ class TableReader {
   std::unique_ptr<TableReaderImpl> impl_;
 };
 
+/// Delete files already read, shared by the ranges of one scan (a position
+/// delete file usually covers many data files). Thread-safe; grows for the
+/// life of the scan.
+class DeleteCache;
+/// A new, empty cache.
+std::shared_ptr<DeleteCache> MakeDeleteCache();
+
 /// Reads one range of one planned file, calling `emit` with each non-empty
 /// batch of the projected schema (deletes and filter applied; no limit).
+/// `cache` (optional) keeps delete files read for later ranges.
 Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
                      const LocationMapper& mapper, int64_t batch_rows,
-                     const std::function<Status(Batch&&)>& emit);
+                     const std::function<Status(Batch&&)>& emit, DeleteCache* cache = nullptr);
 
 /// Convenience: plans nothing, reads the whole plan into a vector of batches.
 Result<std::vector<Batch>> ReadAll(const ScanPlan& plan, const LocationMapper& mapper,
