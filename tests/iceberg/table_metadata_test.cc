@@ -436,11 +436,13 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
                           &out, &err);
     EXPECT_EQ(rc, 0) << err;
     EXPECT_EQ(out, expected) << err;
-    // The reader used floe's file, not the original: its --info names it.
-    rc = testing::Run("node " + (interop / "verify_table.mjs").string() + " " + written.string() +
-                          " --info",
-                      &out, &err);
-    EXPECT_NE(out.find("v900.metadata.json"), std::string::npos);
+    if (&c == &cases[0]) {
+      // The reader used floe's file, not the original: its --info names it.
+      rc = testing::Run("node " + (interop / "verify_table.mjs").string() + " " +
+                            written.string() + " --info",
+                        &out, &err);
+      EXPECT_NE(out.find("v900.metadata.json"), std::string::npos);
+    }
     if (c.icebird) {
       rc = testing::Run("node " + (interop / "read_table.mjs").string() + " " + written.string(),
                         &out, &err);
@@ -565,6 +567,60 @@ TEST(TableMetadataBuilding, SnapshotsAdvanceSequenceNumbersAndRefs) {
   std::string u = NewUuid();
   EXPECT_EQ(u[14], '4');
   EXPECT_TRUE(ParseUuid(u));
+}
+
+}  // namespace
+}  // namespace floe::iceberg
+
+#include "floe/util/codec.h"
+
+namespace floe::iceberg {
+namespace {
+
+TEST(TableMetadata, ReadsGzipMetadata) {
+  std::string text = ReadFile(Golden() / "java_bunnies" / "metadata" / "v5.metadata.json");
+  auto gz = MakeCompressor(Codec::kGzip);
+  ASSERT_TRUE(gz);
+  Buffer out;
+  ASSERT_TRUE((*gz)->Compress(reinterpret_cast<const uint8_t*>(text.data()), text.size(), &out));
+  std::string compressed(reinterpret_cast<const char*>(out.data()), out.size());
+  auto m = TableMetadataFromJson(compressed);
+  ASSERT_TRUE(m) << m.error().ToString();
+  EXPECT_EQ(*m, *TableMetadataFromJson(text));
+  auto broken = TableMetadataFromJson(compressed.substr(0, compressed.size() / 2));
+  ASSERT_FALSE(broken);
+  EXPECT_EQ(broken.error().kind, ErrorKind::kCorrupt);
+}
+
+}  // namespace
+}  // namespace floe::iceberg
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace floe::iceberg {
+namespace {
+
+TEST(TableMetadataBuilding, ForkedChildrenDrawDifferentIds) {
+  int64_t parent_first = NewSnapshotId();  // seeds the parent's generator
+  (void)parent_first;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int64_t id = NewSnapshotId();
+    ssize_t n = ::write(fds[1], &id, sizeof id);
+    ::_exit(n == sizeof id ? 0 : 1);
+  }
+  int64_t parent_next = NewSnapshotId();
+  int64_t child_id = 0;
+  ASSERT_EQ(::read(fds[0], &child_id, sizeof child_id), static_cast<ssize_t>(sizeof child_id));
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_NE(child_id, parent_next);
 }
 
 }  // namespace

@@ -217,3 +217,17 @@ TEST(Value, NestedJsonSingleValuesThroughColumns) {
 
 }  // namespace
 }  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+TEST(Value, PromotedDateBoundOutsideTheNanosecondRange) {
+  // Found by the fuzzer: a 4-byte date bound read as timestamp_ns must not overflow.
+  auto v = FromBinary(*Primitive(TypeId::kTimestampNs), std::string("\x01\x02\x03\x04", 4));
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().kind, ErrorKind::kCorrupt);
+  EXPECT_TRUE(FromBinary(*TimestampType(), std::string("\x01\x02\x03\x04", 4)));
+}
+
+}  // namespace
+}  // namespace floe::iceberg

@@ -57,7 +57,7 @@ await con.run(`CREATE TABLE t AS SELECT
   CASE WHEN i % 9 = 0 THEN NULL ELSE [[i], [], NULL, [NULL, i]][1:(i % 5)] END AS ll,
   {'inner': CASE WHEN i % 11 = 0 THEN NULL ELSE {'v': CASE WHEN i % 4 = 0 THEN NULL ELSE i END, 'w': [i][1:(i % 2)]} END} AS deep,
   CASE WHEN i % 3 = 0 THEN NULL ELSE MAP([i], [{'p': [i, NULL]}]) END AS m2
-FROM range(5000) r(i)`)
+FROM range(3000) r(i)`)
 
 const codecs = ['uncompressed', 'snappy', 'gzip', 'zstd', 'brotli', 'lz4_raw']
 for (const codec of codecs) {

@@ -112,12 +112,14 @@ TEST(ReaderHostile, HugeClaimsAreRefusedBeforeAllocating) {
   // (field 2, zigzag varint) to a huge value by re-serializing the header.
   uint32_t hsize = static_cast<uint32_t>(f.size() - 4);
   fmtns::PageHeader ph;
-  ASSERT_TRUE(DeserializeThrift(reinterpret_cast<const uint8_t*>(f.data()) + 4, &hsize, &ph, "page header"));
+  ASSERT_TRUE(DeserializeThrift(reinterpret_cast<const uint8_t*>(f.data()) + 4, &hsize, &ph,
+                                "page header"));
   ph.__set_uncompressed_page_size(0x7ffffff0);
   ph.__set_compressed_page_size(0x7ffffff0);
   Buffer nb;
   ASSERT_TRUE(SerializeThrift(ph, &nb));
-  std::string patched = f.substr(0, 4) + std::string(reinterpret_cast<const char*>(nb.data()), nb.size()) +
+  std::string patched = f.substr(0, 4) +
+                        std::string(reinterpret_cast<const char*>(nb.data()), nb.size()) +
                         f.substr(4 + hsize);
   // The chunk offsets in the footer are off now; what matters is a clean error.
   auto err = ReadAll(patched);

@@ -10,8 +10,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -95,7 +95,9 @@ inline std::string FormatFloat(float v) {
     }
     std::string sci = d.substr(0, 1) + (p > 1 ? "." + d.substr(1) : "") + "e" + std::to_string(ex);
     if (std::strtof(sci.c_str(), nullptr) == (v < 0 ? -v : v)) {
-      return (v < 0 ? "-" : "") + JsNumber((sci.substr(0, sci.find('e')) + "e" + (ex >= 0 ? "+" : "") + std::to_string(ex)).c_str());
+      return (v < 0 ? "-" : "") + JsNumber((sci.substr(0, sci.find('e')) + "e" +
+                                            (ex >= 0 ? "+" : "") + std::to_string(ex))
+                                               .c_str());
     }
   }
   char buf[64];
@@ -158,7 +160,8 @@ inline std::string FormatTime(int64_t micros) {
 inline std::string Int128ToString(__int128 v) {
   if (v == 0) return "0";
   bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   std::string s;
   while (u) {
     s.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
@@ -227,7 +230,8 @@ inline std::string ValueJson(const ColumnVector& c, int64_t i) {
     case TypeId::kTimestamp: return "\"" + FormatTimestamp(c.data<int64_t>()[i], 6) + "\"";
     case TypeId::kTimestampTz: return "\"" + FormatTimestamp(c.data<int64_t>()[i], 6) + "+00:00\"";
     case TypeId::kTimestampNs: return "\"" + FormatTimestamp(c.data<int64_t>()[i], 9) + "\"";
-    case TypeId::kTimestampTzNs: return "\"" + FormatTimestamp(c.data<int64_t>()[i], 9) + "+00:00\"";
+    case TypeId::kTimestampTzNs:
+      return "\"" + FormatTimestamp(c.data<int64_t>()[i], 9) + "+00:00\"";
     case TypeId::kString: return JsonString(c.bytes(i));
     case TypeId::kBinary:
     case TypeId::kFixed: return HexString(c.bytes(i));

@@ -88,10 +88,11 @@ TEST(ReaderProjection, WholeFile) {
 
 TEST(ReaderProjection, SubsetReorderPromoteAndAbsent) {
   auto proj = std::make_shared<Schema>(std::vector<NestedField>{
-      NestedField{5, "st", false, StructType({NestedField{7, "b", false, LongType()},
-                                               NestedField{8, "c", false, StringType()}})},
-      NestedField{1, "id", true, LongType()},      // int -> long
-      NestedField{2, "f", false, DoubleType()},    // float -> double
+      NestedField{5, "st", false,
+                  StructType({NestedField{7, "b", false, LongType()},
+                              NestedField{8, "c", false, StringType()}})},
+      NestedField{1, "id", true, LongType()},           // int -> long
+      NestedField{2, "f", false, DoubleType()},         // float -> double
       NestedField{3, "dec", false, DecimalType(9, 2)},  // decimal widening
       NestedField{42, "new", false, StringType()},      // absent: null
   });
@@ -104,8 +105,9 @@ TEST(ReaderProjection, SubsetReorderPromoteAndAbsent) {
 
 TEST(ReaderProjection, IncompatibleTypesNameEverything) {
   auto bad = [](NestedField f) {
-    auto r = FileReader::Open(MemoryInput(SampleFile(), "sample.parquet"),
-                              {.projection = std::make_shared<Schema>(std::vector<NestedField>{f})});
+    auto r =
+        FileReader::Open(MemoryInput(SampleFile(), "sample.parquet"),
+                         {.projection = std::make_shared<Schema>(std::vector<NestedField>{f})});
     EXPECT_FALSE(r);
     return r ? std::string() : r.error().message;
   };
@@ -138,6 +140,33 @@ TEST(ReaderProjection, MatchByName) {
   ASSERT_TRUE(by_name) << by_name.error().ToString();
   EXPECT_EQ((*by_name)[0], R"({"s":"s0","st":{"a":0}})");
   EXPECT_EQ((*by_name)[4], R"({"s":"s4","st":null})");
+}
+
+TEST(ReaderProjection, FileWithoutIdsMatchesOnlyByName) {
+  // The same columns without field ids: the file schema gets fresh ids, which
+  // a projection by id must not match (fields read as null); by name works.
+  std::vector<fmtns::SchemaElement> s = {Root(2), Leaf("a", T::INT32, kReq),
+                                         Leaf("b", T::INT32, kOpt)};
+  TestRowGroup rg;
+  rg.num_rows = 1;
+  rg.chunks = {{.values = {7, 0, 0, 0}}, {.def = {1}, .values = {9, 0, 0, 0}}};
+  std::string f = BuildParquet(s, {rg});
+  auto r = FileReader::Open(MemoryInput(f, "noids.parquet"));
+  ASSERT_TRUE(r);
+  EXPECT_FALSE((*r)->has_field_ids());
+  EXPECT_EQ((*r)->file_schema()->fields()[0].id, 1);
+  auto proj =
+      std::make_shared<Schema>(std::vector<NestedField>{NestedField{1, "b", false, IntType()}});
+  auto by_id = FloeRows(MemoryInput(f, "noids.parquet"), {.projection = proj});
+  ASSERT_TRUE(by_id);
+  EXPECT_EQ((*by_id)[0], R"({"b":null})");
+  auto by_name =
+      FloeRows(MemoryInput(f, "noids.parquet"), {.projection = proj, .match_by_name = true});
+  ASSERT_TRUE(by_name);
+  EXPECT_EQ((*by_name)[0], R"({"b":9})");
+  auto whole = FloeRows(MemoryInput(f, "noids.parquet"), {});
+  ASSERT_TRUE(whole);
+  EXPECT_EQ((*whole)[0], R"({"a":7,"b":9})");
 }
 
 TEST(ReaderProjection, RowGroupSkippingAndPositions) {

@@ -6,6 +6,10 @@
 /// DuckDB oracle plumbing (shared/interop/parquet_rows.mjs).
 #pragma once
 
+// The tests build options and chunks with designated initializers, leaving
+// the other members at their defaults on purpose.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -69,13 +73,13 @@ constexpr auto kRep = fmtns::FieldRepetitionType::REPEATED;
 struct TestChunk {
   std::vector<int16_t> def;
   std::vector<int16_t> rep;
-  std::vector<uint8_t> values;           ///< PLAIN bytes of all non-null values
-  std::vector<size_t> value_splits;      ///< byte offsets in `values` matching page_splits
-  std::vector<size_t> page_splits;       ///< entry indices where new pages start
-  bool bit_packed_levels = false;        ///< legacy BIT_PACKED level encoding
-  bool v2 = false;                       ///< data pages v2 (levels outside the compressed part)
-  bool v2_is_compressed = true;          ///< v2: is_compressed flag (values compressed when true)
-  bool snappy = false;                   ///< SNAPPY codec instead of UNCOMPRESSED
+  std::vector<uint8_t> values;       ///< PLAIN bytes of all non-null values
+  std::vector<size_t> value_splits;  ///< byte offsets in `values` matching page_splits
+  std::vector<size_t> page_splits;   ///< entry indices where new pages start
+  bool bit_packed_levels = false;    ///< legacy BIT_PACKED level encoding
+  bool v2 = false;                   ///< data pages v2 (levels outside the compressed part)
+  bool v2_is_compressed = true;      ///< v2: is_compressed flag (values compressed when true)
+  bool snappy = false;               ///< SNAPPY codec instead of UNCOMPRESSED
   std::optional<fmtns::Statistics> stats;
 };
 
@@ -85,7 +89,8 @@ struct TestRowGroup {
 };
 
 /// RLE hybrid with one RLE run per value (valid, if not compact).
-inline void EncodeRleLevels(const std::vector<int16_t>& v, int max_level, std::vector<uint8_t>* out) {
+inline void EncodeRleLevels(const std::vector<int16_t>& v, int max_level,
+                            std::vector<uint8_t>* out) {
   int bw = BitWidthFor(static_cast<uint64_t>(max_level));
   for (int16_t x : v) {
     out->push_back(2);  // run of 1
@@ -93,7 +98,8 @@ inline void EncodeRleLevels(const std::vector<int16_t>& v, int max_level, std::v
   }
 }
 
-inline void EncodeBitPackedLevels(const std::vector<int16_t>& v, int max_level, std::vector<uint8_t>* out) {
+inline void EncodeBitPackedLevels(const std::vector<int16_t>& v, int max_level,
+                                  std::vector<uint8_t>* out) {
   int bw = BitWidthFor(static_cast<uint64_t>(max_level));
   size_t start = out->size();
   out->resize(start + (v.size() * bw + 7) / 8, 0);
@@ -157,7 +163,8 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
         };
         if (leaf.max_rep > 0) levels(ch.rep, leaf.max_rep);
         if (leaf.max_def > 0) levels(ch.def, leaf.max_def);
-        std::vector<uint8_t> vals(ch.values.begin() + vsplits[p], ch.values.begin() + vsplits[p + 1]);
+        std::vector<uint8_t> vals(ch.values.begin() + vsplits[p],
+                                  ch.values.begin() + vsplits[p + 1]);
         fmtns::PageHeader ph;
         const int32_t n_page = static_cast<int32_t>(splits[p + 1] - splits[p]);
         if (ch.v2) {
@@ -216,7 +223,8 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
       md.__set_type(static_cast<fmtns::Type::type>(leaf.physical));
       md.__set_encodings({fmtns::Encoding::PLAIN, fmtns::Encoding::RLE});
       md.__set_path_in_schema(leaf.path);
-      md.__set_codec(ch.snappy ? fmtns::CompressionCodec::SNAPPY : fmtns::CompressionCodec::UNCOMPRESSED);
+      md.__set_codec(ch.snappy ? fmtns::CompressionCodec::SNAPPY
+                               : fmtns::CompressionCodec::UNCOMPRESSED);
       md.__set_num_values(static_cast<int64_t>(n_entries));
       md.__set_total_uncompressed_size(static_cast<int64_t>(file.size()) - start);
       md.__set_total_compressed_size(static_cast<int64_t>(file.size()) - start);
@@ -297,8 +305,8 @@ inline std::vector<std::string> Lines(const std::string& text) {
 
 /// DuckDB's rows of many files (parquet_rows.mjs --rows, run once for all
 /// files by interop_read_rows.mjs): file -> rows, or file -> {"ERROR ..."}.
-inline std::map<std::string, std::vector<std::string>> DuckDbRows(const std::vector<std::string>& files,
-                                                                  bool* ok) {
+inline std::map<std::string, std::vector<std::string>> DuckDbRows(
+    const std::vector<std::string>& files, bool* ok) {
   std::string cmd = "FLOE_SHARED='" + SharedDir() + "' node '" + std::string(FLOE_SOURCE_DIR) +
                     "/tests/parquet/interop_read_rows.mjs'";
   for (const auto& f : files) cmd += " '" + f + "'";
@@ -319,7 +327,8 @@ inline std::map<std::string, std::vector<std::string>> DuckDbRows(const std::vec
 }
 
 /// floe's rows of a file (or bytes), checking batch positions and layout.
-inline Result<std::vector<std::string>> FloeRows(std::unique_ptr<InputFile> in, ReaderOptions opts) {
+inline Result<std::vector<std::string>> FloeRows(std::unique_ptr<InputFile> in,
+                                                 ReaderOptions opts) {
   FLOE_ASSIGN_OR_RETURN(auto reader, FileReader::Open(std::move(in), opts));
   std::vector<std::string> rows;
   Batch batch;
@@ -334,7 +343,8 @@ inline Result<std::vector<std::string>> FloeRows(std::unique_ptr<InputFile> in, 
 
 inline Result<std::vector<std::string>> FloeRows(const std::string& file, int64_t batch_rows) {
   FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(file));
-  FLOE_ASSIGN_OR_RETURN(auto reader, FileReader::Open(std::move(in), ReaderOptions{.batch_rows = batch_rows}));
+  FLOE_ASSIGN_OR_RETURN(auto reader,
+                        FileReader::Open(std::move(in), ReaderOptions{.batch_rows = batch_rows}));
   std::vector<std::string> rows;
   Batch batch;
   while (true) {
@@ -342,7 +352,8 @@ inline Result<std::vector<std::string>> FloeRows(const std::string& file, int64_
     if (!more) break;
     FLOE_RETURN_IF_ERROR(batch.Validate());
     if (reader->batch_first_row() != static_cast<int64_t>(rows.size())) {
-      return Internal("batch_first_row {} but {} rows read before", reader->batch_first_row(), rows.size());
+      return Internal("batch_first_row {} but {} rows read before", reader->batch_first_row(),
+                      rows.size());
     }
     for (int64_t i = 0; i < batch.num_rows; ++i) rows.push_back(testing::RowJson(batch, i));
   }

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/parquet/schema_mapping.h"
+
 namespace floe::parquet::testing {
 
 std::string IcebergTypeJson(const Type& t) {
@@ -256,13 +258,14 @@ std::string CanonicalValue(const ColumnVector& col, int64_t i, bool mask) {
   return "null";
 }
 
-std::vector<std::string> CanonicalRows(const Batch& batch, bool mask) {
+std::vector<std::string> CanonicalRows(const Batch& batch, bool mask, bool parquet_names) {
   std::vector<std::string> rows;
   for (int64_t r = 0; r < batch.num_rows; ++r) {
     std::string out = "{";
     for (size_t c = 0; c < batch.columns.size(); ++c) {
       if (c) out += ',';
-      out += JsonString(batch.schema->fields()[c].name) + ":" +
+      const std::string& name = batch.schema->fields()[c].name;
+      out += JsonString(parquet_names ? SanitizeName(name) : name) + ":" +
              CanonicalValue(batch.columns[c], r, mask);
     }
     rows.push_back(out + "}");

@@ -2,6 +2,8 @@
 // Declaration, Names, Logical Types). nlohmann-json stays inside this file.
 #include "floe/avro/schema.h"
 
+#include "floe/avro/encoding.h"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -315,6 +317,11 @@ class Validator {
           if (!IsValidName(f.name)) return InvalidArgument("avro schema at {}: invalid field name \"{}\"", path, f.name);
           if (!seen.insert(f.name).second) return InvalidArgument("avro schema at {}: field \"{}\" appears twice", path, f.name);
           FLOE_RETURN_IF_ERROR(Check(f.type, path + "." + f.name, depth + 1));
+          if (f.default_json) {
+            // Avro spec: a default must match the field's type (the first branch of a union).
+            auto v = DefaultValue(f.type, *f.default_json);
+            if (!v) return Fail(std::move(v).error().WithContext(fmt::format("avro schema at {}.{}", path, f.name)));
+          }
         }
         return Ok();
       }
@@ -646,7 +653,9 @@ Result<AvroSchema> AvroSchema::ParseJson(std::string_view json) {
   FLOE_ASSIGN_OR_RETURN(NodePtr root, parser.ParseNode(j, "", "$", 0));
   std::set<const Node*> done;
   FLOE_RETURN_IF_ERROR(CheckUnions(root, "$", 0, &done));
-  return AvroSchema(std::move(root));
+  AvroSchema schema(std::move(root));
+  FLOE_RETURN_IF_ERROR(schema.Validate());  // defaults, and the rules above once more
+  return schema;
 }
 
 Status AvroSchema::Validate() const {

@@ -9,6 +9,8 @@
 #include "floe/iceberg/schema_json_internal.h"
 #include "floe/iceberg/spec_json_internal.h"
 #include "floe/iceberg/value.h"
+#include "floe/util/buffer.h"
+#include "floe/util/codec.h"
 
 namespace floe::iceberg {
 
@@ -400,6 +402,19 @@ Result<std::vector<std::string>> OpaqueList(const Json& root, std::string_view k
 }  // namespace
 
 Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
+  // A metadata file may be gzip-compressed (Iceberg spec: Table Metadata; App. F).
+  if (json.size() >= 2 && static_cast<unsigned char>(json[0]) == 0x1f &&
+      static_cast<unsigned char>(json[1]) == 0x8b) {
+    Buffer inflated;
+    auto st = DecompressAppend(Codec::kGzip, reinterpret_cast<const uint8_t*>(json.data()),
+                               json.size(), &inflated, size_t{1} << 30);
+    if (!st) return Corrupt("gzip table metadata: {}", st.error().message);
+    std::string text(reinterpret_cast<const char*>(inflated.data()), inflated.size());
+    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f) {
+      return Corrupt("table metadata is gzip-compressed twice");
+    }
+    return TableMetadataFromJson(text);
+  }
   FLOE_ASSIGN_OR_RETURN(Json j, ji::Parse(json, "table metadata"));
   if (!j.is_object()) return Corrupt("table metadata must be a JSON object, got {}", ji::KindName(j));
   const std::string_view ctx = "table metadata";

@@ -133,7 +133,8 @@ struct TableMetadata {
   bool operator==(const TableMetadata& other) const;
 };
 
-/// Parses a metadata JSON file of format version 1, 2 or 3. v1 fields
+/// Parses a metadata JSON file of format version 1, 2 or 3 (gzip-compressed
+/// files, `*.gz.metadata.json`, are recognized by their magic bytes). v1 fields
 /// (`schema`, `partition-spec`, snapshot `manifests`) are converted; missing v1
 /// values default as in Appendix E. Errors are kCorrupt naming the field;
 /// kUnsupported for format versions above 3 or unsupported types.

@@ -266,7 +266,12 @@ Result<Value> FromBinary(const Type& type, std::string_view b) {
     case TypeId::kTimestampNs:
       if (b.size() == 4) {  // promoted date (v3)
         int64_t days = LoadLe<int32_t>(b.data());
-        return Value::Long(days * kMicrosPerDay * (IsNanos(type.id) ? kNanosPerMicro : 1));
+        int64_t per_day = kMicrosPerDay * (IsNanos(type.id) ? kNanosPerMicro : 1);
+        int64_t v = 0;
+        if (__builtin_mul_overflow(days, per_day, &v)) {
+          return Corrupt("date bound {} is outside the range of {}", days, type.ToString());
+        }
+        return Value::Long(v);
       }
       if (b.size() != 8) return wrong_size();
       return Value::Long(LoadLe<int64_t>(b.data()));

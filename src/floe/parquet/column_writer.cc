@@ -1,9 +1,16 @@
+// Shredding (Dremel levels per leaf) and the typed column chunk writers: one
+// template per physical type with a policy (how values are read, compared, hashed and
+// PLAIN-encoded), pages cut on row boundaries, dictionary with PLAIN fallback, page and
+// chunk statistics, page index entries and bloom filter hashes. See
+// column_writer_internal.h.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
+
+#include <xxhash.h>
 
 #include "floe/parquet/column_writer_internal.h"
 #include "floe/parquet/encoder.h"
@@ -274,7 +281,7 @@ struct BytesPolicy {
 };
 template <PhysicalType kP>
 uint64_t BytesPolicy<kP>::Hash(T v) {
-  return BloomHash(v.data(), v.size());
+  return XXH3_64bits(v.data(), v.size());  // dictionary only; bloom filters use XXH64
 }
 
 // A decimal with precision > 18: int128 values, written as big-endian FLBA of the

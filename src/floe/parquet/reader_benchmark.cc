@@ -34,12 +34,14 @@ double g_duck_cpu = 0;
 double ChildrenCpu() {
   rusage ru{};
   getrusage(RUSAGE_CHILDREN, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 double SelfCpu() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 int64_t g_rows = 0;
 
@@ -62,12 +64,13 @@ std::string Run(const std::string& cmd) {
 bool Prepare() {
   const char* rows_env = std::getenv("FLOE_BENCH_ROWS");
   g_rows = rows_env ? std::atoll(rows_env) : 5000000;
-  std::string dir = std::getenv("FLOE_BENCH_DIR") ? std::getenv("FLOE_BENCH_DIR") : "/tmp/floe_bench";
+  std::string dir =
+      std::getenv("FLOE_BENCH_DIR") ? std::getenv("FLOE_BENCH_DIR") : "/tmp/floe_bench";
   std::filesystem::create_directories(dir);
   g_file = dir + "/bench_" + std::to_string(g_rows) + ".parquet";
   if (!std::filesystem::exists(g_file)) {
-    std::string cmd = "node '" + Shared() + "/interop/bench_data.mjs' --rows " + std::to_string(g_rows) +
-                      " --format parquet '" + g_file + "' 2>&1";
+    std::string cmd = "node '" + Shared() + "/interop/bench_data.mjs' --rows " +
+                      std::to_string(g_rows) + " --format parquet '" + g_file + "' 2>&1";
     std::fprintf(stderr, "%s", Run(cmd).c_str());
     if (!std::filesystem::exists(g_file)) {
       std::fprintf(stderr, "reader_benchmark: could not make %s\n", g_file.c_str());
@@ -76,8 +79,10 @@ bool Prepare() {
   }
   // DuckDB's side: best of 3 at threads=1.
   std::string sql =
-      "SELECT sum(id), sum(user_id), sum(amount), sum(qty), sum(length(name)), max(ts), count_if(flag) "
-      "FROM read_parquet('" + g_file + "')";
+      "SELECT sum(id), sum(user_id), sum(amount), sum(qty), sum(length(name)), max(ts), "
+      "count_if(flag) "
+      "FROM read_parquet('" +
+      g_file + "')";
   double best = 1e9, best_cpu = 1e9;
   const std::string node = "node '" + Shared() + "/interop/duckdb_sql.mjs' --threads 1 --timing ";
   for (int i = 0; i < 3; ++i) {
@@ -87,7 +92,8 @@ bool Prepare() {
     std::string out = Run(node + "\"" + sql + "\" 2>&1 >/dev/null");
     double c2 = ChildrenCpu();
     std::smatch m;
-    if (std::regex_search(out, m, std::regex("([0-9.]+)s SELECT"))) best = std::min(best, std::stod(m[1]));
+    if (std::regex_search(out, m, std::regex("([0-9.]+)s SELECT")))
+      best = std::min(best, std::stod(m[1]));
     best_cpu = std::min(best_cpu, (c2 - c1) - (c1 - c0));
   }
   g_duck_seconds = best < 1e9 ? best : 0;
@@ -119,7 +125,8 @@ void BM_ReadAllColumns(benchmark::State& state) {
       rows += batch.num_rows;
       benchmark::DoNotOptimize(batch.columns[0].values.data());
     }
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     best_cpu = std::min(best_cpu, SelfCpu() - cpu0);
   }
   state.counters["rows"] = static_cast<double>(rows);

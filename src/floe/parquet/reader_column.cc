@@ -48,7 +48,8 @@ Status DecompressHadoopLz4(const uint8_t* in, size_t in_size, uint8_t* out, size
 }  // namespace
 
 Status ColumnChunkReader::Fail(Error e) const {
-  std::string where = page_index_ >= 0 ? fmt::format("{}, page {}", context_, page_index_) : context_;
+  std::string where =
+      page_index_ >= 0 ? fmt::format("{}, page {}", context_, page_index_) : context_;
   return ::floe::Fail(std::move(e).WithContext(where));
 }
 
@@ -58,6 +59,9 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
   context_ = std::move(context);
   if (!leaf.unsupported.empty()) return Fail(Unsupported("{}", leaf.unsupported).error());
   if (!chunk.__isset.meta_data) return Fail(Corrupt("column chunk has no metadata").error());
+  if (chunk.__isset.file_path && !chunk.file_path.empty()) {
+    return Fail(Unsupported("column chunk stored in another file ({})", chunk.file_path).error());
+  }
   const auto& md = chunk.meta_data;
   if (EnumValue(md.type) != static_cast<int>(leaf.physical)) {
     return Fail(Corrupt("column chunk type {} but the schema says {}", EnumValue(md.type),
@@ -102,7 +106,8 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
 Status ColumnChunkReader::Decompress(const uint8_t* in, size_t in_size, size_t out_size,
                                      const uint8_t** out) {
   if (out_size > static_cast<size_t>(kMaxPageBytes)) {
-    return Corrupt("page of {} bytes uncompressed exceeds the limit of {}", out_size, kMaxPageBytes);
+    return Corrupt("page of {} bytes uncompressed exceeds the limit of {}", out_size,
+                   kMaxPageBytes);
   }
   using CC = format::CompressionCodec;
   if (codec_ == CC::UNCOMPRESSED) {
@@ -142,18 +147,21 @@ Status ColumnChunkReader::LoadDictionary(const format::PageHeader& ph, const uin
     return Corrupt("dictionary page encoding {}", EncodingName(denc));
   }
   const uint8_t* data = nullptr;
-  FLOE_RETURN_IF_ERROR(Decompress(body, size, static_cast<size_t>(ph.uncompressed_page_size), &data));
+  FLOE_RETURN_IF_ERROR(
+      Decompress(body, size, static_cast<size_t>(ph.uncompressed_page_size), &data));
   const size_t usize = static_cast<size_t>(ph.uncompressed_page_size);
   int64_t n = dh.num_values;
   int width = PhysicalWidth(leaf_->physical, leaf_->type_length);
   // Every value takes at least one bit (booleans) or its width (4 bytes of length for BYTE_ARRAY).
-  uint64_t min_bytes = leaf_->physical == PhysicalType::kBoolean ? (static_cast<uint64_t>(n) + 7) / 8
+  uint64_t min_bytes = leaf_->physical == PhysicalType::kBoolean
+                           ? (static_cast<uint64_t>(n) + 7) / 8
                        : width == 0 ? static_cast<uint64_t>(n) * 4
                                     : static_cast<uint64_t>(n) * width;
   if (n < 0 || n > kMaxPageValues * 4 || min_bytes > usize) {
     return Corrupt("dictionary page claims {} values in {} bytes", n, usize);
   }
-  FLOE_ASSIGN_OR_RETURN(auto dec, MakeValueDecoder(Encoding::kPlain, leaf_->physical, leaf_->type_length));
+  FLOE_ASSIGN_OR_RETURN(auto dec,
+                        MakeValueDecoder(Encoding::kPlain, leaf_->physical, leaf_->type_length));
   FLOE_RETURN_IF_ERROR(dec->SetData(data, usize, n));
   dict_.Clear();
   FLOE_RETURN_IF_ERROR(dec->Decode(n, &dict_));
@@ -203,7 +211,8 @@ Status ColumnChunkReader::DecodeLevels(int32_t encoding, int max_level, const ui
 
 Status ColumnChunkReader::SetValues(int32_t encoding, const uint8_t* data, size_t size) {
   if (encoding < 0 || encoding > 9) return Unsupported("value encoding {}", encoding);
-  int slot = encoding == format::Encoding::PLAIN_DICTIONARY ? format::Encoding::RLE_DICTIONARY : encoding;
+  int slot =
+      encoding == format::Encoding::PLAIN_DICTIONARY ? format::Encoding::RLE_DICTIONARY : encoding;
   if (!decoders_[slot]) {
     FLOE_ASSIGN_OR_RETURN(decoders_[slot],
                           MakeValueDecoder(static_cast<Encoding>(encoding), leaf_->physical,
@@ -246,17 +255,18 @@ Status ColumnChunkReader::NextPage(bool* got) {
           return Corrupt("data page claims {} values", h.num_values);
         }
         const uint8_t* data = nullptr;
-        FLOE_RETURN_IF_ERROR(Decompress(body, body_size, static_cast<size_t>(ph.uncompressed_page_size), &data));
+        FLOE_RETURN_IF_ERROR(
+            Decompress(body, body_size, static_cast<size_t>(ph.uncompressed_page_size), &data));
         const uint8_t* p = data;
         const uint8_t* end = data + ph.uncompressed_page_size;
         page_n_ = h.num_values;
         if (leaf_->max_rep > 0) {
-          FLOE_RETURN_IF_ERROR(DecodeLevels(EnumValue(h.repetition_level_encoding), leaf_->max_rep, &p, end, true,
-                                            0, page_n_, &page_rep_, "repetition"));
+          FLOE_RETURN_IF_ERROR(DecodeLevels(EnumValue(h.repetition_level_encoding), leaf_->max_rep,
+                                            &p, end, true, 0, page_n_, &page_rep_, "repetition"));
         }
         if (leaf_->max_def > 0) {
-          FLOE_RETURN_IF_ERROR(DecodeLevels(EnumValue(h.definition_level_encoding), leaf_->max_def, &p, end, true,
-                                            0, page_n_, &page_def_, "definition"));
+          FLOE_RETURN_IF_ERROR(DecodeLevels(EnumValue(h.definition_level_encoding), leaf_->max_def,
+                                            &p, end, true, 0, page_n_, &page_def_, "definition"));
         }
         page_pos_ = 0;
         FLOE_RETURN_IF_ERROR(SetValues(EnumValue(h.encoding), p, static_cast<size_t>(end - p)));
@@ -281,13 +291,15 @@ Status ColumnChunkReader::NextPage(bool* got) {
         const uint8_t* end = body + rl + dl;
         if (leaf_->max_rep > 0) {
           FLOE_RETURN_IF_ERROR(DecodeLevels(format::Encoding::RLE, leaf_->max_rep, &p, end, false,
-                                            static_cast<size_t>(rl), page_n_, &page_rep_, "repetition"));
+                                            static_cast<size_t>(rl), page_n_, &page_rep_,
+                                            "repetition"));
         } else {
           p += rl;
         }
         if (leaf_->max_def > 0) {
           FLOE_RETURN_IF_ERROR(DecodeLevels(format::Encoding::RLE, leaf_->max_def, &p, end, false,
-                                            static_cast<size_t>(dl), page_n_, &page_def_, "definition"));
+                                            static_cast<size_t>(dl), page_n_, &page_def_,
+                                            "definition"));
         }
         const uint8_t* vals = body + rl + dl;
         const size_t vsize = body_size - static_cast<size_t>(rl + dl);
@@ -304,8 +316,7 @@ Status ColumnChunkReader::NextPage(bool* got) {
         *got = true;
         return Ok();
       }
-      default:
-        continue;  // index pages and unknown page types are skipped
+      default: continue;  // index pages and unknown page types are skipped
     }
   }
   return Ok();
@@ -351,7 +362,8 @@ Status ColumnChunkReader::ReadRows(int64_t rows, LeafBatch* out) {
       nonnull = 0;
       for (int64_t k = start; k < i; ++k) nonnull += d[k] == max_def;
     }
-    if (max_rep > 0) out->rep.insert(out->rep.end(), page_rep_.begin() + start, page_rep_.begin() + i);
+    if (max_rep > 0)
+      out->rep.insert(out->rep.end(), page_rep_.begin() + start, page_rep_.begin() + i);
     out->entries += n;
     entries_read_ += n;
     page_pos_ = i;

@@ -1,3 +1,4 @@
+// Iceberg -> Parquet schema mapping, the shared leaf annotation table and its reverse.
 #include "floe/parquet/schema_mapping.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,6 @@
+// WriterOptions::FromProperties (Iceberg's write.parquet.* properties) and the file
+// writer: row groups, bloom filters, page indexes and the footer (Parquet README "File
+// Format", PageIndex.md, BloomFilter.md).
 #include "floe/parquet/writer.h"
 
 #include <charconv>
@@ -504,9 +507,7 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::unique_ptr<OutputFile>
                                                      SchemaPtr schema, WriterOptions options) {
   if (!out) return InvalidArgument("Parquet writer: no output file");
   auto impl = std::make_unique<FileWriterImpl>();
-  OutputFile* raw = out.get();
   if (Status st = impl->Init(std::move(out), std::move(schema), std::move(options)); !st) {
-    (void)raw;
     impl->Abort();
     return Fail(std::move(st).error());
   }
