@@ -1,6 +1,7 @@
 // Iceberg <-> Avro schema mapping (Iceberg spec Appendix A), checked against
 // the exact schemas Iceberg Java wrote into the golden manifests.
 #include "floe/avro/iceberg_schema.h"
+#include "floe/types/names.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // bound truncation (PITFALLS 69-74, 92), and Java-compatible name sanitizing.
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/metrics_config.h"
-#include "floe/iceberg/names.h"
+#include "floe/types/names.h"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "floe/types/names.h"
 #include "floe/parquet/bloom_filter.h"
 #include "floe/parquet/column_writer_internal.h"
 #include "floe/parquet/encoder.h"

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/types/names.h"
 #include "floe/parquet/schema_mapping.h"
 
 namespace floe::parquet::testing {

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/types/names.h"
 #include "floe/iceberg/schema_json.h"
 #include "floe/parquet/schema_mapping.h"
 #include "floe/iceberg/value.h"
@@ -245,7 +246,7 @@ TEST_P(DataWriterInteropTest, DuckDbReadsFilesAndMetricsAgree) {
         int32_t id = 0;
         // Leaf names repeat ("element", "key"...): find the id through the DataFile's schema.
         for (const auto& tf : schema->fields()) {
-          if (parquet::SanitizeName(tf.name) != top) continue;
+          if (SanitizeName(tf.name) != top) continue;
           if (!tf.type->is_nested()) id = tf.id;
           else if (tf.type->id == TypeId::kStruct) {
             for (const auto& sf : tf.type->fields) if (sf.name == leaf) id = sf.id;

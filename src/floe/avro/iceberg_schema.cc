@@ -1,43 +1,16 @@
 // Iceberg <-> Avro schema mapping (Iceberg spec: Appendix A; PITFALLS 39-45).
 #include "floe/avro/iceberg_schema.h"
 
+#include "floe/types/names.h"
+
 #include <set>
 
 namespace floe::avro {
 namespace {
 
-bool IsAsciiLetter(uint32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-bool IsAsciiDigit(uint32_t c) { return c >= '0' && c <= '9'; }
 
 /// Decodes one UTF-8 code point; invalid bytes come out as themselves.
-uint32_t NextCodePoint(std::string_view s, size_t* i) {
-  unsigned char c = static_cast<unsigned char>(s[*i]);
-  int extra = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
-  if (extra == 0 || *i + extra >= s.size() + 0 || c >= 0xf8) {
-    ++*i;
-    return c;
-  }
-  uint32_t cp = c & (0x3f >> extra);
-  for (int k = 1; k <= extra; ++k) {
-    unsigned char n = static_cast<unsigned char>(s[*i + k]);
-    if ((n & 0xc0) != 0x80) {
-      ++*i;
-      return c;
-    }
-    cp = (cp << 6) | (n & 0x3f);
-  }
-  *i += extra + 1;
-  return cp;
-}
 
-void AppendSanitized(uint32_t c, std::string* out) {
-  if (IsAsciiDigit(c)) {
-    out->push_back('_');
-    out->push_back(static_cast<char>(c));
-  } else {
-    *out += fmt::format("_x{:X}", c);
-  }
-}
 
 class ToAvro {
  public:
@@ -281,24 +254,6 @@ Result<TypePtr> FromAvro(const Node& n, const std::string& path, int depth) {
 
 }  // namespace
 
-std::string SanitizeName(std::string_view name) {
-  if (IsValidName(name)) return std::string(name);
-  std::string out;
-  if (name.empty()) return "_x0";  // never valid as given; keep something stable
-  size_t i = 0;
-  bool first = true;
-  while (i < name.size()) {
-    uint32_t c = NextCodePoint(name, &i);
-    bool ok = IsAsciiLetter(c) || c == '_' || (!first && IsAsciiDigit(c));
-    if (ok) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      AppendSanitized(c, &out);
-    }
-    first = false;
-  }
-  return out;
-}
 
 Result<AvroSchema> StructToAvroSchema(const Type& struct_type, std::string_view record_name) {
   if (!IsValidName(record_name)) return InvalidArgument("iceberg->avro: invalid record name \"{}\"", record_name);

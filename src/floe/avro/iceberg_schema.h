@@ -29,10 +29,6 @@
 
 namespace floe::avro {
 
-/// Iceberg Java's Avro name sanitizing (AvroSchemaUtil.makeCompatibleName);
-/// returns the name unchanged when it is already valid. Non-ASCII characters
-/// are encoded as `_x` + the hex of their code point, keeping names ASCII.
-std::string SanitizeName(std::string_view name);
 
 /// An Iceberg schema as an Avro record schema named `record_name`.
 Result<AvroSchema> ToAvroSchema(const Schema& schema, std::string_view record_name);

@@ -164,7 +164,9 @@ struct ManifestReadOptions {
   /// nan_value_counts, lower_bounds and upper_bounds (Flink
   /// `include-column-stats`). Without them an entry holds what scan planning
   /// needs: content, path, format, partition, counts, size, key metadata,
-  /// split offsets, equality ids, sort order, referenced file.
+  /// split offsets, equality ids, sort order, referenced file. (Avro has no
+  /// random access inside a record, so the metrics are still decoded; what
+  /// is saved is their conversion and the memory they would take.)
   bool include_column_stats = true;
   /// Drop DELETED entries (a scan never reads them; PITFALLS 74).
   bool skip_deleted = false;

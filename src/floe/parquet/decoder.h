@@ -17,21 +17,10 @@
 #include <vector>
 
 #include "floe/util/buffer.h"
+#include "floe/parquet/physical_type.h"
 #include "floe/util/status.h"
 
 namespace floe::parquet {
-
-/// Parquet physical types (parquet.thrift: Type), same numbering.
-enum class PhysicalType : uint8_t {
-  kBoolean = 0,
-  kInt32 = 1,
-  kInt64 = 2,
-  kInt96 = 3,
-  kFloat = 4,
-  kDouble = 5,
-  kByteArray = 6,
-  kFixedLenByteArray = 7,
-};
 
 /// Parquet encodings (parquet.thrift: Encoding), same numbering.
 enum class Encoding : int32_t {

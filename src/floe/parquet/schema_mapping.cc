@@ -1,6 +1,8 @@
 // Iceberg -> Parquet schema mapping, the shared leaf annotation table and its reverse.
 #include "floe/parquet/schema_mapping.h"
 
+#include "floe/types/names.h"
+
 #include <fmt/format.h>
 
 #include "floe/parquet/schema_mapping_internal.h"
@@ -16,24 +18,6 @@ std::string LeafColumn::DottedPath() const {
   return out;
 }
 
-std::string SanitizeName(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (size_t i = 0; i < name.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(name[i]);
-    bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-    bool digit = c >= '0' && c <= '9';
-    if (alpha || (digit && i > 0)) {
-      out += static_cast<char>(c);
-    } else if (digit) {
-      out += '_';
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("_x{:X}", c);
-    }
-  }
-  return out;
-}
 
 PhysicalType PhysicalTypeFor(const Type& type) {
   switch (type.id) {

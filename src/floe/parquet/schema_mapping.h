@@ -12,21 +12,10 @@
 #include <vector>
 
 #include "floe/types/type.h"
+#include "floe/parquet/physical_type.h"
 #include "floe/util/status.h"
 
 namespace floe::parquet {
-
-/// Parquet physical types; the values are those of parquet.thrift `Type`.
-enum class PhysicalType : uint8_t {
-  kBoolean = 0,
-  kInt32 = 1,
-  kInt64 = 2,
-  kInt96 = 3,
-  kFloat = 4,
-  kDouble = 5,
-  kByteArray = 6,
-  kFixedLenByteArray = 7,
-};
 
 /// Parquet repetition; the values are those of parquet.thrift `FieldRepetitionType`.
 enum class Repetition : uint8_t { kRequired = 0, kOptional = 1, kRepeated = 2 };
@@ -111,10 +100,6 @@ LeafAnnotation AnnotationFor(const Type& type);
 Result<TypePtr> IcebergTypeFor(PhysicalType physical, int32_t type_length,
                                const LeafAnnotation& annotation);
 
-/// Iceberg Java's name sanitizing (AvroSchemaUtil.makeCompatibleName): a leading digit
-/// d becomes `_d`; any other character outside [A-Za-z0-9_] becomes `_x` + upper-case hex
-/// of its code (bytes of non-ASCII UTF-8 are escaped one by one).
-std::string SanitizeName(std::string_view name);
 
 /// The Parquet physical type of a primitive Iceberg type (decimal by precision).
 PhysicalType PhysicalTypeFor(const Type& type);

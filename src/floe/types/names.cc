@@ -1,10 +1,10 @@
-#include "floe/iceberg/names.h"
+#include "floe/types/names.h"
 
 #include <iterator>
 
 #include <fmt/format.h>
 
-namespace floe::iceberg {
+namespace floe {
 
 namespace {
 
@@ -57,4 +57,4 @@ std::string SanitizeName(std::string_view name) {
   return out;
 }
 
-}  // namespace floe::iceberg
+}  // namespace floe

@@ -1,0 +1,791 @@
+#include "floe/table/table_reader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <unordered_map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/iceberg/value.h"
+#include "floe/io/file.h"
+#include "floe/parquet/reader.h"
+#include "floe/table/delete_filter.h"
+#include "floe/types/column_ops.h"
+
+namespace floe::table {
+
+using iceberg::DataFile;
+using iceberg::DataFileContent;
+using iceberg::Value;
+
+namespace {
+
+// Reserved field ids of position delete files (Iceberg spec: Position Delete Files).
+constexpr int32_t kDeleteFilePathId = 2147483546;
+constexpr int32_t kDeletePosId = 2147483545;
+
+// ---------------------------------------------------------- schema helpers
+
+// The top-level field of `schema` that is or contains field `id`, or null.
+const NestedField* TopLevelContaining(const Schema& schema, int32_t id) {
+  for (const auto& f : schema.fields()) {
+    if (f.id == id) return &f;
+    if (f.type->is_nested()) {
+      Schema inner(f.type->fields);
+      if (inner.FindField(id)) return &f;
+    }
+  }
+  return nullptr;
+}
+
+// The top-level field containing `id` in the plan's schema, or in the
+// table's other schemas (newest first) for dropped columns.
+const NestedField* FindTopLevelAnywhere(const ScanPlan& plan, int32_t id) {
+  if (const NestedField* f = TopLevelContaining(*plan.table_schema, id)) return f;
+  const auto& schemas = plan.metadata->schemas;
+  for (auto it = schemas.rbegin(); it != schemas.rend(); ++it) {
+    if (const NestedField* f = TopLevelContaining(**it, id)) return f;
+  }
+  return nullptr;
+}
+
+void CollectFilterIds(const expr::Expr& e, std::vector<int32_t>* ids) {
+  if (e.is_predicate()) {
+    ids->push_back(e.field_id);
+    return;
+  }
+  for (const auto& c : e.children) CollectFilterIds(*c, ids);
+}
+
+// A copy of a bound filter whose predicates address the columns of `read`
+// (bound against `table`, whose top-level order may differ).
+expr::ExprPtr Rebase(const expr::ExprPtr& e, const Schema& table, const Schema& read) {
+  if (e->is_predicate()) {
+    auto out = std::make_shared<expr::Expr>(*e);
+    if (!out->path.empty()) {
+      int32_t top_id = table.fields()[out->path[0]].id;
+      for (int i = 0; i < read.num_fields(); ++i) {
+        if (read.fields()[i].id == top_id) out->path[0] = i;
+      }
+    }
+    return out;
+  }
+  if (e->children.empty()) return e;
+  auto out = std::make_shared<expr::Expr>(*e);
+  for (auto& c : out->children) c = Rebase(c, table, read);
+  return out;
+}
+
+bool IsTrue(const expr::Expr& e) { return e.op == expr::Op::kTrue; }
+
+// A value of `type` from a partition value that may be stored in a narrower
+// type (int -> long, float -> double after promotion).
+std::optional<Value> Widen(const Type& type, const Value& v) {
+  if (v.is_null() || v.Matches(type)) return v;
+  if (std::holds_alternative<int32_t>(v.v)) {
+    if (type.id == TypeId::kLong) return Value::Long(v.as_int());
+  }
+  if (std::holds_alternative<float>(v.v) && type.id == TypeId::kDouble) return Value::Double(v.as_float());
+  return std::nullopt;
+}
+
+ColumnVector ConstantColumn(const TypePtr& type, const Value& v, int64_t n) {
+  ColumnVector col(type);
+  for (int64_t i = 0; i < n; ++i) {
+    if (v.is_null() || !iceberg::AppendValue(&col, v)) col.AppendNull();
+  }
+  return col;
+}
+
+// ------------------------------------------------------------ name mapping
+
+// `schema.name-mapping.default` (Iceberg spec: Column Projection, Name Mapping).
+struct MappedField {
+  std::optional<int32_t> field_id;
+  std::vector<std::string> names;
+  std::vector<MappedField> fields;
+};
+
+Result<std::vector<MappedField>> ParseMappedFields(const nlohmann::json& j) {
+  if (!j.is_array()) return Corrupt("schema.name-mapping.default: expected a JSON array");
+  std::vector<MappedField> out;
+  for (const auto& e : j) {
+    if (!e.is_object()) return Corrupt("schema.name-mapping.default: expected objects in the array");
+    MappedField f;
+    if (auto it = e.find("field-id"); it != e.end() && it->is_number_integer()) f.field_id = it->get<int32_t>();
+    if (auto it = e.find("names"); it != e.end() && it->is_array()) {
+      for (const auto& n : *it) {
+        if (n.is_string()) f.names.push_back(n.get<std::string>());
+      }
+    }
+    if (auto it = e.find("fields"); it != e.end() && !it->is_null()) {
+      FLOE_ASSIGN_OR_RETURN(f.fields, ParseMappedFields(*it));
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Result<std::vector<MappedField>> ParseNameMapping(std::string_view text) {
+  try {
+    return ParseMappedFields(nlohmann::json::parse(text));
+  } catch (const std::exception& e) {
+    return Corrupt("schema.name-mapping.default is not valid JSON: {}", e.what());
+  }
+}
+
+// Renames the fields of `fields` to the file's names given by the mapping,
+// so that a reader matching by name finds them; fields the mapping does not
+// name get a name no file has (they read as null).
+std::vector<NestedField> RenameByMapping(const std::vector<NestedField>& fields,
+                                         const std::vector<MappedField>& mapping,
+                                         const std::vector<NestedField>* file_fields) {
+  std::vector<NestedField> out;
+  for (const auto& f : fields) {
+    NestedField g = f;
+    const MappedField* m = nullptr;
+    for (const auto& mf : mapping) {
+      if (mf.field_id && *mf.field_id == f.id) m = &mf;
+    }
+    std::string name = "\x01unmapped." + std::to_string(f.id);
+    const NestedField* file_field = nullptr;
+    if (m && file_fields) {
+      for (const auto& n : m->names) {
+        for (const auto& ff : *file_fields) {
+          if (ff.name == n) {
+            name = n;
+            file_field = &ff;
+          }
+        }
+        if (file_field) break;
+      }
+    }
+    g.name = name;
+    if (f.type->id == TypeId::kStruct && m) {
+      auto t = std::make_shared<Type>(*f.type);
+      t->fields = RenameByMapping(f.type->fields, m->fields,
+                                  file_field && file_field->type->id == TypeId::kStruct ? &file_field->type->fields
+                                                                                         : nullptr);
+      g.type = t;
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------- file opening
+
+struct OpenedFile {
+  std::unique_ptr<parquet::FileReader> reader;
+  /// Top-level field ids of the projection that the file holds.
+  std::set<int32_t> present;
+};
+
+// Opens a Parquet file projected to `projection` (by field id, or through
+// the name mapping when the file has no field ids).
+Result<OpenedFile> OpenProjected(const ScanPlan& plan, const std::string& stored_path, const LocationMapper& mapper,
+                                 const SchemaPtr& projection, parquet::ReaderOptions options,
+                                 bool by_name_fallback = false) {
+  FLOE_ASSIGN_OR_RETURN(std::string local, mapper.ToLocal(stored_path));
+  auto in = OpenLocalInput(local);
+  if (!in) return Fail(in.error().WithContext(fmt::format("file {}", stored_path)));
+  options.projection = projection;
+  auto opened = parquet::FileReader::Open(std::move(*in), options);
+  if (!opened) return Fail(opened.error());
+  OpenedFile out;
+  out.reader = std::move(*opened);
+  if (!out.reader->has_field_ids() && by_name_fallback) {
+    // Position delete files have fixed column names (Iceberg spec: Position Delete Files).
+    SchemaPtr file_schema = out.reader->file_schema();
+    for (const auto& f : projection->fields()) {
+      if (file_schema->FindTopLevel(f.name)) out.present.insert(f.id);
+    }
+    auto in2 = OpenLocalInput(local);
+    if (!in2) return Fail(in2.error().WithContext(fmt::format("file {}", stored_path)));
+    options.match_by_name = true;
+    FLOE_ASSIGN_OR_RETURN(out.reader, parquet::FileReader::Open(std::move(*in2), options));
+    return out;
+  }
+  if (!out.reader->has_field_ids()) {
+    auto it = plan.metadata->properties.find("schema.name-mapping.default");
+    if (it == plan.metadata->properties.end()) {
+      return Unsupported(
+          "data file {} has no Parquet field ids and the table has no schema.name-mapping.default to "
+          "map its columns",
+          stored_path);
+    }
+    FLOE_ASSIGN_OR_RETURN(auto mapping, ParseNameMapping(it->second));
+    SchemaPtr file_schema = out.reader->file_schema();
+    auto renamed = std::make_shared<const Schema>(
+        RenameByMapping(projection->fields(), mapping, &file_schema->fields()), projection->schema_id());
+    for (int i = 0; i < renamed->num_fields(); ++i) {
+      if (file_schema->FindTopLevel(renamed->fields()[i].name)) out.present.insert(projection->fields()[i].id);
+    }
+    auto in2 = OpenLocalInput(local);
+    if (!in2) return Fail(in2.error().WithContext(fmt::format("file {}", stored_path)));
+    options.projection = renamed;
+    options.match_by_name = true;
+    auto reopened = parquet::FileReader::Open(std::move(*in2), options);
+    if (!reopened) {
+      return Fail(reopened.error().WithContext("field ids from schema.name-mapping.default"));
+    }
+    out.reader = std::move(*reopened);
+    return out;
+  }
+  SchemaPtr file_schema = out.reader->file_schema();
+  for (const auto& f : projection->fields()) {
+    if (file_schema->FindField(f.id)) out.present.insert(f.id);
+  }
+  return out;
+}
+
+}  // namespace
+
+class DeleteCache {
+ public:
+  using PositionsByFile = std::unordered_map<std::string, std::vector<int64_t>>;
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<const PositionsByFile>> positions;
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<Batch>>> equalities;
+};
+
+std::shared_ptr<DeleteCache> MakeDeleteCache() { return std::make_shared<DeleteCache>(); }
+
+namespace {
+
+// ----------------------------------------------------------------- deletes
+
+// Every row of a position delete file, by data file path.
+Result<std::shared_ptr<const DeleteCache::PositionsByFile>> ReadAllPositions(const ScanPlan& plan,
+                                                                             const DeleteFileTask& d,
+                                                                             const LocationMapper& mapper) {
+  auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
+      NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
+      NestedField{kDeletePosId, "pos", true, LongType(), ""}});
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, schema, {}, true));
+  if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
+    return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
+                   kDeleteFilePathId, kDeletePosId);
+  }
+  auto out = std::make_shared<DeleteCache::PositionsByFile>();
+  Batch b;
+  std::string last;
+  std::vector<int64_t>* target = nullptr;
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(bool more, f.reader->Next(&b));
+    if (!more) break;
+    const ColumnVector& paths = b.columns[0];
+    const ColumnVector& pos = b.columns[1];
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      if (paths.IsNull(i) || pos.IsNull(i)) {
+        return Corrupt("position delete file {}: row {} has a null file_path or pos", d.file.file_path, i);
+      }
+      std::string_view p = paths.bytes(i);
+      if (!target || p != last) {
+        last.assign(p);
+        target = &(*out)[last];
+      }
+      target->push_back(pos.data<int64_t>()[i]);
+    }
+  }
+  return std::shared_ptr<const DeleteCache::PositionsByFile>(std::move(out));
+}
+
+Status LoadPositionDeletes(const ScanPlan& plan, const DeleteFileTask& d, const std::string& data_path,
+                           const LocationMapper& mapper, PositionDeletes* out, DeleteCache* cache) {
+  if (cache) {
+    std::shared_ptr<const DeleteCache::PositionsByFile> all;
+    {
+      std::lock_guard lock(cache->mu);
+      if (auto it = cache->positions.find(d.file.file_path); it != cache->positions.end()) all = it->second;
+    }
+    if (!all) {
+      FLOE_ASSIGN_OR_RETURN(all, ReadAllPositions(plan, d, mapper));
+      std::lock_guard lock(cache->mu);
+      cache->positions.emplace(d.file.file_path, all);
+    }
+    if (auto it = all->find(data_path); it != all->end()) out->AddAll(it->second);
+    return Ok();
+  }
+  auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
+      NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
+      NestedField{kDeletePosId, "pos", true, LongType(), ""}});
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, schema, {}, true));
+  if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
+    return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
+                   kDeleteFilePathId, kDeletePosId);
+  }
+  Batch b;
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(bool more, f.reader->Next(&b));
+    if (!more) break;
+    const ColumnVector& paths = b.columns[0];
+    const ColumnVector& pos = b.columns[1];
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      if (paths.IsNull(i) || pos.IsNull(i)) {
+        return Corrupt("position delete file {}: row {} has a null file_path or pos", d.file.file_path, i);
+      }
+      if (paths.bytes(i) == data_path) out->Add(pos.data<int64_t>()[i]);
+    }
+  }
+  return Ok();
+}
+
+// The equality deletes of one set of equality ids, with the top-level
+// columns of the data batch they look at.
+struct EqualityGroup {
+  std::vector<int32_t> ids;
+  SchemaPtr key_schema;           ///< top-level fields holding the ids
+  std::optional<EqualityDeletes> deletes;
+};
+
+Result<std::shared_ptr<const std::vector<Batch>>> ReadEqualityRows(const ScanPlan& plan, const DeleteFileTask& d,
+                                                                    const LocationMapper& mapper,
+                                                                    const SchemaPtr& key_schema) {
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, key_schema, {}));
+  auto out = std::make_shared<std::vector<Batch>>();
+  while (true) {
+    Batch b;
+    FLOE_ASSIGN_OR_RETURN(bool more, f.reader->Next(&b));
+    if (!more) break;
+    b.schema = key_schema;
+    out->push_back(std::move(b));
+  }
+  return std::shared_ptr<const std::vector<Batch>>(std::move(out));
+}
+
+Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, const LocationMapper& mapper,
+                           EqualityGroup* g, DeleteCache* cache) {
+  std::shared_ptr<const std::vector<Batch>> rows;
+  std::string key = d.file.file_path;
+  for (const auto& f : g->key_schema->fields()) key += "|" + std::to_string(f.id);
+  if (cache) {
+    std::lock_guard lock(cache->mu);
+    if (auto it = cache->equalities.find(key); it != cache->equalities.end()) rows = it->second;
+  }
+  if (!rows) {
+    FLOE_ASSIGN_OR_RETURN(rows, ReadEqualityRows(plan, d, mapper, g->key_schema));
+    if (cache) {
+      std::lock_guard lock(cache->mu);
+      cache->equalities.emplace(key, rows);
+    }
+  }
+  for (const auto& b : *rows) FLOE_RETURN_IF_ERROR(g->deletes->AddDeletes(b));
+  return Ok();
+}
+
+}  // namespace
+
+// --------------------------------------------------------------- one range
+
+Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
+                     const LocationMapper& mapper, int64_t batch_rows, const std::function<Status(Batch&&)>& emit,
+                     DeleteCache* cache) {
+  const DataFile& file = task.data_file;
+  const Schema& table_schema = *plan.table_schema;
+  auto context = [&](Error e) { return Fail(std::move(e)); };
+
+  // Deletes.
+  PositionDeletes positions;
+  std::vector<EqualityGroup> groups;
+  std::vector<int32_t> extra_ids;
+  for (const auto& d : task.deletes) {
+    if (d->file.content == DataFileContent::kPositionDeletes) {
+      FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, file.file_path, mapper, &positions, cache));
+      continue;
+    }
+    std::vector<int32_t> ids = d->file.equality_ids;
+    EqualityGroup* g = nullptr;
+    for (auto& x : groups) {
+      if (x.ids == ids) g = &x;
+    }
+    if (!g) {
+      EqualityGroup ng;
+      ng.ids = ids;
+      std::vector<NestedField> key_fields;
+      for (int32_t id : ids) {
+        const NestedField* top = FindTopLevelAnywhere(plan, id);
+        if (!top) {
+          return Corrupt("equality delete file {}: equality field id {} is in no schema of the table",
+                         d->file.file_path, id);
+        }
+        bool dup = false;
+        for (const auto& k : key_fields) dup |= k.id == top->id;
+        if (!dup) key_fields.push_back(*top);
+        extra_ids.push_back(top->id);
+      }
+      ng.key_schema = std::make_shared<const Schema>(std::move(key_fields));
+      auto eq = EqualityDeletes::Make(ids, *ng.key_schema);
+      if (!eq) return Fail(eq.error().WithContext(fmt::format("equality delete file {}", d->file.file_path)));
+      ng.deletes = std::move(*eq);
+      groups.push_back(std::move(ng));
+      g = &groups.back();
+    }
+    FLOE_RETURN_IF_ERROR(LoadEqualityDeletes(plan, *d, mapper, g, cache));
+  }
+
+  // The read schema: the projection, then the columns deletes and the filter need.
+  std::vector<int32_t> filter_ids;
+  CollectFilterIds(*plan.filter, &filter_ids);
+  for (int32_t id : filter_ids) {
+    if (const NestedField* top = TopLevelContaining(table_schema, id)) extra_ids.push_back(top->id);
+  }
+  std::vector<NestedField> read_fields = plan.projected_schema->fields();
+  const size_t num_out = read_fields.size();
+  for (int32_t id : extra_ids) {
+    bool have = false;
+    for (const auto& f : read_fields) have |= f.id == id;
+    if (have) continue;
+    const NestedField* top = nullptr;
+    for (const auto& f : table_schema.fields()) {
+      if (f.id == id) top = &f;
+    }
+    if (!top) top = FindTopLevelAnywhere(plan, id);
+    if (top) read_fields.push_back(*top);
+  }
+  auto read_schema = std::make_shared<const Schema>(std::move(read_fields), table_schema.schema_id());
+  expr::ExprPtr filter = IsTrue(*plan.filter) ? plan.filter : Rebase(plan.filter, table_schema, *read_schema);
+
+  // Row groups of this range: those whose start offset lies in it.
+  const int64_t range_end = range.start + range.length;
+  const auto& offsets = file.split_offsets;
+  parquet::ReaderOptions ro;
+  ro.batch_rows = batch_rows;
+  int num_row_groups = -1;
+  ro.skip_row_group = [&](const parquet::RowGroupStats& rg) {
+    if (num_row_groups >= 0 && static_cast<int>(offsets.size()) == num_row_groups) {
+      int64_t off = offsets[rg.index];
+      if (off < range.start || off >= range_end) return true;
+    } else if (range.start != 0) {
+      return true;  // offsets unusable: the range starting at 0 reads the whole file
+    }
+    if (IsTrue(*filter)) return false;
+    expr::FileMetrics m;
+    m.record_count = rg.num_rows;
+    auto find = [&rg](int32_t id) { return rg.Find(id); };
+    m.value_count = [find](int32_t id) -> std::optional<int64_t> {
+      auto* c = find(id);
+      if (!c) return std::nullopt;
+      return c->num_values;
+    };
+    m.null_count = [find](int32_t id) -> std::optional<int64_t> {
+      auto* c = find(id);
+      if (!c) return std::nullopt;
+      return c->null_count;
+    };
+    m.nan_count = [find](int32_t id) -> std::optional<int64_t> {
+      auto* c = find(id);
+      if (!c) return std::nullopt;
+      return c->nan_count;
+    };
+    auto bound = [&, find](bool lower) {
+      return [&, find, lower](int32_t id) -> std::optional<expr::Literal> {
+        auto* c = find(id);
+        if (!c) return std::nullopt;
+        const auto& b = lower ? c->lower : c->upper;
+        if (!b) return std::nullopt;
+        const NestedField* f = read_schema->FindField(id);
+        if (!f || f->type->is_nested()) return std::nullopt;
+        auto v = iceberg::FromBinary(*f->type, *b);
+        if (!v || v->is_null()) return std::nullopt;
+        // Convert through a one-row column to share the literal forms of MayMatch.
+        expr::Literal l;
+        l.type = f->type->id;
+        const Value& x = *v;
+        if (std::holds_alternative<bool>(x.v)) l.i = x.as_bool();
+        else if (std::holds_alternative<int32_t>(x.v)) l.i = x.as_int();
+        else if (std::holds_alternative<int64_t>(x.v)) l.i = x.as_long();
+        else if (std::holds_alternative<float>(x.v)) l.d = x.as_float();
+        else if (std::holds_alternative<double>(x.v)) l.d = x.as_double();
+        else if (std::holds_alternative<int128_t>(x.v)) { l.dec = x.as_decimal(); l.scale = f->type->scale; }
+        else l.s = x.as_bytes();
+        return l;
+      };
+    };
+    m.lower_bound = bound(true);
+    m.upper_bound = bound(false);
+    return !expr::MayMatch(*filter, m);
+  };
+  FLOE_ASSIGN_OR_RETURN(OpenedFile opened, OpenProjected(plan, file.file_path, mapper, read_schema, ro));
+  num_row_groups = opened.reader->num_row_groups();
+
+  // Constants for columns the file lacks.
+  struct Constant {
+    int index;
+    Value value;
+  };
+  std::vector<Constant> constants;
+  const iceberg::PartitionSpec* spec = plan.metadata->SpecById(task.spec_id);
+  const iceberg::FieldDefaults* defaults = nullptr;
+  if (auto it = plan.metadata->field_defaults.find(table_schema.schema_id());
+      it != plan.metadata->field_defaults.end()) {
+    defaults = &it->second;
+  }
+  for (int i = 0; i < read_schema->num_fields(); ++i) {
+    const NestedField& f = read_schema->fields()[i];
+    if (opened.present.contains(f.id) || f.type->is_nested()) continue;
+    std::optional<Value> v;
+    if (spec) {
+      const auto& pfs = spec->fields();
+      for (size_t p = 0; p < pfs.size() && p < file.partition.size(); ++p) {
+        if (pfs[p].source_id == f.id && pfs[p].transform.kind() == iceberg::TransformKind::kIdentity) {
+          v = Widen(*f.type, file.partition[p]);
+          break;
+        }
+      }
+    }
+    if (!v && defaults) {
+      if (auto it = defaults->find(f.id); it != defaults->end() && it->second.initial_default) {
+        auto d = iceberg::FromJsonText(*f.type, *it->second.initial_default);
+        if (!d) {
+          return context(d.error().WithContext(fmt::format("initial-default of field {} ({})", f.id, f.name)));
+        }
+        v = std::move(*d);
+      }
+    }
+    if (v && !v->is_null()) constants.push_back({i, std::move(*v)});
+  }
+
+  Batch batch;
+  std::vector<uint8_t> keep;
+  std::vector<uint8_t> selected;
+  while (true) {
+    auto more = opened.reader->Next(&batch);
+    if (!more) return Fail(more.error());
+    if (!*more) break;
+    const int64_t n = batch.num_rows;
+    if (n == 0) continue;
+    batch.schema = read_schema;
+    for (const auto& c : constants) {
+      batch.columns[c.index] = ConstantColumn(read_schema->fields()[c.index].type, c.value, n);
+    }
+    keep.assign(static_cast<size_t>(n), 1);
+    if (!positions.empty()) positions.Apply(opened.reader->batch_first_row(), keep);
+    for (auto& g : groups) {
+      // A view of the key columns, moved out of the batch and back.
+      Batch keys;
+      keys.schema = g.key_schema;
+      keys.num_rows = n;
+      std::vector<int> where;
+      for (const auto& kf : g.key_schema->fields()) {
+        int idx = 0;
+        for (int i = 0; i < read_schema->num_fields(); ++i) {
+          if (read_schema->fields()[i].id == kf.id) idx = i;
+        }
+        where.push_back(idx);
+        keys.columns.push_back(std::move(batch.columns[idx]));
+      }
+      Status st = g.deletes->Apply(keys, keep);
+      for (size_t k = 0; k < where.size(); ++k) batch.columns[where[k]] = std::move(keys.columns[k]);
+      FLOE_RETURN_IF_ERROR(st);
+    }
+    if (!IsTrue(*filter)) {
+      FLOE_RETURN_IF_ERROR(expr::Evaluate(*filter, batch, &selected));
+      for (int64_t i = 0; i < n; ++i) keep[i] &= selected[i];
+    }
+    int64_t kept = 0;
+    for (auto k : keep) kept += k;
+    if (kept == 0) continue;
+    Batch out;
+    out.schema = plan.projected_schema;
+    out.num_rows = kept;
+    if (kept == n) {
+      for (size_t i = 0; i < num_out; ++i) out.columns.push_back(std::move(batch.columns[i]));
+    } else {
+      auto idx = SelectedIndices(keep);
+      for (size_t i = 0; i < num_out; ++i) out.columns.push_back(Take(batch.columns[i], idx));
+    }
+    FLOE_RETURN_IF_ERROR(emit(std::move(out)));
+    batch = Batch();
+  }
+  return Ok();
+}
+
+// ------------------------------------------------------------- TableReader
+
+class TableReaderImpl {
+ public:
+  TableReaderImpl(ScanPlan plan, LocationMapper mapper, TableReaderOptions options)
+      : plan_(std::move(plan)), mapper_(std::move(mapper)), options_(options) {
+    slots_.resize(plan_.splits.size());
+  }
+
+  ~TableReaderImpl() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  void Start() {
+    const int threads = std::max(1, options_.threads);
+    if (threads <= 1 || plan_.splits.size() <= 1) return;  // read on the caller's thread
+    const int n = std::min<int>(threads, static_cast<int>(plan_.splits.size()));
+    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { Work(); });
+  }
+
+  SchemaPtr schema() const { return plan_.projected_schema; }
+
+  Result<bool> Next(Batch* out) {
+    if (plan_.limit >= 0 && returned_ >= plan_.limit) return false;
+    while (true) {
+      if (!pending_.empty()) {
+        *out = std::move(pending_.front());
+        pending_.pop_front();
+        if (plan_.limit >= 0 && returned_ + out->num_rows > plan_.limit) {
+          int64_t keep = plan_.limit - returned_;
+          Batch cut(out->schema);
+          AppendRange(*out, 0, keep, &cut);
+          cut.num_rows = keep;
+          *out = std::move(cut);
+        }
+        returned_ += out->num_rows;
+        return true;
+      }
+      if (threads_.empty()) {
+        if (next_split_ >= plan_.splits.size()) return false;
+        size_t s = next_split_++;
+        std::vector<Batch> batches;
+        FLOE_RETURN_IF_ERROR(ReadSplit(s, &batches));
+        for (auto& b : batches) pending_.push_back(std::move(b));
+        continue;
+      }
+      // Parallel: wait for the next split in order (or any finished one).
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return error_ || consumed_ >= slots_.size() || Ready(); });
+      if (error_) return Fail(*error_);
+      if (consumed_ >= slots_.size()) return false;
+      size_t s = TakeReady();
+      for (auto& b : slots_[s].batches) pending_.push_back(std::move(b));
+      slots_[s].batches.clear();
+      ++consumed_;
+      lock.unlock();
+      cv_.notify_all();
+    }
+  }
+
+ private:
+  struct Slot {
+    bool done = false;
+    bool taken = false;
+    std::vector<Batch> batches;
+  };
+
+  Status ReadSplit(size_t s, std::vector<Batch>* out) {
+    int64_t rows = 0;
+    for (const FileRange& r : plan_.splits[s]) {
+      if (plan_.limit >= 0 && rows >= plan_.limit) break;  // this split alone reached the limit
+      const FileScanTask& task = plan_.files[static_cast<size_t>(r.file)];
+      FLOE_RETURN_IF_ERROR(ReadFileRange(
+          plan_, task, r, mapper_, options_.batch_rows,
+          [&](Batch&& b) {
+            rows += b.num_rows;
+            out->push_back(std::move(b));
+            return Ok();
+          },
+          cache_.get()));
+    }
+    return Ok();
+  }
+
+  bool Ready() const {
+    if (options_.preserve_order) return slots_[consumed_].done;
+    for (const auto& s : slots_) {
+      if (s.done && !s.taken) return true;
+    }
+    return false;
+  }
+
+  size_t TakeReady() {
+    size_t s = consumed_;
+    if (!options_.preserve_order) {
+      for (size_t i = 0; i < slots_.size(); ++i) {
+        if (slots_[i].done && !slots_[i].taken) {
+          s = i;
+          break;
+        }
+      }
+    }
+    slots_[s].taken = true;
+    return s;
+  }
+
+  void Work() {
+    const size_t window = static_cast<size_t>(std::max(1, options_.threads)) * 2;
+    while (true) {
+      size_t s;
+      {
+        std::unique_lock lock(mu_);
+        // Bounded read-ahead: at most `window` splits beyond the consumer.
+        cv_.wait(lock, [&] { return stop_ || error_ || next_split_ >= slots_.size() || next_split_ < consumed_ + window; });
+        if (stop_ || error_ || next_split_ >= slots_.size()) return;
+        s = next_split_++;
+      }
+      std::vector<Batch> batches;
+      Status st = ReadSplit(s, &batches);
+      {
+        std::lock_guard lock(mu_);
+        if (!st) {
+          if (!error_) error_ = st.error().WithContext(fmt::format("split {}", s));
+        } else {
+          slots_[s].batches = std::move(batches);
+          slots_[s].done = true;
+        }
+      }
+      cv_.notify_all();
+    }
+  }
+
+  ScanPlan plan_;
+  LocationMapper mapper_;
+  TableReaderOptions options_;
+  std::shared_ptr<DeleteCache> cache_ = MakeDeleteCache();
+  std::vector<Slot> slots_;
+  std::deque<Batch> pending_;
+  int64_t returned_ = 0;
+  size_t next_split_ = 0;  // guarded by mu_ when threads run
+  size_t consumed_ = 0;
+  std::vector<std::thread> threads_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::optional<Error> error_;
+};
+
+Result<std::unique_ptr<TableReader>> TableReader::Make(ScanPlan plan, LocationMapper mapper,
+                                                       TableReaderOptions options) {
+  if (!plan.metadata || !plan.table_schema || !plan.projected_schema || !plan.filter) {
+    return InvalidArgument("TableReader: the plan is incomplete (metadata, schemas and filter are required)");
+  }
+  if (options.batch_rows <= 0) return InvalidArgument("TableReader: batch_rows must be positive");
+  auto impl = std::make_unique<TableReaderImpl>(std::move(plan), std::move(mapper), options);
+  impl->Start();
+  return std::unique_ptr<TableReader>(new TableReader(std::move(impl)));
+}
+
+TableReader::TableReader(std::unique_ptr<TableReaderImpl> impl) : impl_(std::move(impl)) {}
+TableReader::~TableReader() = default;
+SchemaPtr TableReader::schema() const { return impl_->schema(); }
+Result<bool> TableReader::Next(Batch* out) { return impl_->Next(out); }
+
+Result<std::vector<Batch>> ReadAll(const ScanPlan& plan, const LocationMapper& mapper, TableReaderOptions options) {
+  FLOE_ASSIGN_OR_RETURN(auto reader, TableReader::Make(plan, mapper, options));
+  std::vector<Batch> out;
+  while (true) {
+    Batch b;
+    FLOE_ASSIGN_OR_RETURN(bool more, reader->Next(&b));
+    if (!more) break;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace floe::table
