@@ -45,7 +45,12 @@ std::string Shell(const std::string& s) {
 
 std::string SharedDir() {
   const char* env = std::getenv("FLOE_SHARED");
-  return env && *env ? env : FLOE_SOURCE_DIR "/../shared";
+  if (env && *env) return env;
+  // A worktree under /work/wt/<name> has the shared folder two levels up.
+  for (const char* c : {FLOE_SOURCE_DIR "/../shared", FLOE_SOURCE_DIR "/../../shared"}) {
+    if (std::filesystem::exists(std::filesystem::path(c) / "interop")) return c;
+  }
+  return FLOE_SOURCE_DIR "/../shared";
 }
 
 class Cli : public testing::Test {
