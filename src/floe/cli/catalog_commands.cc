@@ -44,8 +44,8 @@ namespace {
 
 nlohmann::json ParseJson(const std::string& text) { return nlohmann::json::parse(text); }
 
-nlohmann::json SnapshotJson(const iceberg::Snapshot& s) {
-  nlohmann::json j;
+nlohmann::ordered_json SnapshotJson(const iceberg::Snapshot& s) {
+  nlohmann::ordered_json j;
   j["snapshot-id"] = s.snapshot_id;
   j["parent-snapshot-id"] = s.parent_snapshot_id ? nlohmann::json(*s.parent_snapshot_id) : nlohmann::json();
   j["sequence-number"] = s.sequence_number;
@@ -147,7 +147,7 @@ Status RunSnapshots(const CatalogArgs& c, const std::string& table) {
   FLOE_ASSIGN_OR_RETURN(auto loaded, LoadTable(c, table, nullptr));
   StdoutWriter out;
   for (const iceberg::Snapshot& s : loaded.metadata.snapshots) {
-    nlohmann::json j = SnapshotJson(s);
+    nlohmann::ordered_json j = SnapshotJson(s);
     std::vector<std::string> refs;
     for (const auto& [name, ref] : loaded.metadata.refs) {
       if (ref.snapshot_id == s.snapshot_id) refs.push_back(name);
