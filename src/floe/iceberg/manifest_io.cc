@@ -3,6 +3,7 @@
 // manifest_io.h for the conventions.
 #include "floe/iceberg/manifest_io.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -124,27 +125,18 @@ avro::WriterOptions ToWriterOptions(const ManifestWriteOptions& o) {
 
 // ------------------------------------------------- value conversions
 
-/// Bytes of a decimal(P) fixed and 10^P, by precision 0..38, computed once
-/// in exact integer arithmetic (DecimalRequiredBytes goes through long double
-/// pow, too slow to call per entry).
-struct DecimalTables {
-  int32_t width[39] = {};
-  unsigned __int128 pow10[39] = {};
-  DecimalTables() {
+/// 10^P by precision 0..38, in exact integer arithmetic.
+const std::array<unsigned __int128, 39>& Pow10Table() {
+  static const auto kTable = [] {
+    std::array<unsigned __int128, 39> t{};
     unsigned __int128 p = 1;
-    for (int i = 0; i <= 38; ++i) {
-      pow10[i] = p;
-      int32_t n = 1;
-      // Smallest n with 2^(8n-1) > 10^i - 1.
-      while (n < 16 && (static_cast<unsigned __int128>(1) << (8 * n - 1)) <= p - 1) ++n;
-      width[i] = n;
+    for (auto& v : t) {
+      v = p;
       p *= 10;
     }
-  }
-};
-const DecimalTables& Decimals() {
-  static const DecimalTables tables;
-  return tables;
+    return t;
+  }();
+  return kTable;
 }
 
 /// A partition value as the Avro value of its field (Appendix A).
@@ -170,9 +162,9 @@ Result<AvroValue> ToAvroValue(const Type& type, const Value& v) {
     case TypeId::kDecimal: {
       // Fixed of the minimum width for the precision, big-endian two's complement.
       if (type.precision < 1 || type.precision > 38) return InvalidArgument("invalid {}", type.ToString());
-      int32_t width = Decimals().width[type.precision];
+      int32_t width = DecimalRequiredBytes(type.precision);
       int128_t u = v.as_decimal();
-      auto limit = static_cast<int128_t>(Decimals().pow10[type.precision]);
+      auto limit = static_cast<int128_t>(Pow10Table()[type.precision]);
       if (u >= limit || u <= -limit) {
         return InvalidArgument("decimal value does not fit {}", type.ToString());
       }

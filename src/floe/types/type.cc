@@ -288,12 +288,20 @@ bool Schema::operator==(const Schema& other) const {
 }
 
 int32_t DecimalRequiredBytes(int32_t precision) {
-  // Smallest n with 2^(8n-1) > 10^precision - 1.
-  for (int32_t n = 1; n <= 16; ++n) {
-    long double max_value = std::pow(2.0L, 8 * n - 1);
-    if (max_value > std::pow(10.0L, precision) - 1) return n;
-  }
-  return 16;
+  // Smallest n with 2^(8n-1) > 10^precision - 1, computed once exactly.
+  static const auto kTable = [] {
+    std::array<int32_t, 40> t{};
+    for (int p = 0; p < 40; ++p) {
+      unsigned __int128 max_unscaled = 1;
+      for (int i = 0; i < p && i < 38; ++i) max_unscaled *= 10;
+      max_unscaled -= 1;
+      int32_t n = 1;
+      while (n < 16 && (static_cast<unsigned __int128>(1) << (8 * n - 1)) <= max_unscaled) ++n;
+      t[p] = n;
+    }
+    return t;
+  }();
+  return kTable[std::clamp(precision, 0, 39)];
 }
 
 }  // namespace floe
