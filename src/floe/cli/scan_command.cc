@@ -3,10 +3,6 @@
 // an aligned text table. Read options (`--set snapshot-id=...`, `tag`,
 // `branch`, `as-of-timestamp`, incremental ranges, ...) resolve through the
 // option registry (table::ScanOptions).
-#include "floe/cli/table_args.h"
-
-// The scan layer lands separately; until it is there `floe scan` says so.
-#if __has_include("floe/table/scan.h")
 #include <nlohmann/json.hpp>
 
 #include <thread>
@@ -225,14 +221,3 @@ void AddScanCommand(CLI::App* root, CommandContext* ctx) {
 
 }  // namespace floe::cli
 
-#else
-namespace floe::cli {
-void AddScanCommand(CLI::App* root, CommandContext* ctx) {
-  auto* cmd = root->add_subcommand("scan", "Read a table's rows (not built: the scan layer is missing)");
-  cmd->allow_extras();
-  cmd->callback([=] {
-    ctx->action = [] { return Fail(Error{ErrorKind::kUnsupported, "floe scan: this build has no scan layer", false}); };
-  });
-}
-}  // namespace floe::cli
-#endif
