@@ -266,11 +266,19 @@ std::string Expr::ToString() const {
 }
 
 ExprPtr True() {
-  static const ExprPtr kTrueExpr = std::make_shared<Expr>(Expr{Op::kTrue});
+  static const ExprPtr kTrueExpr = [] {
+    auto e = std::make_shared<Expr>();
+    e->op = Op::kTrue;
+    return e;
+  }();
   return kTrueExpr;
 }
 ExprPtr False() {
-  static const ExprPtr kFalseExpr = std::make_shared<Expr>(Expr{Op::kFalse});
+  static const ExprPtr kFalseExpr = [] {
+    auto e = std::make_shared<Expr>();
+    e->op = Op::kFalse;
+    return e;
+  }();
   return kFalseExpr;
 }
 ExprPtr And(ExprPtr a, ExprPtr b) {
@@ -1235,8 +1243,10 @@ bool MayMatchNnf(const Expr& e, const FileMetrics& m) {
 
 }  // namespace
 
+ExprPtr RewriteNot(const ExprPtr& e) { return PushNot(e, false); }
+
 bool MayMatch(const Expr& e, const FileMetrics& metrics) {
-  ExprPtr nnf = PushNot(std::make_shared<Expr>(e), false);
+  ExprPtr nnf = RewriteNot(std::make_shared<Expr>(e));
   return MayMatchNnf(*nnf, metrics);
 }
 

@@ -104,6 +104,10 @@ Result<ExprPtr> Bind(const ExprPtr& e, const Schema& schema, bool case_sensitive
 /// value is not a match, and NOT of it is not a match either.
 Status Evaluate(const Expr& e, const Batch& batch, std::vector<uint8_t>* selected);
 
+/// Negation normal form: NOT pushed down to the predicates (NOT a < 5 is
+/// a >= 5, NOT (x AND y) is NOT x OR NOT y), as metric and partition pruning need.
+ExprPtr RewriteNot(const ExprPtr& e);
+
 /// Column metrics of one data file, by field id (Iceberg spec: Manifests,
 /// data_file fields 108-110, 125, 128, 137). Bounds are decoded literals.
 struct FileMetrics {

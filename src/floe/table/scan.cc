@@ -183,43 +183,6 @@ std::string PartitionKey(int32_t spec_id, const iceberg::Values& values) {
   return k;
 }
 
-// Negation normal form: NOT pushed down to the predicates.
-ExprPtr PushNot(const ExprPtr& e, bool negate) {
-  switch (e->op) {
-    case Op::kTrue: return negate ? expr::False() : expr::True();
-    case Op::kFalse: return negate ? expr::True() : expr::False();
-    case Op::kNot: return PushNot(e->children[0], !negate);
-    case Op::kAnd:
-    case Op::kOr: {
-      auto a = PushNot(e->children[0], negate);
-      auto b = PushNot(e->children[1], negate);
-      bool is_and = (e->op == Op::kAnd) != negate;
-      return is_and ? expr::And(a, b) : expr::Or(a, b);
-    }
-    default: {
-      if (!negate) return e;
-      auto out = std::make_shared<Expr>(*e);
-      switch (e->op) {
-        case Op::kLt: out->op = Op::kGe; break;
-        case Op::kLe: out->op = Op::kGt; break;
-        case Op::kGt: out->op = Op::kLe; break;
-        case Op::kGe: out->op = Op::kLt; break;
-        case Op::kEq: out->op = Op::kNe; break;
-        case Op::kNe: out->op = Op::kEq; break;
-        case Op::kIsNull: out->op = Op::kNotNull; break;
-        case Op::kNotNull: out->op = Op::kIsNull; break;
-        case Op::kIsNan: out->op = Op::kNotNan; break;
-        case Op::kNotNan: out->op = Op::kIsNan; break;
-        case Op::kIn: out->op = Op::kNotIn; break;
-        case Op::kNotIn: out->op = Op::kIn; break;
-        case Op::kStartsWith: out->op = Op::kNotStartsWith; break;
-        case Op::kNotStartsWith: out->op = Op::kStartsWith; break;
-        default: break;
-      }
-      return out;
-    }
-  }
-}
 
 // What is known about the values of one partition field in a set of files:
 // a point (one file) or a range (a manifest's summary).
@@ -434,7 +397,7 @@ bool IsTrivial(const Expr& e) { return e.op == Op::kTrue; }
 bool PartitionMayMatch(const Expr& filter, const PartitionSpec& spec, const Schema& schema,
                        const iceberg::Values& partition) {
   if (IsTrivial(filter) || spec.fields().empty()) return true;
-  ExprPtr nnf = PushNot(std::make_shared<Expr>(filter), false);
+  ExprPtr nnf = expr::RewriteNot(std::make_shared<Expr>(filter));
   auto types = ResultTypes(spec, schema);
   return PartitionWalk(*nnf, spec, schema, types,
                        [&](size_t i, const Type& type) -> std::optional<PartitionRange> {
@@ -455,7 +418,7 @@ bool ManifestMayMatch(const Expr& filter, const PartitionSpec& spec, const Schem
                       const ManifestFile& manifest) {
   if (IsTrivial(filter) || spec.fields().empty()) return true;
   if (manifest.partitions.size() != spec.fields().size()) return true;
-  ExprPtr nnf = PushNot(std::make_shared<Expr>(filter), false);
+  ExprPtr nnf = expr::RewriteNot(std::make_shared<Expr>(filter));
   auto types = ResultTypes(spec, schema);
   return PartitionWalk(*nnf, spec, schema, types,
                        [&](size_t i, const Type& type) -> std::optional<PartitionRange> {
