@@ -99,6 +99,11 @@ TEST(IcebergAvro, FromAvroNeedsIds) {
   r = FromAvroSchema(*no_key_id);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("key-id"), std::string::npos);
+  auto wide_decimal = AvroSchema::Parse(
+      R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"fixed","name":"d","size":4,"logicalType":"decimal","precision":12,"scale":2},"field-id":1}]})");
+  r = FromAvroSchema(*wide_decimal);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("decimal(12, 2)"), std::string::npos) << r.error().message;
   auto wide_union = AvroSchema::Parse(
       R"({"type":"record","name":"r","fields":[{"name":"a","type":["null","int","string"],"field-id":1}]})");
   r = FromAvroSchema(*wide_union);

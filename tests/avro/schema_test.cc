@@ -88,6 +88,8 @@ TEST(AvroSchema, RejectsBadSchemas) {
       {R"({"type":"record","name":"r"})", "fields"},
       {R"({"type":"record","name":"r",)", "not valid JSON"},
       {R"(42)", "expected a type"},
+      {R"({"type":"record","name":"r","fields":[{"name":"a","type":["long","null"],"default":null}]})", "default"},
+      {R"({"type":"record","name":"r","fields":[{"name":"a","type":"int","default":"x"}]})", "default"},
   };
   for (const auto& c : cases) {
     auto s = AvroSchema::Parse(c.json);

@@ -113,19 +113,7 @@ std::string Unescaped(std::string s) {
   return s;
 }
 
-bool HaveParquet() {
-  static const bool have = [] {
-    std::string cmd = std::string("'") + FLOE_BIN + "' parquet --help >/dev/null 2>&1";
-    return std::system(cmd.c_str()) == 0;
-  }();
-  return have;
-}
-
-#define REQUIRE_PARQUET()                                                              \
-  if (!HaveParquet()) GTEST_SKIP() << "floe was built without the Parquet writer/reader"
-
 TEST_F(Cli, WriteCatRoundTripEveryTypeMatchesDuckDb) {
-  REQUIRE_PARQUET();
   WriteFile(dir_ / "in.jsonl", kAllTypesRows);
   RunResult w = Floe("parquet write --schema " + Shell(kAllTypes) + " --input in.jsonl out.parquet");
   ASSERT_EQ(w.rc, 0) << w.err;
@@ -141,7 +129,6 @@ TEST_F(Cli, WriteCatRoundTripEveryTypeMatchesDuckDb) {
 }
 
 TEST_F(Cli, SampleFileRoundTripAndDuckDb) {
-  REQUIRE_PARQUET();
   std::string schema = ReadFile(FLOE_SOURCE_DIR "/examples/sample.schema.sql");
   for (char& ch : schema) {
     if (ch == '\n') ch = ' ';
@@ -170,7 +157,6 @@ TEST_F(Cli, SampleFileRoundTripAndDuckDb) {
 }
 
 TEST_F(Cli, CsvAndStdinInput) {
-  REQUIRE_PARQUET();
   WriteFile(dir_ / "in.csv", "name,id,when\r\n\"a, b\",1,2024-01-02 03:04:05\r\n,2,\r\n");
   RunResult w = Floe("parquet write --schema 'id INT NOT NULL, name STRING, when TIMESTAMP' --input in.csv out.parquet");
   ASSERT_EQ(w.rc, 0) << w.err;
@@ -188,7 +174,6 @@ TEST_F(Cli, CsvAndStdinInput) {
 }
 
 TEST_F(Cli, CatColumnsLimitMetaAndSchema) {
-  REQUIRE_PARQUET();
   WriteFile(dir_ / "in.jsonl", kAllTypesRows);
   ASSERT_EQ(Floe("parquet write --schema " + Shell(kAllTypes) + " --input in.jsonl out.parquet").rc, 0);
   RunResult c = Floe("parquet cat out.parquet --columns 's,id' --limit 2");
@@ -217,7 +202,6 @@ TEST_F(Cli, CatColumnsLimitMetaAndSchema) {
 }
 
 TEST_F(Cli, BadRowFailsAndLeavesNoFile) {
-  REQUIRE_PARQUET();
   std::string rows;
   for (int i = 0; i < 100000; ++i) rows += "{\"qty\": " + std::to_string(i) + "}\n";
   rows += "{\"qty\": 3000000000}\n";
@@ -251,7 +235,6 @@ TEST_F(Cli, BadRowFailsAndLeavesNoFile) {
 }
 
 TEST_F(Cli, BadOptionsNameTheOption) {
-  REQUIRE_PARQUET();
   WriteFile(dir_ / "in.jsonl", "{\"id\": 1}\n");
   RunResult r = Floe("parquet write --schema 'id BIGINT' --set foo=bar --input in.jsonl out.parquet");
   EXPECT_EQ(r.rc, 2);
@@ -298,7 +281,6 @@ TEST_F(Cli, UsageAndHelp) {
 }
 
 TEST_F(Cli, CorruptParquetIsAnError) {
-  REQUIRE_PARQUET();
   WriteFile(dir_ / "junk.parquet", "PAR1 this is not a parquet file PAR1");
   RunResult r = Floe("parquet cat junk.parquet");
   EXPECT_EQ(r.rc, 1);

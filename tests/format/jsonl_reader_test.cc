@@ -139,6 +139,26 @@ TEST(Jsonl, LargeStringsAndNonAscii) {
   EXPECT_EQ(out, "{\"s\":\"" + big + "\",\"t\":\"\xf0\x9f\x8e\x89 \xe6\x97\xa5\"}\n");
 }
 
+TEST(Jsonl, EscapesAtEveryPosition) {
+  // The decoder takes escape-free strings straight from the input and scans
+  // 8 bytes at a time for backslashes: check every position and length.
+  std::string in, expected;
+  for (int len = 0; len < 20; ++len) {
+    for (int at = 0; at <= len; ++at) {
+      std::string text(len, 'a'), json = text;
+      if (at < len) {
+        json.replace(at, 1, "\\n");
+        text[at] = '\n';
+      }
+      in += "{\"s\":\"" + json + "\"}\n";
+      std::string printed;
+      AppendJsonString(text, &printed);
+      expected += "{\"s\":" + printed + "}\n";
+    }
+  }
+  EXPECT_EQ(Ok("s STRING", in), expected);
+}
+
 TEST(Jsonl, StreamsInBatchesAcrossSmallChunks) {
   std::string in;
   for (int i = 0; i < 1000; ++i) in += "{\"id\": " + std::to_string(i) + ", \"s\": \"row " + std::to_string(i) + "\"}\n";
@@ -243,6 +263,14 @@ TEST(Jsonl, ErrorsNameLineColumnAndRule) {
             "TIMESTAMP (microseconds)");
   EXPECT_EQ(ErrorOf("t TIMESTAMP_NS", "{\"t\": \"2263-01-01T00:00:00\"}"),
             "line 1, column 't': value '2263-01-01T00:00:00' is out of range for TIMESTAMP_NS");
+  EXPECT_EQ(ErrorOf("t TIMESTAMP", "{\"t\": \"2023-02-29T00:00:00.000000\"}"),
+            "line 1, column 't': value '2023-02-29T00:00:00.000000' is not a valid TIMESTAMP "
+            "(expected YYYY-MM-DDTHH:MM:SS[.ffffff])");
+  EXPECT_EQ(ErrorOf("t TIMESTAMP", "{\"t\": \"2023-01-01T24:00:00\"}"),
+            "line 1, column 't': value '2023-01-01T24:00:00' is not a valid TIMESTAMP "
+            "(expected YYYY-MM-DDTHH:MM:SS[.ffffff])");
+  EXPECT_EQ(Ok("t TIMESTAMP_NS", "{\"t\": \"2017-11-16T22:31:08.123456\"}"),
+            "{\"t\":\"2017-11-16T22:31:08.123456000\"}\n");
   EXPECT_EQ(ErrorOf("u UUID", "{\"u\": \"not-a-uuid\"}"),
             "line 1, column 'u': value 'not-a-uuid' is not a UUID (expected 8-4-4-4-12 hex digits)");
   EXPECT_EQ(ErrorOf("f FIXED(2)", "{\"f\": \"00\"}"),
@@ -251,6 +279,51 @@ TEST(Jsonl, ErrorsNameLineColumnAndRule) {
             "line 1, column 'b': value '0g' is not hex bytes (bad digit at position 2)");
   EXPECT_EQ(ErrorOf("l ARRAY<INT>", "{\"l\": {\"a\": 1}}"),
             "line 1, column 'l': expected an array for ARRAY<INT>, found an object");
+}
+
+TEST(Jsonl, DeepNestingAndLongLinesFromAFile) {
+  std::string sql = "x ";
+  std::string value, expected;
+  for (int i = 0; i < 40; ++i) {
+    sql += "ARRAY<";
+    value += "[";
+  }
+  sql += "INT";
+  value += "7";
+  for (int i = 0; i < 40; ++i) {
+    sql += ">";
+    value += "]";
+  }
+  EXPECT_EQ(Ok(sql, "{\"x\": " + value + "}\n"), "{\"x\":" + value + "}\n");
+  // Nesting deeper than simdjson's document limit inside an ignored key is
+  // skipped; unbalanced, it is malformed.
+  DecodeOptions opt;
+  opt.ignore_unknown_keys = true;
+  std::string deep = std::string(3000, '[') + std::string(3000, ']');
+  EXPECT_EQ(Ok("a INT", "{\"a\": 1, \"z\": " + deep + "}\n", opt), "{\"a\":1}\n");
+  EXPECT_EQ(ErrorOf("a INT", "{\"a\": 1, \"z\": " + deep.substr(1) + "}\n", opt).substr(0, 22),
+            "line 1: malformed JSON");
+  EXPECT_EQ(ErrorOf("a INT", "null"), "line 1: expected a JSON object, found null");
+  EXPECT_EQ(Ok("a INT", "\xef\xbb\xbf{\"a\": 5}\n"), "{\"a\":5}\n");  // a UTF-8 byte order mark
+
+  // A 3 MB line read through a 4 KiB chunk: the buffer grows to hold it.
+  std::string big(3 << 20, 'y');
+  std::string path = testing::TempDir() + "jsonl_long.jsonl";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << "{\"s\": \"a\"}\n{\"s\": \"" << big << "\"}\n{\"s\": \"b\"}";
+  }
+  opt = {};
+  opt.chunk_bytes = 4096;
+  auto reader = JsonlReader::Open(MakeSchema("s STRING"), path, opt);
+  ASSERT_TRUE(reader);
+  Batch batch;
+  auto more = (*reader)->Next(&batch);
+  ASSERT_TRUE(more && *more) << (more ? "" : more.error().ToString());
+  ASSERT_EQ(batch.num_rows, 3);
+  EXPECT_EQ(batch.columns[0].bytes(0), "a");
+  EXPECT_EQ(batch.columns[0].bytes(1), big);
+  EXPECT_EQ(batch.columns[0].bytes(2), "b");
 }
 
 TEST(Jsonl, IgnoreUnknownKeysOption) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace floe::iceberg {
 namespace {
 
@@ -239,6 +241,54 @@ TEST(Names, SanitizeLikeJava) {
   EXPECT_TRUE(IsValidAvroName("__happy__"));
   EXPECT_FALSE(IsValidAvroName("9"));
   EXPECT_FALSE(IsValidAvroName(""));
+}
+
+}  // namespace
+}  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+TEST(PartitionSummary, BoundsSkipNullsAndNaN) {
+  auto type = StructType({{1000, "d", false, DateType(), {}},
+                          {1001, "x", false, DoubleType(), {}},
+                          {1002, "s", false, StringType(), {}}});
+  PartitionSummaryBuilder b(type);
+  ASSERT_TRUE(b.Add({Value::Date(5), Value::Double(2.5), Value::String("b")}));
+  ASSERT_TRUE(b.Add({Value::Date(-3), Value::Double(std::nan("")), Value::Null()}));
+  ASSERT_TRUE(b.Add({Value::Date(9), Value::Double(-0.0), Value::String("\xC3\xA9")}));
+  ASSERT_TRUE(b.Add({Value::Date(1), Value::Double(0.0), Value::String("a")}));
+  EXPECT_FALSE(b.Add({Value::Date(1)}));                                          // wrong arity
+  EXPECT_FALSE(b.Add({Value::Long(1), Value::Double(0.0), Value::String("a")}));  // wrong form
+  auto s = b.Finish();
+  ASSERT_TRUE(s) << s.error().ToString();
+  ASSERT_EQ(s->size(), 3u);
+  EXPECT_FALSE((*s)[0].contains_null);
+  EXPECT_EQ((*s)[0].contains_nan, false);
+  EXPECT_EQ(*FromBinary(*DateType(), *(*s)[0].lower_bound), Value::Date(-3));
+  EXPECT_EQ(*FromBinary(*DateType(), *(*s)[0].upper_bound), Value::Date(9));
+  EXPECT_EQ((*s)[1].contains_nan, true);
+  EXPECT_EQ(*FromBinary(*DoubleType(), *(*s)[1].lower_bound), Value::Double(-0.0));
+  EXPECT_EQ(*FromBinary(*DoubleType(), *(*s)[1].upper_bound), Value::Double(2.5));
+  EXPECT_TRUE((*s)[2].contains_null);
+  EXPECT_EQ((*s)[2].lower_bound, "a");
+  EXPECT_EQ((*s)[2].upper_bound, "\xC3\xA9");  // bytes compare unsigned
+
+  PartitionSummaryBuilder all_null(StructType({{1000, "p", false, IntType(), {}}}));
+  ASSERT_TRUE(all_null.Add({Value::Null()}));
+  auto n = all_null.Finish();
+  EXPECT_TRUE((*n)[0].contains_null);
+  EXPECT_FALSE((*n)[0].lower_bound);
+}
+
+TEST(CompareValues, IcebergOrdering) {
+  EXPECT_LT(CompareValues(*DoubleType(), Value::Double(-0.0), Value::Double(0.0)), 0);
+  EXPECT_GT(CompareValues(*DoubleType(), Value::Double(std::nan("")), Value::Double(1e308)), 0);
+  EXPECT_LT(CompareValues(*FloatType(), Value::Float(-1.0f), Value::Float(1.0f)), 0);
+  EXPECT_LT(CompareValues(*StringType(), Value::String("z"), Value::String("\xC3\xA9")), 0);
+  EXPECT_LT(CompareValues(*DecimalType(9, 2), Value::Decimal(-5), Value::Decimal(3)), 0);
+  EXPECT_EQ(CompareValues(*LongType(), Value::Long(7), Value::Long(7)), 0);
+  EXPECT_LT(CompareValues(*BooleanType(), Value::Boolean(false), Value::Boolean(true)), 0);
 }
 
 }  // namespace

@@ -436,11 +436,13 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
                           &out, &err);
     EXPECT_EQ(rc, 0) << err;
     EXPECT_EQ(out, expected) << err;
-    // The reader used floe's file, not the original: its --info names it.
-    rc = testing::Run("node " + (interop / "verify_table.mjs").string() + " " + written.string() +
-                          " --info",
-                      &out, &err);
-    EXPECT_NE(out.find("v900.metadata.json"), std::string::npos);
+    if (&c == &cases[0]) {
+      // The reader used floe's file, not the original: its --info names it.
+      rc = testing::Run("node " + (interop / "verify_table.mjs").string() + " " +
+                            written.string() + " --info",
+                        &out, &err);
+      EXPECT_NE(out.find("v900.metadata.json"), std::string::npos);
+    }
     if (c.icebird) {
       rc = testing::Run("node " + (interop / "read_table.mjs").string() + " " + written.string(),
                         &out, &err);
@@ -449,6 +451,176 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
     }
   }
   fs::remove_all(tmp);
+}
+
+}  // namespace
+}  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+TEST(TableMetadataBuilding, NewTableGetsFreshIdsLikeJava) {
+  // Ids as a user might give them; the table renumbers them.
+  Schema schema({{10, "id", true, LongType(), {}},
+                 {20, "loc", false, StructType({{21, "lat", true, DoubleType(), {}},
+                                                {22, "lon", true, DoubleType(), {}}}), {}},
+                 {30, "tags", false, ListType(31, false, StringType()), {}},
+                 {40, "ts", false, TimestampTzType(), {}}},
+                7, {10});
+  NewTableOptions o;
+  o.location = "s3://bucket/db/t/";
+  o.schema = schema;
+  auto spec = PartitionSpecBuilder(schema).Day("ts").Bucket("id", 4).Build(5);
+  ASSERT_TRUE(spec);
+  o.spec = *spec;
+  o.sort_order = SortOrder(9, {{Transform::Identity(), 10, SortDirection::kAsc, NullOrder::kNullsFirst}});
+  o.properties["write.format.default"] = "parquet";
+  o.now_ms = 1700000000000;
+  auto m = NewTableMetadata(o);
+  ASSERT_TRUE(m) << m.error().ToString();
+  EXPECT_EQ(m->location, "s3://bucket/db/t");
+  EXPECT_EQ(m->table_uuid.size(), 36u);
+  EXPECT_EQ(m->last_sequence_number, 0);
+  EXPECT_FALSE(m->current_snapshot_id);
+  const Schema& s = *m->CurrentSchema();
+  EXPECT_EQ(s.schema_id(), 0);
+  // Top-level fields 1..4, then loc's children 5, 6, then the list element 7.
+  EXPECT_EQ(s.fields()[0].id, 1);
+  EXPECT_EQ(s.fields()[3].id, 4);
+  EXPECT_EQ(s.FindField(5)->name, "lat");
+  EXPECT_EQ(s.FindField(6)->name, "lon");
+  EXPECT_EQ(s.FindField(7)->name, "element");
+  EXPECT_EQ(s.identifier_field_ids(), std::vector<int32_t>{1});
+  EXPECT_EQ(m->last_column_id, 7);
+  const PartitionSpec& p = *m->DefaultSpec();
+  EXPECT_EQ(p.spec_id(), 0);
+  EXPECT_EQ(p.fields()[0].source_id, 4);
+  EXPECT_EQ(p.fields()[0].field_id, 1000);
+  EXPECT_EQ(p.fields()[1].source_id, 1);
+  EXPECT_EQ(p.fields()[1].field_id, 1001);
+  EXPECT_EQ(m->last_partition_id, 1001);
+  EXPECT_EQ(m->default_sort_order_id, 1);
+  EXPECT_EQ(m->SortOrderById(1)->fields()[0].source_id, 1);
+  auto text = TableMetadataToJson(*m);
+  ASSERT_TRUE(text) << text.error().ToString();
+  EXPECT_TRUE(CheckV2MetadataJson(*text));
+
+  NewTableOptions plain;
+  plain.location = "file:/tmp/t";
+  plain.schema = Schema({{1, "x", false, IntType(), {}}});
+  auto u = NewTableMetadata(plain);
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->default_sort_order_id, 0);
+  EXPECT_EQ(u->last_partition_id, 999);
+  EXPECT_NE(u->table_uuid, m->table_uuid);
+}
+
+TEST(TableMetadataBuilding, SnapshotsAdvanceSequenceNumbersAndRefs) {
+  NewTableOptions o;
+  o.location = "file:/tmp/t";
+  o.schema = Schema({{1, "x", false, IntType(), {}}});
+  o.now_ms = 1000;
+  auto m = NewTableMetadata(o);
+  ASSERT_TRUE(m);
+  auto snap = [&](int64_t id, std::optional<int64_t> parent, int64_t seq, int64_t ts) {
+    Snapshot s;
+    s.snapshot_id = id;
+    s.parent_snapshot_id = parent;
+    s.sequence_number = seq;
+    s.timestamp_ms = ts;
+    s.manifest_list = fmt::format("file:/tmp/t/metadata/snap-{}.avro", id);
+    s.operation = SnapshotOperation::kAppend;
+    return s;
+  };
+  ASSERT_TRUE(AddSnapshot(&*m, snap(11, std::nullopt, 1, 2000), 2001));
+  EXPECT_EQ(m->current_snapshot_id, 11);
+  EXPECT_EQ(m->last_sequence_number, 1);
+  EXPECT_EQ(m->last_updated_ms, 2001);
+  EXPECT_EQ(m->refs.at("main").snapshot_id, 11);
+  EXPECT_EQ(m->snapshot_log.back().snapshot_id, 11);
+  EXPECT_EQ(m->snapshots[0].schema_id, 0);
+  // Wrong sequence number, wrong parent, reused id.
+  EXPECT_FALSE(AddSnapshot(&*m, snap(12, 11, 3, 3000), 3000));
+  EXPECT_FALSE(AddSnapshot(&*m, snap(12, std::nullopt, 2, 3000), 3000));
+  EXPECT_EQ(AddSnapshot(&*m, snap(11, 11, 2, 3000), 3000).error().kind, ErrorKind::kAlreadyExists);
+  // A branch: main and the log stay put.
+  ASSERT_TRUE(AddSnapshot(&*m, snap(12, 11, 2, 3000), 3000, "audit"));
+  EXPECT_EQ(m->current_snapshot_id, 11);
+  EXPECT_EQ(m->refs.at("audit").snapshot_id, 12);
+  EXPECT_EQ(m->snapshot_log.size(), 1u);
+  ASSERT_TRUE(AddSnapshot(&*m, snap(13, 11, 3, 4000), 4000));
+  EXPECT_EQ(m->current_snapshot_id, 13);
+  AddMetadataLogEntry(&*m, "file:/tmp/t/metadata/v1.metadata.json", 1000, 2);
+  AddMetadataLogEntry(&*m, "file:/tmp/t/metadata/v2.metadata.json", 2001, 2);
+  AddMetadataLogEntry(&*m, "file:/tmp/t/metadata/v3.metadata.json", 3000, 2);
+  ASSERT_EQ(m->metadata_log.size(), 2u);
+  EXPECT_EQ(m->metadata_log[0].metadata_file, "file:/tmp/t/metadata/v2.metadata.json");
+  auto text = TableMetadataToJson(*m);
+  ASSERT_TRUE(text) << text.error().ToString();
+  auto check = CheckV2MetadataJson(*text);
+  EXPECT_TRUE(check) << check.error().ToString();
+  auto back = TableMetadataFromJson(*text);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, *m);
+  EXPECT_GT(NewSnapshotId(), 0);
+  EXPECT_NE(NewSnapshotId(), NewSnapshotId());
+  std::string u = NewUuid();
+  EXPECT_EQ(u[14], '4');
+  EXPECT_TRUE(ParseUuid(u));
+}
+
+}  // namespace
+}  // namespace floe::iceberg
+
+#include "floe/util/codec.h"
+
+namespace floe::iceberg {
+namespace {
+
+TEST(TableMetadata, ReadsGzipMetadata) {
+  std::string text = ReadFile(Golden() / "java_bunnies" / "metadata" / "v5.metadata.json");
+  auto gz = MakeCompressor(Codec::kGzip);
+  ASSERT_TRUE(gz);
+  Buffer out;
+  ASSERT_TRUE((*gz)->Compress(reinterpret_cast<const uint8_t*>(text.data()), text.size(), &out));
+  std::string compressed(reinterpret_cast<const char*>(out.data()), out.size());
+  auto m = TableMetadataFromJson(compressed);
+  ASSERT_TRUE(m) << m.error().ToString();
+  EXPECT_EQ(*m, *TableMetadataFromJson(text));
+  auto broken = TableMetadataFromJson(compressed.substr(0, compressed.size() / 2));
+  ASSERT_FALSE(broken);
+  EXPECT_EQ(broken.error().kind, ErrorKind::kCorrupt);
+}
+
+}  // namespace
+}  // namespace floe::iceberg
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace floe::iceberg {
+namespace {
+
+TEST(TableMetadataBuilding, ForkedChildrenDrawDifferentIds) {
+  int64_t parent_first = NewSnapshotId();  // seeds the parent's generator
+  (void)parent_first;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int64_t id = NewSnapshotId();
+    ssize_t n = ::write(fds[1], &id, sizeof id);
+    ::_exit(n == sizeof id ? 0 : 1);
+  }
+  int64_t parent_next = NewSnapshotId();
+  int64_t child_id = 0;
+  ASSERT_EQ(::read(fds[0], &child_id, sizeof child_id), static_cast<ssize_t>(sizeof child_id));
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_NE(child_id, parent_next);
 }
 
 }  // namespace

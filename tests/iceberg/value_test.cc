@@ -178,3 +178,56 @@ TEST(Value, TemporalTextForms) {
 
 }  // namespace
 }  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+TEST(Value, NestedJsonSingleValuesThroughColumns) {
+  auto type = StructType({{1, "id", false, LongType(), {}},
+                          {2, "tags", false, ListType(3, false, StringType()), {}},
+                          {4, "m", false, MapType(5, StringType(), 6, false, DateType()), {}}});
+  ColumnVector col(type);
+  const std::string text =
+      R"({"1":34,"2":["a",null],"4":{"keys":["x","y"],"values":["2017-11-16",null]}})";
+  ASSERT_TRUE(AppendJsonText(&col, text));
+  ASSERT_TRUE(AppendJsonText(&col, "null"));
+  ASSERT_TRUE(AppendJsonText(&col, "{}"));  // missing fields are null
+  ASSERT_TRUE(col.Validate()) << col.Validate().error().ToString();
+  EXPECT_EQ(col.length, 3);
+  auto json_at = [&](int64_t row) {
+    auto r = ColumnValueToJsonText(col, row);
+    return r ? *r : "error: " + r.error().message;
+  };
+  EXPECT_EQ(json_at(0), text);
+  EXPECT_EQ(json_at(1), "null");
+  EXPECT_EQ(json_at(2), R"({"1":null,"2":null,"4":null})");
+  EXPECT_FALSE(ColumnValueToJsonText(col, 3));
+
+  auto err = AppendJsonText(&col, R"({"1":"x"})");
+  ASSERT_FALSE(err);
+  EXPECT_NE(err.error().message.find("long value must be a JSON integer"), std::string::npos)
+      << err.error().message;
+  EXPECT_FALSE(AppendJsonText(&col, R"({"9":1})"));  // unknown field id
+  ColumnVector map(MapType(5, StringType(), 6, false, IntType()));
+  EXPECT_FALSE(AppendJsonText(&map, R"({"keys":["a"],"values":[]})"));
+  EXPECT_FALSE(AppendJsonText(&map, R"({"keys":[null],"values":[1]})"));
+  ColumnVector list(ListType(3, false, IntType()));
+  EXPECT_FALSE(AppendJsonText(&list, "5"));
+}
+
+}  // namespace
+}  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+TEST(Value, PromotedDateBoundOutsideTheNanosecondRange) {
+  // Found by the fuzzer: a 4-byte date bound read as timestamp_ns must not overflow.
+  auto v = FromBinary(*Primitive(TypeId::kTimestampNs), std::string("\x01\x02\x03\x04", 4));
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().kind, ErrorKind::kCorrupt);
+  EXPECT_TRUE(FromBinary(*TimestampType(), std::string("\x01\x02\x03\x04", 4)));
+}
+
+}  // namespace
+}  // namespace floe::iceberg

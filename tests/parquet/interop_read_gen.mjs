@@ -57,7 +57,7 @@ await con.run(`CREATE TABLE t AS SELECT
   CASE WHEN i % 9 = 0 THEN NULL ELSE [[i], [], NULL, [NULL, i]][1:(i % 5)] END AS ll,
   {'inner': CASE WHEN i % 11 = 0 THEN NULL ELSE {'v': CASE WHEN i % 4 = 0 THEN NULL ELSE i END, 'w': [i][1:(i % 2)]} END} AS deep,
   CASE WHEN i % 3 = 0 THEN NULL ELSE MAP([i], [{'p': [i, NULL]}]) END AS m2
-FROM range(5000) r(i)`)
+FROM range(3000) r(i)`)
 
 const codecs = ['uncompressed', 'snappy', 'gzip', 'zstd', 'brotli', 'lz4_raw']
 for (const codec of codecs) {
@@ -75,7 +75,7 @@ const arrow = await importPkg('apache-arrow')
 const pwMod = await importPkg('parquet-wasm', 'node/parquet_wasm.js')
 const pw = pwMod.writeParquet ? pwMod : pwMod.default
 
-const n = 3000
+const n = Number(process.env.FLOE_GEN_ARROW_ROWS || 3000)  // small values make fuzz seeds
 const ids = BigInt64Array.from({ length: n }, (_, i) => BigInt(i) * 37n - 1000n)
 const i32 = Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : (i * 7919) % 100000 - 50000))
 const f32 = Float32Array.from({ length: n }, (_, i) => i / 3)

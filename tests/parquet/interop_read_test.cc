@@ -44,7 +44,8 @@ void ExpectSameRows(const std::string& file, const std::vector<std::string>& duc
   int shown = 0;
   for (size_t i = 0; i < duck.size() && shown < 3; ++i) {
     if ((*floe)[i] != duck[i]) {
-      ADD_FAILURE() << file << " row " << i << "\n floe:   " << (*floe)[i] << "\n duckdb: " << duck[i];
+      ADD_FAILURE() << file << " row " << i << "\n floe:   " << (*floe)[i]
+                    << "\n duckdb: " << duck[i];
       ++shown;
     }
   }
@@ -56,9 +57,10 @@ class InteropRead : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("floe_interop_read_" + std::to_string(getpid()));
     fs::create_directories(dir_);
     bool ok = true;
-    std::string out = RunCommand("FLOE_SHARED='" + SharedDir() + "' node '" + std::string(FLOE_SOURCE_DIR) +
-                              "/tests/parquet/interop_read_gen.mjs' '" + dir_.string() + "' 2>&1",
-                          &ok);
+    std::string out =
+        RunCommand("FLOE_SHARED='" + SharedDir() + "' node '" + std::string(FLOE_SOURCE_DIR) +
+                       "/tests/parquet/interop_read_gen.mjs' '" + dir_.string() + "' 2>&1",
+                   &ok);
     gen_ok_ = ok;
     gen_out_ = out;
   }

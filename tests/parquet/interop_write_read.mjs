@@ -13,6 +13,12 @@
 //   #ERROR <reader> <path> <message>
 //   #META <path> <JSON: {"schema":[...], "chunks":[...], "kv":[...]}> (DuckDB's parquet_schema,
 //                           parquet_metadata and parquet_kv_metadata, values as text)
+//   #PAGEINDEX <path> <JSON: [{"rg","col","ci":{null_pages,min_hex,max_hex,boundary_order,
+//                           null_counts}|null,"oi":[{offset,size,first_row}]}]>  (hyparquet's
+//                           footer and Thrift decoder; manifest "page_index": true)
+//   #BLOOM <path> <JSON: [{"col","value","excludes":[bool per row group]}]>  (DuckDB's
+//                           parquet_bloom_probe; manifest "bloom_probes": [{"col","value"}],
+//                           value a SQL literal)
 // hyparquet returns decimals as doubles: decimal values with precision > 15 print as "~".
 import fs from 'node:fs'
 import path from 'node:path'
@@ -117,6 +123,18 @@ async function duckdbRead(files) {
         emit(`#ERROR duckdb ${f.path} ${String(e.message).replaceAll('\n', ' ')}`)
       }
     }
+    if (f.bloom_probes) {
+      try {
+        const res = []
+        for (const p of f.bloom_probes) {
+          const r = await con.runAndReadAll(`select row_group_id, bloom_filter_excludes from parquet_bloom_probe(${lit}, '${p.col}', ${p.value}) order by row_group_id`)
+          res.push({ col: p.col, value: p.value, excludes: r.getRows().map(x => x[1]) })
+        }
+        emit(`#BLOOM ${f.path} ${JSON.stringify(res)}`)
+      } catch (e) {
+        emit(`#ERROR bloom ${f.path} ${String(e.message).replaceAll('\n', ' ')}`)
+      }
+    }
     if (f.meta) {
       try {
         const meta = {}
@@ -153,6 +171,44 @@ async function hyparquetRead(files) {
       emit('#END')
     } catch (e) {
       emit(`#ERROR hyparquet ${f.path} ${String(e.message).replaceAll('\n', ' ')}`)
+    }
+  }
+}
+
+// ---- page indexes through hyparquet's footer and Thrift decoder ----
+async function pageIndexRead(files) {
+  const hp = await importPkg('hyparquet')
+  const { deserializeTCompactProtocol } = await importPkg('hyparquet', 'src/thrift.js')
+  const hex = (b) => Buffer.from(b).toString('hex')
+  for (const f of files) {
+    if (!f.page_index) continue
+    try {
+      const buf = fs.readFileSync(f.path)
+      const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
+      const meta = hp.parquetMetadata(ab)
+      const view = new DataView(ab)
+      const res = []
+      meta.row_groups.forEach((rg, g) => {
+        for (const cc of rg.columns) {
+          const e = { rg: g, col: cc.meta_data.path_in_schema.join('.'), ci: null, oi: null }
+          if (cc.column_index_offset !== undefined) {
+            const t = deserializeTCompactProtocol({ view, offset: Number(cc.column_index_offset) })
+            e.ci = { null_pages: t.field_1, min_hex: t.field_2.map(hex), max_hex: t.field_3.map(hex),
+              boundary_order: t.field_4, null_counts: (t.field_5 || []).map(Number) }
+          }
+          if (cc.offset_index_offset !== undefined) {
+            const t = deserializeTCompactProtocol({ view, offset: Number(cc.offset_index_offset) })
+            e.oi = t.field_1.map(l => ({ offset: Number(l.field_1), size: l.field_2, first_row: Number(l.field_3) }))
+          }
+          e.data_page_offset = Number(cc.meta_data.data_page_offset)
+          e.dictionary_page_offset = cc.meta_data.dictionary_page_offset === undefined ? null : Number(cc.meta_data.dictionary_page_offset)
+          e.total_compressed_size = Number(cc.meta_data.total_compressed_size)
+          res.push(e)
+        }
+      })
+      emit(`#PAGEINDEX ${f.path} ${JSON.stringify(res)}`)
+    } catch (e) {
+      emit(`#ERROR pageindex ${f.path} ${String(e.message ?? e).replaceAll('\n', ' ')}`)
     }
   }
 }
@@ -237,4 +293,5 @@ async function wasmRead(files) {
 await duckdbRead(manifest)
 await hyparquetRead(manifest)
 await wasmRead(manifest)
+await pageIndexRead(manifest)
 process.stdout.write(out.join('\n') + '\n')

@@ -10,6 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -81,6 +85,7 @@ struct Case {
   WriteResult result;
   std::vector<std::string> expected, expected_masked;
   std::string codec_name;  // as DuckDB prints it
+  nlohmann::json extra = nlohmann::json::object();  // more manifest keys (page_index, bloom_probes)
 };
 
 std::string DuckCodec(Codec c) {
@@ -111,7 +116,8 @@ class InteropWrite : public ::testing::Test {
     fs::create_directories(dir_);
   }
   static void TearDownTestSuite() {
-    if (!::testing::Test::HasFailure()) fs::remove_all(dir_);
+    // Kept on failure, or with FLOE_KEEP_TEST_FILES set, for inspection.
+    if (!::testing::Test::HasFailure() && !std::getenv("FLOE_KEEP_TEST_FILES")) fs::remove_all(dir_);
   }
   static fs::path dir_;
 };
@@ -140,6 +146,8 @@ struct ReaderOutput {
   std::map<std::string, std::map<std::string, std::vector<std::string>>> rows;  // reader -> path
   std::map<std::string, std::map<std::string, std::string>> errors;
   std::map<std::string, nlohmann::json> meta;
+  std::map<std::string, nlohmann::json> page_index;
+  std::map<std::string, nlohmann::json> bloom;
 };
 
 ReaderOutput RunReaders(const std::vector<Case>& cases, const fs::path& dir) {
@@ -150,6 +158,7 @@ ReaderOutput RunReaders(const std::vector<Case>& cases, const fs::path& dir) {
     e["type"] = nlohmann::json::parse(testing::SchemaTypeJson(*c.schema));
     e["readers"] = c.readers;
     e["meta"] = true;
+    for (auto& [k, v] : c.extra.items()) e[k] = v;
     manifest.push_back(e);
   }
   fs::path mpath = dir / "manifest.json";
@@ -181,6 +190,12 @@ ReaderOutput RunReaders(const std::vector<Case>& cases, const fs::path& dir) {
     } else if (line.starts_with("#META ")) {
       size_t sp = line.find(' ', 6);
       out.meta[line.substr(6, sp - 6)] = nlohmann::json::parse(line.substr(sp + 1));
+    } else if (line.starts_with("#PAGEINDEX ")) {
+      size_t sp = line.find(' ', 11);
+      out.page_index[line.substr(11, sp - 11)] = nlohmann::json::parse(line.substr(sp + 1));
+    } else if (line.starts_with("#BLOOM ")) {
+      size_t sp = line.find(' ', 7);
+      out.bloom[line.substr(7, sp - 7)] = nlohmann::json::parse(line.substr(sp + 1));
     } else if (rows) {
       rows->push_back(line);
     }
@@ -239,14 +254,47 @@ void CheckMeta(const Case& c, const ReaderOutput& out) {
                                     : ch["stats_null_count"].dump());
     }
   }
+  size_t matched = 0;
   for (const auto& col : c.result.columns) {
     std::string path;
     for (const auto& p : col.path) path += (path.empty() ? "" : ", ") + p;
-    if (nulls.count(path)) EXPECT_EQ(nulls[path], col.null_count) << c.name << " " << path;
+    if (nulls.count(path)) {
+      EXPECT_EQ(nulls[path], col.null_count) << c.name << " " << path;
+      ++matched;
+    }
+  }
+  if (c.result.num_rows > 0) EXPECT_EQ(matched, c.result.columns.size()) << c.name << ": null counts missing";
+  // Min/max of the integer columns as DuckDB prints them = the file's Iceberg bounds.
+  for (const auto& col : c.result.columns) {
+    if (col.path.size() != 1 || (col.path[0] != "l" && col.path[0] != "i")) continue;
+    std::optional<int64_t> lo, hi;
+    for (const auto& ch : m["chunks"]) {
+      if (ch["path_in_schema"] != col.path[0] || ch["stats_min_value"].is_null()) continue;
+      int64_t a = std::stoll(ch["stats_min_value"].get<std::string>());
+      int64_t b = std::stoll(ch["stats_max_value"].get<std::string>());
+      lo = lo ? std::min(*lo, a) : a;
+      hi = hi ? std::max(*hi, b) : b;
+    }
+    if (!col.lower_bound) {
+      EXPECT_FALSE(lo) << c.name << " " << col.path[0];
+      continue;
+    }
+    auto bound = [&](const std::string& b) {
+      if (b.size() == 4) { int32_t v; std::memcpy(&v, b.data(), 4); return static_cast<int64_t>(v); }
+      int64_t v; std::memcpy(&v, b.data(), 8); return v;
+    };
+    ASSERT_TRUE(lo && hi) << c.name << " " << col.path[0] << ": DuckDB shows no min/max";
+    EXPECT_EQ(*lo, bound(*col.lower_bound)) << c.name << " " << col.path[0];
+    EXPECT_EQ(*hi, bound(*col.upper_bound)) << c.name << " " << col.path[0];
   }
   int64_t rows = 0;
   for (const auto& f : m["file"]) rows = std::stoll(f["num_rows"].dump().find('"') == 0 ? f["num_rows"].get<std::string>() : f["num_rows"].dump());
   EXPECT_EQ(rows, c.result.num_rows) << c.name;
+}
+
+// A number DuckDB printed either as a JSON number or (64-bit) as a string.
+int64_t Int(const nlohmann::json& j) {
+  return j.is_string() ? std::stoll(j.get<std::string>()) : j.get<int64_t>();
 }
 
 std::vector<std::string> ChunkEncodings(const nlohmann::json& meta, const std::string& path) {
@@ -371,6 +419,22 @@ TEST_F(InteropWrite, Matrix) {
     CheckRows(c, out);
     CheckMeta(c, out);
   }
+  // The shared script itself (parquet_rows.mjs --rows) agrees on two of the files.
+  for (const auto& c : cases) {
+    if (c.name != "all_zstd_v2_dict" && c.name != "all_snappy_v1_plain") continue;
+    fs::path rows_out = dir_ / (c.name + ".rows");
+    std::string cmd = "node '" + SharedDir() + "/interop/parquet_rows.mjs' '" + c.path + "' --rows > '" +
+                      rows_out.string() + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(rows_out);
+    std::vector<std::string> got;
+    for (std::string line; std::getline(in, line);) got.push_back(line);
+    std::vector<std::string> want;  // the script prints Parquet (sanitized) column names
+    for (const Batch& b : c.batches) {
+      for (auto& r : CanonicalRows(b, false, true)) want.push_back(std::move(r));
+    }
+    EXPECT_EQ(got, want) << c.name << " via parquet_rows.mjs";
+  }
   // Encodings as DuckDB reports them.
   for (const auto& c : cases) {
     const auto& m = out.meta[c.path];
@@ -399,6 +463,192 @@ TEST_F(InteropWrite, Matrix) {
       bool found = false;
       for (const auto& kv : m["kv"]) found |= kv["key"] == "iceberg.schema" && kv["value"] == "{\"test\":true}";
       EXPECT_TRUE(found) << c.name << ": footer key/value metadata missing";
+    }
+  }
+}
+
+
+std::string HexOf(const void* p, size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = static_cast<const unsigned char*>(p)[i];
+    out += d[c >> 4];
+    out += d[c & 15];
+  }
+  return out;
+}
+
+// Page-level statistics through the page index (hyparquet decodes the ColumnIndex and
+// OffsetIndex), checked against min/max/null counts the test computes for each page's
+// row range; bloom filters through DuckDB's parquet_bloom_probe.
+TEST_F(InteropWrite, PageIndexStatisticsAndBloomFilters) {
+  Case c;
+  c.name = "page_index_bloom";
+  c.schema = std::make_shared<Schema>(std::vector<NestedField>{
+      F(1, "id", LongType(), true), F(2, "i", IntType()), F(3, "s", StringType()),
+      F(4, "d", DoubleType())});
+  c.options.page_row_limit = 100;
+  c.options.write_batch_rows = 250;
+  c.options.row_group_size_bytes = 9000;
+  c.options.bloom_filter_columns["id"] = true;
+  c.options.bloom_filter_columns["s"] = true;
+  c.options.bloom_filter_fpp["s"] = 0.001;
+  std::mt19937_64 rng(11);
+  std::vector<int64_t> ids;
+  std::vector<std::optional<int32_t>> is;
+  std::vector<std::optional<std::string>> ss;
+  std::vector<std::optional<double>> ds;
+  for (int bi = 0; bi < 4; ++bi) {
+    Batch b(c.schema);
+    for (int r = 0; r < 500; ++r) {
+      int64_t id = static_cast<int64_t>(ids.size());
+      ids.push_back(id);
+      b.columns[0].Append(id);
+      if (rng() % 10 == 0) {
+        b.columns[1].AppendNull();
+        is.push_back(std::nullopt);
+      } else {
+        int32_t v = static_cast<int32_t>(rng());
+        b.columns[1].Append(v);
+        is.push_back(v);
+      }
+      if (rng() % 10 == 0) {
+        b.columns[2].AppendNull();
+        ss.push_back(std::nullopt);
+      } else {
+        std::string v = "str" + std::to_string(rng() % 300) + (rng() % 2 ? "é" : "");
+        b.columns[2].AppendBytes(v);
+        ss.push_back(v);
+      }
+      double dv = rng() % 40 == 0 ? std::nan("") : rng() % 40 == 1 ? -0.0 : static_cast<double>(static_cast<int32_t>(rng())) / 7;
+      if (rng() % 10 == 0) {
+        b.columns[3].AppendNull();
+        ds.push_back(std::nullopt);
+      } else {
+        b.columns[3].Append(dv);
+        ds.push_back(dv);
+      }
+      ++b.num_rows;
+    }
+    c.batches.push_back(std::move(b));
+  }
+  c.extra["page_index"] = true;
+  c.extra["bloom_probes"] = nlohmann::json::array({
+      {{"col", "id"}, {"value", "5"}},  {{"col", "id"}, {"value", "1777"}},
+      {{"col", "id"}, {"value", "-12345"}}, {{"col", "s"}, {"value", "'" + *ss[3] + "'"}},
+      {{"col", "s"}, {"value", "'not there at all'"}}});
+  WriteCase(&c, dir_);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<Case> cases;
+  cases.push_back(std::move(c));
+  ReaderOutput out = RunReaders(cases, dir_);
+  const Case& k = cases[0];
+  CheckRows(k, out);
+  CheckMeta(k, out);
+  ASSERT_TRUE(out.page_index.count(k.path)) << (out.errors["pageindex"].count(k.path) ? out.errors["pageindex"][k.path] : "no page index output");
+  const auto& m = out.meta[k.path];
+  std::vector<int64_t> rg_rows;
+  for (const auto& ch : m["chunks"]) {
+    if (Int(ch["column_id"]) == 0) rg_rows.push_back(Int(ch["row_group_num_rows"]));
+  }
+  ASSERT_GT(rg_rows.size(), 1u) << "expected several row groups";
+  std::vector<int64_t> rg_start = {0};
+  for (int64_t n : rg_rows) rg_start.push_back(rg_start.back() + n);
+  EXPECT_EQ(k.result.row_group_offsets.size(), rg_rows.size());
+  int checked_pages = 0;
+  for (const auto& e : out.page_index[k.path]) {
+    int g = e["rg"].get<int>();
+    std::string col = e["col"].get<std::string>();
+    ASSERT_FALSE(e["oi"].is_null()) << "no offset index for " << col;
+    const auto& oi = e["oi"];
+    // Pages tile the chunk: the first starts at the first data page, each follows the last.
+    EXPECT_EQ(oi[0]["offset"].get<int64_t>(), e["data_page_offset"].get<int64_t>()) << col;
+    int64_t chunk_start = e["dictionary_page_offset"].is_null() ? e["data_page_offset"].get<int64_t>()
+                                                                 : e["dictionary_page_offset"].get<int64_t>();
+    const auto& last = oi[oi.size() - 1];
+    EXPECT_EQ(last["offset"].get<int64_t>() + last["size"].get<int64_t>(),
+              chunk_start + e["total_compressed_size"].get<int64_t>()) << col;
+    for (size_t p = 0; p + 1 < oi.size(); ++p) {
+      EXPECT_EQ(oi[p]["offset"].get<int64_t>() + oi[p]["size"].get<int64_t>(), oi[p + 1]["offset"].get<int64_t>());
+    }
+    ASSERT_FALSE(e["ci"].is_null()) << "no column index for " << col << " rg " << g;
+    const auto& ci = e["ci"];
+    if (col == "id") EXPECT_EQ(ci["boundary_order"].get<int>(), 1) << "id pages ascend";
+    for (size_t p = 0; p < oi.size(); ++p) {
+      int64_t r0 = rg_start[g] + oi[p]["first_row"].get<int64_t>();
+      int64_t r1 = p + 1 < oi.size() ? rg_start[g] + oi[p + 1]["first_row"].get<int64_t>() : rg_start[g + 1];
+      EXPECT_LE(r1 - r0, 100) << "page row limit";
+      std::string lo, hi;
+      int64_t nulls = 0;
+      if (col == "id") {
+        lo = HexOf(&ids[r0], 8);
+        hi = HexOf(&ids[r1 - 1], 8);
+      } else if (col == "i") {
+        std::optional<int32_t> mn, mx;
+        for (int64_t r = r0; r < r1; ++r) {
+          if (!is[r]) { ++nulls; continue; }
+          if (!mn || *is[r] < *mn) mn = is[r];
+          if (!mx || *is[r] > *mx) mx = is[r];
+        }
+        lo = HexOf(&*mn, 4);
+        hi = HexOf(&*mx, 4);
+      } else if (col == "s") {
+        std::optional<std::string> mn, mx;
+        for (int64_t r = r0; r < r1; ++r) {
+          if (!ss[r]) { ++nulls; continue; }
+          if (!mn || *ss[r] < *mn) mn = ss[r];
+          if (!mx || *ss[r] > *mx) mx = ss[r];
+        }
+        lo = HexOf(mn->data(), mn->size());
+        hi = HexOf(mx->data(), mx->size());
+      } else if (col == "d") {
+        std::optional<double> mn, mx;
+        for (int64_t r = r0; r < r1; ++r) {
+          if (!ds[r]) { ++nulls; continue; }
+          if (std::isnan(*ds[r])) continue;
+          if (!mn || *ds[r] < *mn) mn = ds[r];
+          if (!mx || *ds[r] > *mx) mx = ds[r];
+        }
+        if (*mn == 0) mn = -0.0;  // zero min is -0.0, zero max +0.0
+        if (*mx == 0) mx = 0.0;
+        lo = HexOf(&*mn, 8);
+        hi = HexOf(&*mx, 8);
+      }
+      EXPECT_EQ(ci["min_hex"][p].get<std::string>(), lo) << col << " page " << p << " rg " << g;
+      EXPECT_EQ(ci["max_hex"][p].get<std::string>(), hi) << col << " page " << p << " rg " << g;
+      EXPECT_EQ(ci["null_counts"][p].get<int64_t>(), nulls) << col << " page " << p;
+      EXPECT_FALSE(ci["null_pages"][p].get<bool>());
+      ++checked_pages;
+    }
+  }
+  EXPECT_GT(checked_pages, 60);
+  // Bloom filters: present values are never excluded from the row group holding them;
+  // absent ones are excluded (nearly) everywhere.
+  ASSERT_TRUE(out.bloom.count(k.path)) << (out.errors["bloom"].count(k.path) ? out.errors["bloom"][k.path] : "no bloom output");
+  auto group_of = [&](int64_t row) {
+    for (size_t g = 0; g + 1 < rg_start.size(); ++g) if (row < rg_start[g + 1]) return g;
+    return rg_start.size() - 2;
+  };
+  for (const auto& pr : out.bloom[k.path]) {
+    std::string col = pr["col"], value = pr["value"];
+    const auto& ex = pr["excludes"];
+    ASSERT_EQ(ex.size(), rg_rows.size()) << col << " " << value;
+    if (value == "5" || value == "1777") {
+      EXPECT_FALSE(ex[group_of(std::stoll(value))].get<bool>()) << col << " " << value;
+      int excluded = 0;
+      for (const auto& x : ex) excluded += x.get<bool>();
+      EXPECT_GE(excluded, static_cast<int>(ex.size()) - 2) << "other row groups should exclude " << value;
+    } else if (col == "s" && value != "'not there at all'") {
+      for (size_t g = 0; g + 1 < rg_start.size(); ++g) {
+        bool present = false;
+        for (int64_t r = rg_start[g]; r < rg_start[g + 1]; ++r) present |= ss[r] && "'" + *ss[r] + "'" == value;
+        if (present) EXPECT_FALSE(ex[g].get<bool>()) << "string bloom excludes a present value, rg " << g;
+      }
+    } else {
+      int excluded = 0;
+      for (const auto& x : ex) excluded += x.get<bool>();
+      EXPECT_GE(excluded, static_cast<int>(ex.size()) - 1) << col << " " << value << " should be excluded";
     }
   }
 }

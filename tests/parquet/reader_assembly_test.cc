@@ -38,8 +38,11 @@ std::vector<uint8_t> Int96(int64_t nanos, int32_t julian) {
 /// `bit_packed_h`: column h uses the deprecated BIT_PACKED level encoding,
 /// which DuckDB does not read ("Out of buffer"), so its comparison uses RLE.
 std::string LegacyShapesFile(bool bit_packed_h = true) {
+  auto dec = Leaf("i", T::BYTE_ARRAY, kOpt, CT::DECIMAL, 19);
+  dec.__set_precision(10);
+  dec.__set_scale(3);
   std::vector<fmtns::SchemaElement> s = {
-      Root(8),
+      Root(9),
       Group("a", kOpt, 1, CT::LIST, 1),
       Group("list", kRep, 1),
       Leaf("element", T::INT32, kOpt, {}, 2),
@@ -62,6 +65,7 @@ std::string LegacyShapesFile(bool bit_packed_h = true) {
       Group("list", kRep, 1),
       Leaf("element", T::INT32, kOpt, {}, 17),
       Leaf("h", T::INT32, kOpt, {}, 18),
+      dec,
   };
   TestRowGroup rg;
   rg.num_rows = 3;
@@ -73,24 +77,31 @@ std::string LegacyShapesFile(bool bit_packed_h = true) {
       {.def = {3, 2, 0, 1}, .rep = {0, 1, 0, 0}, .values = Strs({"a"})},
       {.def = {2, 2, 0, 1}, .rep = {0, 1, 0, 0}, .values = Strs({"a", "b"})},
       {.def = {3, 2, 0, 1}, .rep = {0, 1, 0, 0}, .values = Ints({1})},
-      {.def = {1, 0, 1}, .values = [] {
-         auto v = Int96(3500000000LL, 2440589);
-         auto w = Int96(86399000001000LL, 2440587);
-         v.insert(v.end(), w.begin(), w.end());
-         return v;
-       }()},
+      {.def = {1, 0, 1},
+       .values =
+           [] {
+             auto v = Int96(3500000000LL, 2440589);
+             auto w = Int96(86399000001000LL, 2440587);
+             v.insert(v.end(), w.begin(), w.end());
+             return v;
+           }()},
       // Two pages; the second starts inside row 0.
-      {.def = {6, 5, 2, 3, 4, 0, 1}, .rep = {0, 2, 1, 1, 1, 0, 0}, .values = Ints({1}),
-       .value_splits = {4}, .page_splits = {2}},
+      {.def = {6, 5, 2, 3, 4, 0, 1},
+       .rep = {0, 2, 1, 1, 1, 0, 0},
+       .values = Ints({1}),
+       .value_splits = {4},
+       .page_splits = {2}},
       {.def = {1, 0, 1}, .values = Ints({10, 30}), .bit_packed_levels = bit_packed_h},
+      // BYTE_ARRAY decimal, minimal big-endian: -12345 and 99999999.
+      {.def = {1, 0, 1}, .values = Strs({"\xCF\xC7", "\x05\xF5\xE0\xFF"})},
   };
   return BuildParquet(s, {rg});
 }
 
 const std::vector<std::string> kLegacyRows = {
-    R"({"a":null,"b":[1,2],"c":[5],"d":[{"x":1,"y":"a"},{"x":2,"y":null}],"e":{"keys":["a","b"],"values":[1,null]},"f":"1970-01-02T00:00:03.500000","g":[{"inner":[1,null]},null,{"inner":null},{"inner":[]}],"h":10})",
-    R"({"a":[],"b":null,"c":[],"d":null,"e":null,"f":null,"g":null,"h":null})",
-    R"({"a":[null,1,2],"b":[],"c":[6,7],"d":[],"e":{"keys":[],"values":[]},"f":"1969-12-31T23:59:59.000001","g":[],"h":30})",
+    R"({"a":null,"b":[1,2],"c":[5],"d":[{"x":1,"y":"a"},{"x":2,"y":null}],"e":{"keys":["a","b"],"values":[1,null]},"f":"1970-01-02T00:00:03.500000","g":[{"inner":[1,null]},null,{"inner":null},{"inner":[]}],"h":10,"i":"-12.345"})",
+    R"({"a":[],"b":null,"c":[],"d":null,"e":null,"f":null,"g":null,"h":null,"i":null})",
+    R"({"a":[null,1,2],"b":[],"c":[6,7],"d":[],"e":{"keys":[],"values":[]},"f":"1969-12-31T23:59:59.000001","g":[],"h":30,"i":"99999.999"})",
 };
 
 TEST(ReaderAssembly, LegacyShapesSchema) {
@@ -110,14 +121,16 @@ TEST(ReaderAssembly, LegacyShapesSchema) {
 TEST(ReaderAssembly, LegacyShapesRows) {
   for (int64_t batch : {65536, 2, 1}) {
     SCOPED_TRACE(batch);
-    auto rows = FloeRows(MemoryInput(LegacyShapesFile(), "legacy.parquet"), ReaderOptions{.batch_rows = batch});
+    auto rows = FloeRows(MemoryInput(LegacyShapesFile(), "legacy.parquet"),
+                         ReaderOptions{.batch_rows = batch});
     ASSERT_TRUE(rows) << rows.error().ToString();
     EXPECT_EQ(*rows, kLegacyRows);
   }
 }
 
 TEST(ReaderAssembly, LegacyShapesMatchDuckDb) {
-  auto path = std::filesystem::temp_directory_path() / ("floe_legacy_" + std::to_string(getpid()) + ".parquet");
+  auto path = std::filesystem::temp_directory_path() /
+              ("floe_legacy_" + std::to_string(getpid()) + ".parquet");
   {
     std::ofstream f(path, std::ios::binary);
     std::string bytes = LegacyShapesFile(false);
@@ -138,23 +151,61 @@ TEST(ReaderAssembly, NestedProjectionAndAbsentFields) {
   // Project g.element.inner only through a struct with an extra absent field,
   // and map e with its value promoted int -> long.
   auto inner = ListType(17, false, LongType());
-  auto elem = StructType({NestedField{16, "inner", false, inner}, NestedField{99, "gone", false, StringType()}});
+  auto elem = StructType(
+      {NestedField{16, "inner", false, inner}, NestedField{99, "gone", false, StringType()}});
   auto proj = std::make_shared<Schema>(std::vector<NestedField>{
       NestedField{14, "g", false, ListType(15, false, elem)},
       NestedField{10, "e", false, MapType(11, StringType(), 12, false, LongType())},
       NestedField{100, "missing", false, ListType(101, false, IntType())},
   });
-  auto rows = FloeRows(MemoryInput(LegacyShapesFile(), "legacy.parquet"), ReaderOptions{.projection = proj, .batch_rows = 2});
+  auto rows = FloeRows(MemoryInput(LegacyShapesFile(), "legacy.parquet"),
+                       ReaderOptions{.projection = proj, .batch_rows = 2});
   ASSERT_TRUE(rows) << rows.error().ToString();
-  EXPECT_EQ(*rows, (std::vector<std::string>{
-                       R"({"g":[{"inner":[1,null],"gone":null},null,{"inner":null,"gone":null},{"inner":[],"gone":null}],"e":{"keys":["a","b"],"values":[1,null]},"missing":null})",
-                       R"({"g":null,"e":null,"missing":null})",
-                       R"({"g":[],"e":{"keys":[],"values":[]},"missing":null})"}));
+  EXPECT_EQ(
+      *rows,
+      (std::vector<std::string>{
+          R"({"g":[{"inner":[1,null],"gone":null},null,{"inner":null,"gone":null},{"inner":[],"gone":null}],"e":{"keys":["a","b"],"values":[1,null]},"missing":null})",
+          R"({"g":null,"e":null,"missing":null})",
+          R"({"g":[],"e":{"keys":[],"values":[]},"missing":null})"}));
+}
+
+TEST(ReaderAssembly, DataPagesV2CompressedOrNot) {
+  // list<int> with nulls, pages v2 (levels uncompressed before the values),
+  // SNAPPY with is_compressed true and false, a page split inside a record.
+  std::vector<fmtns::SchemaElement> s = {Root(1), Group("a", kOpt, 1, CT::LIST, 1),
+                                         Group("list", kRep, 1),
+                                         Leaf("element", T::INT32, kOpt, {}, 2)};
+  for (bool compressed : {true, false}) {
+    SCOPED_TRACE(compressed);
+    TestRowGroup rg;
+    rg.num_rows = 3;
+    rg.chunks = {{.def = {3, 2, 3, 0, 1},
+                  .rep = {0, 1, 1, 0, 0},
+                  .values = Ints({7, 8}),
+                  .value_splits = {4},
+                  .page_splits = {2},
+                  .v2 = true,
+                  .v2_is_compressed = compressed,
+                  .snappy = true}};
+    auto rows = FloeRows(MemoryInput(BuildParquet(s, {rg}), "v2.parquet"), {});
+    ASSERT_TRUE(rows) << rows.error().ToString();
+    EXPECT_EQ(*rows,
+              (std::vector<std::string>{R"({"a":[7,null,8]})", R"({"a":null})", R"({"a":[]})"}));
+  }
+  // A v1 page compressed with SNAPPY (levels inside the compressed body).
+  TestRowGroup rg;
+  rg.num_rows = 1;
+  rg.chunks = {{.def = {3}, .rep = {0}, .values = Ints({5}), .snappy = true}};
+  std::string f = BuildParquet(s, {rg});
+  auto rows = FloeRows(MemoryInput(f, "v1.parquet"), {});
+  ASSERT_TRUE(rows) << rows.error().ToString();
+  EXPECT_EQ((*rows)[0], R"({"a":[5]})");
 }
 
 TEST(ReaderAssembly, CorruptLevelsAreErrors) {
-  std::vector<fmtns::SchemaElement> s = {Root(1), Group("a", kOpt, 1, CT::LIST, 1), Group("list", kRep, 1),
-                                          Leaf("element", T::INT32, kOpt, {}, 2)};
+  std::vector<fmtns::SchemaElement> s = {Root(1), Group("a", kOpt, 1, CT::LIST, 1),
+                                         Group("list", kRep, 1),
+                                         Leaf("element", T::INT32, kOpt, {}, 2)};
   // A chunk that starts with repetition level 1.
   TestRowGroup rg;
   rg.num_rows = 1;
@@ -163,18 +214,21 @@ TEST(ReaderAssembly, CorruptLevelsAreErrors) {
   ASSERT_FALSE(rows);
   EXPECT_EQ(rows.error().kind, ErrorKind::kCorrupt);
   EXPECT_NE(rows.error().message.find("bad.parquet"), std::string::npos) << rows.error().message;
-  EXPECT_NE(rows.error().message.find("column a.list.element"), std::string::npos) << rows.error().message;
+  EXPECT_NE(rows.error().message.find("column a.list.element"), std::string::npos)
+      << rows.error().message;
   // Definition level above the maximum.
   rg.chunks = {{.def = {4}, .rep = {0}, .values = Ints({1})}};
   rows = FloeRows(MemoryInput(BuildParquet(s, {rg}), "bad.parquet"), {});
   ASSERT_FALSE(rows);
-  EXPECT_NE(rows.error().message.find("above the maximum"), std::string::npos) << rows.error().message;
+  EXPECT_NE(rows.error().message.find("above the maximum"), std::string::npos)
+      << rows.error().message;
   // Fewer rows than the row group claims.
   rg.num_rows = 2;
   rg.chunks = {{.def = {3}, .rep = {0}, .values = Ints({1})}};
   rows = FloeRows(MemoryInput(BuildParquet(s, {rg}), "bad.parquet"), {});
   ASSERT_FALSE(rows);
-  EXPECT_NE(rows.error().message.find("ended after 1 of 2 rows"), std::string::npos) << rows.error().message;
+  EXPECT_NE(rows.error().message.find("ended after 1 of 2 rows"), std::string::npos)
+      << rows.error().message;
   // Values missing for present entries.
   rg.num_rows = 1;
   rg.chunks = {{.def = {3, 3}, .rep = {0, 1}, .values = Ints({1})}};

@@ -40,7 +40,8 @@ void PackBits(std::vector<uint8_t>* out, const std::vector<uint64_t>& values, in
 
 /// A DELTA_BINARY_PACKED encoder for tests: `minis` miniblocks per block; the
 /// last block stores only the miniblocks that hold values.
-std::vector<uint8_t> EncodeDelta(const std::vector<int64_t>& values, int block = 128, int minis = 4) {
+std::vector<uint8_t> EncodeDelta(const std::vector<int64_t>& values, int block = 128,
+                                 int minis = 4) {
   std::vector<uint8_t> out;
   PutUleb(&out, block);
   PutUleb(&out, minis);
@@ -112,12 +113,13 @@ TEST(RleDecoder, BitPackedTailCutShort) {
   RleBitPackedDecoder dec(buf.data(), buf.size(), 3);
   std::vector<int16_t> out(16);
   ASSERT_EQ(dec.GetBatch(out.data(), 16), 5);
-  EXPECT_EQ(std::vector<int16_t>(out.begin(), out.begin() + 5), (std::vector<int16_t>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(std::vector<int16_t>(out.begin(), out.begin() + 5),
+            (std::vector<int16_t>{1, 2, 3, 4, 5}));
 }
 
 TEST(RleDecoder, WidthZeroAndSkip) {
   std::vector<uint8_t> buf;
-  PutUleb(&buf, 100 << 1);  // RLE of 100 zeros, no value bytes at width 0
+  PutUleb(&buf, 100 << 1);      // RLE of 100 zeros, no value bytes at width 0
   PutUleb(&buf, (1 << 1) | 1);  // 8 packed zeros, no bytes
   RleBitPackedDecoder dec(buf.data(), buf.size(), 0);
   EXPECT_EQ(dec.Skip(50), 50);
@@ -144,7 +146,8 @@ TEST(RleDecoder, LegacyBitPackedIsMsbFirst) {
 }
 
 Result<PhysicalValues> DecodeAll(Encoding enc, PhysicalType type, const std::vector<uint8_t>& data,
-                                 int64_t n, int32_t length = 0, const PhysicalValues* dict = nullptr,
+                                 int64_t n, int32_t length = 0,
+                                 const PhysicalValues* dict = nullptr,
                                  std::vector<int64_t> pieces = {}) {
   FLOE_ASSIGN_OR_RETURN(auto dec, MakeValueDecoder(enc, type, length, dict));
   FLOE_RETURN_IF_ERROR(dec->SetData(data.data(), data.size(), n));
@@ -199,7 +202,8 @@ TEST(DeltaBinaryPacked, Width64Deltas) {
 }
 
 TEST(DeltaBinaryPacked, Int32Wraps) {
-  std::vector<int64_t> v = {std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(), 0, -1, 5};
+  std::vector<int64_t> v = {std::numeric_limits<int32_t>::max(),
+                            std::numeric_limits<int32_t>::min(), 0, -1, 5};
   auto enc = EncodeDelta(v);
   auto out = DecodeAll(Encoding::kDeltaBinaryPacked, PhysicalType::kInt32, enc, v.size());
   ASSERT_TRUE(out) << out.error().ToString();
@@ -246,7 +250,8 @@ TEST(DeltaLengthByteArray, Decodes) {
   }
   auto enc = EncodeDelta(lens);
   enc.insert(enc.end(), data.begin(), data.end());
-  auto out = DecodeAll(Encoding::kDeltaLengthByteArray, PhysicalType::kByteArray, enc, 5, 0, nullptr, {2, 3});
+  auto out = DecodeAll(Encoding::kDeltaLengthByteArray, PhysicalType::kByteArray, enc, 5, 0,
+                       nullptr, {2, 3});
   ASSERT_TRUE(out) << out.error().ToString();
   EXPECT_EQ(Strings(*out), s);
   enc.pop_back();  // one byte short
@@ -270,7 +275,8 @@ TEST(DeltaByteArray, PrefixesAndSuffixes) {
   auto e2 = EncodeDelta(sl);
   enc.insert(enc.end(), e2.begin(), e2.end());
   enc.insert(enc.end(), suffixes.begin(), suffixes.end());
-  auto out = DecodeAll(Encoding::kDeltaByteArray, PhysicalType::kByteArray, enc, 6, 0, nullptr, {1, 4, 1});
+  auto out =
+      DecodeAll(Encoding::kDeltaByteArray, PhysicalType::kByteArray, enc, 6, 0, nullptr, {1, 4, 1});
   ASSERT_TRUE(out) << out.error().ToString();
   EXPECT_EQ(Strings(*out), s);
   // A prefix longer than the previous value is corrupt.
@@ -304,7 +310,8 @@ TEST(ByteStreamSplit, FloatsDoublesAndFixed) {
   for (size_t i = 0; i < f.size(); ++i) {
     for (int b = 0; b < 4; ++b) enc[b * f.size() + i] = raw[i * 4 + b];
   }
-  auto out = DecodeAll(Encoding::kByteStreamSplit, PhysicalType::kFloat, enc, 5, 0, nullptr, {2, 3});
+  auto out =
+      DecodeAll(Encoding::kByteStreamSplit, PhysicalType::kFloat, enc, 5, 0, nullptr, {2, 3});
   ASSERT_TRUE(out) << out.error().ToString();
   EXPECT_EQ(std::memcmp(out->values.data(), raw.data(), raw.size()), 0);
   // FLBA(3): streams of 2 values.
@@ -345,7 +352,8 @@ TEST(Dictionary, IndicesAndBounds) {
   std::vector<uint8_t> idx = {2};  // bit width 2
   PutUleb(&idx, (1 << 1) | 1);
   PackBits(&idx, {0, 1, 2, 1, 0, 2, 2, 0}, 2);
-  auto out = DecodeAll(Encoding::kRleDictionary, PhysicalType::kByteArray, idx, 8, 0, &dict, {5, 3});
+  auto out =
+      DecodeAll(Encoding::kRleDictionary, PhysicalType::kByteArray, idx, 8, 0, &dict, {5, 3});
   ASSERT_TRUE(out) << out.error().ToString();
   EXPECT_EQ(Strings(*out), (std::vector<std::string>{"a", "bc", "", "bc", "a", "", "", "a"}));
   std::vector<uint8_t> bad = {2};

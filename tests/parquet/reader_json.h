@@ -10,8 +10,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -65,11 +65,41 @@ inline std::string FormatDouble(double v) {
   return JsNumber(buf);
 }
 
+/// formatFloat32 of canonical.mjs: the fewest significant digits p (1..9)
+/// such that x.toPrecision(p) reads back as the same float32. toPrecision
+/// rounds the exact value half away from zero, so it is done here on the
+/// exact decimal expansion rather than with printf (which rounds half-even).
 inline std::string FormatFloat(float v) {
   if (v != v) return "\"NaN\"";
   if (v == 1.0f / 0.0f) return "\"Infinity\"";
   if (v == -1.0f / 0.0f) return "\"-Infinity\"";
   if (v == 0) return std::signbit(v) ? "-0" : "0";
+  char exact[256];
+  std::snprintf(exact, sizeof(exact), "%.150e", static_cast<double>(v < 0 ? -v : v));
+  std::string e(exact);
+  size_t epos = e.find('e');
+  std::string digits = e.substr(0, 1) + e.substr(2, epos - 2);
+  int exp10 = std::stoi(e.substr(epos + 1));
+  for (int p = 1; p <= 9; ++p) {
+    std::string d = digits.substr(0, p);
+    int ex = exp10;
+    if (digits[p] >= '5') {  // half away from zero (the expansion is exact)
+      int k = p - 1;
+      while (k >= 0 && d[k] == '9') d[k--] = '0';
+      if (k < 0) {
+        d = "1" + d.substr(0, p - 1);
+        ++ex;
+      } else {
+        ++d[k];
+      }
+    }
+    std::string sci = d.substr(0, 1) + (p > 1 ? "." + d.substr(1) : "") + "e" + std::to_string(ex);
+    if (std::strtof(sci.c_str(), nullptr) == (v < 0 ? -v : v)) {
+      return (v < 0 ? "-" : "") + JsNumber((sci.substr(0, sci.find('e')) + "e" +
+                                            (ex >= 0 ? "+" : "") + std::to_string(ex))
+                                               .c_str());
+    }
+  }
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
   *r.ptr = 0;
@@ -130,7 +160,8 @@ inline std::string FormatTime(int64_t micros) {
 inline std::string Int128ToString(__int128 v) {
   if (v == 0) return "0";
   bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   std::string s;
   while (u) {
     s.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
@@ -199,7 +230,8 @@ inline std::string ValueJson(const ColumnVector& c, int64_t i) {
     case TypeId::kTimestamp: return "\"" + FormatTimestamp(c.data<int64_t>()[i], 6) + "\"";
     case TypeId::kTimestampTz: return "\"" + FormatTimestamp(c.data<int64_t>()[i], 6) + "+00:00\"";
     case TypeId::kTimestampNs: return "\"" + FormatTimestamp(c.data<int64_t>()[i], 9) + "\"";
-    case TypeId::kTimestampTzNs: return "\"" + FormatTimestamp(c.data<int64_t>()[i], 9) + "+00:00\"";
+    case TypeId::kTimestampTzNs:
+      return "\"" + FormatTimestamp(c.data<int64_t>()[i], 9) + "+00:00\"";
     case TypeId::kString: return JsonString(c.bytes(i));
     case TypeId::kBinary:
     case TypeId::kFixed: return HexString(c.bytes(i));

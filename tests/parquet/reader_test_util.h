@@ -6,6 +6,10 @@
 /// DuckDB oracle plumbing (shared/interop/parquet_rows.mjs).
 #pragma once
 
+// The tests build options and chunks with designated initializers, leaving
+// the other members at their defaults on purpose.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +25,7 @@
 #include "floe/parquet/reader_schema.h"
 #include "floe/parquet/rle_decoder.h"
 #include "floe/parquet/thrift_internal.h"
+#include "floe/util/codec.h"
 #include "parquet/reader_json.h"
 
 namespace floe::parquet::testutil {
@@ -68,10 +73,13 @@ constexpr auto kRep = fmtns::FieldRepetitionType::REPEATED;
 struct TestChunk {
   std::vector<int16_t> def;
   std::vector<int16_t> rep;
-  std::vector<uint8_t> values;           ///< PLAIN bytes of all non-null values
-  std::vector<size_t> value_splits;      ///< byte offsets in `values` matching page_splits
-  std::vector<size_t> page_splits;       ///< entry indices where new pages start
-  bool bit_packed_levels = false;        ///< legacy BIT_PACKED level encoding
+  std::vector<uint8_t> values;       ///< PLAIN bytes of all non-null values
+  std::vector<size_t> value_splits;  ///< byte offsets in `values` matching page_splits
+  std::vector<size_t> page_splits;   ///< entry indices where new pages start
+  bool bit_packed_levels = false;    ///< legacy BIT_PACKED level encoding
+  bool v2 = false;                   ///< data pages v2 (levels outside the compressed part)
+  bool v2_is_compressed = true;      ///< v2: is_compressed flag (values compressed when true)
+  bool snappy = false;               ///< SNAPPY codec instead of UNCOMPRESSED
   std::optional<fmtns::Statistics> stats;
 };
 
@@ -81,7 +89,8 @@ struct TestRowGroup {
 };
 
 /// RLE hybrid with one RLE run per value (valid, if not compact).
-inline void EncodeRleLevels(const std::vector<int16_t>& v, int max_level, std::vector<uint8_t>* out) {
+inline void EncodeRleLevels(const std::vector<int16_t>& v, int max_level,
+                            std::vector<uint8_t>* out) {
   int bw = BitWidthFor(static_cast<uint64_t>(max_level));
   for (int16_t x : v) {
     out->push_back(2);  // run of 1
@@ -89,7 +98,8 @@ inline void EncodeRleLevels(const std::vector<int16_t>& v, int max_level, std::v
   }
 }
 
-inline void EncodeBitPackedLevels(const std::vector<int16_t>& v, int max_level, std::vector<uint8_t>* out) {
+inline void EncodeBitPackedLevels(const std::vector<int16_t>& v, int max_level,
+                                  std::vector<uint8_t>* out) {
   int bw = BitWidthFor(static_cast<uint64_t>(max_level));
   size_t start = out->size();
   out->resize(start + (v.size() * bw + 7) / 8, 0);
@@ -134,12 +144,16 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
       vsplits.push_back(ch.values.size());
       for (size_t p = 0; p + 1 < splits.size(); ++p) {
         std::vector<uint8_t> body;
+        std::vector<uint8_t> rep_bytes, def_bytes;
         auto slice = [&](const std::vector<int16_t>& v) {
           return std::vector<int16_t>(v.begin() + splits[p], v.begin() + splits[p + 1]);
         };
         auto levels = [&](const std::vector<int16_t>& v, int mx) {
           std::vector<uint8_t> enc;
-          if (ch.bit_packed_levels) {
+          if (ch.v2) {
+            EncodeRleLevels(slice(v), mx, &enc);
+            (&v == &ch.rep ? rep_bytes : def_bytes) = enc;
+          } else if (ch.bit_packed_levels) {
             EncodeBitPackedLevels(slice(v), mx, &body);
           } else {
             EncodeRleLevels(slice(v), mx, &enc);
@@ -149,10 +163,47 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
         };
         if (leaf.max_rep > 0) levels(ch.rep, leaf.max_rep);
         if (leaf.max_def > 0) levels(ch.def, leaf.max_def);
-        body.insert(body.end(), ch.values.begin() + vsplits[p], ch.values.begin() + vsplits[p + 1]);
+        std::vector<uint8_t> vals(ch.values.begin() + vsplits[p],
+                                  ch.values.begin() + vsplits[p + 1]);
         fmtns::PageHeader ph;
+        const int32_t n_page = static_cast<int32_t>(splits[p + 1] - splits[p]);
+        if (ch.v2) {
+          body = rep_bytes;
+          body.insert(body.end(), def_bytes.begin(), def_bytes.end());
+          const size_t usize = body.size() + vals.size();
+          if (ch.snappy && ch.v2_is_compressed) {
+            Buffer c;
+            (void)MakeCompressor(Codec::kSnappy).value()->Compress(vals.data(), vals.size(), &c);
+            vals.assign(c.data(), c.data() + c.size());
+          }
+          body.insert(body.end(), vals.begin(), vals.end());
+          ph.__set_type(fmtns::PageType::DATA_PAGE_V2);
+          ph.__set_uncompressed_page_size(static_cast<int32_t>(usize));
+          ph.__set_compressed_page_size(static_cast<int32_t>(body.size()));
+          fmtns::DataPageHeaderV2 h2;
+          h2.__set_num_values(n_page);
+          h2.__set_num_nulls(0);
+          h2.__set_num_rows(n_page);
+          h2.__set_encoding(fmtns::Encoding::PLAIN);
+          h2.__set_definition_levels_byte_length(static_cast<int32_t>(def_bytes.size()));
+          h2.__set_repetition_levels_byte_length(static_cast<int32_t>(rep_bytes.size()));
+          h2.__set_is_compressed(ch.v2_is_compressed);
+          ph.__set_data_page_header_v2(h2);
+          Buffer hb;
+          (void)SerializeThrift(ph, &hb);
+          file.append(reinterpret_cast<const char*>(hb.data()), hb.size());
+          file.append(reinterpret_cast<const char*>(body.data()), body.size());
+          continue;
+        }
+        body.insert(body.end(), vals.begin(), vals.end());
+        const size_t usize = body.size();
+        if (ch.snappy) {
+          Buffer c;
+          (void)MakeCompressor(Codec::kSnappy).value()->Compress(body.data(), body.size(), &c);
+          body.assign(c.data(), c.data() + c.size());
+        }
         ph.__set_type(fmtns::PageType::DATA_PAGE);
-        ph.__set_uncompressed_page_size(static_cast<int32_t>(body.size()));
+        ph.__set_uncompressed_page_size(static_cast<int32_t>(usize));
         ph.__set_compressed_page_size(static_cast<int32_t>(body.size()));
         fmtns::DataPageHeader dh;
         dh.__set_num_values(static_cast<int32_t>(splits[p + 1] - splits[p]));
@@ -172,7 +223,8 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
       md.__set_type(static_cast<fmtns::Type::type>(leaf.physical));
       md.__set_encodings({fmtns::Encoding::PLAIN, fmtns::Encoding::RLE});
       md.__set_path_in_schema(leaf.path);
-      md.__set_codec(fmtns::CompressionCodec::UNCOMPRESSED);
+      md.__set_codec(ch.snappy ? fmtns::CompressionCodec::SNAPPY
+                               : fmtns::CompressionCodec::UNCOMPRESSED);
       md.__set_num_values(static_cast<int64_t>(n_entries));
       md.__set_total_uncompressed_size(static_cast<int64_t>(file.size()) - start);
       md.__set_total_compressed_size(static_cast<int64_t>(file.size()) - start);
@@ -253,8 +305,8 @@ inline std::vector<std::string> Lines(const std::string& text) {
 
 /// DuckDB's rows of many files (parquet_rows.mjs --rows, run once for all
 /// files by interop_read_rows.mjs): file -> rows, or file -> {"ERROR ..."}.
-inline std::map<std::string, std::vector<std::string>> DuckDbRows(const std::vector<std::string>& files,
-                                                                  bool* ok) {
+inline std::map<std::string, std::vector<std::string>> DuckDbRows(
+    const std::vector<std::string>& files, bool* ok) {
   std::string cmd = "FLOE_SHARED='" + SharedDir() + "' node '" + std::string(FLOE_SOURCE_DIR) +
                     "/tests/parquet/interop_read_rows.mjs'";
   for (const auto& f : files) cmd += " '" + f + "'";
@@ -275,7 +327,8 @@ inline std::map<std::string, std::vector<std::string>> DuckDbRows(const std::vec
 }
 
 /// floe's rows of a file (or bytes), checking batch positions and layout.
-inline Result<std::vector<std::string>> FloeRows(std::unique_ptr<InputFile> in, ReaderOptions opts) {
+inline Result<std::vector<std::string>> FloeRows(std::unique_ptr<InputFile> in,
+                                                 ReaderOptions opts) {
   FLOE_ASSIGN_OR_RETURN(auto reader, FileReader::Open(std::move(in), opts));
   std::vector<std::string> rows;
   Batch batch;
@@ -290,7 +343,8 @@ inline Result<std::vector<std::string>> FloeRows(std::unique_ptr<InputFile> in, 
 
 inline Result<std::vector<std::string>> FloeRows(const std::string& file, int64_t batch_rows) {
   FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(file));
-  FLOE_ASSIGN_OR_RETURN(auto reader, FileReader::Open(std::move(in), ReaderOptions{.batch_rows = batch_rows}));
+  FLOE_ASSIGN_OR_RETURN(auto reader,
+                        FileReader::Open(std::move(in), ReaderOptions{.batch_rows = batch_rows}));
   std::vector<std::string> rows;
   Batch batch;
   while (true) {
@@ -298,7 +352,8 @@ inline Result<std::vector<std::string>> FloeRows(const std::string& file, int64_
     if (!more) break;
     FLOE_RETURN_IF_ERROR(batch.Validate());
     if (reader->batch_first_row() != static_cast<int64_t>(rows.size())) {
-      return Internal("batch_first_row {} but {} rows read before", reader->batch_first_row(), rows.size());
+      return Internal("batch_first_row {} but {} rows read before", reader->batch_first_row(),
+                      rows.size());
     }
     for (int64_t i = 0; i < batch.num_rows; ++i) rows.push_back(testing::RowJson(batch, i));
   }

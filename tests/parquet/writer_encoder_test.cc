@@ -307,6 +307,26 @@ TEST(WriterSchema, DecimalPhysicalTypes) {
   EXPECT_EQ(ps->leaves[1].type_length, 9);
 }
 
+TEST(WriterSchema, ReverseMappingGivesBackEveryPrimitive) {
+  std::vector<TypePtr> types = {BooleanType(), IntType(), LongType(), FloatType(), DoubleType(),
+                                DateType(), TimeType(), TimestampType(), TimestampTzType(),
+                                Primitive(TypeId::kTimestampNs), Primitive(TypeId::kTimestampTzNs),
+                                StringType(), UuidType(), BinaryType(), FixedType(7),
+                                DecimalType(9, 2), DecimalType(18, 0), DecimalType(38, 38)};
+  for (const auto& t : types) {
+    int32_t len = t->id == TypeId::kUuid ? 16 : t->id == TypeId::kFixed ? t->length
+                  : t->id == TypeId::kDecimal ? DecimalRequiredBytes(t->precision) : 0;
+    auto back = IcebergTypeFor(PhysicalTypeFor(*t), len, AnnotationFor(*t));
+    ASSERT_TRUE(back) << t->ToString() << ": " << back.error().ToString();
+    EXPECT_EQ(**back, *t) << t->ToString() << " came back as " << (*back)->ToString();
+  }
+  LeafAnnotation u64;
+  u64.kind = LeafAnnotation::Kind::kInteger;
+  u64.bit_width = 64;
+  u64.is_signed = false;
+  EXPECT_FALSE(IcebergTypeFor(PhysicalType::kInt64, 0, u64));
+}
+
 TEST(WriterSchema, DecimalIcebergBytesAreMinimal) {
   EXPECT_EQ(DecimalIcebergBytes(0), std::string("\x00", 1));
   EXPECT_EQ(DecimalIcebergBytes(127), "\x7f");

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/parquet/schema_mapping.h"
+
 namespace floe::parquet::testing {
 
 std::string IcebergTypeJson(const Type& t) {
@@ -256,13 +258,14 @@ std::string CanonicalValue(const ColumnVector& col, int64_t i, bool mask) {
   return "null";
 }
 
-std::vector<std::string> CanonicalRows(const Batch& batch, bool mask) {
+std::vector<std::string> CanonicalRows(const Batch& batch, bool mask, bool parquet_names) {
   std::vector<std::string> rows;
   for (int64_t r = 0; r < batch.num_rows; ++r) {
     std::string out = "{";
     for (size_t c = 0; c < batch.columns.size(); ++c) {
       if (c) out += ',';
-      out += JsonString(batch.schema->fields()[c].name) + ":" +
+      const std::string& name = batch.schema->fields()[c].name;
+      out += JsonString(parquet_names ? SanitizeName(name) : name) + ":" +
              CanonicalValue(batch.columns[c], r, mask);
     }
     rows.push_back(out + "}");
@@ -300,7 +303,9 @@ void RandomFiller::AppendValue(ColumnVector* col, const NestedField& f, int dept
     }
     case TypeId::kMap: {
       int n = static_cast<int>(rng_() % 4);
-      // Keys must be unique within a map: derive them from the entry index.
+      // Keys must be unique within a map (DuckDB rejects duplicates): derive them from
+      // the entry index. Int keys are non-negative and ascending because hyparquet returns
+      // maps as JS objects, which list integer-like keys first in numeric order.
       for (int i = 0; i < n; ++i) {
         ColumnVector& keys = col->children[0];
         switch (t.key().type->id) {
@@ -391,7 +396,8 @@ void RandomFiller::AppendPrimitive(ColumnVector* col, const Type& t) {
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
       int64_t lim = 9200000000000000000LL;
-      int64_t v = pick == 0 ? -lim : pick == 1 ? lim : static_cast<int64_t>(rng_() % (2 * static_cast<uint64_t>(lim))) - lim;
+      const uint64_t ulim = static_cast<uint64_t>(lim);
+      int64_t v = pick == 0 ? -lim : pick == 1 ? lim : static_cast<int64_t>(rng_() % (2 * ulim) - ulim);
       col->Append(v);
       return;
     }

@@ -23,8 +23,10 @@ std::string SchemaTypeJson(const Schema& schema);
 /// Canonical JSON of value i of `col`. With `mask_wide_decimals`, decimals of
 /// precision > 15 print as "~" (what the helper prints for hyparquet).
 std::string CanonicalValue(const ColumnVector& col, int64_t i, bool mask_wide_decimals = false);
-/// One canonical JSON object per row, keys are the Iceberg field names.
-std::vector<std::string> CanonicalRows(const Batch& batch, bool mask_wide_decimals = false);
+/// One canonical JSON object per row, keys are the Iceberg field names (or, with
+/// `parquet_names`, the sanitized Parquet names of the top-level columns).
+std::vector<std::string> CanonicalRows(const Batch& batch, bool mask_wide_decimals = false,
+                                       bool parquet_names = false);
 
 /// JavaScript's Number.prototype.toString for a double; float32 as canonical.mjs prints it.
 std::string JsDouble(double v);

@@ -309,7 +309,10 @@ bool HasNullBranch(const Node& n) {
 Result<Value> FromJson(const NodePtr& sp, const Json& j, int depth) {
   const Node& s = *sp;
   if (depth > 200) return InvalidArgument("avro default: nested too deeply");
-  auto bad = [&]() { return InvalidArgument("avro default {} does not fit type {}", j.dump(), AvroTypeName(s.type)); };
+  auto bad = [&]() {
+    return InvalidArgument("avro default {} does not fit type {}", j.dump(-1, ' ', false, Json::error_handler_t::replace),
+                           AvroTypeName(s.type));
+  };
   switch (s.type) {
     case AvroType::kNull:
       if (!j.is_null()) return bad();
@@ -416,9 +419,13 @@ Result<Value> DecodeValue(const NodePtr& schema, Decoder* decoder) { return Deco
 size_t MinEncodedSize(const Node& schema) { return MinSize(schema, 0); }
 
 Result<Value> DefaultValue(const NodePtr& schema, std::string_view json) {
-  Json j = Json::parse(json, nullptr, false);
-  if (j.is_discarded()) return InvalidArgument("avro default is not valid JSON: {}", json);
-  return FromJson(schema, j, 0);
+  try {
+    Json j = Json::parse(json, nullptr, false);
+    if (j.is_discarded()) return InvalidArgument("avro default is not valid JSON: {}", json);
+    return FromJson(schema, j, 0);
+  } catch (const std::exception& e) {
+    return InvalidArgument("avro default {}: {}", json, e.what());
+  }
 }
 
 Result<Resolver> Resolver::Make(NodePtr reader, NodePtr writer) {

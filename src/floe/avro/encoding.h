@@ -30,6 +30,7 @@ class Encoder {
  public:
   explicit Encoder(Buffer* out) : out_(out) {}
 
+  /// A zigzag varint of at most 10 bytes (also used for int).
   void WriteLong(int64_t v) {
     uint8_t buf[10];
     size_t n = 0;
@@ -41,17 +42,25 @@ class Encoder {
     buf[n++] = static_cast<uint8_t>(z);
     out_->Append(buf, n);
   }
+  /// An int: the same zigzag varint as a long.
   void WriteInt(int32_t v) { WriteLong(v); }
+  /// One byte, 0 or 1.
   void WriteBoolean(bool v) { out_->Push<uint8_t>(v ? 1 : 0); }
+  /// 4 bytes little-endian IEEE 754.
   void WriteFloat(float v) { out_->Push(v); }    // x86-64: little-endian
+  /// 8 bytes little-endian IEEE 754.
   void WriteDouble(double v) { out_->Push(v); }
+  /// A long length, then the bytes.
   void WriteBytes(std::string_view v) {
     WriteLong(static_cast<int64_t>(v.size()));
     out_->Append(v.data(), v.size());
   }
+  /// UTF-8 text, encoded as bytes.
   void WriteString(std::string_view v) { WriteBytes(v); }
+  /// The bytes alone; the schema fixes the size.
   void WriteFixed(std::string_view v) { out_->Append(v.data(), v.size()); }
 
+  /// The buffer appended to.
   Buffer* buffer() { return out_; }
 
  private:
@@ -66,9 +75,12 @@ class Decoder {
   explicit Decoder(std::string_view s)
       : Decoder(reinterpret_cast<const uint8_t*>(s.data()), s.size()) {}
 
+  /// Bytes not read yet.
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+  /// The next byte to read.
   const uint8_t* position() const { return p_; }
 
+  /// A zigzag varint; kCorrupt when truncated or longer than 10 bytes.
   Result<int64_t> ReadLong() {
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
@@ -80,17 +92,20 @@ class Decoder {
     }
     return Corrupt("avro: varint longer than 10 bytes");
   }
+  /// A varint that must fit 32 bits.
   Result<int32_t> ReadInt() {
     FLOE_ASSIGN_OR_RETURN(int64_t v, ReadLong());
     if (v < INT32_MIN || v > INT32_MAX) return Corrupt("avro: int value {} out of range", v);
     return static_cast<int32_t>(v);
   }
+  /// One byte that must be 0 or 1.
   Result<bool> ReadBoolean() {
     if (p_ == end_) return Corrupt("avro: truncated boolean");
     uint8_t b = *p_++;
     if (b > 1) return Corrupt("avro: boolean byte {} is not 0 or 1", b);
     return b == 1;
   }
+  /// 4 bytes little-endian.
   Result<float> ReadFloat() {
     if (remaining() < 4) return Corrupt("avro: truncated float");
     float v;
@@ -98,6 +113,7 @@ class Decoder {
     p_ += 4;
     return v;
   }
+  /// 8 bytes little-endian.
   Result<double> ReadDouble() {
     if (remaining() < 8) return Corrupt("avro: truncated double");
     double v;
@@ -116,12 +132,14 @@ class Decoder {
     p_ += n;
     return v;
   }
+  /// `n` bytes, as a view into the input.
   Result<std::string_view> ReadFixed(size_t n) {
     if (n > remaining()) return Corrupt("avro: fixed of {} bytes exceeds the {} bytes left", n, remaining());
     std::string_view v(reinterpret_cast<const char*>(p_), n);
     p_ += n;
     return v;
   }
+  /// Skips `n` bytes.
   Status Skip(size_t n) {
     if (n > remaining()) return Corrupt("avro: skip of {} bytes exceeds the {} bytes left", n, remaining());
     p_ += n;

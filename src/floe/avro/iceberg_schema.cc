@@ -230,10 +230,17 @@ Result<TypePtr> FromAvro(const Node& n, const std::string& path, int depth) {
     case AvroType::kString: return lt == "uuid" ? UuidType() : StringType();
     case AvroType::kEnum: return StringType();
     case AvroType::kBytes:
-      if (lt == "decimal") return DecimalType(n.precision, n.scale);
-      return BinaryType();
     case AvroType::kFixed:
-      if (lt == "decimal") return DecimalType(n.precision, n.scale);
+      if (lt == "decimal") {
+        // Iceberg decimals hold at most 38 digits; a fixed must be wide enough for them.
+        if (n.precision < 1 || n.precision > 38 || n.scale < 0 || n.scale > n.precision ||
+            (n.type == AvroType::kFixed && n.size < DecimalRequiredBytes(n.precision))) {
+          return InvalidArgument("avro->iceberg at {}: decimal({}, {}) in {} is not an Iceberg decimal", path,
+                                 n.precision, n.scale, AvroTypeName(n.type));
+        }
+        return DecimalType(n.precision, n.scale);
+      }
+      if (n.type == AvroType::kBytes) return BinaryType();
       if (lt == "uuid" && n.size == 16) return UuidType();
       return FixedType(n.size);
     case AvroType::kRecord: {

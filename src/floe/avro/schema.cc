@@ -2,6 +2,8 @@
 // Declaration, Names, Logical Types). nlohmann-json stays inside this file.
 #include "floe/avro/schema.h"
 
+#include "floe/avro/encoding.h"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -12,6 +14,9 @@ namespace floe::avro {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+/// JSON text of a value; invalid UTF-8 is replaced instead of throwing.
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 constexpr int kMaxDepth = 200;
 
@@ -51,7 +56,7 @@ class Parser {
     if (depth > kMaxDepth) return InvalidArgument("avro schema at {}: nested deeper than {}", path, kMaxDepth);
     if (j.is_string()) return ParseName(j.get<std::string>(), ns, path);
     if (j.is_array()) return ParseUnion(j, ns, path, depth);
-    if (!j.is_object()) return InvalidArgument("avro schema at {}: expected a type name, object or array, got {}", path, j.dump());
+    if (!j.is_object()) return InvalidArgument("avro schema at {}: expected a type name, object or array, got {}", path, Dump(j));
     auto it = j.find("type");
     if (it == j.end()) return InvalidArgument("avro schema at {}: object without \"type\"", path);
     if (it->is_object() || it->is_array()) {
@@ -170,12 +175,12 @@ class Parser {
       } else if (key == "logicalType" && it->is_string()) {
         node->logical_type = it->get<std::string>();
       } else if ((key == "precision" || key == "scale") && it->is_number_integer() &&
-                 j.value("logicalType", "") == "decimal") {
+                 j.contains("logicalType") && j["logicalType"] == "decimal") {
         int64_t v = it->get<int64_t>();
         if (v < 0 || v > 1000) return InvalidArgument("avro schema at {}: decimal {} {} out of range", path, key, v);
         (key == "precision" ? node->precision : node->scale) = static_cast<int32_t>(v);
       } else {
-        node->attributes.SetJson(key, it->dump());
+        node->attributes.SetJson(key, Dump(*it));
       }
     }
     if (node->logical_type == "decimal" && (node->precision < 1 || node->scale > node->precision)) {
@@ -215,14 +220,14 @@ class Parser {
         if (key == "doc" && it->is_string()) {
           field.doc = it->get<std::string>();
         } else if (key == "default") {
-          field.default_json = it->dump();
+          field.default_json = Dump(*it);
         } else if (key == "aliases" && it->is_array()) {
           for (const auto& s : *it) {
             if (!s.is_string()) return InvalidArgument("avro schema at {}: alias must be a string", fpath);
             field.aliases.push_back(s.get<std::string>());
           }
         } else {
-          field.attributes.SetJson(key, it->dump());
+          field.attributes.SetJson(key, Dump(*it));
         }
       }
       node->fields.push_back(std::move(field));
@@ -241,14 +246,14 @@ class Parser {
     std::set<std::string> seen;
     for (const auto& s : *symbols) {
       if (!s.is_string() || !IsValidName(s.get<std::string>())) {
-        return InvalidArgument("avro schema at {}: invalid enum symbol {}", path, s.dump());
+        return InvalidArgument("avro schema at {}: invalid enum symbol {}", path, Dump(s));
       }
-      if (!seen.insert(s.get<std::string>()).second) return InvalidArgument("avro schema at {}: enum symbol {} appears twice", path, s.dump());
+      if (!seen.insert(s.get<std::string>()).second) return InvalidArgument("avro schema at {}: enum symbol {} appears twice", path, Dump(s));
       node->symbols.push_back(s.get<std::string>());
     }
     if (auto d = j.find("default"); d != j.end()) {
       if (!d->is_string() || !seen.contains(d->get<std::string>())) {
-        return InvalidArgument("avro schema at {}: enum default {} is not a symbol", path, d->dump());
+        return InvalidArgument("avro schema at {}: enum default {} is not a symbol", path, Dump(*d));
       }
       node->enum_default = d->get<std::string>();
     }
@@ -312,6 +317,11 @@ class Validator {
           if (!IsValidName(f.name)) return InvalidArgument("avro schema at {}: invalid field name \"{}\"", path, f.name);
           if (!seen.insert(f.name).second) return InvalidArgument("avro schema at {}: field \"{}\" appears twice", path, f.name);
           FLOE_RETURN_IF_ERROR(Check(f.type, path + "." + f.name, depth + 1));
+          if (f.default_json) {
+            // Avro spec: a default must match the field's type (the first branch of a union).
+            auto v = DefaultValue(f.type, *f.default_json);
+            if (!v) return Fail(std::move(v).error().WithContext(fmt::format("avro schema at {}.{}", path, f.name)));
+          }
         }
         return Ok();
       }
@@ -528,7 +538,7 @@ void Attributes::SetJson(std::string key, std::string json) {
 void Attributes::SetInt(std::string key, int64_t value) { SetJson(std::move(key), std::to_string(value)); }
 void Attributes::SetBool(std::string key, bool value) { SetJson(std::move(key), value ? "true" : "false"); }
 void Attributes::SetString(std::string key, std::string_view value) {
-  SetJson(std::move(key), Json(std::string(value)).dump());
+  SetJson(std::move(key), Dump(Json(std::string(value))));
 }
 void Attributes::Remove(std::string_view key) {
   std::erase_if(items_, [&](const Attribute& a) { return a.key == key; });
@@ -629,13 +639,23 @@ bool IsValidName(std::string_view name) {
 }
 
 Result<AvroSchema> AvroSchema::Parse(std::string_view json) {
+  try {
+    return ParseJson(json);
+  } catch (const std::exception& e) {
+    return InvalidArgument("avro schema: {}", e.what());
+  }
+}
+
+Result<AvroSchema> AvroSchema::ParseJson(std::string_view json) {
   Json j = Json::parse(json, nullptr, false);
   if (j.is_discarded()) return InvalidArgument("avro schema is not valid JSON: {:.80}", json);
   Parser parser;
   FLOE_ASSIGN_OR_RETURN(NodePtr root, parser.ParseNode(j, "", "$", 0));
   std::set<const Node*> done;
   FLOE_RETURN_IF_ERROR(CheckUnions(root, "$", 0, &done));
-  return AvroSchema(std::move(root));
+  AvroSchema schema(std::move(root));
+  FLOE_RETURN_IF_ERROR(schema.Validate());  // defaults, and the rules above once more
+  return schema;
 }
 
 Status AvroSchema::Validate() const {
@@ -646,7 +666,7 @@ Status AvroSchema::Validate() const {
 std::string AvroSchema::ToJson() const {
   if (!root_) return "null";
   Writer w;
-  return w.Write(*root_, "").dump();
+  return Dump(w.Write(*root_, ""));
 }
 
 }  // namespace floe::avro

@@ -151,8 +151,9 @@ Field MakeField(std::string name, NodePtr type, std::optional<int32_t> field_id 
 bool IsValidName(std::string_view name);
 
 /// A parsed schema: its root node. Parsing checks names (valid, each full name
-/// defined once), resolves name references to the nodes that defined them and
-/// rejects unions with nested unions or duplicate branch types.
+/// defined once), resolves name references to the nodes that defined them,
+/// rejects unions with nested unions or duplicate branch types, and checks
+/// that every field default fits its type (a union's default its first branch).
 class AvroSchema {
  public:
   AvroSchema() = default;
@@ -172,6 +173,7 @@ class AvroSchema {
   const NodePtr& root() const { return root_; }
 
  private:
+  static Result<AvroSchema> ParseJson(std::string_view json);
   NodePtr root_;
 };
 

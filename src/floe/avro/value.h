@@ -38,6 +38,7 @@ class Value {
 
   Value() = default;
 
+  /// Factories, one per kind.
   static Value Null() { return Value(); }
   static Value Boolean(bool v);
   static Value Int(int32_t v);
@@ -55,9 +56,11 @@ class Value {
   /// A map; entries keep their order.
   static Value Map(std::vector<std::pair<std::string, Value>> entries);
 
+  /// The datum's kind (never kUnion: unions are unwrapped).
   Kind kind() const { return kind_; }
   bool is_null() const { return kind_ == Kind::kNull; }
 
+  /// Typed accessors, each meaningful for its own kind only.
   bool boolean() const { return i_ != 0; }
   int32_t int_value() const { return static_cast<int32_t>(i_); }
   int64_t long_value() const { return i_; }

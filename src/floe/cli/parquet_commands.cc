@@ -1,10 +1,5 @@
 // `floe parquet write|cat|meta|schema`: JSONL/CSV rows into a Parquet file,
 // and a Parquet file's rows (canonical JSON lines), footer and schema out.
-#include "floe/cli/command.h"
-
-// The Parquet writer and reader land from their own branches; until both are
-// merged, `floe parquet` is not offered (the rest of the command still builds).
-#if __has_include("floe/parquet/writer.h") && __has_include("floe/parquet/reader.h")
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -295,11 +290,3 @@ void AddParquetCommands(CLI::App* root, CommandContext* ctx) {
 }
 
 }  // namespace floe::cli
-
-#else
-
-namespace floe::cli {
-void AddParquetCommands(CLI::App*, CommandContext*) {}
-}  // namespace floe::cli
-
-#endif

@@ -216,7 +216,7 @@ class CsvReader::Impl {
       case TypeId::kTimestampTz:
       case TypeId::kTimestampNs:
       case TypeId::kTimestampTzNs: {
-        auto r = ParseTimestampText(s, type);
+        auto r = ParseTimestampText(s, type, &date_cache_);
         if (!r) return ColumnError(col, r.error());
         out->Append<int64_t>(*r);
         return Ok();
@@ -356,6 +356,7 @@ class CsvReader::Impl {
   std::optional<Error> failed_;
   std::string scratch_;
   std::string hex_;
+  DateCache date_cache_;
 };
 
 CsvReader::CsvReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

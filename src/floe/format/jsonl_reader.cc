@@ -24,6 +24,8 @@ namespace {
 struct Node {
   const Type* type = nullptr;
   std::string name;
+  bool plain_name = false;  ///< no '"' or '\\': the raw JSON key equals the name
+  char name16[16] = {};     ///< the name's first 16 bytes, zero-padded (fast compare)
   bool required = false;
   std::vector<Node> children;
   // Struct lookup: field name -> child index, and a per-object "seen" mark.
@@ -35,6 +37,8 @@ struct Node {
 void BuildNode(const NestedField& f, Node* n) {
   n->type = f.type.get();
   n->name = f.name;
+  n->plain_name = f.name.find_first_of("\"\\") == std::string::npos;
+  std::memcpy(n->name16, f.name.data(), std::min<size_t>(f.name.size(), 16));
   n->required = f.required;
   for (const auto& c : f.type->fields) {
     n->children.emplace_back();
@@ -46,6 +50,22 @@ void BuildNode(const NestedField& f, Node* n) {
     }
     n->seen.assign(n->children.size(), 0);
   }
+}
+
+/// Whether `n` bytes at `p` hold a backslash, 8 bytes at a time. Reads up to
+/// 7 bytes past the end: the decoder's buffers are padded.
+inline bool HasBackslash(const char* p, size_t n) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  constexpr uint64_t kBackslashes = 0x5cULL * kOnes;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    w ^= kBackslashes;  // a backslash byte becomes zero
+    uint64_t zero = (w - kOnes) & ~w & kHigh;
+    if (n - i < 8) zero &= (uint64_t{1} << (8 * (n - i))) - 1;
+    if (zero) return true;
+  }
+  return false;
 }
 
 std::string_view TrimRight(std::string_view s) {
@@ -141,6 +161,7 @@ class JsonlReader::Impl {
       if (!have) break;
       ++line_no_;
       (void)line_offset;
+      if (line_no_ == 1 && line.starts_with("\xef\xbb\xbf")) line.remove_prefix(3);  // UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (IsBlank(line)) continue;
       if (!DecodeLine(line, batch)) {
@@ -199,7 +220,57 @@ class JsonlReader::Impl {
                             JsonTypeName(jt), shown));
   }
 
+  /// The text of a JSON string whose opening quote precedes `p`, without
+  /// unescaping, when it holds no escape (the common case): no copy, no call
+  /// into simdjson's string parser. False when an escape or no closing quote
+  /// (within the line) is found.
+  bool PlainString(const char* p, std::string_view* out) const {
+    if (p < line_begin_ || p >= line_end_) return false;
+    // Keys and values are short: a byte loop beats two memchr calls.
+    for (const char* q = p; q < line_end_; ++q) {
+      char c = *q;
+      if (c == '"') {
+        *out = std::string_view(p, static_cast<size_t>(q - p));
+        return true;
+      }
+      if (c == '\\') return false;
+    }
+    return false;
+  }
+
+  /// True when the raw key text at `p` (after its opening quote) is exactly
+  /// the field's name followed by the closing quote.
+  bool RawKeyIs(const char* p, const Node& n) const {
+    const size_t len = n.name.size();
+    if (!n.plain_name || p < line_begin_ || p + len >= line_end_ || p[len] != '"') return false;
+    if (len <= 16) {
+      // 16-byte loads: the read buffer has padding after every line.
+      uint64_t a0, a1, b0, b1;
+      std::memcpy(&a0, p, 8);
+      std::memcpy(&a1, p + 8, 8);
+      std::memcpy(&b0, n.name16, 8);
+      std::memcpy(&b1, n.name16 + 8, 8);
+      const uint64_t m0 = len >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
+      const uint64_t m1 = len >= 16 ? ~uint64_t{0} : len <= 8 ? 0 : (uint64_t{1} << (8 * (len - 8))) - 1;
+      return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
+    }
+    return std::memcmp(p, n.name.data(), len) == 0;
+  }
+
+  /// The content of a JSON string value from its raw token (quotes and
+  /// trailing whitespace included) when it holds no escape.
+  static bool PlainToken(std::string_view raw, std::string_view* out) {
+    raw = TrimRight(raw);
+    if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"') return false;
+    std::string_view content = raw.substr(1, raw.size() - 2);
+    if (HasBackslash(content.data(), content.size())) return false;
+    *out = content;
+    return true;
+  }
+
   bool DecodeLine(std::string_view line, Batch* batch) {
+    line_begin_ = line.data();
+    line_end_ = line.data() + line.size();
     simdjson::padded_string_view view(line.data(), line.size(), line.size() + ByteStream::kPadding);
     od::document doc;
     auto err = parser_.iterate(view).get(doc);
@@ -260,15 +331,20 @@ class JsonlReader::Impl {
     const size_t nfields = n.children.size();
     size_t expect = 0;  // keys usually come in schema order
     for (auto field_result : obj) {
-      od::field field;
-      auto err = std::move(field_result).get(field);
+      // By reference into the result: copying simdjson's small structs here
+      // cost a store-forwarding stall per field.
+      auto err = field_result.error();
       if (err) return JsonError(err);
+      od::field& field = field_result.value_unsafe();
+      const char* raw_key = field.key().raw();
       std::string_view key;
-      if ((err = field.unescaped_key().get(key))) return JsonError(err);
       int idx = -1;
-      if (expect < nfields && n.children[expect].name == key) {
-        idx = static_cast<int>(expect);
+      if (expect < nfields && RawKeyIs(raw_key, n.children[expect])) {
+        idx = static_cast<int>(expect);  // the common case: keys in schema order
       } else {
+        if (!PlainString(raw_key, &key)) {
+          if ((err = field.unescaped_key().get(key))) return JsonError(err);
+        }
         auto it = n.index.find(key);
         if (it != n.index.end()) idx = it->second;
       }
@@ -284,7 +360,7 @@ class JsonlReader::Impl {
         return Rule("duplicate key");
       }
       n.seen[idx] = n.gen;
-      od::value v = field.value();
+      od::value& v = field.value();
       if (!DecodeValue(child, cols[idx], v)) {
         err_path_.push_back(child.name);
         return false;
@@ -402,7 +478,9 @@ class JsonlReader::Impl {
       }
     }
     std::string_view s;
-    if ((err = v.get_string().get(s))) return JsonError(err);
+    if (!PlainToken(v.raw_json_token(), &s)) {
+      if ((err = v.get_string().get(s))) return JsonError(err);
+    }
     switch (type.id) {
       case TypeId::kString: col.AppendBytes(s); return true;
       case TypeId::kDate: {
@@ -421,7 +499,7 @@ class JsonlReader::Impl {
       case TypeId::kTimestampTz:
       case TypeId::kTimestampNs:
       case TypeId::kTimestampTzNs: {
-        auto r = ParseTimestampText(s, type);
+        auto r = ParseTimestampText(s, type, &date_cache_);
         if (!r) return Rule(r.error().message);
         col.Append<int64_t>(*r);
         return true;
@@ -461,8 +539,8 @@ class JsonlReader::Impl {
       if ((err = v.get_array().get(arr))) return JsonError(err);
       Node& en = n.children[0];
       for (auto el : arr) {
-        od::value ev;
-        if ((err = std::move(el).get(ev))) return JsonError(err);
+        if ((err = el.error())) return JsonError(err);
+        od::value& ev = el.value_unsafe();
         if (!DecodeValue(en, col.children[0], ev)) {
           err_path_.push_back("element");
           return false;
@@ -550,8 +628,11 @@ class JsonlReader::Impl {
   std::string err_;
   std::vector<std::string> err_path_;
   std::string hex_;
+  DateCache date_cache_;
   std::string scratch_;
   const char* poison_ = nullptr;
+  const char* line_begin_ = nullptr;
+  const char* line_end_ = nullptr;
 };
 
 namespace {

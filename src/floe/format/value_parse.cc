@@ -285,8 +285,62 @@ Result<int64_t> ParseTimeText(std::string_view text) {
   return nanos / 1000;
 }
 
-Result<int64_t> ParseTimestampText(std::string_view text, const Type& type) {
+namespace {
+/// Fast path for the most common spelling, "YYYY-MM-DDTHH:MM:SS.ffffff" (or
+/// with a space, or without the fraction): fixed positions, no zone. Returns
+/// false to fall back to the general parser.
+inline bool FastTimestamp(std::string_view s, bool ns, DateCache* cache, int64_t* out) {
+  if (s.size() != 26 && s.size() != 19) return false;
+  const char* p = s.data();
+  if (p[4] != '-' || p[7] != '-' || (p[10] != 'T' && p[10] != ' ') || p[13] != ':' ||
+      p[16] != ':') {
+    return false;
+  }
+  // Straight-line digit checks: `bad` collects any non-digit.
+  unsigned bad = 0;
+  auto d = [&](int i) {
+    unsigned v = static_cast<unsigned char>(p[i]) - static_cast<unsigned>('0');
+    bad |= v > 9;
+    return v;
+  };
+  const unsigned y0 = d(0), y1 = d(1), y2 = d(2), y3 = d(3), mo0 = d(5), mo1 = d(6), da0 = d(8),
+                 da1 = d(9);
+  const int64_t h = d(11) * 10 + d(12), mi = d(14) * 10 + d(15), se = d(17) * 10 + d(18);
+  int64_t frac = 0;
+  if (s.size() == 26) {
+    if (p[19] != '.') return false;
+    frac = ((((d(20) * 10 + d(21)) * 10 + d(22)) * 10 + d(23)) * 10 + d(24)) * 10 + d(25);
+  }
+  if (bad || h > 23 || mi > 59 || se > 59) return false;  // the general parser gives the message
+  int64_t days;
+  const int64_t y = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
+  if (cache && cache->valid && std::memcmp(cache->text, p, 10) == 0) {
+    days = cache->days;
+  } else {
+    const unsigned mo = mo0 * 10 + mo1, da = da0 * 10 + da1;
+    if (mo < 1 || mo > 12 || da < 1 || static_cast<int>(da) > DaysInMonth(y, mo)) return false;
+    days = DaysFromCivil(y, mo, da);
+    if (cache) {
+      std::memcpy(cache->text, p, 10);
+      cache->days = days;
+      cache->valid = true;
+    }
+  }
+  const int64_t secs = days * 86400 + (h * 60 + mi) * 60 + se;
+  if (ns) {
+    // years 0..9999 can overflow nanoseconds: leave the range check to the general path
+    if (y < 1678 || y > 2261) return false;
+    *out = secs * 1000000000 + frac * 1000;
+  } else {
+    *out = secs * 1000000 + frac;
+  }
+  return true;
+}
+}  // namespace
+
+Result<int64_t> ParseTimestampText(std::string_view text, const Type& type, DateCache* cache) {
   const bool tz = IsTz(type.id), ns = IsNs(type.id);
+  if (int64_t fast; FastTimestamp(text, ns, cache, &fast)) return fast;
   auto invalid = [&]() {
     return InvalidArgument("value {} is not a valid {} (expected YYYY-MM-DDTHH:MM:SS[.{}]{})",
                            QuoteValue(text), SqlTypeName(type), ns ? "fffffffff" : "ffffff",

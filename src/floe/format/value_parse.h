@@ -44,9 +44,18 @@ Result<int128_t> ParseDecimalText(std::string_view text, const Type& type);
 Result<int32_t> ParseDateText(std::string_view text);
 /// Microseconds since midnight.
 Result<int64_t> ParseTimeText(std::string_view text);
+/// The date part of the last timestamp parsed (consecutive rows usually share it).
+struct DateCache {
+  char text[10] = {};
+  int64_t days = 0;
+  bool valid = false;
+};
+
 /// Microseconds (or nanoseconds for the _ns types) since the epoch, for any
-/// of the four timestamp types.
-Result<int64_t> ParseTimestampText(std::string_view text, const Type& type);
+/// of the four timestamp types. `cache` (optional) skips re-parsing a date
+/// equal to the previous one.
+Result<int64_t> ParseTimestampText(std::string_view text, const Type& type,
+                                   DateCache* cache = nullptr);
 /// 16 bytes, big-endian, into `out`.
 Status ParseUuidText(std::string_view text, uint8_t out[16]);
 /// Hex digits into bytes appended to `out`; `expected_len` >= 0 requires that many bytes.

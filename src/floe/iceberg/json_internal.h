@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/types/column_vector.h"
 #include "floe/types/type.h"
 #include "floe/util/status.h"
 
@@ -60,5 +61,8 @@ Result<TypePtr> TypeFromJsonValue(const Json& j, std::string_view ctx,
 /// JSON single-value form (Appendix D) as nlohmann values; see value.h.
 Result<Json> ValueToJsonValue(const Type& type, const Value& value);
 Result<Value> ValueFromJsonValue(const Type& type, const Json& j, std::string_view ctx);
+
+Result<Json> ColumnValueToJsonValue(const ColumnVector& column, int64_t row);
+Status AppendJsonValue(ColumnVector* column, const Json& j, std::string_view ctx);
 
 }  // namespace floe::iceberg

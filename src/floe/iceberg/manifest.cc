@@ -177,6 +177,56 @@ void SetCounts(const std::vector<ManifestEntry>& entries, ManifestFile* m) {
   m->min_sequence_number = c.min_sequence_number;
 }
 
+PartitionSummaryBuilder::PartitionSummaryBuilder(TypePtr partition_type)
+    : type_(std::move(partition_type)), fields_(type_ ? type_->fields.size() : 0) {}
+
+Status PartitionSummaryBuilder::Add(const Values& partition) {
+  if (partition.size() != fields_.size()) {
+    return InvalidArgument("partition tuple has {} values but the partition type has {} fields",
+                           partition.size(), fields_.size());
+  }
+  for (size_t i = 0; i < partition.size(); ++i) {
+    const NestedField& field = type_->fields[i];
+    const Value& v = partition[i];
+    if (!v.Matches(*field.type)) {
+      return InvalidArgument("partition field '{}': value does not have the form of {}", field.name,
+                             field.type->ToString());
+    }
+    FieldState& st = fields_[i];
+    if (v.is_null()) {
+      st.contains_null = true;
+      continue;
+    }
+    bool nan = (field.type->id == TypeId::kFloat && v.as_float() != v.as_float()) ||
+               (field.type->id == TypeId::kDouble && v.as_double() != v.as_double());
+    if (nan) {
+      st.contains_nan = true;
+      continue;
+    }
+    if (st.lower.is_null() || CompareValues(*field.type, v, st.lower) < 0) st.lower = v;
+    if (st.upper.is_null() || CompareValues(*field.type, v, st.upper) > 0) st.upper = v;
+  }
+  return Ok();
+}
+
+Result<std::vector<PartitionFieldSummary>> PartitionSummaryBuilder::Finish() const {
+  std::vector<PartitionFieldSummary> out;
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    const FieldState& st = fields_[i];
+    PartitionFieldSummary s;
+    s.contains_null = st.contains_null;
+    s.contains_nan = st.contains_nan;
+    if (!st.lower.is_null()) {
+      FLOE_ASSIGN_OR_RETURN(std::string lower, ToBinary(*type_->fields[i].type, st.lower));
+      FLOE_ASSIGN_OR_RETURN(std::string upper, ToBinary(*type_->fields[i].type, st.upper));
+      s.lower_bound = std::move(lower);
+      s.upper_bound = std::move(upper);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 Status ValidateManifest(const ManifestFile& m, const std::vector<ManifestEntry>& entries) {
   const std::string& p = m.manifest_path;
   ManifestCounts c = CountEntries(entries, m.sequence_number);

@@ -160,6 +160,31 @@ ManifestCounts CountEntries(const std::vector<ManifestEntry>& entries,
 /// Fills the counts and min_sequence_number of `manifest` from its entries.
 void SetCounts(const std::vector<ManifestEntry>& entries, ManifestFile* manifest);
 
+/// Accumulates the partition field summaries (field 507) of a manifest-list
+/// entry from the partition tuples of its entries (Java adds every entry,
+/// whatever its status): contains_null, contains_nan, and lower/upper bounds
+/// over non-null, non-NaN values as binary single values of the partition
+/// result type (PITFALLS 65).
+class PartitionSummaryBuilder {
+ public:
+  /// `partition_type` is PartitionSpec::PartitionType (a struct).
+  explicit PartitionSummaryBuilder(TypePtr partition_type);
+  /// Adds one partition tuple; kInvalidArgument if it does not fit the type.
+  Status Add(const Values& partition);
+  /// One summary per partition field.
+  Result<std::vector<PartitionFieldSummary>> Finish() const;
+
+ private:
+  struct FieldState {
+    bool contains_null = false;
+    bool contains_nan = false;
+    Value lower;
+    Value upper;
+  };
+  TypePtr type_;
+  std::vector<FieldState> fields_;
+};
+
 /// Checks a manifest's entries against its manifest-list entry: counts match,
 /// content kind matches (data vs delete files; PITFALLS 63), each path live at
 /// most once (PITFALLS 99).

@@ -1,6 +1,9 @@
 #include "floe/iceberg/partition_spec.h"
 
+#include <iterator>
 #include <set>
+
+#include "floe/iceberg/temporal.h"
 
 #include "floe/iceberg/spec_json_internal.h"
 
@@ -161,6 +164,206 @@ Result<PartitionSpec> PartitionSpecBuilder::Build(int32_t spec_id) const {
   PartitionSpec spec(spec_id, fields_);
   FLOE_RETURN_IF_ERROR(spec.Validate(schema_));
   return spec;
+}
+
+namespace {
+
+// Indices from the top-level struct down to the field with `id`, through
+// structs only.
+bool FindStructPath(const std::vector<NestedField>& fields, int32_t id, std::vector<size_t>* path) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    path->push_back(i);
+    if (fields[i].id == id) return true;
+    if (fields[i].type->id == TypeId::kStruct && FindStructPath(fields[i].type->fields, id, path)) {
+      return true;
+    }
+    path->pop_back();
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<ColumnVector>> PartitionColumns(const PartitionSpec& spec, const Batch& batch) {
+  if (!batch.schema) return InvalidArgument("partition spec {}: the batch has no schema", spec.spec_id());
+  std::vector<ColumnVector> out;
+  out.reserve(spec.fields().size());
+  for (const auto& f : spec.fields()) {
+    std::vector<size_t> path;
+    if (!FindStructPath(batch.schema->fields(), f.source_id, &path)) {
+      return InvalidArgument(
+          "partition field '{}': source id {} is not a column of the batch (or is inside a list or map)",
+          f.name, f.source_id);
+    }
+    if (path[0] >= batch.columns.size()) {
+      return InvalidArgument("partition field '{}': the batch has no column {}", f.name, path[0]);
+    }
+    // Walk down, AND-ing the validity of enclosing structs.
+    const ColumnVector* column = &batch.columns[path[0]];
+    std::vector<uint8_t> parents;
+    for (size_t depth = 1; depth < path.size(); ++depth) {
+      if (column->has_nulls()) {
+        if (parents.empty()) {
+          parents = column->validity;
+        } else {
+          for (size_t i = 0; i < parents.size(); ++i) parents[i] &= column->validity[i];
+        }
+      }
+      column = &column->children[path[depth]];
+    }
+    Result<ColumnVector> applied;
+    if (parents.empty()) {
+      applied = f.transform.Apply(*column);
+    } else {
+      ColumnVector masked = *column;
+      if (masked.validity.empty()) {
+        masked.validity = std::move(parents);
+      } else {
+        for (size_t i = 0; i < parents.size(); ++i) masked.validity[i] &= parents[i];
+      }
+      applied = f.transform.Apply(masked);
+    }
+    if (!applied) return Fail(std::move(applied).error().WithContext("partition field '" + f.name + "'"));
+    out.push_back(std::move(*applied));
+  }
+  return out;
+}
+
+Values PartitionTupleAt(const std::vector<ColumnVector>& columns, int64_t row) {
+  Values out;
+  out.reserve(columns.size());
+  for (const auto& c : columns) out.push_back(ValueAt(c, row));
+  return out;
+}
+
+namespace {
+
+// java.time's LocalTime.toString: HH:mm, then :ss if seconds or nanos, then
+// the fraction in groups of 3 digits.
+std::string JavaTime(int64_t nanos_of_day) {
+  int64_t secs = nanos_of_day / 1'000'000'000;
+  int64_t nanos = nanos_of_day % 1'000'000'000;
+  std::string out = fmt::format("{:02}:{:02}", secs / 3600, secs / 60 % 60);
+  if (secs % 60 == 0 && nanos == 0) return out;
+  out += fmt::format(":{:02}", secs % 60);
+  if (nanos == 0) return out;
+  if (nanos % 1'000'000 == 0) return out + fmt::format(".{:03}", nanos / 1'000'000);
+  if (nanos % 1'000 == 0) return out + fmt::format(".{:06}", nanos / 1'000);
+  return out + fmt::format(".{:09}", nanos);
+}
+
+std::string JavaTimestamp(int64_t value, int64_t per_second, bool zone) {
+  int64_t per_day = per_second * 86400;
+  int64_t days = FloorDiv(value, per_day);
+  int64_t nanos = FloorMod(value, per_day) * (1'000'000'000 / per_second);
+  return FormatDate(static_cast<int32_t>(days)) + "T" + JavaTime(nanos) + (zone ? "Z" : "");
+}
+
+std::string Base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16 | static_cast<uint8_t>(bytes[i + 1]) << 8 |
+                 static_cast<uint8_t>(bytes[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out.push_back(kAlphabet[(n >> k) & 63]);
+  }
+  if (i < bytes.size()) {
+    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) n |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    out.push_back(kAlphabet[(n >> 18) & 63]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.push_back(i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+// BigDecimal.toString: plain unless the adjusted exponent is below -6.
+std::string JavaDecimal(int128_t unscaled, int32_t scale) {
+  std::string plain = DecimalToString(unscaled, scale);
+  std::string digits = DecimalToString(unscaled < 0 ? -unscaled : unscaled, 0);
+  int64_t adjusted = static_cast<int64_t>(digits.size()) - 1 - scale;
+  if (scale <= 0 || adjusted >= -6) return plain;
+  std::string mantissa = digits.substr(0, 1);
+  if (digits.size() > 1) mantissa += "." + digits.substr(1);
+  return fmt::format("{}{}E{}", unscaled < 0 ? "-" : "", mantissa, adjusted);
+}
+
+// java.net.URLEncoder.encode(s, UTF_8).
+std::string UrlEncode(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+        c == '-' || c == '*' || c == '_') {
+      out.push_back(static_cast<char>(c));
+    } else if (c == ' ') {
+      out.push_back('+');
+    } else {
+      fmt::format_to(std::back_inserter(out), "%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string PartitionHumanString(const Transform& transform, const Type& type, const Value& value) {
+  if (value.is_null() || !value.Matches(type)) return "null";
+  switch (transform.kind()) {
+    case TransformKind::kYear:
+      return fmt::format("{:04}", 1970 + static_cast<int64_t>(value.as_int()));
+    case TransformKind::kMonth: {
+      int64_t months = value.as_int();
+      return fmt::format("{:04}-{:02}", 1970 + FloorDiv(months, 12), FloorMod(months, 12) + 1);
+    }
+    case TransformKind::kDay: return FormatDate(value.as_int());
+    case TransformKind::kHour: {
+      int64_t hours = value.as_int();
+      return fmt::format("{}-{:02}", FormatDate(static_cast<int32_t>(FloorDiv(hours, 24))),
+                         FloorMod(hours, 24));
+    }
+    default: break;
+  }
+  switch (type.id) {
+    case TypeId::kBoolean: return value.as_bool() ? "true" : "false";
+    case TypeId::kInt: return std::to_string(value.as_int());
+    case TypeId::kDate: return FormatDate(value.as_int());
+    case TypeId::kTime: return JavaTime(value.as_long() * 1000);
+    case TypeId::kTimestamp: return JavaTimestamp(value.as_long(), 1'000'000, false);
+    case TypeId::kTimestampTz: return JavaTimestamp(value.as_long(), 1'000'000, true);
+    case TypeId::kTimestampNs: return JavaTimestamp(value.as_long(), 1'000'000'000, false);
+    case TypeId::kTimestampTzNs: return JavaTimestamp(value.as_long(), 1'000'000'000, true);
+    case TypeId::kDecimal: return JavaDecimal(value.as_decimal(), type.scale);
+    case TypeId::kString: return value.as_bytes();
+    case TypeId::kUuid: return FormatUuid(value.as_bytes());
+    case TypeId::kFixed:
+    case TypeId::kBinary: return Base64(value.as_bytes());
+    case TypeId::kFloat:
+    case TypeId::kDouble: return ValueToString(type, value);
+    default: return std::to_string(value.as_long());
+  }
+}
+
+Result<std::string> PartitionPath(const PartitionSpec& spec, const Type& partition_type,
+                                  const Values& partition) {
+  if (partition.size() != spec.fields().size() || partition_type.fields.size() != partition.size()) {
+    return InvalidArgument("partition spec {}: {} values for {} fields", spec.spec_id(),
+                           partition.size(), spec.fields().size());
+  }
+  std::string out;
+  for (size_t i = 0; i < partition.size(); ++i) {
+    const auto& f = spec.fields()[i];
+    if (!partition[i].Matches(*partition_type.fields[i].type)) {
+      return InvalidArgument("partition field '{}': value does not have the form of {}", f.name,
+                             partition_type.fields[i].type->ToString());
+    }
+    if (i) out.push_back('/');
+    out += UrlEncode(f.name) + "=" +
+           UrlEncode(PartitionHumanString(f.transform, *partition_type.fields[i].type, partition[i]));
+  }
+  return out;
 }
 
 Json PartitionFieldsToJsonValue(const PartitionSpec& spec) {

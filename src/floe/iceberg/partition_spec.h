@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "floe/iceberg/transform.h"
+#include "floe/types/column_vector.h"
 #include "floe/types/type.h"
 #include "floe/util/status.h"
 
@@ -117,6 +118,28 @@ class PartitionSpecBuilder {
   std::vector<PartitionField> fields_;
   std::optional<Error> error_;
 };
+
+/// The partition values of every row of a batch: one column per spec field,
+/// the field's transform applied to its source column (found by field id at the
+/// top level or inside structs; a value under a null struct is null). This is
+/// the vectorized path of partitioned writes.
+Result<std::vector<ColumnVector>> PartitionColumns(const PartitionSpec& spec, const Batch& batch);
+
+/// The partition tuple of one row of PartitionColumns' result.
+Values PartitionTupleAt(const std::vector<ColumnVector>& columns, int64_t row);
+
+/// Java's human-readable form of a partition value (Transform.toHumanString):
+/// "null"; year "2017", month "2017-11", day "2017-11-16", hour "2017-11-16-22";
+/// dates, times and timestamps in ISO form (timestamptz with "Z"); binary and
+/// fixed in base64; others as their plain text. `result_type` is the partition
+/// field's type.
+std::string PartitionHumanString(const Transform& transform, const Type& result_type,
+                                 const Value& value);
+
+/// The partition's folder under data/, as Java names it:
+/// `name=value/name=value` with names and values URL-encoded (form encoding).
+Result<std::string> PartitionPath(const PartitionSpec& spec, const Type& partition_type,
+                                  const Values& partition);
 
 /// Appendix C spec object `{"spec-id":N,"fields":[...]}`.
 Result<std::string> PartitionSpecToJson(const PartitionSpec& spec);

@@ -97,6 +97,18 @@ Result<std::vector<NestedField>> FieldsFromJson(const Json& arr, const std::stri
     FLOE_ASSIGN_OR_RETURN(field.type, TypeFromJsonValue(*type, full, defaults));
     const Json* initial = ji::Find(f, "initial-default");
     const Json* write = ji::Find(f, "write-default");
+    // Defaults must be values of the field's type (Appendix D JSON); a struct's
+    // default is null or an empty object (Iceberg spec: Default values).
+    for (const auto& [key, d] : {std::pair{"initial-default", initial}, std::pair{"write-default", write}}) {
+      if (!d) continue;
+      if (field.type->id == TypeId::kStruct && !d->is_null() && !(d->is_object() && d->empty())) {
+        return Corrupt("{}: '{}' of a struct must be null or {{}}", fctx, key);
+      }
+      ColumnVector probe(field.type);
+      if (auto st = AppendJsonValue(&probe, *d, fctx + " " + key); !st) {
+        return Corrupt("{}", st.error().message);
+      }
+    }
     if (defaults && (initial || write)) {
       FieldDefault d;
       if (initial) {

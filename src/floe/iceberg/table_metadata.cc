@@ -1,10 +1,16 @@
 #include "floe/iceberg/table_metadata.h"
 
+#include "floe/util/uuid.h"
+
 #include <algorithm>
+#include <random>
 #include <set>
 
 #include "floe/iceberg/schema_json_internal.h"
 #include "floe/iceberg/spec_json_internal.h"
+#include "floe/iceberg/value.h"
+#include "floe/util/buffer.h"
+#include "floe/util/codec.h"
 
 namespace floe::iceberg {
 
@@ -241,6 +247,23 @@ Status ValidateForWrite(const TableMetadata& m) {
       return InvalidArgument("{}: schema {} uses reserved field id {}", t, s->schema_id(), highest);
     }
   }
+  for (const auto& [schema_id, defaults] : m.field_defaults) {
+    SchemaPtr schema = m.SchemaById(schema_id);
+    if (!schema) return InvalidArgument("{}: field defaults for schema {} which does not exist", t, schema_id);
+    for (const auto& [field_id, d] : defaults) {
+      const NestedField* field = schema->FindField(field_id);
+      if (!field) {
+        return InvalidArgument("{}: schema {} has no field {} for its default", t, schema_id, field_id);
+      }
+      for (const auto& text : {d.initial_default, d.write_default}) {
+        if (!text) continue;
+        ColumnVector probe(field->type);
+        if (auto st = AppendJsonText(&probe, *text); !st) {
+          return InvalidArgument("{}: default of field '{}': {}", t, field->name, st.error().message);
+        }
+      }
+    }
+  }
   FLOE_RETURN_IF_ERROR(m.DefaultSpec()->Validate(*m.CurrentSchema()));
   std::map<int32_t, std::pair<int32_t, std::string>> partition_ids;
   for (const auto& spec : m.specs) {
@@ -379,6 +402,19 @@ Result<std::vector<std::string>> OpaqueList(const Json& root, std::string_view k
 }  // namespace
 
 Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
+  // A metadata file may be gzip-compressed (Iceberg spec: Table Metadata; App. F).
+  if (json.size() >= 2 && static_cast<unsigned char>(json[0]) == 0x1f &&
+      static_cast<unsigned char>(json[1]) == 0x8b) {
+    Buffer inflated;
+    auto st = DecompressAppend(Codec::kGzip, reinterpret_cast<const uint8_t*>(json.data()),
+                               json.size(), &inflated, size_t{1} << 30);
+    if (!st) return Corrupt("gzip table metadata: {}", st.error().message);
+    std::string text(reinterpret_cast<const char*>(inflated.data()), inflated.size());
+    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f) {
+      return Corrupt("table metadata is gzip-compressed twice");
+    }
+    return TableMetadataFromJson(text);
+  }
   FLOE_ASSIGN_OR_RETURN(Json j, ji::Parse(json, "table metadata"));
   if (!j.is_object()) return Corrupt("table metadata must be a JSON object, got {}", ji::KindName(j));
   const std::string_view ctx = "table metadata";
@@ -767,6 +803,174 @@ Status CheckV2MetadataJson(std::string_view json) {
     }
   }
   return Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Building metadata for commits.
+
+namespace {
+
+// floe::RandomU64 reseeds after fork(), so processes never share ids.
+void RandomUuidBits(uint64_t* msb, uint64_t* lsb) {
+  *msb = RandomU64();
+  *lsb = RandomU64();
+  *msb = (*msb & ~0xF000ULL) | 0x4000ULL;                            // version 4
+  *lsb = (*lsb & ~0xC000000000000000ULL) | 0x8000000000000000ULL;  // IETF variant
+}
+
+// Java's TypeUtil.assignFreshIds order: a struct's fields take ids first, then
+// each field's nested type is numbered, recursively.
+TypePtr FreshType(const Type& type, int32_t* next, std::map<int32_t, int32_t>* ids);
+
+std::vector<NestedField> FreshFields(const std::vector<NestedField>& fields, int32_t* next,
+                                     std::map<int32_t, int32_t>* ids) {
+  std::vector<NestedField> out = fields;
+  for (auto& f : out) {
+    int32_t id = (*next)++;
+    (*ids)[f.id] = id;
+    f.id = id;
+  }
+  for (auto& f : out) f.type = FreshType(*f.type, next, ids);
+  return out;
+}
+
+TypePtr FreshType(const Type& type, int32_t* next, std::map<int32_t, int32_t>* ids) {
+  switch (type.id) {
+    case TypeId::kStruct: return StructType(FreshFields(type.fields, next, ids));
+    case TypeId::kList: {
+      int32_t id = (*next)++;
+      (*ids)[type.element().id] = id;
+      return ListType(id, type.element().required, FreshType(*type.element().type, next, ids));
+    }
+    case TypeId::kMap: {
+      int32_t key_id = (*next)++;
+      int32_t value_id = (*next)++;
+      (*ids)[type.key().id] = key_id;
+      (*ids)[type.value().id] = value_id;
+      return MapType(key_id, FreshType(*type.key().type, next, ids), value_id,
+                     type.value().required, FreshType(*type.value().type, next, ids));
+    }
+    default: return std::make_shared<const Type>(type);
+  }
+}
+
+}  // namespace
+
+std::string NewUuid() {
+  uint64_t msb, lsb;
+  RandomUuidBits(&msb, &lsb);
+  std::string bytes(16, '\0');
+  for (int i = 0; i < 8; ++i) {
+    bytes[i] = static_cast<char>(msb >> (56 - 8 * i));
+    bytes[8 + i] = static_cast<char>(lsb >> (56 - 8 * i));
+  }
+  return FormatUuid(bytes);
+}
+
+int64_t NewSnapshotId() {
+  uint64_t msb, lsb;
+  RandomUuidBits(&msb, &lsb);
+  int64_t id = static_cast<int64_t>((msb ^ lsb) & 0x7FFFFFFFFFFFFFFFULL);
+  return id == 0 ? 1 : id;
+}
+
+Result<TableMetadata> NewTableMetadata(const NewTableOptions& o) {
+  FLOE_RETURN_IF_ERROR(o.schema.Validate());
+  FLOE_RETURN_IF_ERROR(o.spec.Validate(o.schema));
+  FLOE_RETURN_IF_ERROR(o.sort_order.is_unsorted() ? Status(Ok())
+                                                  : SortOrder(1, o.sort_order.fields()).Validate(o.schema));
+  std::map<int32_t, int32_t> ids;
+  int32_t next = 1;
+  std::vector<NestedField> fields = FreshFields(o.schema.fields(), &next, &ids);
+  std::vector<int32_t> identifiers;
+  for (int32_t id : o.schema.identifier_field_ids()) identifiers.push_back(ids.at(id));
+  auto schema = std::make_shared<const Schema>(std::move(fields), 0, std::move(identifiers));
+
+  std::vector<PartitionField> spec_fields;
+  int32_t partition_id = kFirstPartitionFieldId;
+  for (const auto& f : o.spec.fields()) {
+    spec_fields.push_back({ids.at(f.source_id), partition_id++, f.name, f.transform});
+  }
+  std::vector<SortField> sort_fields;
+  for (const auto& f : o.sort_order.fields()) {
+    SortField sf = f;
+    sf.source_id = ids.at(f.source_id);
+    sort_fields.push_back(sf);
+  }
+
+  TableMetadata m;
+  m.format_version = 2;
+  m.table_uuid = o.table_uuid.empty() ? NewUuid() : o.table_uuid;
+  m.location = o.location;
+  while (m.location.size() > 1 && m.location.back() == '/') m.location.pop_back();
+  m.last_sequence_number = 0;
+  m.last_updated_ms = o.now_ms;
+  m.last_column_id = next - 1;
+  m.schemas.push_back(schema);
+  m.current_schema_id = 0;
+  m.specs.push_back(PartitionSpec(0, std::move(spec_fields)));
+  m.default_spec_id = 0;
+  m.last_partition_id = m.specs[0].LastAssignedFieldId();
+  m.sort_orders.push_back(SortOrder::Unsorted());
+  if (!sort_fields.empty()) m.sort_orders.push_back(SortOrder(1, std::move(sort_fields)));
+  m.default_sort_order_id = m.sort_orders.size() > 1 ? 1 : 0;
+  m.properties = o.properties;
+  FLOE_RETURN_IF_ERROR(ValidateForWrite(m));
+  return m;
+}
+
+Status AddSnapshot(TableMetadata* m, Snapshot snapshot, int64_t now_ms, std::string_view branch) {
+  std::string ctx = fmt::format("table {}: snapshot {}", m->location, snapshot.snapshot_id);
+  if (snapshot.snapshot_id <= 0) return InvalidArgument("{}: snapshot ids must be positive", ctx);
+  if (m->SnapshotById(snapshot.snapshot_id)) return AlreadyExists("{}: the id is already used", ctx);
+  if (snapshot.sequence_number != m->last_sequence_number + 1) {
+    return InvalidArgument("{}: sequence number {} is not last-sequence-number + 1 ({})", ctx,
+                           snapshot.sequence_number, m->last_sequence_number + 1);
+  }
+  if (!snapshot.operation) return InvalidArgument("{}: the summary needs an operation", ctx);
+  auto ref = m->refs.find(std::string(branch));
+  if (ref != m->refs.end() && !ref->second.is_branch()) {
+    return InvalidArgument("{}: '{}' is a tag, not a branch", ctx, branch);
+  }
+  std::optional<int64_t> head;
+  if (ref != m->refs.end()) head = ref->second.snapshot_id;
+  if (ref == m->refs.end()) {
+    // A new branch starts from any existing snapshot (or from nothing).
+    if (snapshot.parent_snapshot_id && !m->SnapshotById(*snapshot.parent_snapshot_id)) {
+      return InvalidArgument("{}: parent {} does not exist", ctx, *snapshot.parent_snapshot_id);
+    }
+  } else if (snapshot.parent_snapshot_id != head) {
+    return InvalidArgument("{}: parent {} is not the head of branch '{}' ({})", ctx,
+                           snapshot.parent_snapshot_id ? std::to_string(*snapshot.parent_snapshot_id) : "none",
+                           branch, head ? std::to_string(*head) : "none");
+  }
+  if (!snapshot.schema_id) snapshot.schema_id = m->current_schema_id;
+  const int64_t id = snapshot.snapshot_id;
+  const int64_t ts = snapshot.timestamp_ms;
+  m->last_sequence_number = snapshot.sequence_number;
+  m->snapshots.push_back(std::move(snapshot));
+  if (ref == m->refs.end()) {
+    SnapshotRef r;
+    r.snapshot_id = id;
+    m->refs.emplace(std::string(branch), r);
+  } else {
+    ref->second.snapshot_id = id;
+  }
+  m->last_updated_ms = std::max({m->last_updated_ms, now_ms, ts});
+  if (branch == kMainBranch) {
+    m->current_snapshot_id = id;
+    m->snapshot_log.push_back({std::max(ts, m->snapshot_log.empty() ? ts : m->snapshot_log.back().timestamp_ms), id});
+  }
+  return Ok();
+}
+
+void AddMetadataLogEntry(TableMetadata* m, std::string previous_metadata_file,
+                         int64_t previous_last_updated_ms, size_t max_entries) {
+  m->metadata_log.push_back({previous_last_updated_ms, std::move(previous_metadata_file)});
+  if (m->metadata_log.size() > max_entries) {
+    m->metadata_log.erase(m->metadata_log.begin(),
+                          m->metadata_log.begin() + static_cast<std::ptrdiff_t>(m->metadata_log.size() - max_entries));
+  }
 }
 
 }  // namespace floe::iceberg

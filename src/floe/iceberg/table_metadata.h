@@ -133,7 +133,8 @@ struct TableMetadata {
   bool operator==(const TableMetadata& other) const;
 };
 
-/// Parses a metadata JSON file of format version 1, 2 or 3. v1 fields
+/// Parses a metadata JSON file of format version 1, 2 or 3 (gzip-compressed
+/// files, `*.gz.metadata.json`, are recognized by their magic bytes). v1 fields
 /// (`schema`, `partition-spec`, snapshot `manifests`) are converted; missing v1
 /// values default as in Appendix E. Errors are kCorrupt naming the field;
 /// kUnsupported for format versions above 3 or unsupported types.
@@ -156,5 +157,47 @@ Status ValidateForWrite(const TableMetadata& metadata);
 /// kinds, longs as bare integers, no v1-only fields, `current-snapshot-id`
 /// omitted or equal to refs.main.
 Status CheckV2MetadataJson(std::string_view json);
+
+// ---------------------------------------------------------------------------
+// Building metadata for commits.
+
+/// A random (version 4) uuid in canonical text.
+std::string NewUuid();
+/// A positive snapshot id from a random uuid, as Java makes them
+/// ((most ^ least significant bits) & Long.MAX_VALUE; Appendix F).
+int64_t NewSnapshotId();
+
+/// What a new table is made from. Field ids of `schema`, and the source ids of
+/// `spec` and `sort_order` that refer to them, may be any: the table gets fresh
+/// ids as Java assigns them (each struct's fields first, then their children,
+/// from 1), partition field ids from 1000, spec id 0, and sort order id 1 (0 if
+/// unsorted).
+struct NewTableOptions {
+  std::string location;
+  Schema schema;
+  PartitionSpec spec;
+  SortOrder sort_order;
+  std::map<std::string, std::string> properties;
+  int64_t now_ms = 0;
+  std::string table_uuid;  ///< empty: a new random uuid
+};
+
+/// The first metadata of a v2 table (no snapshots, last-sequence-number 0;
+/// PITFALLS 69). Validated with ValidateForWrite.
+Result<TableMetadata> NewTableMetadata(const NewTableOptions& options);
+
+/// Adds a committed snapshot and moves `branch` to it: the snapshot's
+/// sequence number must be last-sequence-number + 1 (which becomes the new
+/// last), its parent the branch's head (a new branch may start from any
+/// existing snapshot), its id new. For `main`,
+/// current-snapshot-id and the snapshot-log follow (PITFALLS 54, 56, 69).
+/// last-updated-ms becomes max(now_ms, snapshot timestamp).
+Status AddSnapshot(TableMetadata* metadata, Snapshot snapshot, int64_t now_ms,
+                   std::string_view branch = kMainBranch);
+
+/// Records the metadata file being replaced in the metadata-log, keeping at
+/// most `max_entries` (Java: write.metadata.previous-versions-max, default 100).
+void AddMetadataLogEntry(TableMetadata* metadata, std::string previous_metadata_file,
+                         int64_t previous_last_updated_ms, size_t max_entries = 100);
 
 }  // namespace floe::iceberg

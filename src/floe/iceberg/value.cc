@@ -266,7 +266,12 @@ Result<Value> FromBinary(const Type& type, std::string_view b) {
     case TypeId::kTimestampNs:
       if (b.size() == 4) {  // promoted date (v3)
         int64_t days = LoadLe<int32_t>(b.data());
-        return Value::Long(days * kMicrosPerDay * (IsNanos(type.id) ? kNanosPerMicro : 1));
+        int64_t per_day = kMicrosPerDay * (IsNanos(type.id) ? kNanosPerMicro : 1);
+        int64_t v = 0;
+        if (__builtin_mul_overflow(days, per_day, &v)) {
+          return Corrupt("date bound {} is outside the range of {}", days, type.ToString());
+        }
+        return Value::Long(v);
       }
       if (b.size() != 8) return wrong_size();
       return Value::Long(LoadLe<int64_t>(b.data()));
@@ -592,12 +597,156 @@ Result<Value> FromJsonText(const Type& type, std::string_view json) {
   return ValueFromJsonValue(type, j, fmt::format("{} value", type.ToString()));
 }
 
+Result<Json> ColumnValueToJsonValue(const ColumnVector& c, int64_t row) {
+  const Type& type = *c.type;
+  if (c.IsNull(row)) return Json(nullptr);
+  if (!type.is_nested()) return ValueToJsonValue(type, ValueAt(c, row));
+  switch (type.id) {
+    case TypeId::kStruct: {
+      Json obj = Json::object();
+      for (size_t i = 0; i < type.fields.size(); ++i) {
+        FLOE_ASSIGN_OR_RETURN(Json v, ColumnValueToJsonValue(c.children[i], row));
+        obj[std::to_string(type.fields[i].id)] = std::move(v);
+      }
+      return obj;
+    }
+    case TypeId::kList: {
+      Json arr = Json::array();
+      for (int64_t i = c.offsets[row]; i < c.offsets[row + 1]; ++i) {
+        FLOE_ASSIGN_OR_RETURN(Json v, ColumnValueToJsonValue(c.children[0], i));
+        arr.push_back(std::move(v));
+      }
+      return arr;
+    }
+    default: {  // map
+      Json keys = Json::array(), values = Json::array();
+      for (int64_t i = c.offsets[row]; i < c.offsets[row + 1]; ++i) {
+        FLOE_ASSIGN_OR_RETURN(Json k, ColumnValueToJsonValue(c.children[0], i));
+        FLOE_ASSIGN_OR_RETURN(Json v, ColumnValueToJsonValue(c.children[1], i));
+        keys.push_back(std::move(k));
+        values.push_back(std::move(v));
+      }
+      Json obj = Json::object();
+      obj["keys"] = std::move(keys);
+      obj["values"] = std::move(values);
+      return obj;
+    }
+  }
+}
+
+Status AppendJsonValue(ColumnVector* c, const Json& j, std::string_view ctx) {
+  const Type& type = *c->type;
+  if (j.is_null()) {
+    c->AppendNull();
+    return Ok();
+  }
+  switch (type.id) {
+    case TypeId::kStruct: {
+      if (!j.is_object()) {
+        return InvalidArgument("{}: a struct value must be a JSON object, got {}", ctx,
+                               json_internal::KindName(j));
+      }
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        bool known = false;
+        for (const auto& f : type.fields) known |= std::to_string(f.id) == it.key();
+        if (!known) return InvalidArgument("{}: the struct has no field with id {}", ctx, it.key());
+      }
+      for (size_t i = 0; i < type.fields.size(); ++i) {
+        const Json* v = json_internal::Find(j, std::to_string(type.fields[i].id));
+        FLOE_RETURN_IF_ERROR(AppendJsonValue(&c->children[i], v ? *v : Json(nullptr),
+                                             fmt::format("{}.{}", ctx, type.fields[i].name)));
+      }
+      c->AppendStructRow();
+      return Ok();
+    }
+    case TypeId::kList: {
+      if (!j.is_array()) {
+        return InvalidArgument("{}: a list value must be a JSON array, got {}", ctx,
+                               json_internal::KindName(j));
+      }
+      for (const auto& e : j) {
+        FLOE_RETURN_IF_ERROR(AppendJsonValue(&c->children[0], e, fmt::format("{}.element", ctx)));
+      }
+      c->CloseListRow();
+      return Ok();
+    }
+    case TypeId::kMap: {
+      const Json* keys = json_internal::Find(j, "keys");
+      const Json* values = json_internal::Find(j, "values");
+      if (!keys || !values || !keys->is_array() || !values->is_array() ||
+          keys->size() != values->size()) {
+        return InvalidArgument(
+            "{}: a map value must be {{\"keys\": [...], \"values\": [...]}} with arrays of equal length", ctx);
+      }
+      for (size_t i = 0; i < keys->size(); ++i) {
+        if ((*keys)[i].is_null()) return InvalidArgument("{}: map keys cannot be null", ctx);
+        FLOE_RETURN_IF_ERROR(AppendJsonValue(&c->children[0], (*keys)[i], fmt::format("{}.key", ctx)));
+        FLOE_RETURN_IF_ERROR(AppendJsonValue(&c->children[1], (*values)[i], fmt::format("{}.value", ctx)));
+      }
+      c->CloseListRow();
+      return Ok();
+    }
+    default: {
+      FLOE_ASSIGN_OR_RETURN(Value v, ValueFromJsonValue(type, j, ctx));
+      return AppendValue(c, v);
+    }
+  }
+}
+
+Result<std::string> ColumnValueToJsonText(const ColumnVector& column, int64_t row) {
+  if (row < 0 || row >= column.length) {
+    return InvalidArgument("row {} is outside the column (length {})", row, column.length);
+  }
+  FLOE_ASSIGN_OR_RETURN(Json j, ColumnValueToJsonValue(column, row));
+  return json_internal::Dump(j);
+}
+
+Status AppendJsonText(ColumnVector* column, std::string_view json) {
+  Json j = Json::parse(json.begin(), json.end(), nullptr, false);
+  if (j.is_discarded()) return InvalidArgument("'{}' is not valid JSON", json);
+  return AppendJsonValue(column, j, column->type->ToString() + " value");
+}
+
 std::string ValueToString(const Type& type, const Value& value) {
   auto j = ValueToJsonValue(type, value);
   if (!j) return "<invalid>";
   if (j->is_string()) return j->get<std::string>();
   auto text = json_internal::Dump(*j);
   return text ? *text : "<invalid>";
+}
+
+namespace {
+template <typename T>
+int Cmp(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+// Java's Double.compare: -0.0 < 0.0 and NaN above everything (NaNs equal).
+int CompareFloating(double a, double b) {
+  bool an = a != a, bn = b != b;
+  if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
+  if (a == 0.0 && b == 0.0) return Cmp(std::signbit(b), std::signbit(a));
+  return Cmp(a, b);
+}
+}  // namespace
+
+int CompareValues(const Type& type, const Value& a, const Value& b) {
+  switch (type.id) {
+    case TypeId::kBoolean: return Cmp(a.as_bool(), b.as_bool());
+    case TypeId::kInt:
+    case TypeId::kDate: return Cmp(a.as_int(), b.as_int());
+    case TypeId::kFloat: return CompareFloating(a.as_float(), b.as_float());
+    case TypeId::kDouble: return CompareFloating(a.as_double(), b.as_double());
+    case TypeId::kDecimal: return Cmp(a.as_decimal(), b.as_decimal());
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid: {
+      // std::string compares chars as unsigned (char_traits<char>::lt).
+      int c = a.as_bytes().compare(b.as_bytes());
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default: return Cmp(a.as_long(), b.as_long());
+  }
 }
 
 Status AppendValue(ColumnVector* column, const Value& value) {

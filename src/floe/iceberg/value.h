@@ -88,6 +88,14 @@ Result<std::string> ToJsonText(const Type& type, const Value& value);
 /// naming the type when the text does not fit it.
 Result<Value> FromJsonText(const Type& type, std::string_view json);
 
+/// JSON single values of any type, nested included, through columns: the
+/// value in row `row` of `column` as JSON text (struct: an object keyed by field
+/// id; list: an array; map: {"keys": [...], "values": [...]}).
+Result<std::string> ColumnValueToJsonText(const ColumnVector& column, int64_t row);
+/// Parses a JSON single value of the column's type and appends it as a row.
+/// Struct fields missing from the object are null.
+Status AppendJsonText(ColumnVector* column, std::string_view json);
+
 /// A readable form for messages: the JSON single-value text, unquoted.
 std::string ValueToString(const Type& type, const Value& value);
 
@@ -110,6 +118,12 @@ Result<int64_t> ParseTimestamp(std::string_view text, bool nanos, bool zone);
 /// Canonical lowercase uuid text of 16 big-endian bytes, and back.
 std::string FormatUuid(std::string_view bytes16);
 Result<std::string> ParseUuid(std::string_view text);
+
+/// Orders two non-null values of `type` as Iceberg does (Java Comparators):
+/// numbers and times numerically; float/double with -0.0 < +0.0 and NaN
+/// greatest; string and binary, fixed and uuid by unsigned bytes (for UTF-8 this
+/// is code point order); false < true. Returns <0, 0 or >0.
+int CompareValues(const Type& type, const Value& a, const Value& b);
 
 /// Appends `value` (which must match the column's type) to a column.
 Status AppendValue(ColumnVector* column, const Value& value);

@@ -1,5 +1,7 @@
 #include "floe/io/file.h"
 
+#include "floe/util/uuid.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,10 +26,9 @@ std::string DirName(const std::string& path) {
 
 std::string TempNameFor(const std::string& path) {
   static std::atomic<uint64_t> counter{0};
-  thread_local std::mt19937_64 rng(std::random_device{}());
   std::string dir = DirName(path);
   std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-  return fmt::format("{}/.{}.{:x}{:x}.tmp", dir, base, rng() & 0xffffffff, counter++);
+  return fmt::format("{}/.{}.{}-{:x}-{:x}.tmp", dir, base, ::getpid(), RandomU64() & 0xffffffff, counter++);
 }
 
 Status SyncDir(const std::string& dir) {

@@ -1,3 +1,4 @@
+// Split-block Bloom filters (BloomFilter.md): sizing, insertion, lookup.
 #include "floe/parquet/bloom_filter.h"
 
 #include <cmath>

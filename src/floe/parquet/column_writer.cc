@@ -1,9 +1,16 @@
+// Shredding (Dremel levels per leaf) and the typed column chunk writers: one
+// template per physical type with a policy (how values are read, compared, hashed and
+// PLAIN-encoded), pages cut on row boundaries, dictionary with PLAIN fallback, page and
+// chunk statistics, page index entries and bloom filter hashes. See
+// column_writer_internal.h.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
+
+#include <xxhash.h>
 
 #include "floe/parquet/column_writer_internal.h"
 #include "floe/parquet/encoder.h"
@@ -274,7 +281,7 @@ struct BytesPolicy {
 };
 template <PhysicalType kP>
 uint64_t BytesPolicy<kP>::Hash(T v) {
-  return BloomHash(v.data(), v.size());
+  return XXH3_64bits(v.data(), v.size());  // dictionary only; bloom filters use XXH64
 }
 
 // A decimal with precision > 18: int128 values, written as big-endian FLBA of the
@@ -344,7 +351,6 @@ struct MinMax {
 
 constexpr size_t kMaxStatBytes = 4096;  // larger byte-array bounds are left out of stats
 
-format::Encoding::type ToThrift(format::Encoding::type e) { return e; }
 
 // ---------------------------------------------------------------------------------
 
@@ -932,6 +938,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     if constexpr (std::is_same_v<P, BoolPolicy>) {
       // Bit-packed, LSB first (PITFALLS 16).
       size_t n = page_bools_.size();
+      if (n == 0) return;
       size_t start = values_.size();
       values_.Resize(start + (n + 7) / 8);
       uint8_t* dst = values_.data() + start;
@@ -965,6 +972,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     if (!mn || !mx) return st;
     st.__set_min_value(*mn);
     st.__set_max_value(*mx);
+    st.__set_is_min_value_exact(true);
+    st.__set_is_max_value_exact(true);
     // Legacy signed min/max only where signed order is the type's order.
     constexpr bool kLegacy = !P::kIsBytes && !std::is_same_v<P, DecimalFlbaPolicy>;
     if (kLegacy) {

@@ -82,8 +82,10 @@ class PlainFixedDecoder final : public ValueDecoder {
       return Corrupt("PLAIN: {} values of {} bytes need {} bytes, {} left", n, width_, bytes,
                      end_ - p_);
     }
-    if (bytes) std::memcpy(GrowFixed(out, n, width_), p_, bytes);
-    else out->count += n;
+    if (bytes)
+      std::memcpy(GrowFixed(out, n, width_), p_, bytes);
+    else
+      out->count += n;
     p_ += bytes;
     return Ok();
   }
@@ -131,7 +133,8 @@ class PlainByteArrayDecoder final : public ValueDecoder {
     const uint8_t* q = p_;
     size_t total = 0;
     for (int64_t i = 0; i < n; ++i) {
-      if (end_ - q < 4) return Corrupt("PLAIN BYTE_ARRAY: value {} of {}: length past the end", i, n);
+      if (end_ - q < 4)
+        return Corrupt("PLAIN BYTE_ARRAY: value {} of {}: length past the end", i, n);
       uint32_t len;
       std::memcpy(&len, q, 4);
       q += 4;
@@ -347,7 +350,8 @@ class DeltaStream {
   Status NextMini() {
     if (mini_idx_ + 1 >= minis_) {
       int64_t md = 0;
-      if (!ReadZigZag(&p_, end_, &md)) return Corrupt("DELTA_BINARY_PACKED: block header past the end");
+      if (!ReadZigZag(&p_, end_, &md))
+        return Corrupt("DELTA_BINARY_PACKED: block header past the end");
       if (end_ - p_ < minis_) return Corrupt("DELTA_BINARY_PACKED: bit widths past the end");
       min_delta_ = static_cast<uint64_t>(md);
       widths_ = p_;
@@ -618,8 +622,10 @@ Result<std::unique_ptr<ValueDecoder>> MakeValueDecoder(Encoding encoding, Physic
       if (type != PhysicalType::kBoolean) return wrong();
       return std::make_unique<RleBoolDecoder>();
     case Encoding::kDeltaBinaryPacked:
-      if (type == PhysicalType::kInt32) return std::make_unique<DeltaBinaryPackedDecoder<int32_t>>();
-      if (type == PhysicalType::kInt64) return std::make_unique<DeltaBinaryPackedDecoder<int64_t>>();
+      if (type == PhysicalType::kInt32)
+        return std::make_unique<DeltaBinaryPackedDecoder<int32_t>>();
+      if (type == PhysicalType::kInt64)
+        return std::make_unique<DeltaBinaryPackedDecoder<int64_t>>();
       return wrong();
     case Encoding::kDeltaLengthByteArray:
       if (type != PhysicalType::kByteArray) return wrong();

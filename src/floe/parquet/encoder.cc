@@ -1,3 +1,4 @@
+// DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY and BYTE_STREAM_SPLIT (Encodings.md).
 #include "floe/parquet/encoder.h"
 
 #include <algorithm>

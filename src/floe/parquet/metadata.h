@@ -18,13 +18,13 @@ namespace floe::parquet {
 /// Statistics of one column chunk, keyed by the floe field id of its leaf.
 struct ColumnStats {
   int32_t field_id = 0;
-  std::string path;                   ///< dotted path_in_schema
-  TypePtr type;                       ///< floe type of the leaf as stored
-  int64_t num_values = 0;             ///< entries (nulls included)
+  std::string path;        ///< dotted path_in_schema
+  TypePtr type;            ///< floe type of the leaf as stored
+  int64_t num_values = 0;  ///< entries (nulls included)
   std::optional<int64_t> null_count;
   std::optional<int64_t> nan_count;
-  std::optional<std::string> lower;   ///< Iceberg single-value binary of the min
-  std::optional<std::string> upper;   ///< Iceberg single-value binary of the max
+  std::optional<std::string> lower;  ///< Iceberg single-value binary of the min
+  std::optional<std::string> upper;  ///< Iceberg single-value binary of the max
   int64_t compressed_size = 0;
   int64_t uncompressed_size = 0;
 };
@@ -33,8 +33,8 @@ struct ColumnStats {
 struct RowGroupStats {
   int index = 0;
   int64_t num_rows = 0;
-  int64_t first_row = 0;              ///< file position of the row group's first row
-  std::vector<ColumnStats> columns;   ///< one per leaf column, in file order
+  int64_t first_row = 0;             ///< file position of the row group's first row
+  std::vector<ColumnStats> columns;  ///< one per leaf column, in file order
 
   /// The column with this field id, or null.
   const ColumnStats* Find(int32_t field_id) const {

@@ -27,11 +27,11 @@ enum class Conv : uint8_t {
   kUint32ToInt64,
   kInt32ToDecimal,
   kInt64ToDecimal,
-  kBytesToDecimal,   ///< BYTE_ARRAY big-endian two's complement
-  kFixedToDecimal,   ///< FIXED_LEN_BYTE_ARRAY big-endian two's complement
-  kMillisToMicros32, ///< TIME_MILLIS (int32) -> micros (int64)
-  kMillisToMicros64, ///< TIMESTAMP_MILLIS -> micros
-  kNanosToMicros64,  ///< TIME(NANOS) -> micros
+  kBytesToDecimal,    ///< BYTE_ARRAY big-endian two's complement
+  kFixedToDecimal,    ///< FIXED_LEN_BYTE_ARRAY big-endian two's complement
+  kMillisToMicros32,  ///< TIME_MILLIS (int32) -> micros (int64)
+  kMillisToMicros64,  ///< TIMESTAMP_MILLIS -> micros
+  kNanosToMicros64,   ///< TIME(NANOS) -> micros
   kInt96ToMicros,
   kFloatToDouble,
   kHalfToFloat,
@@ -39,17 +39,18 @@ enum class Conv : uint8_t {
 
 /// A requested field and where its values come from.
 struct ReadField {
-  NestedField field;                 ///< as requested
-  const FileField* file = nullptr;   ///< null: absent from the file, reads as null
-  int levels_slot = -1;              ///< leaf slot whose levels give this field's slots
-  int leaf_slot = -1;                ///< primitives: the leaf slot with the values
+  NestedField field;                ///< as requested
+  const FileField* file = nullptr;  ///< null: absent from the file, reads as null
+  int levels_slot = -1;             ///< leaf slot whose levels give this field's slots
+  int leaf_slot = -1;               ///< primitives: the leaf slot with the values
   Conv conv = Conv::kCopy;
   std::vector<ReadField> children;
 };
 
 int128_t BigEndianToInt128(const uint8_t* p, size_t n) {
   int128_t v = (n > 0 && (p[0] & 0x80)) ? -1 : 0;
-  for (size_t i = 0; i < n; ++i) v = static_cast<int128_t>((static_cast<unsigned __int128>(v) << 8) | p[i]);
+  for (size_t i = 0; i < n; ++i)
+    v = static_cast<int128_t>((static_cast<unsigned __int128>(v) << 8) | p[i]);
   return v;
 }
 
@@ -105,8 +106,16 @@ std::optional<std::string> StatToIceberg(const LeafInfo& leaf, const std::string
   if (!leaf.unsupported.empty() || leaf.is_int96 || leaf.is_float16) return std::nullopt;
   const auto* p = reinterpret_cast<const uint8_t*>(raw.data());
   const TypeId id = leaf.type->id;
-  auto i32 = [&]() { int32_t v; std::memcpy(&v, p, 4); return v; };
-  auto i64 = [&]() { int64_t v; std::memcpy(&v, p, 8); return v; };
+  auto i32 = [&]() {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  };
+  auto i64 = [&]() {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  };
   switch (leaf.physical) {
     case PhysicalType::kBoolean:
       if (raw.size() != 1) return std::nullopt;
@@ -121,7 +130,8 @@ std::optional<std::string> StatToIceberg(const LeafInfo& leaf, const std::string
       if (raw.size() != 8) return std::nullopt;
       if (id == TypeId::kDecimal) return MinimalBigEndian(i64());
       if (leaf.unit == TimeUnit::kMillis) return LeBytes<int64_t>(i64() * 1000);
-      if (id == TypeId::kTime && leaf.unit == TimeUnit::kNanos) return LeBytes<int64_t>(i64() / 1000);
+      if (id == TypeId::kTime && leaf.unit == TimeUnit::kNanos)
+        return LeBytes<int64_t>(i64() / 1000);
       return raw;
     case PhysicalType::kFloat: {
       if (raw.size() != 4) return std::nullopt;
@@ -166,7 +176,8 @@ bool LegacyStatsUsable(const LeafInfo& leaf) {
 }
 
 std::string CodecName(int32_t c) {
-  static const char* kNames[] = {"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO", "BROTLI", "LZ4", "ZSTD", "LZ4_RAW"};
+  static const char* kNames[] = {"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO",
+                                 "BROTLI",       "LZ4",    "ZSTD", "LZ4_RAW"};
   if (c >= 0 && c < 8) return kNames[c];
   return fmt::format("CODEC({})", c);
 }
@@ -182,10 +193,49 @@ std::string Hex(const std::string& s) {
   return out;
 }
 
+/// An Iceberg single-value binary bound as readable JSON (numbers, text,
+/// decimal and time values as their raw integers), hex for the rest.
+nlohmann::json BoundJson(const Type& type, const std::string& b) {
+  auto le = [&](auto tag) {
+    using V = decltype(tag);
+    V v{};
+    if (b.size() == sizeof(V)) std::memcpy(&v, b.data(), sizeof(V));
+    return v;
+  };
+  switch (type.id) {
+    case TypeId::kBoolean: return !b.empty() && b[0] != 0;
+    case TypeId::kInt:
+    case TypeId::kDate: return le(int32_t{});
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: return le(int64_t{});
+    case TypeId::kFloat: return le(float{});
+    case TypeId::kDouble: return le(double{});
+    case TypeId::kString: return b;
+    case TypeId::kDecimal: {
+      int128_t v = BigEndianToInt128(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+      bool neg = v < 0;
+      unsigned __int128 u =
+          neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+      std::string digits;
+      do {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+        u /= 10;
+      } while (u);
+      return (neg ? "-" : "") + digits + "e-" + std::to_string(type.scale);
+    }
+    default: return Hex(b);
+  }
+}
+
 // ---------------------------------------------------------------- assembly helpers
 
 /// Copies dense values into slots: valid[i] = 1 takes the next value, 0 a null.
-void ScatterFixed(const uint8_t* dense, int width, const std::vector<uint8_t>& valid, ColumnVector* out) {
+void ScatterFixed(const uint8_t* dense, int width, const std::vector<uint8_t>& valid,
+                  ColumnVector* out) {
   const int64_t n = static_cast<int64_t>(valid.size());
   out->values.Resize(static_cast<size_t>(n) * width);
   uint8_t* o = out->values.data();
@@ -239,7 +289,7 @@ class FileReaderImpl {
   std::vector<RowGroupStats> stats_;
   std::vector<int32_t> leaf_field_id_;
   std::vector<ReadField> read_fields_;
-  std::vector<int> leaf_columns_;         ///< slot -> file leaf index
+  std::vector<int> leaf_columns_;           ///< slot -> file leaf index
   std::unordered_map<int, int> leaf_slot_;  ///< file leaf index -> slot
   int64_t num_rows_ = 0;
 
@@ -260,6 +310,13 @@ class FileReaderImpl {
   Status MatchField(const NestedField& req, const FileField& ff, ReadField* rf);
   void AbsentField(const NestedField& req, ReadField* rf);
   int SlotFor(int leaf);
+  /// Whether file field f is the requested field: by name, or by id. Ids the
+  /// reader made up for fields without one match only when reading the
+  /// file's own schema (a projection's ids must not meet invented ones).
+  bool Matches(const FileField& f, const NestedField& req) const {
+    if (options_.match_by_name) return f.field.name == req.name;
+    return f.field.id == req.id && (f.has_id || !options_.projection);
+  }
   Status OpenRowGroup(int rg);
   Status Assemble(const ReadField& rf, int64_t expected, ColumnVector* out);
   Status AssemblePrimitive(const ReadField& rf, int64_t expected, ColumnVector* out);
@@ -272,7 +329,8 @@ Status FileReaderImpl::Init(std::unique_ptr<InputFile> file, ReaderOptions optio
   file_ = std::move(file);
   options_ = std::move(options);
   if (options_.batch_rows <= 0) {
-    return InvalidArgument("Parquet reader option batch_rows must be positive, got {}", options_.batch_rows);
+    return InvalidArgument("Parquet reader option batch_rows must be positive, got {}",
+                           options_.batch_rows);
   }
   FLOE_RETURN_IF_ERROR(ReadFooter());
   ComputeStats();
@@ -357,10 +415,14 @@ void FileReaderImpl::ComputeStats() {
           const auto& st = md.statistics;
           if (st.__isset.null_count) cs.null_count = st.null_count;
           if (st.__isset.nan_count) cs.nan_count = st.nan_count;
-          if (st.__isset.min_value) cs.lower = StatToIceberg(leaf, st.min_value);
-          else if (st.__isset.min && LegacyStatsUsable(leaf)) cs.lower = StatToIceberg(leaf, st.min);
-          if (st.__isset.max_value) cs.upper = StatToIceberg(leaf, st.max_value);
-          else if (st.__isset.max && LegacyStatsUsable(leaf)) cs.upper = StatToIceberg(leaf, st.max);
+          if (st.__isset.min_value)
+            cs.lower = StatToIceberg(leaf, st.min_value);
+          else if (st.__isset.min && LegacyStatsUsable(leaf))
+            cs.lower = StatToIceberg(leaf, st.min);
+          if (st.__isset.max_value)
+            cs.upper = StatToIceberg(leaf, st.max_value);
+          else if (st.__isset.max && LegacyStatsUsable(leaf))
+            cs.upper = StatToIceberg(leaf, st.max);
         }
       }
       rs.columns.push_back(std::move(cs));
@@ -400,7 +462,7 @@ Status FileReaderImpl::MatchField(const NestedField& req, const FileField& ff, R
       for (const auto& rc : rt.fields) {
         const FileField* match = nullptr;
         for (const auto& fc : ff.children) {
-          if (options_.match_by_name ? fc.field.name == rc.name : fc.field.id == rc.id) {
+          if (Matches(fc, rc)) {
             match = &fc;
             break;
           }
@@ -432,22 +494,30 @@ Status FileReaderImpl::MatchField(const NestedField& req, const FileField& ff, R
   Conv base = Conv::kCopy;
   switch (leaf.physical) {
     case PhysicalType::kInt32:
-      if (ft.id == TypeId::kDecimal) base = Conv::kInt32ToDecimal;
-      else if (leaf.is_unsigned) base = Conv::kUint32ToInt64;
-      else if (ft.id == TypeId::kTime) base = Conv::kMillisToMicros32;
+      if (ft.id == TypeId::kDecimal)
+        base = Conv::kInt32ToDecimal;
+      else if (leaf.is_unsigned)
+        base = Conv::kUint32ToInt64;
+      else if (ft.id == TypeId::kTime)
+        base = Conv::kMillisToMicros32;
       break;
     case PhysicalType::kInt64:
-      if (ft.id == TypeId::kDecimal) base = Conv::kInt64ToDecimal;
-      else if (leaf.unit == TimeUnit::kMillis) base = Conv::kMillisToMicros64;
-      else if (ft.id == TypeId::kTime && leaf.unit == TimeUnit::kNanos) base = Conv::kNanosToMicros64;
+      if (ft.id == TypeId::kDecimal)
+        base = Conv::kInt64ToDecimal;
+      else if (leaf.unit == TimeUnit::kMillis)
+        base = Conv::kMillisToMicros64;
+      else if (ft.id == TypeId::kTime && leaf.unit == TimeUnit::kNanos)
+        base = Conv::kNanosToMicros64;
       break;
     case PhysicalType::kInt96: base = Conv::kInt96ToMicros; break;
     case PhysicalType::kByteArray:
       if (ft.id == TypeId::kDecimal) base = Conv::kBytesToDecimal;
       break;
     case PhysicalType::kFixedLenByteArray:
-      if (ft.id == TypeId::kDecimal) base = Conv::kFixedToDecimal;
-      else if (leaf.is_float16) base = Conv::kHalfToFloat;
+      if (ft.id == TypeId::kDecimal)
+        base = Conv::kFixedToDecimal;
+      else if (leaf.is_float16)
+        base = Conv::kHalfToFloat;
       break;
     default: break;
   }
@@ -487,7 +557,7 @@ Status FileReaderImpl::Project() {
   for (const auto& req : read_schema_->fields()) {
     const FileField* match = nullptr;
     for (const auto& f : fs_.fields) {
-      if (options_.match_by_name ? f.field.name == req.name : f.field.id == req.id) {
+      if (Matches(f, req)) {
         match = &f;
         break;
       }
@@ -512,9 +582,9 @@ Status FileReaderImpl::OpenRowGroup(int g) {
     const LeafInfo& info = fs_.leaves[leaf];
     std::string path;
     for (size_t k = 0; k < info.path.size(); ++k) path += (k ? "." : "") + info.path[k];
-    FLOE_RETURN_IF_ERROR(readers_[s].Open(
-        *file_, rg.columns[leaf], info,
-        fmt::format("{}, row group {}, column {}", Where(), g, path)));
+    FLOE_RETURN_IF_ERROR(
+        readers_[s].Open(*file_, rg.columns[leaf], info,
+                         fmt::format("{}, row group {}, column {}", Where(), g, path)));
   }
   return Ok();
 }
@@ -630,7 +700,8 @@ Status FileReaderImpl::ConvertDense(const ReadField& rf, LeafBatch* lb, ColumnVe
     case Conv::kMillisToMicros64: {
       int64_t* o = out_as(int64_t{});
       const int64_t* s = reinterpret_cast<const int64_t*>(src);
-      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<int64_t>(static_cast<uint64_t>(s[i]) * 1000);
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = static_cast<int64_t>(static_cast<uint64_t>(s[i]) * 1000);
       return Ok();
     }
     case Conv::kNanosToMicros64: {
@@ -646,8 +717,9 @@ Status FileReaderImpl::ConvertDense(const ReadField& rf, LeafBatch* lb, ColumnVe
         int32_t julian;
         std::memcpy(&nanos, src + i * 12, 8);
         std::memcpy(&julian, src + i * 12 + 8, 4);
-        o[i] = static_cast<int64_t>(static_cast<uint64_t>(int64_t{julian} - 2440588) * 86400000000ULL +
-                                    static_cast<uint64_t>(nanos / 1000));
+        o[i] =
+            static_cast<int64_t>(static_cast<uint64_t>(int64_t{julian} - 2440588) * 86400000000ULL +
+                                 static_cast<uint64_t>(nanos / 1000));
       }
       return Ok();
     }
@@ -711,8 +783,8 @@ Status FileReaderImpl::Slots(const ReadField& rf, int64_t expected, std::vector<
     }
   }
   if (static_cast<int64_t>(valid->size()) != expected) {
-    return Corrupt("field {} has {} values where its parent has {} (column levels disagree)", ff.path,
-                   valid->size(), expected);
+    return Corrupt("field {} has {} values where its parent has {} (column levels disagree)",
+                   ff.path, valid->size(), expected);
   }
   if (child && child_counts->size() != valid->size()) {
     return Corrupt("field {}: list levels disagree", ff.path);
@@ -735,7 +807,8 @@ Status FileReaderImpl::AssemblePrimitive(const ReadField& rf, int64_t expected, 
   int64_t present = 0;
   for (uint8_t v : valid) present += v;
   if (present != dense.length) {
-    return Corrupt("column {}: {} values for {} present slots", rf.file->path, dense.length, present);
+    return Corrupt("column {}: {} values for {} present slots", rf.file->path, dense.length,
+                   present);
   }
   out->length = expected;
   out->validity = std::move(valid);
@@ -809,15 +882,15 @@ std::string FileReaderImpl::DescribeMetadata() const {
   json schema = json::array();
   for (const auto& e : meta_.schema) {
     json s = {{"name", e.name}};
-    if (e.__isset.type) s["type"] = PhysicalTypeName(static_cast<PhysicalType>(e.type));
+    if (e.__isset.type) s["type"] = PhysicalTypeName(static_cast<PhysicalType>(EnumValue(e.type)));
     if (e.__isset.type_length) s["type_length"] = e.type_length;
     if (e.__isset.repetition_type) {
       static const char* kRep[] = {"REQUIRED", "OPTIONAL", "REPEATED"};
-      int r = static_cast<int>(e.repetition_type);
+      int r = EnumValue(e.repetition_type);
       s["repetition"] = r >= 0 && r < 3 ? kRep[r] : "UNKNOWN";
     }
     if (e.__isset.num_children) s["num_children"] = e.num_children;
-    if (e.__isset.converted_type) s["converted_type"] = static_cast<int>(e.converted_type);
+    if (e.__isset.converted_type) s["converted_type"] = EnumValue(e.converted_type);
     if (e.__isset.scale) s["scale"] = e.scale;
     if (e.__isset.precision) s["precision"] = e.precision;
     if (e.__isset.field_id) s["field_id"] = e.field_id;
@@ -836,19 +909,22 @@ std::string FileReaderImpl::DescribeMetadata() const {
     for (size_t c = 0; c < rg.columns.size(); ++c) {
       const auto& cc = rg.columns[c];
       const ColumnStats& cs = stats_[g].columns[c];
-      json jc = {{"path", cs.path}, {"field_id", cs.field_id}, {"type", fs_.leaves[c].annotation},
+      json jc = {{"path", cs.path},
+                 {"field_id", cs.field_id},
+                 {"type", fs_.leaves[c].annotation},
                  {"floe_type", cs.type ? cs.type->ToString() : ""}};
       if (cc.__isset.meta_data) {
         const auto& md = cc.meta_data;
-        jc["codec"] = CodecName(static_cast<int32_t>(md.codec));
+        jc["codec"] = CodecName(EnumValue(md.codec));
         json enc = json::array();
-        for (auto e : md.encodings) enc.push_back(EncodingName(e));
+        for (const auto& e : md.encodings) enc.push_back(EncodingName(EnumValue(e)));
         jc["encodings"] = enc;
         jc["num_values"] = md.num_values;
         jc["total_compressed_size"] = md.total_compressed_size;
         jc["total_uncompressed_size"] = md.total_uncompressed_size;
         jc["data_page_offset"] = md.data_page_offset;
-        if (md.__isset.dictionary_page_offset) jc["dictionary_page_offset"] = md.dictionary_page_offset;
+        if (md.__isset.dictionary_page_offset)
+          jc["dictionary_page_offset"] = md.dictionary_page_offset;
         if (md.__isset.index_page_offset) jc["index_page_offset"] = md.index_page_offset;
         if (md.__isset.bloom_filter_offset) jc["bloom_filter_offset"] = md.bloom_filter_offset;
         if (md.__isset.bloom_filter_length) jc["bloom_filter_length"] = md.bloom_filter_length;
@@ -862,8 +938,14 @@ std::string FileReaderImpl::DescribeMetadata() const {
           if (st.__isset.max_value) js["max_value_hex"] = Hex(st.max_value);
           if (st.__isset.min) js["min_legacy_hex"] = Hex(st.min);
           if (st.__isset.max) js["max_legacy_hex"] = Hex(st.max);
-          if (cs.lower) js["lower_bound_hex"] = Hex(*cs.lower);
-          if (cs.upper) js["upper_bound_hex"] = Hex(*cs.upper);
+          if (cs.lower) {
+            js["lower_bound_hex"] = Hex(*cs.lower);
+            js["lower_bound"] = BoundJson(*cs.type, *cs.lower);
+          }
+          if (cs.upper) {
+            js["upper_bound_hex"] = Hex(*cs.upper);
+            js["upper_bound"] = BoundJson(*cs.type, *cs.upper);
+          }
           jc["statistics"] = js;
         }
       }

@@ -48,7 +48,8 @@ Status DecompressHadoopLz4(const uint8_t* in, size_t in_size, uint8_t* out, size
 }  // namespace
 
 Status ColumnChunkReader::Fail(Error e) const {
-  std::string where = page_index_ >= 0 ? fmt::format("{}, page {}", context_, page_index_) : context_;
+  std::string where =
+      page_index_ >= 0 ? fmt::format("{}, page {}", context_, page_index_) : context_;
   return ::floe::Fail(std::move(e).WithContext(where));
 }
 
@@ -58,9 +59,12 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
   context_ = std::move(context);
   if (!leaf.unsupported.empty()) return Fail(Unsupported("{}", leaf.unsupported).error());
   if (!chunk.__isset.meta_data) return Fail(Corrupt("column chunk has no metadata").error());
+  if (chunk.__isset.file_path && !chunk.file_path.empty()) {
+    return Fail(Unsupported("column chunk stored in another file ({})", chunk.file_path).error());
+  }
   const auto& md = chunk.meta_data;
-  if (static_cast<int>(md.type) != static_cast<int>(leaf.physical)) {
-    return Fail(Corrupt("column chunk type {} but the schema says {}", static_cast<int>(md.type),
+  if (EnumValue(md.type) != static_cast<int>(leaf.physical)) {
+    return Fail(Corrupt("column chunk type {} but the schema says {}", EnumValue(md.type),
                         PhysicalTypeName(leaf.physical))
                     .error());
   }
@@ -75,8 +79,8 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
                         file.Size())
                     .error());
   }
-  codec_ = static_cast<int32_t>(md.codec);
-  switch (md.codec) {
+  codec_ = EnumValue(md.codec);
+  switch (codec_) {
     case format::CompressionCodec::UNCOMPRESSED:
     case format::CompressionCodec::SNAPPY:
     case format::CompressionCodec::GZIP:
@@ -102,7 +106,8 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
 Status ColumnChunkReader::Decompress(const uint8_t* in, size_t in_size, size_t out_size,
                                      const uint8_t** out) {
   if (out_size > static_cast<size_t>(kMaxPageBytes)) {
-    return Corrupt("page of {} bytes uncompressed exceeds the limit of {}", out_size, kMaxPageBytes);
+    return Corrupt("page of {} bytes uncompressed exceeds the limit of {}", out_size,
+                   kMaxPageBytes);
   }
   using CC = format::CompressionCodec;
   if (codec_ == CC::UNCOMPRESSED) {
@@ -137,22 +142,26 @@ Status ColumnChunkReader::LoadDictionary(const format::PageHeader& ph, const uin
   if (!ph.__isset.dictionary_page_header) return Corrupt("dictionary page without its header");
   if (has_dict_) return Corrupt("a second dictionary page in one column chunk");
   const auto& dh = ph.dictionary_page_header;
-  if (dh.encoding != format::Encoding::PLAIN && dh.encoding != format::Encoding::PLAIN_DICTIONARY) {
-    return Corrupt("dictionary page encoding {}", EncodingName(dh.encoding));
+  const int32_t denc = EnumValue(dh.encoding);
+  if (denc != format::Encoding::PLAIN && denc != format::Encoding::PLAIN_DICTIONARY) {
+    return Corrupt("dictionary page encoding {}", EncodingName(denc));
   }
   const uint8_t* data = nullptr;
-  FLOE_RETURN_IF_ERROR(Decompress(body, size, static_cast<size_t>(ph.uncompressed_page_size), &data));
+  FLOE_RETURN_IF_ERROR(
+      Decompress(body, size, static_cast<size_t>(ph.uncompressed_page_size), &data));
   const size_t usize = static_cast<size_t>(ph.uncompressed_page_size);
   int64_t n = dh.num_values;
   int width = PhysicalWidth(leaf_->physical, leaf_->type_length);
   // Every value takes at least one bit (booleans) or its width (4 bytes of length for BYTE_ARRAY).
-  uint64_t min_bytes = leaf_->physical == PhysicalType::kBoolean ? (static_cast<uint64_t>(n) + 7) / 8
+  uint64_t min_bytes = leaf_->physical == PhysicalType::kBoolean
+                           ? (static_cast<uint64_t>(n) + 7) / 8
                        : width == 0 ? static_cast<uint64_t>(n) * 4
                                     : static_cast<uint64_t>(n) * width;
   if (n < 0 || n > kMaxPageValues * 4 || min_bytes > usize) {
     return Corrupt("dictionary page claims {} values in {} bytes", n, usize);
   }
-  FLOE_ASSIGN_OR_RETURN(auto dec, MakeValueDecoder(Encoding::kPlain, leaf_->physical, leaf_->type_length));
+  FLOE_ASSIGN_OR_RETURN(auto dec,
+                        MakeValueDecoder(Encoding::kPlain, leaf_->physical, leaf_->type_length));
   FLOE_RETURN_IF_ERROR(dec->SetData(data, usize, n));
   dict_.Clear();
   FLOE_RETURN_IF_ERROR(dec->Decode(n, &dict_));
@@ -202,21 +211,17 @@ Status ColumnChunkReader::DecodeLevels(int32_t encoding, int max_level, const ui
 
 Status ColumnChunkReader::SetValues(int32_t encoding, const uint8_t* data, size_t size) {
   if (encoding < 0 || encoding > 9) return Unsupported("value encoding {}", encoding);
-  int slot = encoding == format::Encoding::PLAIN_DICTIONARY ? format::Encoding::RLE_DICTIONARY : encoding;
+  int slot =
+      encoding == format::Encoding::PLAIN_DICTIONARY ? format::Encoding::RLE_DICTIONARY : encoding;
   if (!decoders_[slot]) {
     FLOE_ASSIGN_OR_RETURN(decoders_[slot],
                           MakeValueDecoder(static_cast<Encoding>(encoding), leaf_->physical,
                                            leaf_->type_length, has_dict_ ? &dict_ : nullptr));
   }
   cur_ = decoders_[slot].get();
-  int64_t nonnull = page_n_;
-  if (leaf_->max_def > 0) {
-    nonnull = 0;
-    const int16_t* d = page_def_.data();
-    const int16_t md = leaf_->max_def;
-    for (int64_t i = 0; i < page_n_; ++i) nonnull += d[i] == md;
-  }
-  return cur_->SetData(data, size, nonnull);
+  // The page's entry count bounds its non-null values (what decoders check
+  // their own counts against); counting the exact number would cost a pass.
+  return cur_->SetData(data, size, page_n_);
 }
 
 Status ColumnChunkReader::NextPage(bool* got) {
@@ -239,7 +244,7 @@ Status ColumnChunkReader::NextPage(bool* got) {
     const uint8_t* body = chunk_.data() + pos_;
     const size_t body_size = static_cast<size_t>(ph.compressed_page_size);
     pos_ += body_size;
-    switch (ph.type) {
+    switch (EnumValue(ph.type)) {
       case format::PageType::DICTIONARY_PAGE:
         FLOE_RETURN_IF_ERROR(LoadDictionary(ph, body, body_size));
         continue;
@@ -250,20 +255,21 @@ Status ColumnChunkReader::NextPage(bool* got) {
           return Corrupt("data page claims {} values", h.num_values);
         }
         const uint8_t* data = nullptr;
-        FLOE_RETURN_IF_ERROR(Decompress(body, body_size, static_cast<size_t>(ph.uncompressed_page_size), &data));
+        FLOE_RETURN_IF_ERROR(
+            Decompress(body, body_size, static_cast<size_t>(ph.uncompressed_page_size), &data));
         const uint8_t* p = data;
         const uint8_t* end = data + ph.uncompressed_page_size;
         page_n_ = h.num_values;
         if (leaf_->max_rep > 0) {
-          FLOE_RETURN_IF_ERROR(DecodeLevels(h.repetition_level_encoding, leaf_->max_rep, &p, end, true,
-                                            0, page_n_, &page_rep_, "repetition"));
+          FLOE_RETURN_IF_ERROR(DecodeLevels(EnumValue(h.repetition_level_encoding), leaf_->max_rep,
+                                            &p, end, true, 0, page_n_, &page_rep_, "repetition"));
         }
         if (leaf_->max_def > 0) {
-          FLOE_RETURN_IF_ERROR(DecodeLevels(h.definition_level_encoding, leaf_->max_def, &p, end, true,
-                                            0, page_n_, &page_def_, "definition"));
+          FLOE_RETURN_IF_ERROR(DecodeLevels(EnumValue(h.definition_level_encoding), leaf_->max_def,
+                                            &p, end, true, 0, page_n_, &page_def_, "definition"));
         }
         page_pos_ = 0;
-        FLOE_RETURN_IF_ERROR(SetValues(h.encoding, p, static_cast<size_t>(end - p)));
+        FLOE_RETURN_IF_ERROR(SetValues(EnumValue(h.encoding), p, static_cast<size_t>(end - p)));
         *got = true;
         return Ok();
       }
@@ -285,13 +291,15 @@ Status ColumnChunkReader::NextPage(bool* got) {
         const uint8_t* end = body + rl + dl;
         if (leaf_->max_rep > 0) {
           FLOE_RETURN_IF_ERROR(DecodeLevels(format::Encoding::RLE, leaf_->max_rep, &p, end, false,
-                                            static_cast<size_t>(rl), page_n_, &page_rep_, "repetition"));
+                                            static_cast<size_t>(rl), page_n_, &page_rep_,
+                                            "repetition"));
         } else {
           p += rl;
         }
         if (leaf_->max_def > 0) {
           FLOE_RETURN_IF_ERROR(DecodeLevels(format::Encoding::RLE, leaf_->max_def, &p, end, false,
-                                            static_cast<size_t>(dl), page_n_, &page_def_, "definition"));
+                                            static_cast<size_t>(dl), page_n_, &page_def_,
+                                            "definition"));
         }
         const uint8_t* vals = body + rl + dl;
         const size_t vsize = body_size - static_cast<size_t>(rl + dl);
@@ -304,12 +312,11 @@ Status ColumnChunkReader::NextPage(bool* got) {
           dsize = usize;
         }
         page_pos_ = 0;
-        FLOE_RETURN_IF_ERROR(SetValues(h.encoding, data, dsize));
+        FLOE_RETURN_IF_ERROR(SetValues(EnumValue(h.encoding), data, dsize));
         *got = true;
         return Ok();
       }
-      default:
-        continue;  // index pages and unknown page types are skipped
+      default: continue;  // index pages and unknown page types are skipped
     }
   }
   return Ok();
@@ -355,7 +362,8 @@ Status ColumnChunkReader::ReadRows(int64_t rows, LeafBatch* out) {
       nonnull = 0;
       for (int64_t k = start; k < i; ++k) nonnull += d[k] == max_def;
     }
-    if (max_rep > 0) out->rep.insert(out->rep.end(), page_rep_.begin() + start, page_rep_.begin() + i);
+    if (max_rep > 0)
+      out->rep.insert(out->rep.end(), page_rep_.begin() + start, page_rep_.begin() + i);
     out->entries += n;
     entries_read_ += n;
     page_pos_ = i;

@@ -21,16 +21,16 @@
 namespace floe::parquet {
 
 /// Limits that keep hostile files from allocating without bound.
-inline constexpr int64_t kMaxPageBytes = 256 << 20;       ///< decompressed page
-inline constexpr int64_t kMaxPageValues = 1 << 24;        ///< level entries per page
-inline constexpr int64_t kMaxBatchEntries = 1 << 26;      ///< level entries per batch and column
+inline constexpr int64_t kMaxPageBytes = 256 << 20;   ///< decompressed page
+inline constexpr int64_t kMaxPageValues = 1 << 24;    ///< level entries per page
+inline constexpr int64_t kMaxBatchEntries = 1 << 26;  ///< level entries per batch and column
 
 /// Levels and values of one leaf column for one batch of rows.
 struct LeafBatch {
-  std::vector<int16_t> def;   ///< empty when the column's max definition level is 0
-  std::vector<int16_t> rep;   ///< empty when the column's max repetition level is 0
-  PhysicalValues values;      ///< the non-null values, in order
-  int64_t entries = 0;        ///< level entries (= slots of the leaf field, at all depths)
+  std::vector<int16_t> def;  ///< empty when the column's max definition level is 0
+  std::vector<int16_t> rep;  ///< empty when the column's max repetition level is 0
+  PhysicalValues values;     ///< the non-null values, in order
+  int64_t entries = 0;       ///< level entries (= slots of the leaf field, at all depths)
 
   void Clear() {
     def.clear();

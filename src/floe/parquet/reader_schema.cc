@@ -18,21 +18,27 @@ struct RawNode {
   int first_leaf = -1;
   std::vector<RawNode> children;
 
-  bool is_leaf() const { return !el->__isset.num_children || (el->__isset.type && el->num_children == 0); }
+  bool is_leaf() const {
+    return !el->__isset.num_children || (el->__isset.type && el->num_children == 0);
+  }
   bool repeated() const {
-    return el->__isset.repetition_type && el->repetition_type == format::FieldRepetitionType::REPEATED;
+    return el->__isset.repetition_type &&
+           EnumValue(el->repetition_type) == format::FieldRepetitionType::REPEATED;
   }
   bool required() const {
-    return !el->__isset.repetition_type || el->repetition_type == format::FieldRepetitionType::REQUIRED;
+    return !el->__isset.repetition_type ||
+           EnumValue(el->repetition_type) == format::FieldRepetitionType::REQUIRED;
   }
   bool is_list() const {
     return (el->__isset.logicalType && el->logicalType.__isset.LIST) ||
-           (el->__isset.converted_type && el->converted_type == format::ConvertedType::LIST);
+           (el->__isset.converted_type &&
+            EnumValue(el->converted_type) == format::ConvertedType::LIST);
   }
   bool is_map() const {
     return (el->__isset.logicalType && el->logicalType.__isset.MAP) ||
-           (el->__isset.converted_type && (el->converted_type == format::ConvertedType::MAP ||
-                                           el->converted_type == format::ConvertedType::MAP_KEY_VALUE));
+           (el->__isset.converted_type &&
+            (EnumValue(el->converted_type) == format::ConvertedType::MAP ||
+             EnumValue(el->converted_type) == format::ConvertedType::MAP_KEY_VALUE));
   }
 };
 
@@ -68,13 +74,17 @@ class Builder {
 
  private:
   Status Parse(size_t* pos, int depth, int16_t def, int16_t rep, RawNode* node, bool root) {
-    if (depth > kMaxSchemaDepth) return Corrupt("Parquet schema nested deeper than {}", kMaxSchemaDepth);
-    if (*pos >= els_.size()) return Corrupt("Parquet schema: element {} missing (num_children too large)", *pos);
+    if (depth > kMaxSchemaDepth)
+      return Corrupt("Parquet schema nested deeper than {}", kMaxSchemaDepth);
+    if (*pos >= els_.size())
+      return Corrupt("Parquet schema: element {} missing (num_children too large)", *pos);
     node->el = &els_[(*pos)++];
     const auto& el = *node->el;
     if (!root) {
-      if (el.__isset.repetition_type && (el.repetition_type < 0 || el.repetition_type > 2)) {
-        return Corrupt("Parquet schema: field '{}' has repetition {}", el.name, static_cast<int>(el.repetition_type));
+      if (el.__isset.repetition_type &&
+          (EnumValue(el.repetition_type) < 0 || EnumValue(el.repetition_type) > 2)) {
+        return Corrupt("Parquet schema: field '{}' has repetition {}", el.name,
+                       EnumValue(el.repetition_type));
       }
       if (!node->required()) ++def;
       if (node->repeated()) ++rep;
@@ -88,8 +98,8 @@ class Builder {
       } else {
         int32_t n = el.__isset.num_children ? el.num_children : 0;
         if (n < 0 || static_cast<size_t>(n) > els_.size() - *pos) {
-          return Corrupt("Parquet schema: group '{}' claims {} children, {} elements left", el.name, n,
-                         els_.size() - *pos);
+          return Corrupt("Parquet schema: group '{}' claims {} children, {} elements left", el.name,
+                         n, els_.size() - *pos);
         }
         node->children.resize(static_cast<size_t>(n));
         for (int32_t i = 0; i < n; ++i) {
@@ -100,7 +110,8 @@ class Builder {
       }
     }
     if (!el.__isset.type) return Corrupt("Parquet schema: leaf '{}' has no physical type", el.name);
-    if (el.type < 0 || el.type > 7) return Corrupt("Parquet schema: leaf '{}' has physical type {}", el.name, static_cast<int>(el.type));
+    if (EnumValue(el.type) < 0 || EnumValue(el.type) > 7)
+      return Corrupt("Parquet schema: leaf '{}' has physical type {}", el.name, EnumValue(el.type));
     LeafInfo leaf;
     leaf.max_def = def;
     leaf.max_rep = rep;
@@ -111,7 +122,7 @@ class Builder {
 
   static void MapLeaf(const format::SchemaElement& el, LeafInfo* leaf) {
     using PT = PhysicalType;
-    const PT pt = static_cast<PT>(el.type);
+    const PT pt = static_cast<PT>(EnumValue(el.type));
     leaf->physical = pt;
     leaf->type_length = el.__isset.type_length ? el.type_length : 0;
     std::string ann;
@@ -161,7 +172,9 @@ class Builder {
       }
     };
     auto unit_of = [](const format::TimeUnit& u) {
-      return u.__isset.MILLIS ? TimeUnit::kMillis : u.__isset.NANOS ? TimeUnit::kNanos : TimeUnit::kMicros;
+      return u.__isset.MILLIS  ? TimeUnit::kMillis
+             : u.__isset.NANOS ? TimeUnit::kNanos
+                               : TimeUnit::kMicros;
     };
     auto string_like = [&](const char* name) {
       ann = name;
@@ -169,18 +182,29 @@ class Builder {
     };
     if (el.__isset.logicalType && !el.logicalType.__isset.UNKNOWN) {
       const auto& lt = el.logicalType;
-      if (lt.__isset.STRING) string_like("STRING");
-      else if (lt.__isset.ENUM) string_like("ENUM");
-      else if (lt.__isset.JSON) string_like("JSON");
-      else if (lt.__isset.BSON) { ann = "BSON"; if (need(pt == PT::kByteArray)) leaf->type = BinaryType(); }
-      else if (lt.__isset.UUID) {
+      if (lt.__isset.STRING)
+        string_like("STRING");
+      else if (lt.__isset.ENUM)
+        string_like("ENUM");
+      else if (lt.__isset.JSON)
+        string_like("JSON");
+      else if (lt.__isset.BSON) {
+        ann = "BSON";
+        if (need(pt == PT::kByteArray)) leaf->type = BinaryType();
+      } else if (lt.__isset.UUID) {
         ann = "UUID";
         if (need(pt == PT::kFixedLenByteArray && leaf->type_length == 16)) leaf->type = UuidType();
-      } else if (lt.__isset.DECIMAL) decimal(lt.DECIMAL.precision, lt.DECIMAL.scale);
-      else if (lt.__isset.DATE) { ann = "DATE"; if (need(pt == PT::kInt32)) leaf->type = DateType(); }
-      else if (lt.__isset.TIME) time(unit_of(lt.TIME.unit));
-      else if (lt.__isset.TIMESTAMP) timestamp(unit_of(lt.TIMESTAMP.unit), lt.TIMESTAMP.isAdjustedToUTC, false);
-      else if (lt.__isset.INTEGER) integer(lt.INTEGER.bitWidth, lt.INTEGER.isSigned);
+      } else if (lt.__isset.DECIMAL)
+        decimal(lt.DECIMAL.precision, lt.DECIMAL.scale);
+      else if (lt.__isset.DATE) {
+        ann = "DATE";
+        if (need(pt == PT::kInt32)) leaf->type = DateType();
+      } else if (lt.__isset.TIME)
+        time(unit_of(lt.TIME.unit));
+      else if (lt.__isset.TIMESTAMP)
+        timestamp(unit_of(lt.TIMESTAMP.unit), lt.TIMESTAMP.isAdjustedToUTC, false);
+      else if (lt.__isset.INTEGER)
+        integer(lt.INTEGER.bitWidth, lt.INTEGER.isSigned);
       else if (lt.__isset.FLOAT16) {
         ann = "FLOAT16";
         if (need(pt == PT::kFixedLenByteArray && leaf->type_length == 2)) {
@@ -193,13 +217,19 @@ class Builder {
       }
     } else if (el.__isset.converted_type) {
       using CT = format::ConvertedType;
-      switch (el.converted_type) {
+      switch (EnumValue(el.converted_type)) {
         case CT::UTF8: string_like("UTF8"); break;
         case CT::ENUM: string_like("ENUM"); break;
         case CT::JSON: string_like("JSON"); break;
-        case CT::BSON: ann = "BSON"; if (need(pt == PT::kByteArray)) leaf->type = BinaryType(); break;
+        case CT::BSON:
+          ann = "BSON";
+          if (need(pt == PT::kByteArray)) leaf->type = BinaryType();
+          break;
         case CT::DECIMAL: decimal(el.precision, el.scale); break;
-        case CT::DATE: ann = "DATE"; if (need(pt == PT::kInt32)) leaf->type = DateType(); break;
+        case CT::DATE:
+          ann = "DATE";
+          if (need(pt == PT::kInt32)) leaf->type = DateType();
+          break;
         case CT::TIME_MILLIS: time(TimeUnit::kMillis); break;
         case CT::TIME_MICROS: time(TimeUnit::kMicros); break;
         case CT::TIMESTAMP_MILLIS: timestamp(TimeUnit::kMillis, true, true); break;
@@ -214,9 +244,13 @@ class Builder {
         case CT::INT_64: integer(64, true); break;
         case CT::INTERVAL:
           ann = "INTERVAL";
-          if (need(pt == PT::kFixedLenByteArray && leaf->type_length == 12)) leaf->type = FixedType(12);
+          if (need(pt == PT::kFixedLenByteArray && leaf->type_length == 12))
+            leaf->type = FixedType(12);
           break;
-        default: ann = "group annotation"; fail("group annotation on a leaf"); break;
+        default:
+          ann = "group annotation";
+          fail("group annotation on a leaf");
+          break;
       }
     }
     if (!leaf->type) {
@@ -322,8 +356,8 @@ class Builder {
     if (n.is_list() && n.children.size() == 1 && n.children[0].repeated()) {
       const RawNode& rp = n.children[0];
       FileField e;
-      if ((rp.is_leaf() && rp.children.empty()) || rp.children.size() > 1 || rp.el->name == "array" ||
-          rp.el->name == n.el->name + "_tuple") {
+      if ((rp.is_leaf() && rp.children.empty()) || rp.children.size() > 1 ||
+          rp.el->name == "array" || rp.el->name == n.el->name + "_tuple") {
         FLOE_RETURN_IF_ERROR(ConvertAsElement(rp, f->path, true, &e));
       } else {
         FLOE_RETURN_IF_ERROR(Convert(rp.children[0], rp.def, rp.rep, f->path, &e));
@@ -337,8 +371,8 @@ class Builder {
         !n.children[0].children.empty()) {
       const RawNode& kv = n.children[0];
       if (kv.children.size() != 2) {
-        return Unsupported("map '{}' has {} fields in its key_value group (need key and value)", f->path,
-                           kv.children.size());
+        return Unsupported("map '{}' has {} fields in its key_value group (need key and value)",
+                           f->path, kv.children.size());
       }
       FileField k, v;
       FLOE_RETURN_IF_ERROR(Convert(kv.children[0], kv.def, kv.rep, f->path, &k));

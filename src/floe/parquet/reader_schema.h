@@ -31,12 +31,12 @@ enum class TimeUnit : uint8_t { kNone, kMillis, kMicros, kNanos };
 /// One leaf (primitive) column of the file, in column-chunk order.
 struct LeafInfo {
   PhysicalType physical = PhysicalType::kInt32;
-  int32_t type_length = 0;        ///< FIXED_LEN_BYTE_ARRAY length
-  TypePtr type;                   ///< the floe type the column reads as
+  int32_t type_length = 0;          ///< FIXED_LEN_BYTE_ARRAY length
+  TypePtr type;                     ///< the floe type the column reads as
   TimeUnit unit = TimeUnit::kNone;  ///< time / timestamp storage unit
-  bool is_unsigned = false;       ///< UINT_32 / INT(32, false): read as long
-  bool is_int96 = false;          ///< legacy INT96 timestamp
-  bool is_float16 = false;        ///< FLOAT16 in FIXED_LEN_BYTE_ARRAY(2)
+  bool is_unsigned = false;         ///< UINT_32 / INT(32, false): read as long
+  bool is_int96 = false;            ///< legacy INT96 timestamp
+  bool is_float16 = false;          ///< FLOAT16 in FIXED_LEN_BYTE_ARRAY(2)
   bool legacy_timestamp = false;  ///< INT96 or converted-type-only timestamp (no reliable UTC flag)
   int16_t max_def = 0;
   int16_t max_rep = 0;
@@ -53,13 +53,13 @@ struct LeafInfo {
 /// def >= def_present.
 struct FileField {
   NestedField field;
-  bool has_id = false;        ///< the file carried this field id
+  bool has_id = false;  ///< the file carried this field id
   int16_t def_present = 0;
   int16_t slot_def = 0;
   int16_t slot_rep = 0;
-  int leaf = -1;              ///< leaf column (primitives)
-  int first_leaf = -1;        ///< first leaf column under this field
-  std::string path;           ///< dotted path, for messages
+  int leaf = -1;                    ///< leaf column (primitives)
+  int first_leaf = -1;              ///< first leaf column under this field
+  std::string path;                 ///< dotted path, for messages
   std::vector<FileField> children;  ///< struct fields; list element; map key, value
 };
 
@@ -68,7 +68,7 @@ struct FileSchema {
   SchemaPtr schema;
   std::vector<FileField> fields;  ///< one per top-level field of `schema`
   std::vector<LeafInfo> leaves;
-  bool has_field_ids = false;     ///< at least one field carried an id
+  bool has_field_ids = false;  ///< at least one field carried an id
 };
 
 /// Limits on untrusted schemas.

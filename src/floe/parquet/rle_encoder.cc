@@ -1,3 +1,4 @@
+// The RLE / bit-packing hybrid encoder and LSB-first bit packing (Encodings.md).
 #include "floe/parquet/rle_encoder.h"
 
 namespace floe::parquet {

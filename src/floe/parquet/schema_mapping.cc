@@ -1,3 +1,4 @@
+// Iceberg -> Parquet schema mapping, the shared leaf annotation table and its reverse.
 #include "floe/parquet/schema_mapping.h"
 
 #include <fmt/format.h>
@@ -57,6 +58,87 @@ PhysicalType PhysicalTypeFor(const Type& type) {
     case TypeId::kFixed: return PhysicalType::kFixedLenByteArray;
     default: return PhysicalType::kByteArray;
   }
+}
+
+LeafAnnotation AnnotationFor(const Type& t) {
+  using K = LeafAnnotation::Kind;
+  LeafAnnotation a;
+  switch (t.id) {
+    case TypeId::kString: a.kind = K::kString; break;
+    case TypeId::kDate: a.kind = K::kDate; break;
+    case TypeId::kTime: a.kind = K::kTime; break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      a.kind = K::kTimestamp;
+      a.utc = t.id == TypeId::kTimestampTz || t.id == TypeId::kTimestampTzNs;
+      a.unit = t.id == TypeId::kTimestampNs || t.id == TypeId::kTimestampTzNs
+                   ? LeafAnnotation::Unit::kNanos
+                   : LeafAnnotation::Unit::kMicros;
+      break;
+    case TypeId::kDecimal:
+      a.kind = K::kDecimal;
+      a.precision = t.precision;
+      a.scale = t.scale;
+      break;
+    case TypeId::kUuid: a.kind = K::kUuid; break;
+    default: break;
+  }
+  return a;
+}
+
+Result<TypePtr> IcebergTypeFor(PhysicalType p, int32_t len, const LeafAnnotation& a) {
+  using K = LeafAnnotation::Kind;
+  using U = LeafAnnotation::Unit;
+  auto unsupported = [&]() -> Result<TypePtr> {
+    return Unsupported("Parquet physical type {} with annotation {} has no Iceberg type",
+                       static_cast<int>(p), static_cast<int>(a.kind));
+  };
+  if (a.kind == K::kDecimal) {
+    if (a.precision < 1 || a.precision > 38 || a.scale < 0 || a.scale > a.precision) {
+      return Unsupported("Parquet DECIMAL({}, {}) has no Iceberg type", a.precision, a.scale);
+    }
+    if (p == PhysicalType::kInt32 || p == PhysicalType::kInt64 || p == PhysicalType::kByteArray ||
+        p == PhysicalType::kFixedLenByteArray) {
+      return DecimalType(a.precision, a.scale);
+    }
+    return unsupported();
+  }
+  switch (p) {
+    case PhysicalType::kBoolean: return a.kind == K::kNone ? BooleanType() : unsupported();
+    case PhysicalType::kInt32:
+      if (a.kind == K::kNone) return IntType();
+      if (a.kind == K::kDate) return DateType();
+      if (a.kind == K::kInteger) {
+        if (a.is_signed || a.bit_width < 32) return IntType();
+        return LongType();
+      }
+      return unsupported();
+    case PhysicalType::kInt64:
+      if (a.kind == K::kNone) return LongType();
+      if (a.kind == K::kInteger && a.is_signed) return LongType();
+      if (a.kind == K::kTime && a.unit == U::kMicros) return TimeType();
+      if (a.kind == K::kTimestamp) {
+        if (a.unit == U::kNanos) {
+          return Primitive(a.utc ? TypeId::kTimestampTzNs : TypeId::kTimestampNs);
+        }
+        return a.utc ? TimestampTzType() : TimestampType();
+      }
+      return unsupported();
+    case PhysicalType::kInt96: return TimestampType();
+    case PhysicalType::kFloat: return a.kind == K::kNone ? FloatType() : unsupported();
+    case PhysicalType::kDouble: return a.kind == K::kNone ? DoubleType() : unsupported();
+    case PhysicalType::kByteArray:
+      if (a.kind == K::kString || a.kind == K::kEnum || a.kind == K::kJson) return StringType();
+      if (a.kind == K::kNone) return BinaryType();
+      return unsupported();
+    case PhysicalType::kFixedLenByteArray:
+      if (a.kind == K::kUuid && len == 16) return UuidType();
+      if (a.kind == K::kNone && len > 0) return FixedType(len);
+      return unsupported();
+  }
+  return unsupported();
 }
 
 namespace {
@@ -195,56 +277,60 @@ format::TimeUnit Unit(bool nanos) {
   return u;
 }
 
+// Sets LogicalType and, where one exists, ConvertedType (PITFALLS 6-9).
 void Annotate(const Type& t, format::SchemaElement* e) {
+  using K = LeafAnnotation::Kind;
   format::LogicalType lt;
-  switch (t.id) {
-    case TypeId::kString:
+  if (t.id == TypeId::kList) {
+    lt.__set_LIST(format::ListType());
+    e->__set_converted_type(format::ConvertedType::LIST);
+    e->__set_logicalType(lt);
+    return;
+  }
+  if (t.id == TypeId::kMap) {
+    lt.__set_MAP(format::MapType());
+    e->__set_converted_type(format::ConvertedType::MAP);
+    e->__set_logicalType(lt);
+    return;
+  }
+  const LeafAnnotation a = AnnotationFor(t);
+  const bool nanos = a.unit == LeafAnnotation::Unit::kNanos;
+  switch (a.kind) {
+    case K::kString:
       lt.__set_STRING(format::StringType());
       e->__set_converted_type(format::ConvertedType::UTF8);
       break;
-    case TypeId::kDate:
+    case K::kDate:
       lt.__set_DATE(format::DateType());
       e->__set_converted_type(format::ConvertedType::DATE);
       break;
-    case TypeId::kTime: {
+    case K::kTime: {
       format::TimeType tt;
-      tt.__set_isAdjustedToUTC(false);
-      tt.__set_unit(Unit(false));
+      tt.__set_isAdjustedToUTC(a.utc);
+      tt.__set_unit(Unit(nanos));
       lt.__set_TIME(tt);
       e->__set_converted_type(format::ConvertedType::TIME_MICROS);
       break;
     }
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: {
-      bool nanos = t.id == TypeId::kTimestampNs || t.id == TypeId::kTimestampTzNs;
+    case K::kTimestamp: {
       format::TimestampType tt;
-      tt.__set_isAdjustedToUTC(t.id == TypeId::kTimestampTz || t.id == TypeId::kTimestampTzNs);
+      tt.__set_isAdjustedToUTC(a.utc);
       tt.__set_unit(Unit(nanos));
       lt.__set_TIMESTAMP(tt);
       if (!nanos) e->__set_converted_type(format::ConvertedType::TIMESTAMP_MICROS);
       break;
     }
-    case TypeId::kDecimal: {
+    case K::kDecimal: {
       format::DecimalType dt;
-      dt.__set_precision(t.precision);
-      dt.__set_scale(t.scale);
+      dt.__set_precision(a.precision);
+      dt.__set_scale(a.scale);
       lt.__set_DECIMAL(dt);
       e->__set_converted_type(format::ConvertedType::DECIMAL);
-      e->__set_precision(t.precision);
-      e->__set_scale(t.scale);
+      e->__set_precision(a.precision);
+      e->__set_scale(a.scale);
       break;
     }
-    case TypeId::kUuid: lt.__set_UUID(format::UUIDType()); break;
-    case TypeId::kList:
-      lt.__set_LIST(format::ListType());
-      e->__set_converted_type(format::ConvertedType::LIST);
-      break;
-    case TypeId::kMap:
-      lt.__set_MAP(format::MapType());
-      e->__set_converted_type(format::ConvertedType::MAP);
-      break;
+    case K::kUuid: lt.__set_UUID(format::UUIDType()); break;
     default: return;
   }
   e->__set_logicalType(lt);

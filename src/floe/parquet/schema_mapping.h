@@ -84,6 +84,33 @@ struct ParquetSchema {
   std::vector<LeafColumn> leaves;
 };
 
+/// A Parquet leaf's type annotation (its LogicalType, or the ConvertedType of older
+/// files), without Thrift: what the writer puts in a SchemaElement and what a reader
+/// finds there.
+struct LeafAnnotation {
+  enum class Kind : uint8_t { kNone, kString, kEnum, kJson, kDate, kTime, kTimestamp, kDecimal, kUuid, kInteger };
+  enum class Unit : uint8_t { kMillis, kMicros, kNanos };
+  Kind kind = Kind::kNone;
+  Unit unit = Unit::kMicros;  ///< time, timestamp
+  bool utc = false;           ///< time, timestamp: isAdjustedToUTC
+  int32_t precision = 0;      ///< decimal
+  int32_t scale = 0;          ///< decimal
+  int32_t bit_width = 0;      ///< integer: 8, 16, 32 or 64
+  bool is_signed = true;      ///< integer
+};
+
+/// The annotation floe writes for a primitive Iceberg type (kNone for boolean, int,
+/// long, float, double, fixed and binary).
+LeafAnnotation AnnotationFor(const Type& type);
+
+/// The opposite direction, for readers: the Iceberg type of a Parquet leaf from its
+/// physical type, length and annotation. Besides what floe writes it accepts the usual
+/// forms of other writers (INTEGER(8/16/32) as int, unsigned 32 as long, ENUM/JSON as
+/// string, TIMESTAMP(MILLIS) and INT96 as timestamp — the reader converts the values).
+/// Fails with kUnsupported for what Iceberg cannot hold (e.g. unsigned 64-bit).
+Result<TypePtr> IcebergTypeFor(PhysicalType physical, int32_t type_length,
+                               const LeafAnnotation& annotation);
+
 /// Iceberg Java's name sanitizing (AvroSchemaUtil.makeCompatibleName): a leading digit
 /// d becomes `_d`; any other character outside [A-Za-z0-9_] becomes `_x` + upper-case hex
 /// of its code (bytes of non-ASCII UTF-8 are escaped one by one).

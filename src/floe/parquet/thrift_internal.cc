@@ -29,6 +29,9 @@ Status SerializeThrift(const T& value, Buffer* out) {
 template <typename T>
 Status DeserializeThrift(const uint8_t* data, uint32_t* size, T* value, const char* what,
                          ThriftLimits limits) {
+  // Thrift's memory transport does pointer arithmetic on the buffer even when
+  // it is empty, which is undefined on a null pointer.
+  if (data == nullptr || *size == 0) return Corrupt("cannot decode Parquet {}: no bytes", what);
   try {
     auto mem = std::make_shared<TMemoryBuffer>(const_cast<uint8_t*>(data), *size,
                                                TMemoryBuffer::OBSERVE);

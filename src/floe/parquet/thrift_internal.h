@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "floe/parquet/thrift/parquet_types.h"
@@ -20,6 +21,17 @@ struct ThriftLimits {
   int64_t max_string_bytes = 256 << 20;
   int64_t max_container_items = 64 << 20;
 };
+
+/// The integer value of a decoded Thrift enum field. Untrusted files can hold
+/// any int32 there, outside the enum's range; reading the field as the enum
+/// type would be undefined behaviour (UBSan flags it), so copy its bytes.
+template <typename E>
+inline int32_t EnumValue(const E& e) {
+  static_assert(sizeof(E) == sizeof(int32_t));
+  int32_t v;
+  std::memcpy(&v, &e, sizeof(v));
+  return v;
+}
 
 /// Appends the compact-protocol encoding of `value` to `out`.
 template <typename T>

@@ -1,3 +1,6 @@
+// WriterOptions::FromProperties (Iceberg's write.parquet.* properties) and the file
+// writer: row groups, bloom filters, page indexes and the footer (Parquet README "File
+// Format", PageIndex.md, BloomFilter.md).
 #include "floe/parquet/writer.h"
 
 #include <charconv>
@@ -348,7 +351,7 @@ class FileWriterImpl {
       total_uncompressed += m.total_uncompressed_size;
       total_compressed += m.total_compressed_size;
       format::ColumnChunk cc;
-      cc.__set_file_offset(start);
+      cc.__set_file_offset(0);  // deprecated; readers use the page offsets (PITFALLS 5)
       cc.__set_meta_data(m);
       chunks.push_back(std::move(cc));
       for (auto& loc : co.offset_index.page_locations) loc.offset += start;
@@ -504,9 +507,7 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::unique_ptr<OutputFile>
                                                      SchemaPtr schema, WriterOptions options) {
   if (!out) return InvalidArgument("Parquet writer: no output file");
   auto impl = std::make_unique<FileWriterImpl>();
-  OutputFile* raw = out.get();
   if (Status st = impl->Init(std::move(out), std::move(schema), std::move(options)); !st) {
-    (void)raw;
     impl->Abort();
     return Fail(std::move(st).error());
   }

@@ -1,0 +1,86 @@
+/// \file
+/// The catalog interface (Iceberg's Catalog: namespaces, tables, atomic
+/// metadata swaps) and the registry that opens a catalog from Flink's catalog
+/// options (`catalog-type` = hadoop | rest | hive | sql, or `catalog-impl`).
+/// A catalog commits a new metadata version only if the caller's base is
+/// still current: kCommitFailed otherwise (reload and re-apply), and
+/// kCommitStateUnknown when it cannot tell (never clean up files then).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/identifier.h"
+#include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/sort_order.h"
+#include "floe/iceberg/table_metadata.h"
+#include "floe/types/type.h"
+#include "floe/util/status.h"
+
+namespace floe::catalog {
+
+/// A table as loaded: its identifier, the metadata file it came from and the
+/// parsed metadata.
+struct LoadedTable {
+  TableIdentifier id;
+  std::string metadata_location;
+  iceberg::TableMetadata metadata;
+};
+
+/// What a new table is made of.
+struct TableDefinition {
+  Schema schema;
+  iceberg::PartitionSpec spec;
+  iceberg::SortOrder sort_order;
+  std::map<std::string, std::string> properties;
+  std::string location;  ///< empty: the catalog's default location
+};
+
+class Catalog {
+ public:
+  virtual ~Catalog() = default;
+  virtual const std::string& name() const = 0;
+
+  virtual Status CreateNamespace(const Namespace& ns, const std::map<std::string, std::string>& properties) = 0;
+  /// Direct children of `parent` (the top level when empty).
+  virtual Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) = 0;
+  virtual Result<bool> NamespaceExists(const Namespace& ns) = 0;
+  /// Fails unless the namespace holds no tables and no namespaces.
+  virtual Status DropNamespace(const Namespace& ns) = 0;
+
+  virtual Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) = 0;
+  virtual Result<bool> TableExists(const TableIdentifier& id) = 0;
+  virtual Result<LoadedTable> LoadTable(const TableIdentifier& id) = 0;
+  /// kAlreadyExists when the table exists; the namespace must exist.
+  virtual Result<LoadedTable> CreateTable(const TableIdentifier& id, const TableDefinition& def) = 0;
+  /// Publishes `updated` as the next version after `base`. kCommitFailed when
+  /// `base` is no longer the current version.
+  virtual Result<LoadedTable> CommitTable(const LoadedTable& base, iceberg::TableMetadata updated) = 0;
+  /// Drops the table from the catalog; with `purge` also deletes every file
+  /// its metadata references.
+  virtual Status DropTable(const TableIdentifier& id, bool purge) = 0;
+  virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+};
+
+/// Opens a catalog from catalog options (see docs/options.md, "Catalog
+/// options"); with no `catalog-type` / `catalog-impl` it is the hadoop
+/// catalog at `warehouse` (default ./warehouse). Unknown types name the
+/// valid ones.
+Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
+                                             const std::map<std::string, std::string>& options);
+
+/// Makes a catalog from its options; registered by type name.
+using CatalogFactory = std::function<Result<std::unique_ptr<Catalog>>(
+    const std::string& name, const std::map<std::string, std::string>& options)>;
+/// Registers a catalog type (`catalog-type` value or `catalog-impl` class
+/// name). Later registrations of the same name replace earlier ones.
+void RegisterCatalog(const std::string& type, CatalogFactory factory);
+
+/// The hadoop catalog: `<warehouse>/<ns...>/<table>/metadata/v<N>.metadata.json`.
+Result<std::unique_ptr<Catalog>> OpenHadoopCatalog(const std::string& name, const std::string& warehouse,
+                                                   const std::map<std::string, std::string>& options = {});
+
+}  // namespace floe::catalog

@@ -1,0 +1,273 @@
+// The hadoop catalog (Iceberg's HadoopCatalog layout on a local file
+// system): namespaces are folders, a table is a folder with
+// metadata/v<N>.metadata.json; commits publish v<N+1> with link(2) so that
+// concurrent writers cannot both win (see hadoop_files.h).
+
+#include <filesystem>
+#include <mutex>
+
+#include "floe/catalog/catalog.h"
+#include "floe/catalog/hadoop_files.h"
+#include "floe/iceberg/metadata_updates.h"
+#include "floe/io/file.h"
+#include "floe/io/location.h"
+
+namespace floe::catalog {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool IsTableDir(const fs::path& dir) {
+  std::error_code ec;
+  fs::path md = dir / "metadata";
+  if (!fs::is_directory(md, ec)) return false;
+  for (const auto& e : fs::directory_iterator(md, ec)) {
+    if (ParseVersionFileName(e.path().filename().string())) return true;
+  }
+  return false;
+}
+
+class HadoopCatalog final : public Catalog {
+ public:
+  HadoopCatalog(std::string name, std::string warehouse) : name_(std::move(name)), warehouse_(std::move(warehouse)) {}
+
+  const std::string& name() const override { return name_; }
+
+  Status CreateNamespace(const Namespace& ns, const std::map<std::string, std::string>& props) override {
+    if (ns.empty()) return InvalidArgument("cannot create the empty namespace");
+    if (!props.empty()) {
+      return Unsupported("the hadoop catalog cannot store namespace properties (got {})", props.begin()->first);
+    }
+    FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+    if (exists) return AlreadyExists("namespace {} already exists", ns.ToString());
+    std::error_code ec;
+    fs::create_directories(NamespaceDir(ns), ec);
+    if (ec) return IoError("cannot create namespace {}: {}", ns.ToString(), ec.message());
+    return Ok();
+  }
+
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override {
+    std::vector<Namespace> out;
+    std::error_code ec;
+    fs::path dir = NamespaceDir(parent);
+    if (!parent.empty() && !fs::is_directory(dir, ec)) return NotFound("namespace {} does not exist", parent.ToString());
+    if (!fs::is_directory(dir, ec)) return out;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      std::string n = e.path().filename().string();
+      if (!e.is_directory() || n.starts_with(".") || IsTableDir(e.path())) continue;
+      if (!parent.empty() && (n == "metadata" || n == "data")) continue;
+      Namespace child = parent;
+      child.levels.push_back(n);
+      out.push_back(std::move(child));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  Result<bool> NamespaceExists(const Namespace& ns) override {
+    if (ns.empty()) return true;
+    std::error_code ec;
+    fs::path dir = NamespaceDir(ns);
+    return fs::is_directory(dir, ec) && !IsTableDir(dir);
+  }
+
+  Status DropNamespace(const Namespace& ns) override {
+    FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+    if (ns.empty() || !exists) return NotFound("namespace {} does not exist", ns.ToString());
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(NamespaceDir(ns), ec)) {
+      (void)e;
+      return InvalidArgument("namespace {} is not empty", ns.ToString());
+    }
+    fs::remove(NamespaceDir(ns), ec);
+    if (ec) return IoError("cannot drop namespace {}: {}", ns.ToString(), ec.message());
+    return Ok();
+  }
+
+  Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override {
+    FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+    if (!exists) return NotFound("namespace {} does not exist", ns.ToString());
+    std::vector<TableIdentifier> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(NamespaceDir(ns), ec)) {
+      if (e.is_directory() && IsTableDir(e.path())) out.push_back(TableIdentifier{ns, e.path().filename().string()});
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  Result<bool> TableExists(const TableIdentifier& id) override {
+    return IsTableDir(TableDir(id));
+  }
+
+  Result<LoadedTable> LoadTable(const TableIdentifier& id) override {
+    MetadataDir md(TableDir(id).string());
+    FLOE_ASSIGN_OR_RETURN(auto version, md.CurrentVersion());
+    if (!version) return NotFound("table {} does not exist", id.ToString());
+    FLOE_ASSIGN_OR_RETURN(std::string path, md.ExistingVersionPath(*version));
+    return LoadAt(id, path);
+  }
+
+  Result<LoadedTable> CreateTable(const TableIdentifier& id, const TableDefinition& def) override {
+    FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(id.ns));
+    if (!ns_exists) return NotFound("namespace {} does not exist", id.ns.ToString());
+    FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
+    if (exists) return AlreadyExists("table {} already exists", id.ToString());
+    if (!def.location.empty() && AbsolutePath(def.location) != TableDir(id).string()) {
+      return InvalidArgument("the hadoop catalog keeps tables at {}: a custom location is not allowed",
+                             TableDir(id).string());
+    }
+    iceberg::NewTableOptions o;
+    o.location = FileUri(TableDir(id).string());
+    o.schema = def.schema;
+    o.spec = def.spec;
+    o.sort_order = def.sort_order;
+    o.properties = def.properties;
+    if (auto fv = o.properties.find("format-version"); fv != o.properties.end()) {
+      if (fv->second != "2") {
+        return InvalidArgument("format-version {} is not supported for new tables: floe writes version 2",
+                               fv->second);
+      }
+      o.properties.erase(fv);  // a reserved property, recorded as the metadata's format-version
+    }
+    o.now_ms = iceberg::NowMillis();
+    FLOE_ASSIGN_OR_RETURN(auto metadata, iceberg::NewTableMetadata(o));
+    FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(metadata));
+    MetadataDir md(TableDir(id).string());
+    Status st = md.Publish(1, json);
+    if (!st) {
+      if (st.error().kind == ErrorKind::kCommitFailed) return AlreadyExists("table {} already exists", id.ToString());
+      return Fail(st.error());
+    }
+    (void)md.WriteHint(1);
+    return LoadedTable{id, md.VersionPath(1), std::move(metadata)};
+  }
+
+  Result<LoadedTable> CommitTable(const LoadedTable& base, iceberg::TableMetadata updated) override {
+    MetadataDir md(TableDir(base.id).string());
+    auto base_version = ParseVersionFileName(fs::path(base.metadata_location).filename().string());
+    if (!base_version) return InvalidArgument("{} is not a hadoop-catalog metadata file", base.metadata_location);
+    FLOE_ASSIGN_OR_RETURN(auto current, md.CurrentVersion());
+    if (!current || *current != *base_version) {
+      return CommitFailed("table {} changed: version {} is current, the commit was based on version {}",
+                          base.id.ToString(), current ? *current : 0, *base_version);
+    }
+    size_t keep = 100;
+    if (auto it = updated.properties.find("write.metadata.previous-versions-max"); it != updated.properties.end()) {
+      keep = static_cast<size_t>(std::max(1L, std::strtol(it->second.c_str(), nullptr, 10)));
+    }
+    iceberg::AddMetadataLogEntry(&updated, FileUri(base.metadata_location), base.metadata.last_updated_ms, keep);
+    updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
+    FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(updated));
+    int64_t next = *base_version + 1;
+    FLOE_RETURN_IF_ERROR(md.Publish(next, json));
+    (void)md.WriteHint(next);  // readers probe past a stale hint
+    return LoadedTable{base.id, md.VersionPath(next), std::move(updated)};
+  }
+
+  Status DropTable(const TableIdentifier& id, bool purge) override {
+    FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
+    if (!exists) return NotFound("table {} does not exist", id.ToString());
+    // Files outside the table folder (write.data.path) are only removed by purge,
+    // through the table layer; the folder itself always goes, as in Java's HadoopCatalog.
+    std::error_code ec;
+    fs::remove_all(TableDir(id), ec);
+    if (ec) return IoError("cannot drop table {}: {}", id.ToString(), ec.message());
+    (void)purge;
+    return Ok();
+  }
+
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override {
+    return Unsupported(
+        "the hadoop catalog cannot rename tables: the metadata stores absolute file locations under {} "
+        "(use a rest or sql catalog, or copy the table)",
+        TableDir(from).string());
+  }
+
+ private:
+  fs::path NamespaceDir(const Namespace& ns) const {
+    fs::path p = warehouse_;
+    for (const auto& l : ns.levels) p /= l;
+    return p;
+  }
+  fs::path TableDir(const TableIdentifier& id) const { return NamespaceDir(id.ns) / id.name; }
+
+  Result<LoadedTable> LoadAt(const TableIdentifier& id, const std::string& path) {
+    FLOE_ASSIGN_OR_RETURN(std::string text, ReadLocalFile(path));
+    if (path.ends_with(".gz.metadata.json")) {
+      return Unsupported("{}: gzip metadata is not supported by the hadoop catalog yet", path);
+    }
+    auto md = iceberg::TableMetadataFromJson(text);
+    if (!md) return Fail(md.error().WithContext(path));
+    return LoadedTable{id, path, std::move(*md)};
+  }
+
+  std::string name_;
+  std::string warehouse_;
+};
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, CatalogFactory> factories;
+};
+
+Registry& GetRegistry() {
+  static Registry* r = [] {
+    auto* reg = new Registry;
+    reg->factories["hadoop"] = [](const std::string& name, const std::map<std::string, std::string>& o) {
+      auto it = o.find("warehouse");
+      return OpenHadoopCatalog(name, it == o.end() ? "./warehouse" : it->second, o);
+    };
+    return reg;
+  }();
+  return *r;
+}
+
+}  // namespace
+
+void RegisterCatalog(const std::string& type, CatalogFactory factory) {
+  auto& r = GetRegistry();
+  std::lock_guard lock(r.mu);
+  r.factories[type] = std::move(factory);
+}
+
+Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
+                                             const std::map<std::string, std::string>& options) {
+  std::string type = "hadoop";
+  if (auto it = options.find("catalog-impl"); it != options.end()) {
+    type = it->second;
+  } else if (auto t = options.find("catalog-type"); t != options.end()) {
+    type = t->second;
+  }
+  auto& r = GetRegistry();
+  CatalogFactory factory;
+  std::string valid;
+  {
+    std::lock_guard lock(r.mu);
+    if (auto it = r.factories.find(type); it != r.factories.end()) factory = it->second;
+    for (const auto& [k, v] : r.factories) valid += (valid.empty() ? "" : ", ") + k;
+  }
+  if (!factory) {
+    return InvalidArgument("catalog {}: unknown catalog type '{}' (available here: {})", name, type, valid);
+  }
+  return factory(name, options);
+}
+
+Result<std::unique_ptr<Catalog>> OpenHadoopCatalog(const std::string& name, const std::string& warehouse,
+                                                   const std::map<std::string, std::string>& options) {
+  std::string wh = warehouse;
+  if (wh.starts_with("file:")) {
+    LocationMapper m;
+    FLOE_ASSIGN_OR_RETURN(wh, m.ToLocal(wh));
+  } else if (wh.find("://") != std::string::npos) {
+    return Unsupported("hadoop catalog {}: warehouse {} is not a local folder", name, warehouse);
+  }
+  wh = AbsolutePath(wh);
+  std::error_code ec;
+  fs::create_directories(wh, ec);
+  if (ec) return IoError("cannot create warehouse {}: {}", wh, ec.message());
+  return std::unique_ptr<Catalog>(new HadoopCatalog(name, wh));
+}
+
+}  // namespace floe::catalog

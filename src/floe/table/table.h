@@ -1,0 +1,133 @@
+/// \file
+/// A table handle and the changes committed to it: snapshots that add data
+/// and delete files (append, row delta), overwrite partitions or the whole
+/// table, branches and tags, and snapshot expiry (Iceberg spec: Snapshots,
+/// Manifests, Commit Conflict Resolution). Commits follow the spec's order —
+/// data files, manifests, manifest list, metadata, atomic swap — and retry a
+/// lost race under the table's `commit.retry.*` properties. Files written by
+/// an attempt are removed when the commit is known to have failed, never when
+/// its outcome is unknown.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog.h"
+#include "floe/iceberg/manifest.h"
+#include "floe/iceberg/table_metadata.h"
+#include "floe/io/location.h"
+#include "floe/util/status.h"
+
+namespace floe::table {
+
+/// A loaded table and the catalog that commits it.
+class Table {
+ public:
+  Table(catalog::Catalog* catalog, catalog::LoadedTable loaded);
+
+  const iceberg::TableMetadata& metadata() const { return loaded_.metadata; }
+  const catalog::LoadedTable& loaded() const { return loaded_; }
+  const catalog::TableIdentifier& id() const { return loaded_.id; }
+  catalog::Catalog* catalog() const { return catalog_; }
+  /// Maps the locations stored in this table's metadata to local paths.
+  const LocationMapper& locations() const { return locations_; }
+  LocationMapper& mutable_locations() { return locations_; }
+
+  /// Reloads the current metadata from the catalog.
+  Status Refresh();
+  /// Replaces the loaded state (after a commit).
+  void Reset(catalog::LoadedTable loaded) { loaded_ = std::move(loaded); }
+
+  /// The local path of a location stored in the metadata.
+  Result<std::string> LocalPath(std::string_view location) const { return locations_.ToLocal(location); }
+
+ private:
+  catalog::Catalog* catalog_;
+  catalog::LoadedTable loaded_;
+  LocationMapper locations_;
+};
+
+/// What a commit produced.
+struct CommitResult {
+  int64_t snapshot_id = 0;
+  int64_t sequence_number = 0;
+  std::string metadata_location;
+  int attempts = 0;
+  std::string operation;
+  std::map<std::string, std::string> summary;
+};
+
+/// One snapshot: files added, files removed, summary properties, target
+/// branch. Build it, then Commit() once.
+class SnapshotUpdate {
+ public:
+  explicit SnapshotUpdate(Table* table) : table_(table) {}
+
+  /// A data file of the table's default spec (partition tuple filled in).
+  SnapshotUpdate& AddDataFile(iceberg::DataFile file);
+  /// A position or equality delete file (row delta).
+  SnapshotUpdate& AddDeleteFile(iceberg::DataFile file);
+  /// Dynamic overwrite (Flink's overwrite-enabled): live data and delete
+  /// files in the partitions of the added data files are removed; for an
+  /// unpartitioned table, every live file.
+  SnapshotUpdate& OverwritePartitions();
+  /// Removes every live file (a full-table overwrite or truncate).
+  SnapshotUpdate& OverwriteAll();
+  /// Adds a property to the snapshot summary (values are strings).
+  SnapshotUpdate& Set(const std::string& key, const std::string& value);
+  /// Commits to this branch instead of main (created when missing, from the
+  /// current snapshot of main).
+  SnapshotUpdate& ToBranch(std::string branch);
+
+  /// Writes manifests and the manifest list and swaps the metadata, retrying
+  /// lost races. kCommitFailed after the retries; kCommitStateUnknown when
+  /// the outcome is unknown (nothing is cleaned up then).
+  Result<CommitResult> Commit();
+
+ private:
+  Table* table_;
+  std::vector<iceberg::DataFile> data_files_;
+  std::vector<iceberg::DataFile> delete_files_;
+  enum class Overwrite { kNone, kPartitions, kAll } overwrite_ = Overwrite::kNone;
+  std::map<std::string, std::string> properties_;
+  std::string branch_ = std::string(iceberg::kMainBranch);
+};
+
+/// Creates or moves a branch or tag to `snapshot_id` (default: the current
+/// snapshot). Retention fields as in the spec's refs.
+Result<catalog::LoadedTable> SetRef(Table* table, const std::string& name, bool is_tag,
+                                    std::optional<int64_t> snapshot_id = std::nullopt,
+                                    std::optional<int64_t> max_ref_age_ms = std::nullopt);
+
+/// What `floe expire` removes.
+struct ExpireOptions {
+  /// Snapshots older than this (epoch ms) expire; default now minus
+  /// `history.expire.max-snapshot-age-ms`.
+  std::optional<int64_t> older_than_ms;
+  /// Newest snapshots of each branch always kept; default
+  /// `history.expire.min-snapshots-to-keep`.
+  std::optional<int32_t> retain_last;
+  /// Expire exactly these snapshots as well.
+  std::vector<int64_t> snapshot_ids;
+  /// Only report what would be deleted.
+  bool dry_run = false;
+};
+
+struct ExpireResult {
+  std::vector<int64_t> expired_snapshot_ids;
+  std::vector<std::string> deleted_files;  ///< manifest lists, manifests, data and delete files
+};
+
+/// Expires snapshots no branch or tag needs, commits the metadata, then
+/// deletes only the files that no remaining snapshot references.
+Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options);
+
+/// Every live entry of a snapshot (manifests read with inheritance applied).
+Result<std::vector<iceberg::ManifestEntry>> LiveEntries(const Table& table, const iceberg::Snapshot& snapshot);
+
+}  // namespace floe::table
