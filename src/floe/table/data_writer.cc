@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <random>
 
 #include "floe/iceberg/schema_json.h"
 #include "floe/parquet/schema_mapping.h"
@@ -102,19 +101,6 @@ Result<DataWriterOptions> DataWriterOptions::Resolve(const iceberg::TableMetadat
 }
 
 // ---------------------------------------------------------------- file factory
-
-std::string RandomUuid() {
-  thread_local std::mt19937_64 rng(std::random_device{}());
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & ~0xF000ull) | 0x4000ull;                                // version 4
-  lo = (lo & ~(0xC000000000000000ull)) | 0x8000000000000000ull;  // variant 10
-  std::string bytes(16, '\0');
-  for (int i = 0; i < 8; ++i) {
-    bytes[i] = static_cast<char>(hi >> (56 - 8 * i));
-    bytes[8 + i] = static_cast<char>(lo >> (56 - 8 * i));
-  }
-  return iceberg::FormatUuid(bytes);
-}
 
 OutputFileFactory::OutputFileFactory(std::string data_location, LocationMapper mapper,
                                      int32_t partition_id, int64_t task_id, std::string operation_id)

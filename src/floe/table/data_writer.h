@@ -30,6 +30,7 @@
 #include "floe/table/partition_key.h"
 #include "floe/types/column_vector.h"
 #include "floe/util/status.h"
+#include "floe/util/uuid.h"
 
 namespace floe::table {
 
@@ -61,9 +62,6 @@ struct DataWriterOptions {
   static Result<DataWriterOptions> Resolve(const iceberg::TableMetadata& metadata,
                                            const config::Resolver& resolver);
 };
-
-/// A new random (version 4) UUID in canonical text.
-std::string RandomUuid();
 
 /// Names and opens the files of one write task, as Java's OutputFileFactory:
 /// `<data>/<partition path>/<partition id 5 digits>-<task id>-<operation
