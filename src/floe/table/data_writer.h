@@ -191,9 +191,14 @@ class RollingFileWriter {
 
 /// Routes rows to one RollingFileWriter per partition tuple (a fan-out
 /// writer: every partition seen stays open until Close). Used for data files
-/// and equality-delete files.
+/// and equality-delete files. Rows of a partition that arrive in small groups
+/// are gathered (in arrival order) into a pending batch of up to
+/// `kPendingRows` rows before they reach the Parquet writer.
 class PartitionedWriter {
  public:
+  /// Rows gathered per partition before a write to its file.
+  static constexpr int64_t kPendingRows = 4096;
+
   /// `table_schema` names the partition sources (for partition paths).
   static Result<std::unique_ptr<PartitionedWriter>> Make(std::shared_ptr<OutputFileFactory> factory,
                                                          std::shared_ptr<const FileSettings> settings,
@@ -222,7 +227,9 @@ class PartitionedWriter {
 
  private:
   PartitionedWriter() = default;
-  Result<RollingFileWriter*> WriterFor(const iceberg::Values& partition);
+  /// The index of the partition's writer (and pending batch), made on first use.
+  Result<size_t> WriterFor(const iceberg::Values& partition);
+  Status FlushPending(size_t index);
   Status WriteGroups(const Batch& rows, const std::vector<PartitionGroup>& groups);
   Result<const PartitionKeyer*> KeyerFor(const SchemaPtr& schema);
 
@@ -233,6 +240,7 @@ class PartitionedWriter {
   std::vector<std::pair<SchemaPtr, PartitionKeyer>> keyers_;
   std::unordered_map<iceberg::Values, size_t, PartitionTupleHash> index_;
   std::vector<std::unique_ptr<RollingFileWriter>> writers_;
+  std::vector<Batch> pending_;  ///< per writer: rows not yet handed to it
   bool closed_ = false;
 };
 
