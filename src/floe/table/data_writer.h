@@ -164,7 +164,8 @@ class RollingFileWriter {
   Status Write(const Batch& batch);
   /// Closes the open file; returns every file written, in order.
   Result<std::vector<iceberg::DataFile>> Close();
-  /// Drops the open file and removes every file already finished.
+  /// Drops the open file and removes every file already finished (also
+  /// after Close). Destroying an unclosed writer aborts it.
   void Abort();
 
   const iceberg::Values& partition() const { return partition_; }
@@ -219,7 +220,8 @@ class PartitionedWriter {
   /// Closes every partition; returns all files (partitions in order of first
   /// appearance). On error every file is removed.
   Result<std::vector<iceberg::DataFile>> Close();
-  /// Removes every file written so far.
+  /// Removes every file written so far, also after Close (a commit that is
+  /// known to have failed). Destroying an unclosed writer aborts it.
   void Abort();
 
   size_t open_partitions() const { return writers_.size(); }
