@@ -427,7 +427,7 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
   {
     auto w = MakeDataWriter(md, *o, factory);
     ASSERT_TRUE(w);
-    for (int i = 0; i < 5; ++i) ASSERT_TRUE((*w)->Write(EventBatch(i * 2000, 2000)));
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE((*w)->Write(EventBatch(i * 20000, 20000)));
     EXPECT_GT(dir.Files().size(), 3u);  // finished files and open temporaries
     (*w)->Abort();
     EXPECT_THAT(dir.Files(), testing::IsEmpty());

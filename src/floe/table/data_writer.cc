@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <random>
 
 #include "floe/iceberg/schema_json.h"
 #include "floe/parquet/schema_mapping.h"
@@ -102,19 +101,6 @@ Result<DataWriterOptions> DataWriterOptions::Resolve(const iceberg::TableMetadat
 }
 
 // ---------------------------------------------------------------- file factory
-
-std::string RandomUuid() {
-  thread_local std::mt19937_64 rng(std::random_device{}());
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & ~0xF000ull) | 0x4000ull;                                // version 4
-  lo = (lo & ~(0xC000000000000000ull)) | 0x8000000000000000ull;  // variant 10
-  std::string bytes(16, '\0');
-  for (int i = 0; i < 8; ++i) {
-    bytes[i] = static_cast<char>(hi >> (56 - 8 * i));
-    bytes[8 + i] = static_cast<char>(lo >> (56 - 8 * i));
-  }
-  return iceberg::FormatUuid(bytes);
-}
 
 OutputFileFactory::OutputFileFactory(std::string data_location, LocationMapper mapper,
                                      int32_t partition_id, int64_t task_id, std::string operation_id)
@@ -379,22 +365,49 @@ Result<const PartitionKeyer*> PartitionedWriter::KeyerFor(const SchemaPtr& schem
   return &keyers_.back().second;
 }
 
-Result<RollingFileWriter*> PartitionedWriter::WriterFor(const Values& partition) {
-  if (auto it = index_.find(partition); it != index_.end()) return writers_[it->second].get();
+Result<size_t> PartitionedWriter::WriterFor(const Values& partition) {
+  if (auto it = index_.find(partition); it != index_.end()) return it->second;
   FLOE_ASSIGN_OR_RETURN(std::string path, PartitionPath(spec_, *table_schema_, partition));
   writers_.push_back(std::make_unique<RollingFileWriter>(factory_, settings_, partition, std::move(path)));
+  pending_.emplace_back(settings_->schema());
   index_.emplace(partition, writers_.size() - 1);
-  return writers_.back().get();
+  return writers_.size() - 1;
+}
+
+Status PartitionedWriter::FlushPending(size_t index) {
+  Batch& p = pending_[index];
+  if (p.num_rows == 0) return Ok();
+  FLOE_RETURN_IF_ERROR(writers_[index]->Write(p));
+  p.Clear();
+  return Ok();
 }
 
 Status PartitionedWriter::WriteGroups(const Batch& rows, const std::vector<PartitionGroup>& groups) {
   for (const auto& g : groups) {
-    FLOE_ASSIGN_OR_RETURN(RollingFileWriter * w, WriterFor(g.partition));
-    if (groups.size() == 1) {
-      FLOE_RETURN_IF_ERROR(w->Write(rows));
-    } else {
-      FLOE_RETURN_IF_ERROR(w->Write(Take(rows, g.rows)));
+    FLOE_ASSIGN_OR_RETURN(size_t w, WriterFor(g.partition));
+    const int64_t n = static_cast<int64_t>(g.rows.size());
+    Batch& p = pending_[w];
+    if (n >= kPendingRows || (groups.size() == 1 && p.num_rows == 0)) {
+      // Large groups go straight to the file (after what is pending, to keep order).
+      FLOE_RETURN_IF_ERROR(FlushPending(w));
+      FLOE_RETURN_IF_ERROR(writers_[w]->Write(groups.size() == 1 ? rows : Take(rows, g.rows)));
+      continue;
     }
+    if (rows.columns.size() != p.columns.size()) {
+      return InvalidArgument("partitioned writer: batch has {} columns, the file schema {}",
+                             rows.columns.size(), p.columns.size());
+    }
+    for (size_t c = 0; c < p.columns.size(); ++c) {
+      if (!rows.columns[c].type || !(*rows.columns[c].type == *p.columns[c].type)) {
+        return InvalidArgument("partitioned writer: column '{}' of the batch is {}, the file schema says {}",
+                               settings_->schema()->fields()[c].name,
+                               rows.columns[c].type ? rows.columns[c].type->ToString() : "untyped",
+                               p.columns[c].type->ToString());
+      }
+      AppendRows(rows.columns[c], g.rows, &p.columns[c]);
+    }
+    p.num_rows += n;
+    if (p.num_rows >= kPendingRows) FLOE_RETURN_IF_ERROR(FlushPending(w));
   }
   return Ok();
 }
@@ -422,13 +435,20 @@ Status PartitionedWriter::Write(const Batch& rows, const Batch& partition_source
 Status PartitionedWriter::WriteToPartition(const Values& partition, const Batch& rows) {
   if (closed_) return InvalidArgument("partitioned writer: Write after Close or Abort");
   if (rows.num_rows == 0) return Ok();
-  FLOE_ASSIGN_OR_RETURN(RollingFileWriter * w, WriterFor(partition));
-  return w->Write(rows);
+  FLOE_ASSIGN_OR_RETURN(size_t w, WriterFor(partition));
+  FLOE_RETURN_IF_ERROR(FlushPending(w));
+  return writers_[w]->Write(rows);
 }
 
 Result<std::vector<DataFile>> PartitionedWriter::Close() {
   if (closed_) return InvalidArgument("partitioned writer: already closed");
   std::vector<DataFile> all;
+  for (size_t i = 0; i < writers_.size(); ++i) {
+    if (Status st = FlushPending(i); !st) {
+      Abort();
+      return Fail(std::move(st).error());
+    }
+  }
   for (auto& w : writers_) {
     auto files = w->Close();
     if (!files) {
@@ -442,6 +462,7 @@ Result<std::vector<DataFile>> PartitionedWriter::Close() {
 }
 
 void PartitionedWriter::Abort() {
+  for (auto& p : pending_) p.Clear();
   for (auto& w : writers_) w->Abort();
   closed_ = true;
 }

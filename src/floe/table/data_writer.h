@@ -30,6 +30,7 @@
 #include "floe/table/partition_key.h"
 #include "floe/types/column_vector.h"
 #include "floe/util/status.h"
+#include "floe/util/uuid.h"
 
 namespace floe::table {
 
@@ -61,9 +62,6 @@ struct DataWriterOptions {
   static Result<DataWriterOptions> Resolve(const iceberg::TableMetadata& metadata,
                                            const config::Resolver& resolver);
 };
-
-/// A new random (version 4) UUID in canonical text.
-std::string RandomUuid();
 
 /// Names and opens the files of one write task, as Java's OutputFileFactory:
 /// `<data>/<partition path>/<partition id 5 digits>-<task id>-<operation
@@ -166,7 +164,8 @@ class RollingFileWriter {
   Status Write(const Batch& batch);
   /// Closes the open file; returns every file written, in order.
   Result<std::vector<iceberg::DataFile>> Close();
-  /// Drops the open file and removes every file already finished.
+  /// Drops the open file and removes every file already finished (also
+  /// after Close). Destroying an unclosed writer aborts it.
   void Abort();
 
   const iceberg::Values& partition() const { return partition_; }
@@ -193,9 +192,14 @@ class RollingFileWriter {
 
 /// Routes rows to one RollingFileWriter per partition tuple (a fan-out
 /// writer: every partition seen stays open until Close). Used for data files
-/// and equality-delete files.
+/// and equality-delete files. Rows of a partition that arrive in small groups
+/// are gathered (in arrival order) into a pending batch of up to
+/// `kPendingRows` rows before they reach the Parquet writer.
 class PartitionedWriter {
  public:
+  /// Rows gathered per partition before a write to its file.
+  static constexpr int64_t kPendingRows = 4096;
+
   /// `table_schema` names the partition sources (for partition paths).
   static Result<std::unique_ptr<PartitionedWriter>> Make(std::shared_ptr<OutputFileFactory> factory,
                                                          std::shared_ptr<const FileSettings> settings,
@@ -216,7 +220,8 @@ class PartitionedWriter {
   /// Closes every partition; returns all files (partitions in order of first
   /// appearance). On error every file is removed.
   Result<std::vector<iceberg::DataFile>> Close();
-  /// Removes every file written so far.
+  /// Removes every file written so far, also after Close (a commit that is
+  /// known to have failed). Destroying an unclosed writer aborts it.
   void Abort();
 
   size_t open_partitions() const { return writers_.size(); }
@@ -224,7 +229,9 @@ class PartitionedWriter {
 
  private:
   PartitionedWriter() = default;
-  Result<RollingFileWriter*> WriterFor(const iceberg::Values& partition);
+  /// The index of the partition's writer (and pending batch), made on first use.
+  Result<size_t> WriterFor(const iceberg::Values& partition);
+  Status FlushPending(size_t index);
   Status WriteGroups(const Batch& rows, const std::vector<PartitionGroup>& groups);
   Result<const PartitionKeyer*> KeyerFor(const SchemaPtr& schema);
 
@@ -235,6 +242,7 @@ class PartitionedWriter {
   std::vector<std::pair<SchemaPtr, PartitionKeyer>> keyers_;
   std::unordered_map<iceberg::Values, size_t, PartitionTupleHash> index_;
   std::vector<std::unique_ptr<RollingFileWriter>> writers_;
+  std::vector<Batch> pending_;  ///< per writer: rows not yet handed to it
   bool closed_ = false;
 };
 
