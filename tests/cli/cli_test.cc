@@ -4,6 +4,8 @@
 // exit codes, `floe: <message>` naming line/column/rule or the bad option,
 // and no output file (nor temporary debris) after a failed write.
 #include <gtest/gtest.h>
+
+#include "cli/cli_util.h"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -16,42 +18,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-struct RunResult {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const fs::path& p, const std::string& data) {
-  std::ofstream f(p, std::ios::binary);
-  f << data;
-}
-
-std::string Shell(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
-std::string SharedDir() {
-  const char* env = std::getenv("FLOE_SHARED");
-  if (env && *env) return env;
-  // A worktree under /work/wt/<name> has the shared folder two levels up.
-  for (const char* c : {FLOE_SOURCE_DIR "/../shared", FLOE_SOURCE_DIR "/../../shared"}) {
-    if (std::filesystem::exists(std::filesystem::path(c) / "interop")) return c;
-  }
-  return FLOE_SOURCE_DIR "/../shared";
-}
+using namespace floe_cli_test;  // NOLINT: test helpers
 
 class Cli : public testing::Test {
  protected:

@@ -8,6 +8,8 @@
 // the option; `--config` YAML with each Beam key; `floe scan --metadata` on
 // the golden tables.
 #include <gtest/gtest.h>
+
+#include "cli/cli_util.h"
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -22,42 +24,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-struct RunResult {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const fs::path& p, const std::string& data) {
-  std::ofstream f(p, std::ios::binary);
-  f << data;
-}
-
-std::string Shell(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
-std::string SharedDir() {
-  const char* env = std::getenv("FLOE_SHARED");
-  if (env && *env) return env;
-  // A worktree under /work/wt/<name> has the shared folder two levels up.
-  for (const char* c : {FLOE_SOURCE_DIR "/../shared", FLOE_SOURCE_DIR "/../../shared"}) {
-    if (fs::exists(fs::path(c) / "interop")) return c;
-  }
-  return FLOE_SOURCE_DIR "/../shared";
-}
+using namespace floe_cli_test;  // NOLINT: test helpers
 
 std::string Interop(const std::string& script) { return "node " + Shell(SharedDir() + "/interop/" + script); }
 

@@ -1,0 +1,52 @@
+// Helpers shared by the tests that drive the built `floe` command: file
+// contents, shell quoting, and where shared/interop lives.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace floe_cli_test {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int rc = -1;
+  std::string out, err;
+};
+
+inline std::string ReadFile(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline void WriteFile(const fs::path& p, const std::string& data) {
+  std::ofstream f(p, std::ios::binary);
+  f << data;
+}
+
+/// Single-quotes `s` for /bin/sh.
+inline std::string Shell(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+/// FLOE_SHARED, else ../shared beside the source tree (../../shared from a worktree).
+inline std::string SharedDir() {
+  const char* env = std::getenv("FLOE_SHARED");
+  if (env && *env) return env;
+  for (const char* c : {FLOE_SOURCE_DIR "/../shared", FLOE_SOURCE_DIR "/../../shared"}) {
+    if (fs::exists(fs::path(c) / "interop")) return c;
+  }
+  return FLOE_SOURCE_DIR "/../shared";
+}
+
+}  // namespace floe_cli_test
