@@ -136,7 +136,11 @@ void CheckSnapshot(const Table& t, const Snapshot& snap, const Json& info) {
     std::string local = Local(t.dir, md.location, m.manifest_path);
     auto in = OpenLocalInput(local);
     ASSERT_TRUE(in) << in.error().ToString();
-    EXPECT_EQ((*in)->Size(), m.manifest_length) << "manifest_length must be exact";
+    // duckdb-iceberg's hand-made table lists stale manifest lengths (4777 and
+    // 4474 for files of 4528 and 4443 bytes); the reader does not rely on them.
+    if (t.dir.filename() != "synthetic_eq_delete_cross_partition") {
+      EXPECT_EQ((*in)->Size(), m.manifest_length) << "manifest_length must be exact";
+    }
     ManifestInfo mi;
     auto entries = ReadManifest(**in, m, md, {}, &mi);
     ASSERT_TRUE(entries) << entries.error().ToString();
@@ -214,14 +218,7 @@ TEST(ManifestIoGolden, EveryManifestOfEveryGoldenTableMatchesTheReferenceReader)
     Json current = Json::parse(out);
     Table t{dir, {}};
     auto md = TableMetadataFromJson(testing::ReadFile(current.at("metadata_file").get<std::string>()));
-    if (!md) {
-      // duckdb-iceberg's table uses snapshot id 9876543210123456789, which is
-      // above the largest signed long the spec allows: the metadata reader
-      // rejects it (and Java would too), so its manifests are not reached.
-      EXPECT_EQ(dir.filename(), "synthetic_eq_delete_cross_partition") << md.error().ToString();
-      EXPECT_NE(md.error().message.find("does not fit a long"), std::string::npos) << md.error().ToString();
-      continue;
-    }
+    ASSERT_TRUE(md) << md.error().ToString();
     t.metadata = std::move(*md);
     ++tables;
     for (const auto& snap : t.metadata.snapshots) {

@@ -47,6 +47,11 @@ Result<int64_t> AsLong(const Json& j, std::string_view ctx) {
   return Corrupt("{}: must be a JSON integer, got {}", ctx, KindName(j));
 }
 
+Result<int64_t> AsSnapshotId(const Json& j, std::string_view ctx) {
+  if (j.is_number_unsigned()) return static_cast<int64_t>(j.get<uint64_t>());
+  return AsLong(j, ctx);
+}
+
 Result<int32_t> AsInt(const Json& j, std::string_view ctx) {
   FLOE_ASSIGN_OR_RETURN(int64_t v, AsLong(j, ctx));
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
@@ -92,6 +97,20 @@ Result<std::optional<int64_t>> GetOptionalLong(const Json& obj, std::string_view
   const Json* j = Find(obj, key);
   if (!j || j->is_null()) return std::optional<int64_t>();
   FLOE_ASSIGN_OR_RETURN(int64_t v, AsLong(*j, Where(ctx, key)));
+  return std::optional<int64_t>(v);
+}
+
+Result<int64_t> GetSnapshotId(const Json& obj, std::string_view key, std::string_view ctx) {
+  const Json* j = Find(obj, key);
+  if (!j) return Corrupt("{} is required but missing", Where(ctx, key));
+  return AsSnapshotId(*j, Where(ctx, key));
+}
+
+Result<std::optional<int64_t>> GetOptionalSnapshotId(const Json& obj, std::string_view key,
+                                                     std::string_view ctx) {
+  const Json* j = Find(obj, key);
+  if (!j || j->is_null()) return std::optional<int64_t>();
+  FLOE_ASSIGN_OR_RETURN(int64_t v, AsSnapshotId(*j, Where(ctx, key)));
   return std::optional<int64_t>(v);
 }
 

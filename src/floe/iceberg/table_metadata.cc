@@ -329,9 +329,9 @@ namespace {
 Result<Snapshot> SnapshotFromJson(const Json& j, int32_t format_version, size_t index) {
   if (!j.is_object()) return Corrupt("snapshots[{}] must be an object", index);
   Snapshot s;
-  FLOE_ASSIGN_OR_RETURN(s.snapshot_id, ji::GetLong(j, "snapshot-id", fmt::format("snapshots[{}]", index)));
+  FLOE_ASSIGN_OR_RETURN(s.snapshot_id, ji::GetSnapshotId(j, "snapshot-id", fmt::format("snapshots[{}]", index)));
   std::string ctx = fmt::format("snapshot {}", s.snapshot_id);
-  FLOE_ASSIGN_OR_RETURN(s.parent_snapshot_id, ji::GetOptionalLong(j, "parent-snapshot-id", ctx));
+  FLOE_ASSIGN_OR_RETURN(s.parent_snapshot_id, ji::GetOptionalSnapshotId(j, "parent-snapshot-id", ctx));
   if (format_version >= 2) {
     FLOE_ASSIGN_OR_RETURN(s.sequence_number, ji::GetLong(j, "sequence-number", ctx));
   } else {
@@ -372,7 +372,7 @@ Result<SnapshotRef> RefFromJson(const Json& j, const std::string& name) {
   std::string ctx = fmt::format("refs.{}", name);
   if (!j.is_object()) return Corrupt("{} must be an object", ctx);
   SnapshotRef ref;
-  FLOE_ASSIGN_OR_RETURN(ref.snapshot_id, ji::GetLong(j, "snapshot-id", ctx));
+  FLOE_ASSIGN_OR_RETURN(ref.snapshot_id, ji::GetSnapshotId(j, "snapshot-id", ctx));
   FLOE_ASSIGN_OR_RETURN(std::string type, ji::GetString(j, "type", ctx));
   if (type == "branch" || type == "BRANCH") {
     ref.type = SnapshotRefType::kBranch;
@@ -514,7 +514,7 @@ Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
   }
 
   FLOE_ASSIGN_OR_RETURN(m.properties, ji::GetStringMap(j, "properties", ctx));
-  FLOE_ASSIGN_OR_RETURN(m.current_snapshot_id, ji::GetOptionalLong(j, "current-snapshot-id", ctx));
+  FLOE_ASSIGN_OR_RETURN(m.current_snapshot_id, ji::GetOptionalSnapshotId(j, "current-snapshot-id", ctx));
   if (m.current_snapshot_id == -1) m.current_snapshot_id.reset();  // Java's "no snapshot" (App. F)
 
   if (const Json* snapshots = ji::Find(j, "snapshots"); snapshots && !snapshots->is_null()) {
@@ -542,7 +542,7 @@ Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
       std::string where = fmt::format("snapshot-log[{}]", i);
       SnapshotLogEntry e;
       FLOE_ASSIGN_OR_RETURN(e.timestamp_ms, ji::GetLong((*log)[i], "timestamp-ms", where));
-      FLOE_ASSIGN_OR_RETURN(e.snapshot_id, ji::GetLong((*log)[i], "snapshot-id", where));
+      FLOE_ASSIGN_OR_RETURN(e.snapshot_id, ji::GetSnapshotId((*log)[i], "snapshot-id", where));
       m.snapshot_log.push_back(e);
     }
   }
