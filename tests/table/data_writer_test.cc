@@ -431,8 +431,23 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
     EXPECT_GT(dir.Files().size(), 3u);  // finished files and open temporaries
     (*w)->Abort();
     EXPECT_THAT(dir.Files(), testing::IsEmpty());
-    EXPECT_TRUE(fs::exists(dir.str() + "/data"));
+    // The folders this write made go too: data/ did not exist before.
     EXPECT_FALSE(fs::exists(dir.str() + "/data/name=name-0"));
+    EXPECT_FALSE(fs::exists(dir.str() + "/data"));
+    EXPECT_THAT(factory->created_folders(), testing::IsEmpty());
+  }
+  {
+    // Folders that were there before stay, even when empty; new ones go.
+    fs::create_directories(dir.str() + "/data/name=name-1");
+    auto w = MakeDataWriter(md, *o, factory);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE((*w)->Write(EventBatch(0, 20000)));
+    EXPECT_TRUE(fs::exists(dir.str() + "/data/name=name-0"));
+    (*w)->Abort();
+    EXPECT_TRUE(fs::is_directory(dir.str() + "/data/name=name-1"));
+    EXPECT_FALSE(fs::exists(dir.str() + "/data/name=name-0"));
+    EXPECT_THAT(factory->created_folders(), testing::IsEmpty());
+    fs::remove_all(dir.str() + "/data");
   }
   {
     // Destroyed without Close: a failed write, nothing stays.

@@ -204,7 +204,9 @@ Status RunWrite(const WriteArgs& a) {
   if (!a.branch.empty()) update.ToBranch(a.branch);
   auto committed = update.Commit();
   if (!committed) {
-    if (committed.error().kind == ErrorKind::kCommitFailed) {
+    // Known to have failed (a lost race, or an error before the swap): take
+    // the data files and their new folders back. An unknown outcome keeps them.
+    if (committed.error().kind != ErrorKind::kCommitStateUnknown) {
       for (const auto& f : *files) {
         if (auto local = table.LocalPath(f.file_path)) factory->Remove(*local);
       }
