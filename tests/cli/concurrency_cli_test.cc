@@ -297,6 +297,18 @@ TEST_F(ConcurrencyCli, TwoProcessesAppend200CommitsEach) {
 
   const fs::path table_dir = dir_ / "warehouse/db/t";
   ExpectConsistentMetadata(table_dir, 2 * kCommits, rows, snapshot_ids);
+  // The writers did race: manifest lists are named snap-<id>-<attempt>-<uuid>.avro.
+  int retried = 0, max_attempt = 0;
+  for (const std::string& name : Names(table_dir / "metadata")) {
+    if (!name.starts_with("snap-")) continue;
+    size_t a = name.find('-', 5) + 1;
+    int attempt = std::stoi(name.substr(a, name.find('-', a) - a));
+    retried += attempt > 1 ? 1 : 0;
+    max_attempt = std::max(max_attempt, attempt);
+  }
+  std::cout << "[ info ] " << retried << " of " << 2 * kCommits << " commits lost a race and retried (at most "
+            << max_attempt << " attempts)\n";
+  EXPECT_GT(retried, 0) << "the two writers never raced: the test proved nothing about concurrency";
   // One data file per commit, nothing hidden.
   auto data = Names(table_dir / "data");
   EXPECT_EQ(data.size(), 2u * kCommits);
