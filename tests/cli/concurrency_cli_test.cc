@@ -195,11 +195,15 @@ void ExpectConsistentMetadata(const fs::path& table_dir, int commits, int64_t to
   std::set<std::string> expected_names = {"version-hint.text"};
   for (int v = 1; v <= last; ++v) expected_names.insert("v" + std::to_string(v) + ".metadata.json");
   EXPECT_EQ(ReadFile(md / "version-hint.text"), std::to_string(last));
-  // Each version holds one snapshot more than the one before.
+  // Each version holds one snapshot more than the one before, and time never
+  // goes back (last-updated-ms, PITFALLS 56).
+  int64_t updated = 0;
   for (int v = 1; v <= last; ++v) {
     json m = json::parse(ReadFile(md / ("v" + std::to_string(v) + ".metadata.json")));
     EXPECT_EQ(m.at("last-sequence-number").get<int64_t>(), v - 1) << "v" << v;
     EXPECT_EQ(m.contains("snapshots") ? m.at("snapshots").size() : 0u, static_cast<size_t>(v - 1)) << "v" << v;
+    EXPECT_GE(m.at("last-updated-ms").get<int64_t>(), updated) << "v" << v;
+    updated = m.at("last-updated-ms").get<int64_t>();
   }
   json m = json::parse(ReadFile(md / ("v" + std::to_string(last) + ".metadata.json")));
   std::map<int64_t, json> by_seq;
@@ -238,7 +242,14 @@ void ExpectConsistentMetadata(const fs::path& table_dir, int commits, int64_t to
   EXPECT_EQ(ids, reported_snapshot_ids) << "the snapshots are not those the writes reported";
   EXPECT_EQ(m.at("current-snapshot-id").get<int64_t>(), prev_id);
   EXPECT_EQ(m.at("refs").at("main").at("snapshot-id").get<int64_t>(), prev_id);
-  EXPECT_EQ(m.at("snapshot-log").size(), static_cast<size_t>(commits));
+  const json& snapshot_log = m.at("snapshot-log");
+  ASSERT_EQ(snapshot_log.size(), static_cast<size_t>(commits));
+  for (size_t j = 0; j < snapshot_log.size(); ++j) {
+    // The log follows the chain: entry j is the snapshot of sequence j + 1.
+    EXPECT_EQ(snapshot_log[j].at("snapshot-id"), by_seq.at(static_cast<int64_t>(j) + 1).at("snapshot-id"));
+    if (j > 0) EXPECT_GE(snapshot_log[j].at("timestamp-ms"), snapshot_log[j - 1].at("timestamp-ms"));
+  }
+  EXPECT_LE(snapshot_log.back().at("timestamp-ms").get<int64_t>(), m.at("last-updated-ms").get<int64_t>());
   // metadata-log: the previous versions, ascending, newest last (up to 100 kept).
   const json& log = m.at("metadata-log");
   ASSERT_EQ(log.size(), static_cast<size_t>(std::min(commits, 100)));
