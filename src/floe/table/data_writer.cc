@@ -140,7 +140,10 @@ Result<OutputFileFactory::NewFile> OutputFileFactory::Open(std::string_view part
       std::lock_guard lock(mu_);
       created_.insert(made.begin(), made.end());
     }
-    FLOE_RETURN_IF_ERROR(st);
+    if (!st) {
+      ReleaseFolders(f.local_path);
+      return Fail(std::move(st).error());
+    }
     auto out = OpenLocalOutput(f.local_path, /*overwrite=*/false);
     if (out) {
       f.output = std::move(*out);
@@ -148,7 +151,10 @@ Result<OutputFileFactory::NewFile> OutputFileFactory::Open(std::string_view part
     }
     // Another write that failed removed the empty folder it had made, between
     // our check and our open: make it again (a few times at most).
-    if (out.error().kind != ErrorKind::kNotFound || attempt >= 8) return Fail(std::move(out).error());
+    if (out.error().kind != ErrorKind::kNotFound || attempt >= 8) {
+      ReleaseFolders(f.local_path);
+      return Fail(std::move(out).error());
+    }
   }
   return f;
 }
@@ -161,17 +167,20 @@ void OutputFileFactory::Remove(const std::string& local_path) {
 
 void OutputFileFactory::ReleaseFolders(const std::string& local_path) {
   std::lock_guard lock(mu_);
-  // Walk up while the folder is one this factory made; stop at the first that
-  // is not empty (its parents are not empty either).
+  // Walk up, removing the folders this factory made; stop at the first folder
+  // that is not empty or not ours (its parents hold it, so they are not empty
+  // either). A folder already gone (removed by an earlier call) is passed.
   std::filesystem::path dir = std::filesystem::path(local_path).parent_path();
   while (!dir.empty()) {
     auto it = created_.find(dir.string());
-    if (it == created_.end()) break;
-    if (::rmdir(it->c_str()) != 0) {
-      if (errno == ENOENT) created_.erase(it);
+    if (it == created_.end()) {
+      std::error_code ec;
+      if (std::filesystem::exists(dir, ec) || ec) break;
+    } else if (::rmdir(it->c_str()) == 0 || errno == ENOENT) {
+      created_.erase(it);
+    } else {
       break;
     }
-    created_.erase(it);
     if (dir == dir.parent_path()) break;
     dir = dir.parent_path();
   }
