@@ -10,7 +10,9 @@
 // - a failed write (a bad row after several data files were rolled,
 //   partitioned or not, one thread or two; an unknown option; an unknown
 //   column; a failed first write) leaves the table folder exactly as it was,
-//   folders included.
+//   folders included;
+// - two first writes racing to create a table both append to it, and a
+//   failed first write does not drop a table another writer committed to.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>

@@ -96,7 +96,9 @@ class OutputFileFactory {
   /// data folder of a new table, partition folders) and that are empty now,
   /// innermost first. Folders that existed before, or that another writer
   /// created, are never removed: a failed write leaves the table's folders
-  /// as it found them.
+  /// as it found them. (Known gap: when two writes share a new partition
+  /// folder and both fail, the folder stays, empty, if its maker gave up
+  /// before the other write had removed its file.)
   void ReleaseFolders(const std::string& local_path);
   /// The folders this factory created and has not removed (tests).
   std::vector<std::string> created_folders() const;
