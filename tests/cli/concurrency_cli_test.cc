@@ -80,10 +80,7 @@ int RowsOf(int i) { return 1 + i % 3; }
 class ConcurrencyCli : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           ("floe_concurrency_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = FreshTestDir("floe_concurrency_");
     // The writer loop: `sh writer.sh P FIRST COUNT TABLE` runs COUNT `floe
     // write` commands (commits FIRST.. FIRST+COUNT-1 of process P), each with
     // RowsOf(i) rows on stdin, and logs "ok I <summary>" or "fail I <rc>".
@@ -105,6 +102,7 @@ class ConcurrencyCli : public testing::Test {
               "  i=$((i + 1))\n"
               "done\n");
   }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
   RunResult Sh(const std::string& cmd) {
     fs::path out = dir_ / ".stdout", err = dir_ / ".stderr";
