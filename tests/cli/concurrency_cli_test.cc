@@ -249,7 +249,9 @@ void ExpectConsistentMetadata(const fs::path& table_dir, int commits, int64_t to
   for (size_t j = 0; j < snapshot_log.size(); ++j) {
     // The log follows the chain: entry j is the snapshot of sequence j + 1.
     EXPECT_EQ(snapshot_log[j].at("snapshot-id"), by_seq.at(static_cast<int64_t>(j) + 1).at("snapshot-id"));
-    if (j > 0) EXPECT_GE(snapshot_log[j].at("timestamp-ms"), snapshot_log[j - 1].at("timestamp-ms"));
+    if (j > 0) {
+      EXPECT_GE(snapshot_log[j].at("timestamp-ms"), snapshot_log[j - 1].at("timestamp-ms"));
+    }
   }
   EXPECT_LE(snapshot_log.back().at("timestamp-ms").get<int64_t>(), m.at("last-updated-ms").get<int64_t>());
   // metadata-log: the previous versions, ascending, newest last (up to 100 kept).
