@@ -86,6 +86,38 @@ TEST_F(HadoopCatalogTest, StaleCommitsFailAndTheLogGrows) {
   EXPECT_EQ(catalog_->LoadTable(t.id)->metadata.properties.at("k"), "1");
 }
 
+TEST_F(HadoopCatalogTest, DropIfUnchangedKeepsATableSomeoneCommittedTo) {
+  ASSERT_TRUE(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
+  // Nobody committed: the table and its folder go; the namespace stays.
+  auto id = *ParseTableIdentifier("db.t");
+  auto t = *catalog_->CreateTable(id, Def());
+  auto dropped = catalog_->DropIfUnchanged(t);
+  ASSERT_TRUE(dropped) << dropped.error().ToString();
+  EXPECT_TRUE(*dropped);
+  EXPECT_FALSE(*catalog_->TableExists(id));
+  EXPECT_FALSE(fs::exists(dir_ / "db/t"));
+  EXPECT_TRUE(fs::is_directory(dir_ / "db"));
+  // Another writer committed v2: nothing is removed.
+  t = *catalog_->CreateTable(id, Def());
+  ASSERT_TRUE(catalog_->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "1"}}, {})));
+  dropped = catalog_->DropIfUnchanged(t);
+  ASSERT_TRUE(dropped);
+  EXPECT_FALSE(*dropped);
+  auto now = catalog_->LoadTable(id);
+  ASSERT_TRUE(now);
+  EXPECT_EQ(now->metadata.properties.at("k"), "1");
+  EXPECT_TRUE(fs::exists(dir_ / "db/t/metadata/v1.metadata.json"));
+  // A file another writer left in the table folder keeps the folder.
+  auto id2 = *ParseTableIdentifier("db.u");
+  auto u = *catalog_->CreateTable(id2, Def());
+  fs::create_directories(dir_ / "db/u/data");
+  ASSERT_TRUE(WriteLocalFile((dir_ / "db/u/data/x.parquet").string(), "x"));
+  ASSERT_TRUE(*catalog_->DropIfUnchanged(u));
+  EXPECT_FALSE(*catalog_->TableExists(id2));
+  EXPECT_TRUE(fs::exists(dir_ / "db/u/data/x.parquet"));
+  EXPECT_FALSE(fs::exists(dir_ / "db/u/metadata"));
+}
+
 TEST_F(HadoopCatalogTest, WrittenMetadataPassesTheSpecCheck) {
   ASSERT_TRUE(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
   auto t = *catalog_->CreateTable(*ParseTableIdentifier("db.t"), Def());

@@ -150,6 +150,21 @@ TEST_F(HadoopFilesTest, TwoProcessesCommitWithoutLossOrGaps) {
     EXPECT_TRUE(seen.insert(*text).second) << "commit twice: " << *text;
   }
   EXPECT_EQ(seen.size(), static_cast<size_t>(2 * kCommits));
+  // Whichever writer renamed its hint last, the hint names the newest version.
+  EXPECT_EQ(*ReadLocalFile(md.dir() + "/version-hint.text"), std::to_string(2 * kCommits));
+}
+
+TEST_F(HadoopFilesTest, AStaleHintWriteNamesTheNewestVersion) {
+  // A writer that published v1 writes its hint after another writer already
+  // published v2 and v3 (and wrote hint 3): the hint must not go back to 1.
+  MetadataDir md((dir_ / "t").string());
+  ASSERT_TRUE(md.Publish(1, "{}"));
+  ASSERT_TRUE(md.Publish(2, "{}"));
+  ASSERT_TRUE(md.Publish(3, "{}"));
+  ASSERT_TRUE(md.WriteHint(1));
+  EXPECT_EQ(*ReadLocalFile(md.dir() + "/version-hint.text"), "3");
+  ASSERT_TRUE(md.WriteHint(3));
+  EXPECT_EQ(*ReadLocalFile(md.dir() + "/version-hint.text"), "3");
 }
 
 }  // namespace

@@ -23,11 +23,9 @@ using namespace floe_cli_test;  // NOLINT: test helpers
 class Cli : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           ("floe_cli_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = FreshTestDir("floe_cli_");
   }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
   /// Runs a shell command line; stdout/stderr captured separately.
   RunResult Sh(const std::string& cmd) {

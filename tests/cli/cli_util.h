@@ -2,6 +2,9 @@
 // contents, shell quoting, and where shared/interop lives.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +40,26 @@ inline std::string Shell(const std::string& s) {
     else out += c;
   }
   return out + "'";
+}
+
+/// A fresh folder for the running test: `<tmp>/<prefix><pid>_<test name>`.
+/// The pid keeps two checkouts running the same tests at once (helpers, the
+/// integrator) out of each other's folders.
+inline fs::path FreshTestDir(const std::string& prefix) {
+  fs::path dir = fs::path(testing::TempDir()) /
+                 (prefix + std::to_string(::getpid()) + "_" +
+                  testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Removes a test's folder unless the test failed (kept for a look).
+inline void RemoveTestDirIfPassed(const fs::path& dir) {
+  if (!testing::Test::HasFailure()) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
 }
 
 /// FLOE_SHARED, else ../shared beside the source tree (../../shared from a worktree).

@@ -61,11 +61,9 @@ std::set<std::string> FilesUnder(const fs::path& dir) {
 class IcebergCli : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           ("floe_iceberg_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = FreshTestDir("floe_iceberg_");
   }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
   RunResult Sh(const std::string& cmd) {
     fs::path out = dir_ / ".stdout", err = dir_ / ".stderr";

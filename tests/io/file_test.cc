@@ -65,4 +65,41 @@ TEST_F(FileTest, ReadsPastTheEndAreCorruptNotCrashes) {
 }
 
 }  // namespace
+TEST_F(FileTest, CreateFoldersReportsOnlyTheFoldersItMade) {
+  fs::create_directories(dir_ / "a");
+  std::vector<std::string> made;
+  ASSERT_TRUE(CreateLocalFolders((dir_ / "a/b/c").string(), &made));
+  EXPECT_EQ(made, (std::vector<std::string>{(dir_ / "a/b").string(), (dir_ / "a/b/c").string()}));
+  made.clear();
+  ASSERT_TRUE(CreateLocalFolders((dir_ / "a/b/c/").string(), &made));  // all there already
+  EXPECT_TRUE(made.empty());
+  // A file in the way is an error naming it.
+  ASSERT_TRUE(WriteLocalFile((dir_ / "f").string(), "x"));
+  auto st = CreateLocalFolders((dir_ / "f/g").string(), &made);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("f/g"), std::string::npos) << st.error().message;
+  EXPECT_TRUE(made.empty());
+}
+
+TEST_F(FileTest, RemoveEmptyFoldersKeepsFoldersWithContent) {
+  std::vector<std::string> made;
+  ASSERT_TRUE(CreateLocalFolders((dir_ / "x/y/z").string(), &made));
+  ASSERT_TRUE(CreateLocalFolders((dir_ / "x/w").string(), &made));
+  ASSERT_TRUE(WriteLocalFile((dir_ / "x/w/keep").string(), "k"));
+  // x/y/z and x/y go (innermost first, whatever the order given); x/w holds a
+  // file, so x/w and x stay.
+  auto removed = RemoveEmptyLocalFolders(made);
+  EXPECT_EQ(removed, (std::vector<std::string>{(dir_ / "x/y/z").string(), (dir_ / "x/y").string()}));
+  EXPECT_TRUE(fs::exists(dir_ / "x/w/keep"));
+  EXPECT_FALSE(fs::exists(dir_ / "x/y"));
+  EXPECT_TRUE(RemoveEmptyLocalFolders({(dir_ / "gone").string()}).empty());
+}
+
+TEST_F(FileTest, OpenInAMissingFolderIsNotFound) {
+  auto out = OpenLocalOutput((dir_ / "no/such/file").string());
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().kind, ErrorKind::kNotFound);
+  EXPECT_NE(out.error().message.find("no/such"), std::string::npos) << out.error().message;
+}
+
 }  // namespace floe

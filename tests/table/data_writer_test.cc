@@ -431,8 +431,23 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
     EXPECT_GT(dir.Files().size(), 3u);  // finished files and open temporaries
     (*w)->Abort();
     EXPECT_THAT(dir.Files(), testing::IsEmpty());
-    EXPECT_TRUE(fs::exists(dir.str() + "/data"));
+    // The folders this write made go too: data/ did not exist before.
     EXPECT_FALSE(fs::exists(dir.str() + "/data/name=name-0"));
+    EXPECT_FALSE(fs::exists(dir.str() + "/data"));
+    EXPECT_THAT(factory->created_folders(), testing::IsEmpty());
+  }
+  {
+    // Folders that were there before stay, even when empty; new ones go.
+    fs::create_directories(dir.str() + "/data/name=name-1");
+    auto w = MakeDataWriter(md, *o, factory);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE((*w)->Write(EventBatch(0, 20000)));
+    EXPECT_TRUE(fs::exists(dir.str() + "/data/name=name-0"));
+    (*w)->Abort();
+    EXPECT_TRUE(fs::is_directory(dir.str() + "/data/name=name-1"));
+    EXPECT_FALSE(fs::exists(dir.str() + "/data/name=name-0"));
+    EXPECT_THAT(factory->created_folders(), testing::IsEmpty());
+    fs::remove_all(dir.str() + "/data");
   }
   {
     // Destroyed without Close: a failed write, nothing stays.
@@ -464,6 +479,44 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
   EXPECT_EQ(dir.Files().size(), files->size());
   (*w)->Abort();
   EXPECT_THAT(dir.Files(), testing::IsEmpty());
+}
+
+TEST(DataWriterTest, FactoriesRemoveOnlyTheFoldersTheyMade) {
+  TempDir dir("folders");
+  const std::string data = dir.str() + "/data";
+  fs::create_directories(data);
+  OutputFileFactory a(data), b(data);
+  // a makes k=1 and k=1/j=2 and publishes a file; b makes only k=1/j=3.
+  auto fa = a.Open("k=1/j=2");
+  ASSERT_TRUE(fa);
+  ASSERT_TRUE(fa->output->Write("x", 1));
+  ASSERT_TRUE(fa->output->Commit());
+  EXPECT_EQ(a.created_folders(), (std::vector<std::string>{data + "/k=1", data + "/k=1/j=2"}));
+  auto fb = b.Open("k=1/j=3");
+  ASSERT_TRUE(fb);
+  EXPECT_EQ(b.created_folders(), (std::vector<std::string>{data + "/k=1/j=3"}));
+  // a takes its file back: j=2 goes, k=1 stays (b's folder is in it).
+  a.Remove(fa->local_path);
+  EXPECT_FALSE(fs::exists(data + "/k=1/j=2"));
+  EXPECT_TRUE(fs::exists(data + "/k=1/j=3"));
+  EXPECT_EQ(a.created_folders(), (std::vector<std::string>{data + "/k=1"}));
+  // b aborts its open file: j=3 goes; k=1 is not b's, so b leaves it.
+  fb->output->Abort();
+  b.ReleaseFolders(fb->local_path);
+  EXPECT_FALSE(fs::exists(data + "/k=1/j=3"));
+  EXPECT_TRUE(fs::is_directory(data + "/k=1"));
+  EXPECT_THAT(b.created_folders(), testing::IsEmpty());
+  // a releasing again removes k=1, now empty; data/ was there before and stays.
+  a.ReleaseFolders(fa->local_path);
+  EXPECT_FALSE(fs::exists(data + "/k=1"));
+  EXPECT_TRUE(fs::is_directory(data));
+  EXPECT_THAT(a.created_folders(), testing::IsEmpty());
+  // A file where a folder should be: a clear error, nothing made.
+  ASSERT_TRUE(WriteLocalFile(data + "/k=9", "f"));
+  auto bad = a.Open("k=9/j=1");
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, testing::HasSubstr("k=9"));
+  EXPECT_THAT(a.created_folders(), testing::IsEmpty());
 }
 
 TEST(DataWriterTest, UnmappedRemoteLocationIsAnError) {

@@ -62,6 +62,12 @@ class Catalog {
   /// Drops the table from the catalog; with `purge` also deletes every file
   /// its metadata references.
   virtual Status DropTable(const TableIdentifier& id, bool purge) = 0;
+  /// Undoes a CreateTable whose first write failed: drops the table only
+  /// while it is still exactly `created` (no commit followed; another writer
+  /// may have found the new table and committed to it), and removes nothing
+  /// another writer added. Returns whether the table was dropped. The
+  /// default compares the current metadata location, then drops without purge.
+  virtual Result<bool> DropIfUnchanged(const LoadedTable& created);
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
 };
 

@@ -178,6 +178,38 @@ class HadoopCatalog final : public Catalog {
     return Ok();
   }
 
+  // Not supported, as in Java's HadoopCatalog, by decision: rename(2) of the
+  // table folder (even with RENAME_NOREPLACE, which would make it atomic and
+  // safe against an existing target) moves the files but not what points at
+  // them. In format v1/v2 the metadata's `location`, every manifest-list,
+  // manifest_path, file_path and metadata-log entry is an absolute URI
+  // (Iceberg spec: Paths in Metadata; PITFALLS 98), so the renamed table would
+  // still name the old folder: readers would fail, or read a new table made
+  // under the old name. Rewriting every manifest and metadata file is a copy,
+  // not an atomic rename, and concurrent writers of the old name would keep
+  // committing to a folder that moved. Relative paths arrive only in v4.
+  Result<bool> DropIfUnchanged(const LoadedTable& created) override {
+    MetadataDir md(TableDir(created.id).string());
+    auto version = ParseVersionFileName(fs::path(created.metadata_location).filename().string());
+    if (!version) return InvalidArgument("{} is not a hadoop-catalog metadata file", created.metadata_location);
+    FLOE_ASSIGN_OR_RETURN(auto current, md.CurrentVersion());
+    if (!current || *current != *version) return false;  // another writer committed: the table stays
+    // Unpublish the version this caller created. A writer that loaded it can
+    // no longer commit on top of it (its base is gone: kCommitFailed, then
+    // NotFound); one that was already publishing the next version wins, and
+    // the table lives on from that version.
+    std::error_code ec;
+    fs::remove(created.metadata_location, ec);
+    if (ec) return IoError("cannot remove {}: {}", created.metadata_location, ec.message());
+    FLOE_ASSIGN_OR_RETURN(auto after, md.CurrentVersion());
+    if (after) return false;
+    // Nothing else is published: remove the hint, then the folders if empty
+    // (a folder holding anything another writer put there stays).
+    fs::remove(md.dir() + "/version-hint.text", ec);
+    (void)RemoveEmptyLocalFolders({md.dir(), TableDir(created.id).string() + "/data", TableDir(created.id).string()});
+    return true;
+  }
+
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override {
     return Unsupported(
         "the hadoop catalog cannot rename tables: the metadata stores absolute file locations under {} "
@@ -206,6 +238,17 @@ class HadoopCatalog final : public Catalog {
   std::string name_;
   std::string warehouse_;
 };
+
+}  // namespace
+
+Result<bool> Catalog::DropIfUnchanged(const LoadedTable& created) {
+  FLOE_ASSIGN_OR_RETURN(LoadedTable current, LoadTable(created.id));
+  if (current.metadata_location != created.metadata_location) return false;
+  FLOE_RETURN_IF_ERROR(DropTable(created.id, /*purge=*/false));
+  return true;
+}
+
+namespace {
 
 struct Registry {
   std::mutex mu;

@@ -124,7 +124,20 @@ Status MetadataDir::Publish(int64_t version, std::string_view json, bool sync) c
 }
 
 Status MetadataDir::WriteHint(int64_t version) const {
-  return WriteLocalFile(dir_ + "/version-hint.text", fmt::format("{}", version), /*overwrite=*/true);
+  // Committers racing each write their own version, so the last rename could
+  // leave an older number behind a newer version (and DuckDB reads the hint
+  // verbatim). After each write, if a newer version exists already, write that
+  // one instead: a version published after this check is followed by its own
+  // publisher's hint write, so the last hint written names the newest version.
+  int64_t v = version;
+  for (int round = 0; round < 1000; ++round) {
+    FLOE_RETURN_IF_ERROR(WriteLocalFile(dir_ + "/version-hint.text", fmt::format("{}", v), /*overwrite=*/true));
+    int64_t newest = v;
+    while (ExistingVersionPath(newest + 1)) ++newest;
+    if (newest == v) return Ok();
+    v = newest;
+  }
+  return Ok();  // best effort: readers probe past a stale hint
 }
 
 }  // namespace floe::catalog

@@ -44,8 +44,10 @@ class MetadataDir {
   /// error means nothing was published.
   Status Publish(int64_t version, std::string_view json, bool sync = true) const;
 
-  /// Points `version-hint.text` at `version` (digits only, no newline).
-  /// Best effort by design: readers probe past a stale hint.
+  /// Points `version-hint.text` at `version` (digits only, no newline), or
+  /// at a newer version that a concurrent writer published meanwhile, so the
+  /// hint never moves back once every writer is done. Best effort by design:
+  /// readers probe past a stale hint.
   Status WriteHint(int64_t version) const;
 
  private:

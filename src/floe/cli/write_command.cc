@@ -2,9 +2,12 @@
 // pipeline (decode -> project -> partitioned data writer), one commit per run.
 // The table is created on first write when --schema is given. A failed write
 // publishes nothing: the data files written so far are removed (writer
-// Abort), no snapshot is committed, and a table this run created is dropped.
+// Abort), no snapshot is committed, and a table this run created is dropped
+// (unless another writer committed to it meanwhile). Two first writes racing
+// to create a table both append to the one that won.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <thread>
 
 #include "floe/catalog/identifier.h"
@@ -126,12 +129,28 @@ Status RunWrite(const WriteArgs& a) {
     FLOE_ASSIGN_OR_RETURN(def.sort_order, sink::ParseSortFields(cfg.sort_fields, def.schema));
     def.properties = cfg.table_properties;
     FLOE_ASSIGN_OR_RETURN(bool ns_exists, cat->NamespaceExists(id.ns));
-    if (!ns_exists) FLOE_RETURN_IF_ERROR(cat->CreateNamespace(id.ns, {}));
-    FLOE_ASSIGN_OR_RETURN(loaded, cat->CreateTable(id, def));
-    created = true;
+    if (!ns_exists) {
+      Status st = cat->CreateNamespace(id.ns, {});
+      // Another first write may have made it meanwhile.
+      if (!st && st.error().kind != ErrorKind::kAlreadyExists) return st;
+    }
+    auto made = cat->CreateTable(id, def);
+    if (made) {
+      loaded = std::move(*made);
+      created = true;
+    } else if (made.error().kind == ErrorKind::kAlreadyExists) {
+      // Another first write created it meanwhile: append to that table.
+      FLOE_ASSIGN_OR_RETURN(loaded, cat->LoadTable(id));
+    } else {
+      return Fail(std::move(made).error());
+    }
   }
+  // A table this run created is dropped again when the write fails, but only
+  // while no other writer has committed to it (never its files).
+  std::optional<catalog::LoadedTable> created_as;
+  if (created) created_as = loaded;
   auto drop_created = [&] {
-    if (created) (void)cat->DropTable(id, /*purge=*/true);
+    if (created_as) (void)cat->DropIfUnchanged(*created_as);
   };
 
   table::Table table(cat.get(), std::move(loaded));
@@ -204,7 +223,9 @@ Status RunWrite(const WriteArgs& a) {
   if (!a.branch.empty()) update.ToBranch(a.branch);
   auto committed = update.Commit();
   if (!committed) {
-    if (committed.error().kind == ErrorKind::kCommitFailed) {
+    // Known to have failed (a lost race, or an error before the swap): take
+    // the data files and their new folders back. An unknown outcome keeps them.
+    if (committed.error().kind != ErrorKind::kCommitStateUnknown) {
       for (const auto& f : *files) {
         if (auto local = table.LocalPath(f.file_path)) factory->Remove(*local);
       }

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -195,7 +196,11 @@ Result<std::unique_ptr<OutputFile>> OpenLocalOutput(std::string path, bool overw
   }
   std::string tmp = TempNameFor(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return IoError("cannot create {}: {}", path, ErrnoText(errno));
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) return NotFound("cannot create {}: its folder {} does not exist", path, DirName(path));
+    return IoError("cannot create {}: {}", path, ErrnoText(err));
+  }
   return std::make_unique<LocalOutputFile>(std::move(path), std::move(tmp), fd, overwrite, sync);
 }
 
@@ -220,6 +225,46 @@ Result<std::unique_ptr<InputFile>> OpenLocalInput(std::string path) {
 
 std::unique_ptr<InputFile> MemoryInput(std::string data, std::string name) {
   return std::make_unique<MemoryInputFile>(std::move(data), std::move(name));
+}
+
+Status CreateLocalFolders(const std::string& dir, std::vector<std::string>* created) {
+  if (dir.empty()) return InvalidArgument("cannot create a folder with an empty name");
+  // The missing folders, innermost first, up to the first one that exists.
+  std::vector<std::string> missing;
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  struct stat st {};
+  while (::stat(d.c_str(), &st) != 0) {
+    if (errno != ENOENT) return IoError("cannot create folder {}: cannot stat {}: {}", dir, d, ErrnoText(errno));
+    missing.push_back(d);
+    std::string parent = DirName(d);
+    if (parent == d) break;
+    d = std::move(parent);
+  }
+  if (missing.empty() && !S_ISDIR(st.st_mode)) {
+    return IoError("cannot create folder {}: {} is not a folder", dir, d);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0755) == 0) {
+      if (created) created->push_back(*it);
+      continue;
+    }
+    int err = errno;
+    if (err == EEXIST && ::stat(it->c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;  // made by another writer
+    return IoError("cannot create folder {}: {}", *it, ErrnoText(err));
+  }
+  return Ok();
+}
+
+std::vector<std::string> RemoveEmptyLocalFolders(std::vector<std::string> dirs) {
+  std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  });
+  std::vector<std::string> removed;
+  for (const auto& d : dirs) {
+    if (::rmdir(d.c_str()) == 0) removed.push_back(d);  // ENOTEMPTY/ENOENT: leave it
+  }
+  return removed;
 }
 
 Result<std::string> ReadLocalFile(const std::string& path) {

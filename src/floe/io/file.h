@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/util/buffer.h"
 #include "floe/util/status.h"
@@ -50,7 +51,7 @@ class InputFile {
 /// Opens a local file for writing. The data goes to a hidden temporary file
 /// in the same folder until Commit(), which renames it into place (without
 /// replacing an existing file unless `overwrite`). `sync` fsyncs the file and
-/// its folder on commit.
+/// its folder on commit. kNotFound when the folder does not exist.
 Result<std::unique_ptr<OutputFile>> OpenLocalOutput(std::string path, bool overwrite = false,
                                                     bool sync = false);
 
@@ -59,6 +60,17 @@ Result<std::unique_ptr<InputFile>> OpenLocalInput(std::string path);
 
 /// An in-memory input (tests, fuzzing, small files already read).
 std::unique_ptr<InputFile> MemoryInput(std::string data, std::string name = "<memory>");
+
+/// Creates the local folder `dir` and its missing parents, one level at a
+/// time, and appends to `created` (outermost first) each folder this call
+/// made itself: a folder that appeared meanwhile (another writer) is not
+/// counted, so that only this call's folders are ever removed again.
+Status CreateLocalFolders(const std::string& dir, std::vector<std::string>* created);
+
+/// Removes each of `dirs` that is empty now, innermost (longest path) first;
+/// a folder that holds anything, or is gone, is left alone. Returns the
+/// folders removed.
+std::vector<std::string> RemoveEmptyLocalFolders(std::vector<std::string> dirs);
 
 /// Reads a whole local file.
 Result<std::string> ReadLocalFile(const std::string& path);

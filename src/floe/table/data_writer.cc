@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -130,25 +132,63 @@ Result<OutputFileFactory::NewFile> OutputFileFactory::Open(std::string_view part
     f.location = data_location_ + "/" + rel;
     FLOE_ASSIGN_OR_RETURN(f.local_path, mapper_.ToLocal(f.location));
   }
-  std::error_code ec;
-  std::filesystem::path dir = std::filesystem::path(f.local_path).parent_path();
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return IoError("cannot create folder {}: {}", dir.string(), ec.message());
-  FLOE_ASSIGN_OR_RETURN(f.output, OpenLocalOutput(f.local_path, /*overwrite=*/false));
+  const std::string dir = std::filesystem::path(f.local_path).parent_path().string();
+  for (int attempt = 0;; ++attempt) {
+    std::vector<std::string> made;
+    Status st = CreateLocalFolders(dir, &made);
+    if (!made.empty()) {
+      std::lock_guard lock(mu_);
+      created_.insert(made.begin(), made.end());
+    }
+    if (!st) {
+      ReleaseFolders(f.local_path);
+      return Fail(std::move(st).error());
+    }
+    auto out = OpenLocalOutput(f.local_path, /*overwrite=*/false);
+    if (out) {
+      f.output = std::move(*out);
+      break;
+    }
+    // Another write that failed removed the empty folder it had made, between
+    // our check and our open: make it again (a few times at most).
+    if (out.error().kind != ErrorKind::kNotFound || attempt >= 8) {
+      ReleaseFolders(f.local_path);
+      return Fail(std::move(out).error());
+    }
+  }
   return f;
 }
 
-void OutputFileFactory::Remove(const std::string& local_path) const {
+void OutputFileFactory::Remove(const std::string& local_path) {
   std::error_code ec;
   std::filesystem::remove(local_path, ec);
-  // Empty partition folders this write may have made, up to the data folder.
+  ReleaseFolders(local_path);
+}
+
+void OutputFileFactory::ReleaseFolders(const std::string& local_path) {
+  std::lock_guard lock(mu_);
+  // Walk up, removing the folders this factory made; stop at the first folder
+  // that is not empty or not ours (its parents hold it, so they are not empty
+  // either). A folder already gone (removed by an earlier call) is passed.
   std::filesystem::path dir = std::filesystem::path(local_path).parent_path();
-  const std::filesystem::path root = local_uri_ ? std::filesystem::path(local_root_) : std::filesystem::path();
-  while (!root.empty() && dir != root && dir.string().size() > root.string().size() &&
-         dir.string().starts_with(root.string())) {
-    if (::rmdir(dir.c_str()) != 0) break;  // not empty (or gone): stop
+  while (!dir.empty()) {
+    auto it = created_.find(dir.string());
+    if (it == created_.end()) {
+      std::error_code ec;
+      if (std::filesystem::exists(dir, ec) || ec) break;
+    } else if (::rmdir(it->c_str()) == 0 || errno == ENOENT) {
+      created_.erase(it);
+    } else {
+      break;
+    }
+    if (dir == dir.parent_path()) break;
     dir = dir.parent_path();
   }
+}
+
+std::vector<std::string> OutputFileFactory::created_folders() const {
+  std::lock_guard lock(mu_);
+  return {created_.begin(), created_.end()};
 }
 
 // ---------------------------------------------------------------- file settings
@@ -250,8 +290,12 @@ Status RollingFileWriter::OpenFile() {
   FLOE_ASSIGN_OR_RETURN(auto nf, factory_->Open(partition_path_, deletes ? "deletes" : ""));
   location_ = std::move(nf.location);
   local_path_ = std::move(nf.local_path);
-  FLOE_ASSIGN_OR_RETURN(writer_, parquet::FileWriter::Open(std::move(nf.output), settings_->schema(),
-                                                           settings_->parquet()));
+  auto writer = parquet::FileWriter::Open(std::move(nf.output), settings_->schema(), settings_->parquet());
+  if (!writer) {
+    factory_->ReleaseFolders(local_path_);  // the output was dropped with its temporary file
+    return Fail(std::move(writer).error());
+  }
+  writer_ = std::move(*writer);
   rows_in_file_ = 0;
   return Ok();
 }
@@ -259,7 +303,10 @@ Status RollingFileWriter::OpenFile() {
 Status RollingFileWriter::CloseFile() {
   auto result = writer_->Close();
   writer_.reset();
-  if (!result) return Fail(std::move(result).error());
+  if (!result) {
+    factory_->ReleaseFolders(local_path_);  // the writer aborted the unfinished file
+    return Fail(std::move(result).error());
+  }
   // The file exists from here on: remember it before anything else can fail.
   done_local_.push_back(local_path_);
   FLOE_ASSIGN_OR_RETURN(DataFile f, settings_->ToDataFile(*result, location_, partition_));
@@ -322,6 +369,7 @@ void RollingFileWriter::Abort() {
   if (writer_) {
     writer_->Abort();
     writer_.reset();
+    factory_->ReleaseFolders(local_path_);  // the folder made for the file never finished
   }
   for (const auto& p : done_local_) factory_->Remove(p);
   done_local_.clear();

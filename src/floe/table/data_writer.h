@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,12 +83,25 @@ class OutputFileFactory {
     std::unique_ptr<OutputFile> output;
   };
   /// Opens the next file under `partition_path` (may be empty); `suffix` is
-  /// "" for data files and "deletes" for delete files. Creates folders.
+  /// "" for data files and "deletes" for delete files. Creates the missing
+  /// folders and remembers them (see ReleaseFolders). When another writer
+  /// removes an empty folder between its creation and the open, it is made
+  /// again.
   Result<NewFile> Open(std::string_view partition_path, std::string_view suffix = {});
 
-  /// Removes a file this factory opened and was committed, and then the
-  /// partition folders above it that became empty (never the data folder).
-  void Remove(const std::string& local_path) const;
+  /// Removes a file this factory opened and was committed, then
+  /// ReleaseFolders(local_path).
+  void Remove(const std::string& local_path);
+  /// Removes the folders above `local_path` that this factory created (the
+  /// data folder of a new table, partition folders) and that are empty now,
+  /// innermost first. Folders that existed before, or that another writer
+  /// created, are never removed: a failed write leaves the table's folders
+  /// as it found them. (Known gap: when two writes share a new partition
+  /// folder and both fail, the folder stays, empty, if its maker gave up
+  /// before the other write had removed its file.)
+  void ReleaseFolders(const std::string& local_path);
+  /// The folders this factory created and has not removed (tests).
+  std::vector<std::string> created_folders() const;
 
   const std::string& data_location() const { return data_location_; }
   const std::string& operation_id() const { return operation_id_; }
@@ -100,6 +115,8 @@ class OutputFileFactory {
   int64_t task_id_;
   std::string operation_id_;
   std::atomic<int64_t> count_{0};
+  mutable std::mutex mu_;
+  std::set<std::string> created_;  ///< folders made by Open, not yet removed (guarded by mu_)
 };
 
 /// What kind of content file a writer produces and how its metrics are kept.
