@@ -178,16 +178,6 @@ class HadoopCatalog final : public Catalog {
     return Ok();
   }
 
-  // Not supported, as in Java's HadoopCatalog, by decision: rename(2) of the
-  // table folder (even with RENAME_NOREPLACE, which would make it atomic and
-  // safe against an existing target) moves the files but not what points at
-  // them. In format v1/v2 the metadata's `location`, every manifest-list,
-  // manifest_path, file_path and metadata-log entry is an absolute URI
-  // (Iceberg spec: Paths in Metadata; PITFALLS 98), so the renamed table would
-  // still name the old folder: readers would fail, or read a new table made
-  // under the old name. Rewriting every manifest and metadata file is a copy,
-  // not an atomic rename, and concurrent writers of the old name would keep
-  // committing to a folder that moved. Relative paths arrive only in v4.
   Result<bool> DropIfUnchanged(const LoadedTable& created) override {
     MetadataDir md(TableDir(created.id).string());
     auto version = ParseVersionFileName(fs::path(created.metadata_location).filename().string());
@@ -210,6 +200,16 @@ class HadoopCatalog final : public Catalog {
     return true;
   }
 
+  // Rename is not supported, as in Java's HadoopCatalog, by decision: rename(2) of the
+  // table folder (even with RENAME_NOREPLACE, which would make it atomic and
+  // safe against an existing target) moves the files but not what points at
+  // them. In format v1/v2 the metadata's `location`, every manifest-list,
+  // manifest_path, file_path and metadata-log entry is an absolute URI
+  // (Iceberg spec: Paths in Metadata; PITFALLS 98), so the renamed table would
+  // still name the old folder: readers would fail, or read a new table made
+  // under the old name. Rewriting every manifest and metadata file is a copy,
+  // not an atomic rename, and concurrent writers of the old name would keep
+  // committing to a folder that moved. Relative paths arrive only in v4.
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override {
     return Unsupported(
         "the hadoop catalog cannot rename tables: the metadata stores absolute file locations under {} "
