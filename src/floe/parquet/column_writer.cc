@@ -401,29 +401,54 @@ class TypedChunkWriter final : public ColumnChunkWriter {
 
   int64_t BufferedBytes() const override {
     if (pending_reset_) return 0;
-    return static_cast<int64_t>(pages_.size()) + PageBytes() + DictBytes();
+    return pages_bytes_ + PageBytes() + DictBytes();
   }
 
   Status FinishChunk(ChunkOutput* out) override {
     if (page_levels_ > 0 || num_pages_ == 0) FLOE_RETURN_IF_ERROR(FlushPage());
-    out->dictionary_page.Clear();
+    // Wait for this chunk's pages; their final sizes give the page offsets.
+    int64_t data_size = 0;
+    int64_t uncompressed_total = 0;
+    out->data_pages.clear();
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      PageJob& job = *jobs_[i];
+      if (Status st = cfg_.pool->Retire(&job); !st) {
+        return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+      }
+      page_locations_[i].__set_offset(data_size);
+      page_locations_[i].__set_compressed_page_size(static_cast<int32_t>(job.page_size()));
+      data_size += job.page_size();
+      uncompressed_total += job.header_size + job.uncompressed_size;
+      out->data_pages.push_back({job.page_data(), job.page_size()});
+    }
+    out->dictionary_data = nullptr;
+    out->dictionary_size = 0;
     std::vector<format::Encoding::type> encodings;
     auto add_enc = [&](format::Encoding::type e) {
       if (std::find(encodings.begin(), encodings.end(), e) == encodings.end()) encodings.push_back(e);
     };
-    int64_t uncompressed_total = uncompressed_pages_bytes_;
     std::vector<format::PageEncodingStats> enc_stats;
     if (dict_used_) {
-      Buffer body;
-      EncodeDictionaryPlain(&body);
+      PageJob& dj = dict_job_;
+      cfg_.pool->GiveBuffer(std::move(dj.out));
+      dj.body = cfg_.pool->TakeBuffer();
+      EncodeDictionaryPlain(&dj.body);
+      dj.body_begin = 0;
+      dj.prefix.Clear();
       format::PageHeader h;
       h.__set_type(format::PageType::DICTIONARY_PAGE);
       format::DictionaryPageHeader dh;
       dh.__set_num_values(static_cast<int32_t>(DictSize()));
       dh.__set_encoding(format::Encoding::PLAIN);
       h.__set_dictionary_page_header(dh);
-      FLOE_RETURN_IF_ERROR(WritePage(&h, nullptr, 0, body, &out->dictionary_page,
-                                     &uncompressed_total));
+      dj.header = std::move(h);
+      if (Status st = cfg_.pool->Run(&dj); !st) {
+        return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+      }
+      cfg_.pool->GiveBuffer(std::move(dj.body));
+      uncompressed_total += dj.header_size + dj.uncompressed_size;
+      out->dictionary_data = dj.page_data();
+      out->dictionary_size = dj.page_size();
       add_enc(format::Encoding::PLAIN);
       format::PageEncodingStats s;
       s.__set_page_type(format::PageType::DICTIONARY_PAGE);
@@ -445,7 +470,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       s.__set_count(count);
       enc_stats.push_back(s);
     }
-    const int64_t dict_size = static_cast<int64_t>(out->dictionary_page.size());
+    const int64_t dict_size = out->dictionary_size;
 
     format::ColumnMetaData& m = out->meta;
     m = format::ColumnMetaData();
@@ -455,13 +480,12 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     m.__set_codec(CodecId());
     m.__set_num_values(chunk_levels_);
     m.__set_total_uncompressed_size(uncompressed_total);
-    m.__set_total_compressed_size(dict_size + static_cast<int64_t>(pages_.size()));
+    m.__set_total_compressed_size(dict_size + data_size);
     m.__set_data_page_offset(dict_size);
     if (dict_used_) m.__set_dictionary_page_offset(0);
     m.__set_encoding_stats(enc_stats);
     if (cfg_.statistics) m.__set_statistics(MakeStats(chunk_stats_, true));
 
-    out->data_pages = &pages_;
     out->offset_index = format::OffsetIndex();
     std::vector<format::PageLocation> locs = page_locations_;
     for (auto& l : locs) l.offset += dict_size;
@@ -489,8 +513,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     // File-level metrics.
     file_stats_.Merge(chunk_stats_);
     file_levels_ += chunk_levels_;
-    file_compressed_ += dict_size + static_cast<int64_t>(pages_.size());
-    // Reset for the next chunk, but keep pages_ alive for the caller.
+    file_compressed_ += dict_size + data_size;
+    // Reset for the next chunk, but keep the pages alive for the caller.
     pending_reset_ = true;
     return Ok();
   }
@@ -518,7 +542,9 @@ class TypedChunkWriter final : public ColumnChunkWriter {
  private:
   // ---- chunk / page state ----
   void StartChunk() {
-    pages_.Clear();
+    for (auto& job : jobs_) cfg_.pool->GiveBuffer(std::move(job->out));
+    jobs_.clear();
+    pages_bytes_ = 0;
     mode_ = initial_mode_;
     dict_used_ = false;
     ClearDict();
@@ -527,7 +553,6 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     chunk_rows_ = 0;
     chunk_bytes_est_ = 0;
     num_pages_ = 0;
-    uncompressed_pages_bytes_ = 0;
     data_encodings_.clear();
     page_encodings_.clear();
     page_locations_.clear();
@@ -544,7 +569,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   void ResetPage() {
     page_def_.clear();
     page_rep_.clear();
-    page_values_.Clear();
+    page_values_.Resize(kPageHeadroom);
     page_indices_.clear();
     page_ints_.clear();
     page_lengths_.clear();
@@ -562,9 +587,9 @@ class TypedChunkWriter final : public ColumnChunkWriter {
         return levels + static_cast<int64_t>(page_indices_.size()) * (DictBitWidth() + 1) / 8;
       case Mode::kDelta:
         return levels + static_cast<int64_t>(page_ints_.size()) * 4 +
-               static_cast<int64_t>(page_values_.size());
+               static_cast<int64_t>(PageValuesSize());
       default:
-        return levels + static_cast<int64_t>(page_values_.size()) +
+        return levels + static_cast<int64_t>(PageValuesSize()) +
                static_cast<int64_t>(page_bools_.size()) / 8;
     }
   }
@@ -754,34 +779,9 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     }
   }
 
-  // Compresses `body` (after `prefix` bytes that stay uncompressed: v2 levels), fills
-  // the sizes of `h` and appends header + page to `dst`.
-  Status WritePage(format::PageHeader* h, const uint8_t* prefix, size_t prefix_size,
-                   const Buffer& body, Buffer* dst, int64_t* uncompressed_total) {
-    const Buffer* payload = &body;
-    if (cfg_.compressor != nullptr && cfg_.codec != Codec::kUncompressed) {
-      compressed_.Clear();
-      FLOE_RETURN_IF_ERROR(cfg_.compressor->Compress(body.data(), body.size(), &compressed_));
-      payload = &compressed_;
-    }
-    int64_t usize = static_cast<int64_t>(prefix_size + body.size());
-    int64_t csize = static_cast<int64_t>(prefix_size + payload->size());
-    if (usize > INT32_MAX || csize > INT32_MAX) {
-      return InvalidArgument("column '{}': a page of {} bytes exceeds Parquet's 2 GiB page limit",
-                             leaf_.DottedPath(), usize);
-    }
-    h->__set_uncompressed_page_size(static_cast<int32_t>(usize));
-    h->__set_compressed_page_size(static_cast<int32_t>(csize));
-    size_t before = dst->size();
-    FLOE_RETURN_IF_ERROR(SerializeThrift(*h, dst));
-    int64_t header_size = static_cast<int64_t>(dst->size() - before);
-    if (prefix_size) dst->Append(prefix, prefix_size);
-    dst->Append(payload->data(), payload->size());
-    *uncompressed_total += header_size + usize;
-    last_page_total_ = header_size + csize;
-    return Ok();
-  }
-
+  // Cuts the open page: encodes its levels and values into a PageJob (V1: levels
+  // in the headroom in front of the values; V2: levels as the uncompressed prefix)
+  // and hands it to the pool, which compresses it and serializes its header.
   Status FlushPage() {
     if (pending_reset_) StartChunk();
     const bool v2 = cfg_.page_version == PageVersion::kV2;
@@ -801,48 +801,62 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     put_levels(page_rep_, leaf_.max_rep, &rep_len);
     put_levels(page_def_, leaf_.max_def, &def_len);
     if (mode_ == Mode::kDictionary && num_pages_ == 0 && !dict_used_) MaybeAbandonDictionary();
-    // Values.
-    values_.Clear();
+    // Values, after kPageHeadroom free bytes.
+    auto job = std::make_unique<PageJob>();
+    Buffer& body = job->body;
+    auto fresh_body = [&] {
+      body = cfg_.pool->TakeBuffer();
+      body.Resize(kPageHeadroom);
+    };
     format::Encoding::type enc = format::Encoding::PLAIN;
     switch (mode_) {
       case Mode::kPlain:
-        AppendPlainPage();
+        if constexpr (std::is_same_v<P, BoolPolicy>) {
+          fresh_body();
+          AppendPlainBools(&body);
+        } else {
+          // The values are already laid out after the headroom: hand the buffer over.
+          body = std::move(page_values_);
+          page_values_ = cfg_.pool->TakeBuffer();
+          page_values_.Resize(kPageHeadroom);
+        }
         break;
       case Mode::kDictionary:
+        fresh_body();
         if (page_indices_.empty() && DictSize() == 0) {
           enc = format::Encoding::PLAIN;  // nothing to index
         } else {
           enc = format::Encoding::RLE_DICTIONARY;
           uint8_t w = static_cast<uint8_t>(DictBitWidth());
-          values_.Append(&w, 1);
-          EncodeRleBitPacked(page_indices_.data(), page_indices_.size(), w, &values_);
+          body.Append(&w, 1);
+          EncodeRleBitPacked(page_indices_.data(), page_indices_.size(), w, &body);
           dict_used_ = true;
         }
         break;
       case Mode::kDelta:
+        fresh_body();
         if constexpr (P::kIsBytes) {
           enc = format::Encoding::DELTA_LENGTH_BYTE_ARRAY;
-          EncodeDeltaLengthByteArray(page_lengths_.data(), page_lengths_.size(),
-                                     page_values_.data(), page_values_.size(), &values_);
+          EncodeDeltaLengthByteArray(page_lengths_.data(), page_lengths_.size(), PageValuesData(),
+                                     PageValuesSize(), &body);
         } else {
           enc = format::Encoding::DELTA_BINARY_PACKED;
           EncodeDeltaBinaryPacked(page_ints_.data(), page_ints_.size(),
-                                  P::kPhysical == PhysicalType::kInt32, &values_);
+                                  P::kPhysical == PhysicalType::kInt32, &body);
         }
         break;
       case Mode::kBss:
+        fresh_body();
         enc = format::Encoding::BYTE_STREAM_SPLIT;
         if (width_ > 0) {
-          EncodeByteStreamSplit(page_values_.data(), page_values_.size() / width_, width_, &values_);
+          EncodeByteStreamSplit(PageValuesData(), PageValuesSize() / width_, width_, &body);
         }
         break;
     }
-    format::PageHeader h;
+    format::PageHeader& h = job->header;
     format::Statistics st;
     bool with_stats = cfg_.statistics;
     if (with_stats) st = MakeStats(page_stats_, false);
-    int64_t uncompressed_total = 0;
-    page_start_ = static_cast<int64_t>(pages_.size());
     if (v2) {
       h.__set_type(format::PageType::DATA_PAGE_V2);
       format::DataPageHeaderV2 d;
@@ -855,8 +869,9 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       d.__set_is_compressed(cfg_.codec != Codec::kUncompressed);
       if (with_stats) d.__set_statistics(st);
       h.__set_data_page_header_v2(d);
-      FLOE_RETURN_IF_ERROR(WritePage(&h, levels_.data(), levels_.size(), values_, &pages_,
-                                     &uncompressed_total));
+      job->prefix = cfg_.pool->TakeBuffer();
+      job->prefix.Append(levels_.data(), levels_.size());
+      job->body_begin = kPageHeadroom;
     } else {
       h.__set_type(format::PageType::DATA_PAGE);
       format::DataPageHeader d;
@@ -867,21 +882,30 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       if (with_stats) d.__set_statistics(st);
       h.__set_data_page_header(d);
       // v1: levels and values are compressed together.
-      if (!levels_.empty()) {
-        levels_.Append(values_.data(), values_.size());
-        std::swap(levels_, values_);
+      if (levels_.size() <= kPageHeadroom) {
+        job->body_begin = kPageHeadroom - levels_.size();
+        if (!levels_.empty()) std::memcpy(body.data() + job->body_begin, levels_.data(), levels_.size());
+      } else {
+        Buffer joined = cfg_.pool->TakeBuffer();
+        joined.Reserve(levels_.size() + body.size() - kPageHeadroom);
+        joined.Append(levels_.data(), levels_.size());
+        joined.Append(body.data() + kPageHeadroom, body.size() - kPageHeadroom);
+        cfg_.pool->GiveBuffer(std::move(body));
+        body = std::move(joined);
+        job->body_begin = 0;
       }
-      FLOE_RETURN_IF_ERROR(WritePage(&h, nullptr, 0, values_, &pages_, &uncompressed_total));
     }
-    uncompressed_pages_bytes_ += uncompressed_total;
+    job->owner_bytes = &pages_bytes_;
+    if (Status s = cfg_.pool->Submit(job.get()); !s) {
+      return Fail(std::move(s).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+    }
+    jobs_.push_back(std::move(job));
     if (std::find(data_encodings_.begin(), data_encodings_.end(), enc) == data_encodings_.end()) {
       data_encodings_.push_back(enc);
     }
     page_encodings_.push_back(enc);
-    // Page index entries.
+    // Page index entries (offsets and sizes are known when the chunk ends).
     format::PageLocation loc;
-    loc.__set_offset(page_start_);
-    loc.__set_compressed_page_size(static_cast<int32_t>(last_page_total_));
     loc.__set_first_row_index(chunk_rows_);
     page_locations_.push_back(loc);
     bool null_page = page_nonnull_ == 0;
@@ -925,8 +949,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       int64_t encoded = static_cast<int64_t>(page_indices_.size()) * DictBitWidth() / 8 + 1 +
                         dict_plain_bytes_;
       if (encoded < plain) return;
-      page_values_.Clear();
-      page_values_.Reserve(static_cast<size_t>(plain));
+      page_values_.Resize(kPageHeadroom);
+      page_values_.Reserve(kPageHeadroom + static_cast<size_t>(plain));
       for (uint32_t idx : page_indices_) P::Plain(DictValue(idx), width_, &page_values_);
       page_indices_.clear();
       ClearDict();
@@ -934,20 +958,20 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     }
   }
 
-  void AppendPlainPage() {
-    if constexpr (std::is_same_v<P, BoolPolicy>) {
-      // Bit-packed, LSB first (PITFALLS 16).
-      size_t n = page_bools_.size();
-      if (n == 0) return;
-      size_t start = values_.size();
-      values_.Resize(start + (n + 7) / 8);
-      uint8_t* dst = values_.data() + start;
-      std::memset(dst, 0, (n + 7) / 8);
-      for (size_t i = 0; i < n; ++i) dst[i >> 3] |= static_cast<uint8_t>(page_bools_[i] << (i & 7));
-    } else {
-      values_.Append(page_values_.data(), page_values_.size());
-    }
+  // Bit-packed, LSB first (PITFALLS 16).
+  void AppendPlainBools(Buffer* out) const {
+    size_t n = page_bools_.size();
+    if (n == 0) return;
+    size_t start = out->size();
+    out->Resize(start + (n + 7) / 8);
+    uint8_t* dst = out->data() + start;
+    std::memset(dst, 0, (n + 7) / 8);
+    for (size_t i = 0; i < n; ++i) dst[i >> 3] |= static_cast<uint8_t>(page_bools_[i] << (i & 7));
   }
+
+  // The open page's PLAIN (or BYTE_STREAM_SPLIT / delta byte) values, after the headroom.
+  const uint8_t* PageValuesData() const { return page_values_.data() + kPageHeadroom; }
+  size_t PageValuesSize() const { return page_values_.size() - kPageHeadroom; }
 
   // PLAIN bytes of a bound, or nothing for byte arrays past kMaxStatBytes.
   std::optional<std::string> StatBytes(const Owned<P>& v) const {
@@ -1054,13 +1078,14 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   int64_t page_levels_ = 0, page_rows_ = 0, page_nonnull_ = 0;
 
   // Chunk being filled.
-  Buffer pages_;
+  std::vector<std::unique_ptr<PageJob>> jobs_;  // the chunk's data pages, in order
+  PageJob dict_job_;
+  int64_t pages_bytes_ = 0;  // the pages' buffered bytes, as the pool accounts them
   bool pending_reset_ = false;
   bool dict_used_ = false;
   MinMax<P> chunk_stats_;
   int64_t chunk_levels_ = 0, chunk_rows_ = 0, chunk_bytes_est_ = 0;
-  int64_t num_pages_ = 0, uncompressed_pages_bytes_ = 0;
-  int64_t page_start_ = 0, last_page_total_ = 0;
+  int64_t num_pages_ = 0;
   std::vector<format::Encoding::type> data_encodings_, page_encodings_;
   std::vector<format::PageLocation> page_locations_;
   std::vector<bool> ci_null_pages_;
@@ -1078,7 +1103,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   int64_t dict_plain_bytes_ = 0;
 
   // Scratch.
-  Buffer levels_, values_, compressed_;
+  Buffer levels_;
 
   // File totals.
   MinMax<P> file_stats_;
