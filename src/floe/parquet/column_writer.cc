@@ -48,8 +48,7 @@ class Shredder {
     out_->row_value_start.clear();
     const bool flat = leaf_.steps.size() == 1;
     if (flat && (!top.has_nulls() || top.null_count() == 0)) {
-      out_->identity = true;
-      if (leaf_.max_def > 0) out_->def.assign(static_cast<size_t>(num_rows), leaf_.max_def);
+      out_->identity = true;  // def stays empty: every level is max_def
       return Ok();
     }
     out_->identity = false;
@@ -252,6 +251,44 @@ struct BoolPolicy {
   }
 };
 
+// Byte-string equality and unsigned order, inline: the strings are mostly short, and
+// a library call per value costs more than the comparison.
+inline uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline bool BytesEqual(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      if (Load64(x + i) != Load64(y + i)) return false;
+    }
+    return Load64(x + n - 8) == Load64(y + n - 8);  // the tail, overlapping
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (x[i] != y[i]) return false;
+  }
+  return true;
+}
+inline bool BytesLess(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  const char* x = a.data();
+  const char* y = b.data();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t u = Load64(x + i), v = Load64(y + i);
+    if (u != v) return __builtin_bswap64(u) < __builtin_bswap64(v);
+  }
+  for (; i < n; ++i) {
+    if (x[i] != y[i]) return static_cast<uint8_t>(x[i]) < static_cast<uint8_t>(y[i]);
+  }
+  return a.size() < b.size();
+}
+
 // BYTE_ARRAY (string, binary) and FIXED_LEN_BYTE_ARRAY (uuid, fixed): views into the
 // vector's bytes. Compared unsigned bytewise (PITFALLS 26).
 template <PhysicalType kP>
@@ -262,13 +299,17 @@ struct BytesPolicy {
   static constexpr bool kIsFloat = false;
   static constexpr bool kMemcpy = false;
   static constexpr int kWidth = 0;
-  static T Get(const ColumnVector& c, int64_t i) { return c.bytes(i); }
-  static bool Less(T a, T b) {
-    size_t n = std::min(a.size(), b.size());
-    int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
-    return c < 0 || (c == 0 && a.size() < b.size());
+  static T Get(const ColumnVector& c, int64_t i) {
+    if constexpr (kP == PhysicalType::kByteArray) {
+      const int64_t* off = c.offsets.data();
+      return T(reinterpret_cast<const char*>(c.values.data()) + off[i],
+               static_cast<size_t>(off[i + 1] - off[i]));
+    } else {
+      return c.bytes(i);
+    }
   }
-  static bool Eq(T a, T b) { return a == b; }
+  static bool Less(T a, T b) { return BytesLess(a, b); }
+  static bool Eq(T a, T b) { return BytesEqual(a, b); }
   static uint64_t Hash(T v);
   static void Plain(T v, int, Buffer* out) {
     if constexpr (kP == PhysicalType::kByteArray) {
@@ -568,6 +609,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
 
   void ResetPage() {
     page_def_.clear();
+    page_def_max_run_ = 0;
+    ++page_serial_;
     page_rep_.clear();
     page_values_.Resize(kPageHeadroom);
     page_indices_.clear();
@@ -581,7 +624,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   }
 
   int64_t PageBytes() const {
-    int64_t levels = static_cast<int64_t>(page_def_.size() + page_rep_.size()) / 4;
+    int64_t levels =
+        static_cast<int64_t>(page_def_.size() + page_rep_.size()) / 4 + page_def_max_run_ / 4;
     switch (mode_) {
       case Mode::kDictionary:
         return levels + static_cast<int64_t>(page_indices_.size()) * (DictBitWidth() + 1) / 8;
@@ -609,7 +653,22 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       v0 = lv.row_value_start[r0];
       v1 = lv.row_value_start[r1];
     }
-    if (!lv.def.empty()) page_def_.insert(page_def_.end(), lv.def.begin() + l0, lv.def.begin() + l1);
+    if (leaf_.max_def > 0) {
+      if (lv.identity) {
+        // Every level is max_def: count them while the page holds nothing else.
+        if (page_def_.empty()) {
+          page_def_max_run_ += l1 - l0;
+        } else {
+          page_def_.insert(page_def_.end(), static_cast<size_t>(l1 - l0), leaf_.max_def);
+        }
+      } else {
+        if (page_def_max_run_ > 0) {
+          page_def_.assign(static_cast<size_t>(page_def_max_run_), leaf_.max_def);
+          page_def_max_run_ = 0;
+        }
+        page_def_.insert(page_def_.end(), lv.def.begin() + l0, lv.def.begin() + l1);
+      }
+    }
     if (!lv.rep.empty()) page_rep_.insert(page_rep_.end(), lv.rep.begin() + l0, lv.rep.begin() + l1);
     const int64_t nvals = v1 - v0;
     page_levels_ += l1 - l0;
@@ -634,8 +693,10 @@ class TypedChunkWriter final : public ColumnChunkWriter {
         return pos[k];
       }
     };
-    // Statistics.
-    {
+    // Statistics (byte arrays in dictionary mode: in the dictionary loop below, once
+    // per distinct value of the page).
+    const bool dict_stats = P::kIsBytes && mode_ == Mode::kDictionary;
+    if (!dict_stats) {
       MinMax<P>& s = page_stats_;
       for (int64_t k = 0; k < n; ++k) {
         T v = P::Get(col, at(k));
@@ -675,9 +736,26 @@ class TypedChunkWriter final : public ColumnChunkWriter {
           for (int64_t k = 0; k < n; ++k) P::Plain(P::Get(col, at(k)), width_, &page_values_);
         }
         break;
-      case Mode::kDictionary:
-        for (int64_t k = 0; k < n; ++k) page_indices_.push_back(DictIndex(P::Get(col, at(k))));
+      case Mode::kDictionary: {
+        const size_t start = page_indices_.size();
+        page_indices_.resize(start + static_cast<size_t>(n));
+        uint32_t* dst = page_indices_.data() + start;
+        if constexpr (P::kIsBytes) {
+          MinMax<P>& s = page_stats_;
+          for (int64_t k = 0; k < n; ++k) {
+            T v = P::Get(col, at(k));
+            uint32_t idx = DictIndex(v);
+            dst[k] = idx;
+            if (dict_page_seen_[idx] != page_serial_) {
+              dict_page_seen_[idx] = page_serial_;
+              s.Update(v);
+            }
+          }
+        } else {
+          for (int64_t k = 0; k < n; ++k) dst[k] = DictIndex(P::Get(col, at(k)));
+        }
         break;
+      }
       case Mode::kDelta:
         if constexpr (P::kIsBytes) {
           for (int64_t k = 0; k < n; ++k) {
@@ -699,7 +777,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     dict_bytes_.Clear();
     dict_offsets_.clear();
     dict_hashes_.clear();
-    slots_.assign(1024, -1);
+    slots_.assign(1024, 0);
+    dict_page_seen_.clear();
     dict_plain_bytes_ = 0;
   }
   size_t DictSize() const {
@@ -723,15 +802,22 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       return dict_values_[idx];
     }
   }
+  // A slot holds (index + 1) in its low half (0: empty) and the high half of the
+  // value's hash, so most misses need no look at the dictionary itself.
+  static uint64_t SlotOf(uint32_t idx, uint64_t h) {
+    return (h & 0xFFFFFFFF00000000ULL) | (static_cast<uint64_t>(idx) + 1);
+  }
   uint32_t DictIndex(const T& v) {
     uint64_t h = P::Hash(v);
     size_t mask = slots_.size() - 1;
     size_t s = static_cast<size_t>(h) & mask;
+    const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
     while (true) {
-      int32_t idx = slots_[s];
-      if (idx < 0) break;
-      if (dict_hashes_[idx] == h && P::Eq(DictValue(static_cast<size_t>(idx)), v)) {
-        return static_cast<uint32_t>(idx);
+      uint64_t slot = slots_[s];
+      if (slot == 0) break;
+      if ((slot & 0xFFFFFFFF00000000ULL) == tag) {
+        uint32_t idx = static_cast<uint32_t>(slot) - 1;
+        if (P::Eq(DictValue(idx), v)) return idx;
       }
       s = (s + 1) & mask;
     }
@@ -746,17 +832,18 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       dict_plain_bytes_ += width_ > 0 ? width_ : 1;
     }
     dict_hashes_.push_back(h);
-    slots_[s] = static_cast<int32_t>(idx);
+    if constexpr (P::kIsBytes) dict_page_seen_.push_back(0);
+    slots_[s] = SlotOf(idx, h);
     if (DictSize() * 2 > slots_.size()) Rehash();
     return idx;
   }
   void Rehash() {
-    slots_.assign(slots_.size() * 2, -1);
+    slots_.assign(slots_.size() * 2, 0);
     size_t mask = slots_.size() - 1;
     for (size_t i = 0; i < dict_hashes_.size(); ++i) {
       size_t s = static_cast<size_t>(dict_hashes_[i]) & mask;
-      while (slots_[s] >= 0) s = (s + 1) & mask;
-      slots_[s] = static_cast<int32_t>(i);
+      while (slots_[s] != 0) s = (s + 1) & mask;
+      slots_[s] = SlotOf(static_cast<uint32_t>(i), dict_hashes_[i]);
     }
   }
   void EncodeDictionaryPlain(Buffer* out) const {
@@ -788,18 +875,27 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     // Levels.
     levels_.Clear();
     int32_t rep_len = 0, def_len = 0;
-    auto put_levels = [&](const std::vector<int16_t>& lv, int16_t max, int32_t* len) {
+    auto put_levels = [&](const std::vector<int16_t>& lv, int16_t max, int32_t* len,
+                          int64_t max_run) {
       if (max == 0) return;
       size_t start = levels_.size();
       if (!v2) levels_.Resize(start + 4);
       size_t data_start = levels_.size();
-      EncodeRleBitPacked(lv.data(), lv.size(), BitWidth(static_cast<uint64_t>(max)), &levels_);
+      const int width = BitWidth(static_cast<uint64_t>(max));
+      if (max_run > 0) {
+        // The same bytes EncodeRleBitPacked gives for max_run copies of max.
+        RleBitPackedEncoder enc(width, &levels_);
+        enc.PutRepeated(static_cast<uint32_t>(max), static_cast<size_t>(max_run));
+        enc.Finish();
+      } else {
+        EncodeRleBitPacked(lv.data(), lv.size(), width, &levels_);
+      }
       uint32_t n = static_cast<uint32_t>(levels_.size() - data_start);
       if (!v2) std::memcpy(levels_.data() + start, &n, 4);
       *len = static_cast<int32_t>(levels_.size() - start);
     };
-    put_levels(page_rep_, leaf_.max_rep, &rep_len);
-    put_levels(page_def_, leaf_.max_def, &def_len);
+    put_levels(page_rep_, leaf_.max_rep, &rep_len, 0);
+    put_levels(page_def_, leaf_.max_def, &def_len, page_def_max_run_);
     if (mode_ == Mode::kDictionary && num_pages_ == 0 && !dict_used_) MaybeAbandonDictionary();
     // Values, after kPageHeadroom free bytes.
     auto job = std::make_unique<PageJob>();
@@ -1069,6 +1165,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
 
   // Page being filled.
   std::vector<int16_t> page_def_, page_rep_;
+  int64_t page_def_max_run_ = 0;  // max_def levels not in page_def_ (only while it is empty)
   Buffer page_values_;
   std::vector<uint32_t> page_indices_;
   std::vector<int64_t> page_ints_;
@@ -1099,7 +1196,9 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   Buffer dict_bytes_;
   std::vector<uint32_t> dict_offsets_;
   std::vector<uint64_t> dict_hashes_;
-  std::vector<int32_t> slots_;
+  std::vector<uint64_t> slots_;
+  std::vector<uint64_t> dict_page_seen_;  // byte arrays: the page serial that last saw each entry
+  uint64_t page_serial_ = 1;
   int64_t dict_plain_bytes_ = 0;
 
   // Scratch.

@@ -25,10 +25,11 @@ namespace floe::parquet {
 /// The levels of one leaf for one batch.
 struct LeafLevels {
   const ColumnVector* leaf = nullptr;  ///< the vector holding the leaf's values
-  /// True when level i is value i of `leaf` and rows are levels (flat, no nulls).
+  /// True when level i is value i of `leaf` and rows are levels (flat, no nulls);
+  /// `def` is then empty (every level is max_def).
   bool identity = false;
   int64_t num_rows = 0;
-  std::vector<int16_t> def;        ///< empty when max_def == 0
+  std::vector<int16_t> def;        ///< empty when max_def == 0 or identity
   std::vector<int16_t> rep;        ///< empty when max_rep == 0
   std::vector<int64_t> positions;  ///< index in `leaf` of each present value (not identity)
   std::vector<int64_t> row_level_start;  ///< num_rows + 1 entries (not identity)
