@@ -390,7 +390,14 @@ struct MinMax {
   }
 };
 
-constexpr size_t kMaxStatBytes = 4096;  // larger byte-array bounds are left out of stats
+constexpr size_t kMaxStatBytes = 4096;
+
+// A dictionary hash slot: index + 1 (0: empty), the high half of the value's hash,
+// and for byte arrays where its bytes are, so a lookup reads the dictionary's bytes
+// only for a likely match.
+struct DictSlot {
+  uint32_t idx1 = 0, tag = 0, off = 0, len = 0;
+};  // larger byte-array bounds are left out of stats
 
 
 // ---------------------------------------------------------------------------------
@@ -740,19 +747,37 @@ class TypedChunkWriter final : public ColumnChunkWriter {
         const size_t start = page_indices_.size();
         page_indices_.resize(start + static_cast<size_t>(n));
         uint32_t* dst = page_indices_.data() + start;
-        if constexpr (P::kIsBytes) {
-          MinMax<P>& s = page_stats_;
-          for (int64_t k = 0; k < n; ++k) {
-            T v = P::Get(col, at(k));
-            uint32_t idx = DictIndex(v);
-            dst[k] = idx;
-            if (dict_page_seen_[idx] != page_serial_) {
-              dict_page_seen_[idx] = page_serial_;
-              s.Update(v);
+        // Hash a few values ahead and prefetch their slots: the lookups are random
+        // and each one would otherwise wait for its slot.
+        constexpr int64_t kAhead = 8;
+        T vals[kAhead];
+        uint64_t hashes[kAhead];
+        MinMax<P>& s = page_stats_;
+        for (int64_t k0 = 0; k0 < n; k0 += kAhead) {
+          const int64_t m = std::min(kAhead, n - k0);
+          const size_t mask = slots_.size() - 1;
+          for (int64_t j = 0; j < m; ++j) {
+            vals[j] = P::Get(col, at(k0 + j));
+            hashes[j] = P::Hash(vals[j]);
+            __builtin_prefetch(&slots_[static_cast<size_t>(hashes[j]) & mask]);
+          }
+          if constexpr (P::kIsBytes) {
+            // Then the bytes of the entry each first slot points at (the likely match).
+            for (int64_t j = 0; j < m; ++j) {
+              const DictSlot& slot = slots_[static_cast<size_t>(hashes[j]) & mask];
+              if (slot.idx1 != 0) __builtin_prefetch(dict_bytes_.data() + slot.off);
             }
           }
-        } else {
-          for (int64_t k = 0; k < n; ++k) dst[k] = DictIndex(P::Get(col, at(k)));
+          for (int64_t j = 0; j < m; ++j) {
+            const uint32_t idx = DictIndex(vals[j], hashes[j]);
+            dst[k0 + j] = idx;
+            if constexpr (P::kIsBytes) {
+              if (dict_page_seen_[idx] != page_serial_) {
+                dict_page_seen_[idx] = page_serial_;
+                s.Update(vals[j]);
+              }
+            }
+          }
         }
         break;
       }
@@ -777,7 +802,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     dict_bytes_.Clear();
     dict_offsets_.clear();
     dict_hashes_.clear();
-    slots_.assign(1024, 0);
+    slots_.assign(1024, DictSlot());
     dict_page_seen_.clear();
     dict_plain_bytes_ = 0;
   }
@@ -802,22 +827,24 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       return dict_values_[idx];
     }
   }
-  // A slot holds (index + 1) in its low half (0: empty) and the high half of the
-  // value's hash, so most misses need no look at the dictionary itself.
-  static uint64_t SlotOf(uint32_t idx, uint64_t h) {
-    return (h & 0xFFFFFFFF00000000ULL) | (static_cast<uint64_t>(idx) + 1);
-  }
-  uint32_t DictIndex(const T& v) {
-    uint64_t h = P::Hash(v);
+  // The dictionary index of `v` (hash `h`), adding it when new.
+  uint32_t DictIndex(const T& v, uint64_t h) {
     size_t mask = slots_.size() - 1;
     size_t s = static_cast<size_t>(h) & mask;
-    const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
     while (true) {
-      uint64_t slot = slots_[s];
-      if (slot == 0) break;
-      if ((slot & 0xFFFFFFFF00000000ULL) == tag) {
-        uint32_t idx = static_cast<uint32_t>(slot) - 1;
-        if (P::Eq(DictValue(idx), v)) return idx;
+      const DictSlot& slot = slots_[s];
+      if (slot.idx1 == 0) break;
+      if (slot.tag == tag) {
+        const uint32_t idx = slot.idx1 - 1;
+        if constexpr (P::kIsBytes) {
+          if (slot.len == v.size() &&
+              BytesEqual(T(reinterpret_cast<const char*>(dict_bytes_.data()) + slot.off, slot.len), v)) {
+            return idx;
+          }
+        } else {
+          if (P::Eq(dict_values_[idx], v)) return idx;
+        }
       }
       s = (s + 1) & mask;
     }
@@ -833,17 +860,27 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     }
     dict_hashes_.push_back(h);
     if constexpr (P::kIsBytes) dict_page_seen_.push_back(0);
-    slots_[s] = SlotOf(idx, h);
+    slots_[s] = MakeSlot(idx, h);
     if (DictSize() * 2 > slots_.size()) Rehash();
     return idx;
   }
+  DictSlot MakeSlot(uint32_t idx, uint64_t h) const {
+    DictSlot slot;
+    slot.idx1 = idx + 1;
+    slot.tag = static_cast<uint32_t>(h >> 32);
+    if constexpr (P::kIsBytes) {
+      slot.off = dict_offsets_[idx];
+      slot.len = static_cast<uint32_t>(DictValue(idx).size());
+    }
+    return slot;
+  }
   void Rehash() {
-    slots_.assign(slots_.size() * 2, 0);
+    slots_.assign(slots_.size() * 2, DictSlot());
     size_t mask = slots_.size() - 1;
     for (size_t i = 0; i < dict_hashes_.size(); ++i) {
       size_t s = static_cast<size_t>(dict_hashes_[i]) & mask;
-      while (slots_[s] != 0) s = (s + 1) & mask;
-      slots_[s] = SlotOf(static_cast<uint32_t>(i), dict_hashes_[i]);
+      while (slots_[s].idx1 != 0) s = (s + 1) & mask;
+      slots_[s] = MakeSlot(static_cast<uint32_t>(i), dict_hashes_[i]);
     }
   }
   void EncodeDictionaryPlain(Buffer* out) const {
@@ -1196,7 +1233,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   Buffer dict_bytes_;
   std::vector<uint32_t> dict_offsets_;
   std::vector<uint64_t> dict_hashes_;
-  std::vector<uint64_t> slots_;
+  std::vector<DictSlot> slots_;
   std::vector<uint64_t> dict_page_seen_;  // byte arrays: the page serial that last saw each entry
   uint64_t page_serial_ = 1;
   int64_t dict_plain_bytes_ = 0;
