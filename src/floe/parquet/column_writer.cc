@@ -703,7 +703,19 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     // Statistics (byte arrays in dictionary mode: in the dictionary loop below, once
     // per distinct value of the page).
     const bool dict_stats = P::kIsBytes && mode_ == Mode::kDictionary;
-    if (!dict_stats) {
+    if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
+      // Integers: a branch-free min/max over the slice, then one update each.
+      if (!dict_stats && n > 0) {
+        T lo = P::Get(col, at(0)), hi = lo;
+        for (int64_t k = 1; k < n; ++k) {
+          T v = P::Get(col, at(k));
+          lo = v < lo ? v : lo;
+          hi = v > hi ? v : hi;
+        }
+        page_stats_.Update(lo);
+        page_stats_.Update(hi);
+      }
+    } else if (!dict_stats) {
       MinMax<P>& s = page_stats_;
       for (int64_t k = 0; k < n; ++k) {
         T v = P::Get(col, at(k));
@@ -728,7 +740,11 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       case Mode::kPlain:
       case Mode::kBss:
         if constexpr (std::is_same_v<P, BoolPolicy>) {
-          for (int64_t k = 0; k < n; ++k) page_bools_.push_back(P::Get(col, at(k)) ? 1 : 0);
+          const size_t start = page_bools_.size();
+          page_bools_.resize(start + static_cast<size_t>(n));
+          uint8_t* dst = page_bools_.data() + start;
+          const uint8_t* src = col.data<uint8_t>();
+          for (int64_t k = 0; k < n; ++k) dst[k] = src[at(k)] != 0 ? 1 : 0;
         } else if constexpr (P::kMemcpy) {
           if constexpr (kIdentity) {
             page_values_.Append(col.data<T>() + base, static_cast<size_t>(n) * sizeof(T));

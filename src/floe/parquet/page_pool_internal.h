@@ -83,6 +83,8 @@ class PagePool {
   /// At most this many pages, and this many uncompressed bytes, in flight.
   static constexpr size_t kMaxPagesInFlight = 32;
   static constexpr int64_t kMaxBytesInFlight = 64 << 20;
+  /// Worker threads at most (a window of 32 pages keeps no more busy).
+  static constexpr int kMaxWorkers = 15;
 
   /// `threads` worker threads (0: the caller does everything).
   static Result<std::unique_ptr<PagePool>> Make(Codec codec, int level, int threads);

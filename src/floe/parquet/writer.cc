@@ -3,6 +3,7 @@
 // Format", PageIndex.md, BloomFilter.md).
 #include "floe/parquet/writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -212,8 +213,9 @@ class FileWriterImpl {
       return InvalidArgument("Parquet writer for {}: parallelism {} is not a positive thread count",
                              out_->path(), opt_.parallelism);
     }
-    FLOE_ASSIGN_OR_RETURN(pool_, PagePool::Make(opt_.codec, opt_.compression_level,
-                                                opt_.parallelism - 1));
+    // More workers than the window can keep busy would only sit idle.
+    const int workers = std::min(opt_.parallelism - 1, PagePool::kMaxWorkers);
+    FLOE_ASSIGN_OR_RETURN(pool_, PagePool::Make(opt_.codec, opt_.compression_level, workers));
     // Resolve per-column options; every named column must exist.
     std::set<std::string> names;
     for (const auto& leaf : pschema_.leaves) names.insert(IcebergName(leaf));

@@ -55,8 +55,9 @@ struct WriterOptions {
   /// may overshoot its size).
   int64_t write_batch_rows = 4096;
   /// Threads that encode the file (`write-parallelism`): 1 keeps everything on the
-  /// caller's thread; N > 1 adds N - 1 threads that compress pages (and serialize their
-  /// headers) while the caller encodes. The file is byte-identical for every N.
+  /// caller's thread; N > 1 adds N - 1 threads (15 at most) that compress pages (and
+  /// serialize their headers) while the caller encodes. The file is byte-identical for
+  /// every N.
   int parallelism = 1;
 
   /// Reads `write.parquet.*` table properties; other keys are ignored. An unknown
