@@ -10,6 +10,8 @@
 #include <string_view>
 #include <type_traits>
 
+// Inlined: the dictionary hashes every value, mostly short strings.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "floe/parquet/column_writer_internal.h"
