@@ -321,6 +321,7 @@ TEST_F(InteropWrite, Matrix) {
         c.options.page_version = pv;
         c.options.dictionary_enabled = dict;
         c.options.page_row_limit = 64;  // several pages per chunk
+        c.options.parallelism = dict ? 4 : 1;  // pages compressed on 3 threads (as p=1: writer_parallel_test)
         c.options.key_value_metadata["iceberg.schema"] = "{\"test\":true}";
         c.batches.push_back(MakeBatch(schema, seed++, 150));
         c.batches.push_back(MakeBatch(schema, seed++, 90, 0.5));
@@ -372,6 +373,7 @@ TEST_F(InteropWrite, Matrix) {
     c.options.row_group_size_bytes = 20000;
     c.options.write_batch_rows = 100;
     c.options.dict_size_bytes = 200;  // forces dictionary fallback
+    c.options.parallelism = 4;
     for (int i = 0; i < 4; ++i) c.batches.push_back(MakeBatch(schema, seed++, 250));
     cases.push_back(std::move(c));
   }

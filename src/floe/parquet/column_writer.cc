@@ -10,6 +10,8 @@
 #include <string_view>
 #include <type_traits>
 
+// Inlined: the dictionary hashes every value, mostly short strings.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "floe/parquet/column_writer_internal.h"
@@ -48,8 +50,7 @@ class Shredder {
     out_->row_value_start.clear();
     const bool flat = leaf_.steps.size() == 1;
     if (flat && (!top.has_nulls() || top.null_count() == 0)) {
-      out_->identity = true;
-      if (leaf_.max_def > 0) out_->def.assign(static_cast<size_t>(num_rows), leaf_.max_def);
+      out_->identity = true;  // def stays empty: every level is max_def
       return Ok();
     }
     out_->identity = false;
@@ -252,6 +253,44 @@ struct BoolPolicy {
   }
 };
 
+// Byte-string equality and unsigned order, inline: the strings are mostly short, and
+// a library call per value costs more than the comparison.
+inline uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline bool BytesEqual(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      if (Load64(x + i) != Load64(y + i)) return false;
+    }
+    return Load64(x + n - 8) == Load64(y + n - 8);  // the tail, overlapping
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (x[i] != y[i]) return false;
+  }
+  return true;
+}
+inline bool BytesLess(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  const char* x = a.data();
+  const char* y = b.data();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t u = Load64(x + i), v = Load64(y + i);
+    if (u != v) return __builtin_bswap64(u) < __builtin_bswap64(v);
+  }
+  for (; i < n; ++i) {
+    if (x[i] != y[i]) return static_cast<uint8_t>(x[i]) < static_cast<uint8_t>(y[i]);
+  }
+  return a.size() < b.size();
+}
+
 // BYTE_ARRAY (string, binary) and FIXED_LEN_BYTE_ARRAY (uuid, fixed): views into the
 // vector's bytes. Compared unsigned bytewise (PITFALLS 26).
 template <PhysicalType kP>
@@ -262,13 +301,17 @@ struct BytesPolicy {
   static constexpr bool kIsFloat = false;
   static constexpr bool kMemcpy = false;
   static constexpr int kWidth = 0;
-  static T Get(const ColumnVector& c, int64_t i) { return c.bytes(i); }
-  static bool Less(T a, T b) {
-    size_t n = std::min(a.size(), b.size());
-    int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
-    return c < 0 || (c == 0 && a.size() < b.size());
+  static T Get(const ColumnVector& c, int64_t i) {
+    if constexpr (kP == PhysicalType::kByteArray) {
+      const int64_t* off = c.offsets.data();
+      return T(reinterpret_cast<const char*>(c.values.data()) + off[i],
+               static_cast<size_t>(off[i + 1] - off[i]));
+    } else {
+      return c.bytes(i);
+    }
   }
-  static bool Eq(T a, T b) { return a == b; }
+  static bool Less(T a, T b) { return BytesLess(a, b); }
+  static bool Eq(T a, T b) { return BytesEqual(a, b); }
   static uint64_t Hash(T v);
   static void Plain(T v, int, Buffer* out) {
     if constexpr (kP == PhysicalType::kByteArray) {
@@ -349,7 +392,14 @@ struct MinMax {
   }
 };
 
-constexpr size_t kMaxStatBytes = 4096;  // larger byte-array bounds are left out of stats
+constexpr size_t kMaxStatBytes = 4096;
+
+// A dictionary hash slot: index + 1 (0: empty), the high half of the value's hash,
+// and for byte arrays where its bytes are, so a lookup reads the dictionary's bytes
+// only for a likely match.
+struct DictSlot {
+  uint32_t idx1 = 0, tag = 0, off = 0, len = 0;
+};  // larger byte-array bounds are left out of stats
 
 
 // ---------------------------------------------------------------------------------
@@ -401,29 +451,54 @@ class TypedChunkWriter final : public ColumnChunkWriter {
 
   int64_t BufferedBytes() const override {
     if (pending_reset_) return 0;
-    return static_cast<int64_t>(pages_.size()) + PageBytes() + DictBytes();
+    return pages_bytes_ + PageBytes() + DictBytes();
   }
 
   Status FinishChunk(ChunkOutput* out) override {
     if (page_levels_ > 0 || num_pages_ == 0) FLOE_RETURN_IF_ERROR(FlushPage());
-    out->dictionary_page.Clear();
+    // Wait for this chunk's pages; their final sizes give the page offsets.
+    int64_t data_size = 0;
+    int64_t uncompressed_total = 0;
+    out->data_pages.clear();
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      PageJob& job = *jobs_[i];
+      if (Status st = cfg_.pool->Retire(&job); !st) {
+        return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+      }
+      page_locations_[i].__set_offset(data_size);
+      page_locations_[i].__set_compressed_page_size(static_cast<int32_t>(job.page_size()));
+      data_size += job.page_size();
+      uncompressed_total += job.header_size + job.uncompressed_size;
+      out->data_pages.push_back({job.page_data(), job.page_size()});
+    }
+    out->dictionary_data = nullptr;
+    out->dictionary_size = 0;
     std::vector<format::Encoding::type> encodings;
     auto add_enc = [&](format::Encoding::type e) {
       if (std::find(encodings.begin(), encodings.end(), e) == encodings.end()) encodings.push_back(e);
     };
-    int64_t uncompressed_total = uncompressed_pages_bytes_;
     std::vector<format::PageEncodingStats> enc_stats;
     if (dict_used_) {
-      Buffer body;
-      EncodeDictionaryPlain(&body);
+      PageJob& dj = dict_job_;
+      cfg_.pool->GiveBuffer(std::move(dj.out));
+      dj.body = cfg_.pool->TakeBuffer();
+      EncodeDictionaryPlain(&dj.body);
+      dj.body_begin = 0;
+      dj.prefix.Clear();
       format::PageHeader h;
       h.__set_type(format::PageType::DICTIONARY_PAGE);
       format::DictionaryPageHeader dh;
       dh.__set_num_values(static_cast<int32_t>(DictSize()));
       dh.__set_encoding(format::Encoding::PLAIN);
       h.__set_dictionary_page_header(dh);
-      FLOE_RETURN_IF_ERROR(WritePage(&h, nullptr, 0, body, &out->dictionary_page,
-                                     &uncompressed_total));
+      dj.header = std::move(h);
+      if (Status st = cfg_.pool->Run(&dj); !st) {
+        return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+      }
+      cfg_.pool->GiveBuffer(std::move(dj.body));
+      uncompressed_total += dj.header_size + dj.uncompressed_size;
+      out->dictionary_data = dj.page_data();
+      out->dictionary_size = dj.page_size();
       add_enc(format::Encoding::PLAIN);
       format::PageEncodingStats s;
       s.__set_page_type(format::PageType::DICTIONARY_PAGE);
@@ -445,7 +520,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       s.__set_count(count);
       enc_stats.push_back(s);
     }
-    const int64_t dict_size = static_cast<int64_t>(out->dictionary_page.size());
+    const int64_t dict_size = out->dictionary_size;
 
     format::ColumnMetaData& m = out->meta;
     m = format::ColumnMetaData();
@@ -455,13 +530,12 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     m.__set_codec(CodecId());
     m.__set_num_values(chunk_levels_);
     m.__set_total_uncompressed_size(uncompressed_total);
-    m.__set_total_compressed_size(dict_size + static_cast<int64_t>(pages_.size()));
+    m.__set_total_compressed_size(dict_size + data_size);
     m.__set_data_page_offset(dict_size);
     if (dict_used_) m.__set_dictionary_page_offset(0);
     m.__set_encoding_stats(enc_stats);
     if (cfg_.statistics) m.__set_statistics(MakeStats(chunk_stats_, true));
 
-    out->data_pages = &pages_;
     out->offset_index = format::OffsetIndex();
     std::vector<format::PageLocation> locs = page_locations_;
     for (auto& l : locs) l.offset += dict_size;
@@ -489,8 +563,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     // File-level metrics.
     file_stats_.Merge(chunk_stats_);
     file_levels_ += chunk_levels_;
-    file_compressed_ += dict_size + static_cast<int64_t>(pages_.size());
-    // Reset for the next chunk, but keep pages_ alive for the caller.
+    file_compressed_ += dict_size + data_size;
+    // Reset for the next chunk, but keep the pages alive for the caller.
     pending_reset_ = true;
     return Ok();
   }
@@ -518,7 +592,9 @@ class TypedChunkWriter final : public ColumnChunkWriter {
  private:
   // ---- chunk / page state ----
   void StartChunk() {
-    pages_.Clear();
+    for (auto& job : jobs_) cfg_.pool->GiveBuffer(std::move(job->out));
+    jobs_.clear();
+    pages_bytes_ = 0;
     mode_ = initial_mode_;
     dict_used_ = false;
     ClearDict();
@@ -527,7 +603,6 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     chunk_rows_ = 0;
     chunk_bytes_est_ = 0;
     num_pages_ = 0;
-    uncompressed_pages_bytes_ = 0;
     data_encodings_.clear();
     page_encodings_.clear();
     page_locations_.clear();
@@ -543,8 +618,10 @@ class TypedChunkWriter final : public ColumnChunkWriter {
 
   void ResetPage() {
     page_def_.clear();
+    page_def_max_run_ = 0;
+    ++page_serial_;
     page_rep_.clear();
-    page_values_.Clear();
+    page_values_.Resize(kPageHeadroom);
     page_indices_.clear();
     page_ints_.clear();
     page_lengths_.clear();
@@ -556,15 +633,16 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   }
 
   int64_t PageBytes() const {
-    int64_t levels = static_cast<int64_t>(page_def_.size() + page_rep_.size()) / 4;
+    int64_t levels =
+        static_cast<int64_t>(page_def_.size() + page_rep_.size()) / 4 + page_def_max_run_ / 4;
     switch (mode_) {
       case Mode::kDictionary:
         return levels + static_cast<int64_t>(page_indices_.size()) * (DictBitWidth() + 1) / 8;
       case Mode::kDelta:
         return levels + static_cast<int64_t>(page_ints_.size()) * 4 +
-               static_cast<int64_t>(page_values_.size());
+               static_cast<int64_t>(PageValuesSize());
       default:
-        return levels + static_cast<int64_t>(page_values_.size()) +
+        return levels + static_cast<int64_t>(PageValuesSize()) +
                static_cast<int64_t>(page_bools_.size()) / 8;
     }
   }
@@ -584,7 +662,22 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       v0 = lv.row_value_start[r0];
       v1 = lv.row_value_start[r1];
     }
-    if (!lv.def.empty()) page_def_.insert(page_def_.end(), lv.def.begin() + l0, lv.def.begin() + l1);
+    if (leaf_.max_def > 0) {
+      if (lv.identity) {
+        // Every level is max_def: count them while the page holds nothing else.
+        if (page_def_.empty()) {
+          page_def_max_run_ += l1 - l0;
+        } else {
+          page_def_.insert(page_def_.end(), static_cast<size_t>(l1 - l0), leaf_.max_def);
+        }
+      } else {
+        if (page_def_max_run_ > 0) {
+          page_def_.assign(static_cast<size_t>(page_def_max_run_), leaf_.max_def);
+          page_def_max_run_ = 0;
+        }
+        page_def_.insert(page_def_.end(), lv.def.begin() + l0, lv.def.begin() + l1);
+      }
+    }
     if (!lv.rep.empty()) page_rep_.insert(page_rep_.end(), lv.rep.begin() + l0, lv.rep.begin() + l1);
     const int64_t nvals = v1 - v0;
     page_levels_ += l1 - l0;
@@ -609,8 +702,22 @@ class TypedChunkWriter final : public ColumnChunkWriter {
         return pos[k];
       }
     };
-    // Statistics.
-    {
+    // Statistics (byte arrays in dictionary mode: in the dictionary loop below, once
+    // per distinct value of the page).
+    const bool dict_stats = P::kIsBytes && mode_ == Mode::kDictionary;
+    if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
+      // Integers: a branch-free min/max over the slice, then one update each.
+      if (!dict_stats && n > 0) {
+        T lo = P::Get(col, at(0)), hi = lo;
+        for (int64_t k = 1; k < n; ++k) {
+          T v = P::Get(col, at(k));
+          lo = v < lo ? v : lo;
+          hi = v > hi ? v : hi;
+        }
+        page_stats_.Update(lo);
+        page_stats_.Update(hi);
+      }
+    } else if (!dict_stats) {
       MinMax<P>& s = page_stats_;
       for (int64_t k = 0; k < n; ++k) {
         T v = P::Get(col, at(k));
@@ -635,7 +742,11 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       case Mode::kPlain:
       case Mode::kBss:
         if constexpr (std::is_same_v<P, BoolPolicy>) {
-          for (int64_t k = 0; k < n; ++k) page_bools_.push_back(P::Get(col, at(k)) ? 1 : 0);
+          const size_t start = page_bools_.size();
+          page_bools_.resize(start + static_cast<size_t>(n));
+          uint8_t* dst = page_bools_.data() + start;
+          const uint8_t* src = col.data<uint8_t>();
+          for (int64_t k = 0; k < n; ++k) dst[k] = src[at(k)] != 0 ? 1 : 0;
         } else if constexpr (P::kMemcpy) {
           if constexpr (kIdentity) {
             page_values_.Append(col.data<T>() + base, static_cast<size_t>(n) * sizeof(T));
@@ -650,9 +761,44 @@ class TypedChunkWriter final : public ColumnChunkWriter {
           for (int64_t k = 0; k < n; ++k) P::Plain(P::Get(col, at(k)), width_, &page_values_);
         }
         break;
-      case Mode::kDictionary:
-        for (int64_t k = 0; k < n; ++k) page_indices_.push_back(DictIndex(P::Get(col, at(k))));
+      case Mode::kDictionary: {
+        const size_t start = page_indices_.size();
+        page_indices_.resize(start + static_cast<size_t>(n));
+        uint32_t* dst = page_indices_.data() + start;
+        // Hash a few values ahead and prefetch their slots: the lookups are random
+        // and each one would otherwise wait for its slot.
+        constexpr int64_t kAhead = 8;
+        T vals[kAhead];
+        uint64_t hashes[kAhead];
+        MinMax<P>& s = page_stats_;
+        for (int64_t k0 = 0; k0 < n; k0 += kAhead) {
+          const int64_t m = std::min(kAhead, n - k0);
+          const size_t mask = slots_.size() - 1;
+          for (int64_t j = 0; j < m; ++j) {
+            vals[j] = P::Get(col, at(k0 + j));
+            hashes[j] = P::Hash(vals[j]);
+            __builtin_prefetch(&slots_[static_cast<size_t>(hashes[j]) & mask]);
+          }
+          if constexpr (P::kIsBytes) {
+            // Then the bytes of the entry each first slot points at (the likely match).
+            for (int64_t j = 0; j < m; ++j) {
+              const DictSlot& slot = slots_[static_cast<size_t>(hashes[j]) & mask];
+              if (slot.idx1 != 0) __builtin_prefetch(dict_bytes_.data() + slot.off);
+            }
+          }
+          for (int64_t j = 0; j < m; ++j) {
+            const uint32_t idx = DictIndex(vals[j], hashes[j]);
+            dst[k0 + j] = idx;
+            if constexpr (P::kIsBytes) {
+              if (dict_page_seen_[idx] != page_serial_) {
+                dict_page_seen_[idx] = page_serial_;
+                s.Update(vals[j]);
+              }
+            }
+          }
+        }
         break;
+      }
       case Mode::kDelta:
         if constexpr (P::kIsBytes) {
           for (int64_t k = 0; k < n; ++k) {
@@ -674,7 +820,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     dict_bytes_.Clear();
     dict_offsets_.clear();
     dict_hashes_.clear();
-    slots_.assign(1024, -1);
+    slots_.assign(1024, DictSlot());
+    dict_page_seen_.clear();
     dict_plain_bytes_ = 0;
   }
   size_t DictSize() const {
@@ -698,15 +845,24 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       return dict_values_[idx];
     }
   }
-  uint32_t DictIndex(const T& v) {
-    uint64_t h = P::Hash(v);
+  // The dictionary index of `v` (hash `h`), adding it when new.
+  uint32_t DictIndex(const T& v, uint64_t h) {
     size_t mask = slots_.size() - 1;
     size_t s = static_cast<size_t>(h) & mask;
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
     while (true) {
-      int32_t idx = slots_[s];
-      if (idx < 0) break;
-      if (dict_hashes_[idx] == h && P::Eq(DictValue(static_cast<size_t>(idx)), v)) {
-        return static_cast<uint32_t>(idx);
+      const DictSlot& slot = slots_[s];
+      if (slot.idx1 == 0) break;
+      if (slot.tag == tag) {
+        const uint32_t idx = slot.idx1 - 1;
+        if constexpr (P::kIsBytes) {
+          if (slot.len == v.size() &&
+              BytesEqual(T(reinterpret_cast<const char*>(dict_bytes_.data()) + slot.off, slot.len), v)) {
+            return idx;
+          }
+        } else {
+          if (P::Eq(dict_values_[idx], v)) return idx;
+        }
       }
       s = (s + 1) & mask;
     }
@@ -721,17 +877,28 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       dict_plain_bytes_ += width_ > 0 ? width_ : 1;
     }
     dict_hashes_.push_back(h);
-    slots_[s] = static_cast<int32_t>(idx);
+    if constexpr (P::kIsBytes) dict_page_seen_.push_back(0);
+    slots_[s] = MakeSlot(idx, h);
     if (DictSize() * 2 > slots_.size()) Rehash();
     return idx;
   }
+  DictSlot MakeSlot(uint32_t idx, uint64_t h) const {
+    DictSlot slot;
+    slot.idx1 = idx + 1;
+    slot.tag = static_cast<uint32_t>(h >> 32);
+    if constexpr (P::kIsBytes) {
+      slot.off = dict_offsets_[idx];
+      slot.len = static_cast<uint32_t>(DictValue(idx).size());
+    }
+    return slot;
+  }
   void Rehash() {
-    slots_.assign(slots_.size() * 2, -1);
+    slots_.assign(slots_.size() * 2, DictSlot());
     size_t mask = slots_.size() - 1;
     for (size_t i = 0; i < dict_hashes_.size(); ++i) {
       size_t s = static_cast<size_t>(dict_hashes_[i]) & mask;
-      while (slots_[s] >= 0) s = (s + 1) & mask;
-      slots_[s] = static_cast<int32_t>(i);
+      while (slots_[s].idx1 != 0) s = (s + 1) & mask;
+      slots_[s] = MakeSlot(static_cast<uint32_t>(i), dict_hashes_[i]);
     }
   }
   void EncodeDictionaryPlain(Buffer* out) const {
@@ -754,95 +921,93 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     }
   }
 
-  // Compresses `body` (after `prefix` bytes that stay uncompressed: v2 levels), fills
-  // the sizes of `h` and appends header + page to `dst`.
-  Status WritePage(format::PageHeader* h, const uint8_t* prefix, size_t prefix_size,
-                   const Buffer& body, Buffer* dst, int64_t* uncompressed_total) {
-    const Buffer* payload = &body;
-    if (cfg_.compressor != nullptr && cfg_.codec != Codec::kUncompressed) {
-      compressed_.Clear();
-      FLOE_RETURN_IF_ERROR(cfg_.compressor->Compress(body.data(), body.size(), &compressed_));
-      payload = &compressed_;
-    }
-    int64_t usize = static_cast<int64_t>(prefix_size + body.size());
-    int64_t csize = static_cast<int64_t>(prefix_size + payload->size());
-    if (usize > INT32_MAX || csize > INT32_MAX) {
-      return InvalidArgument("column '{}': a page of {} bytes exceeds Parquet's 2 GiB page limit",
-                             leaf_.DottedPath(), usize);
-    }
-    h->__set_uncompressed_page_size(static_cast<int32_t>(usize));
-    h->__set_compressed_page_size(static_cast<int32_t>(csize));
-    size_t before = dst->size();
-    FLOE_RETURN_IF_ERROR(SerializeThrift(*h, dst));
-    int64_t header_size = static_cast<int64_t>(dst->size() - before);
-    if (prefix_size) dst->Append(prefix, prefix_size);
-    dst->Append(payload->data(), payload->size());
-    *uncompressed_total += header_size + usize;
-    last_page_total_ = header_size + csize;
-    return Ok();
-  }
-
+  // Cuts the open page: encodes its levels and values into a PageJob (V1: levels
+  // in the headroom in front of the values; V2: levels as the uncompressed prefix)
+  // and hands it to the pool, which compresses it and serializes its header.
   Status FlushPage() {
     if (pending_reset_) StartChunk();
     const bool v2 = cfg_.page_version == PageVersion::kV2;
     // Levels.
     levels_.Clear();
     int32_t rep_len = 0, def_len = 0;
-    auto put_levels = [&](const std::vector<int16_t>& lv, int16_t max, int32_t* len) {
+    auto put_levels = [&](const std::vector<int16_t>& lv, int16_t max, int32_t* len,
+                          int64_t max_run) {
       if (max == 0) return;
       size_t start = levels_.size();
       if (!v2) levels_.Resize(start + 4);
       size_t data_start = levels_.size();
-      EncodeRleBitPacked(lv.data(), lv.size(), BitWidth(static_cast<uint64_t>(max)), &levels_);
+      const int width = BitWidth(static_cast<uint64_t>(max));
+      if (max_run > 0) {
+        // The same bytes EncodeRleBitPacked gives for max_run copies of max.
+        RleBitPackedEncoder enc(width, &levels_);
+        enc.PutRepeated(static_cast<uint32_t>(max), static_cast<size_t>(max_run));
+        enc.Finish();
+      } else {
+        EncodeRleBitPacked(lv.data(), lv.size(), width, &levels_);
+      }
       uint32_t n = static_cast<uint32_t>(levels_.size() - data_start);
       if (!v2) std::memcpy(levels_.data() + start, &n, 4);
       *len = static_cast<int32_t>(levels_.size() - start);
     };
-    put_levels(page_rep_, leaf_.max_rep, &rep_len);
-    put_levels(page_def_, leaf_.max_def, &def_len);
+    put_levels(page_rep_, leaf_.max_rep, &rep_len, 0);
+    put_levels(page_def_, leaf_.max_def, &def_len, page_def_max_run_);
     if (mode_ == Mode::kDictionary && num_pages_ == 0 && !dict_used_) MaybeAbandonDictionary();
-    // Values.
-    values_.Clear();
+    // Values, after kPageHeadroom free bytes.
+    auto job = std::make_unique<PageJob>();
+    Buffer& body = job->body;
+    auto fresh_body = [&] {
+      body = cfg_.pool->TakeBuffer();
+      body.Resize(kPageHeadroom);
+    };
     format::Encoding::type enc = format::Encoding::PLAIN;
     switch (mode_) {
       case Mode::kPlain:
-        AppendPlainPage();
+        if constexpr (std::is_same_v<P, BoolPolicy>) {
+          fresh_body();
+          AppendPlainBools(&body);
+        } else {
+          // The values are already laid out after the headroom: hand the buffer over.
+          body = std::move(page_values_);
+          page_values_ = cfg_.pool->TakeBuffer();
+          page_values_.Resize(kPageHeadroom);
+        }
         break;
       case Mode::kDictionary:
+        fresh_body();
         if (page_indices_.empty() && DictSize() == 0) {
           enc = format::Encoding::PLAIN;  // nothing to index
         } else {
           enc = format::Encoding::RLE_DICTIONARY;
           uint8_t w = static_cast<uint8_t>(DictBitWidth());
-          values_.Append(&w, 1);
-          EncodeRleBitPacked(page_indices_.data(), page_indices_.size(), w, &values_);
+          body.Append(&w, 1);
+          EncodeRleBitPacked(page_indices_.data(), page_indices_.size(), w, &body);
           dict_used_ = true;
         }
         break;
       case Mode::kDelta:
+        fresh_body();
         if constexpr (P::kIsBytes) {
           enc = format::Encoding::DELTA_LENGTH_BYTE_ARRAY;
-          EncodeDeltaLengthByteArray(page_lengths_.data(), page_lengths_.size(),
-                                     page_values_.data(), page_values_.size(), &values_);
+          EncodeDeltaLengthByteArray(page_lengths_.data(), page_lengths_.size(), PageValuesData(),
+                                     PageValuesSize(), &body);
         } else {
           enc = format::Encoding::DELTA_BINARY_PACKED;
           EncodeDeltaBinaryPacked(page_ints_.data(), page_ints_.size(),
-                                  P::kPhysical == PhysicalType::kInt32, &values_);
+                                  P::kPhysical == PhysicalType::kInt32, &body);
         }
         break;
       case Mode::kBss:
+        fresh_body();
         enc = format::Encoding::BYTE_STREAM_SPLIT;
         if (width_ > 0) {
-          EncodeByteStreamSplit(page_values_.data(), page_values_.size() / width_, width_, &values_);
+          EncodeByteStreamSplit(PageValuesData(), PageValuesSize() / width_, width_, &body);
         }
         break;
     }
-    format::PageHeader h;
+    format::PageHeader& h = job->header;
     format::Statistics st;
     bool with_stats = cfg_.statistics;
     if (with_stats) st = MakeStats(page_stats_, false);
-    int64_t uncompressed_total = 0;
-    page_start_ = static_cast<int64_t>(pages_.size());
     if (v2) {
       h.__set_type(format::PageType::DATA_PAGE_V2);
       format::DataPageHeaderV2 d;
@@ -855,8 +1020,9 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       d.__set_is_compressed(cfg_.codec != Codec::kUncompressed);
       if (with_stats) d.__set_statistics(st);
       h.__set_data_page_header_v2(d);
-      FLOE_RETURN_IF_ERROR(WritePage(&h, levels_.data(), levels_.size(), values_, &pages_,
-                                     &uncompressed_total));
+      job->prefix = cfg_.pool->TakeBuffer();
+      job->prefix.Append(levels_.data(), levels_.size());
+      job->body_begin = kPageHeadroom;
     } else {
       h.__set_type(format::PageType::DATA_PAGE);
       format::DataPageHeader d;
@@ -867,21 +1033,30 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       if (with_stats) d.__set_statistics(st);
       h.__set_data_page_header(d);
       // v1: levels and values are compressed together.
-      if (!levels_.empty()) {
-        levels_.Append(values_.data(), values_.size());
-        std::swap(levels_, values_);
+      if (levels_.size() <= kPageHeadroom) {
+        job->body_begin = kPageHeadroom - levels_.size();
+        if (!levels_.empty()) std::memcpy(body.data() + job->body_begin, levels_.data(), levels_.size());
+      } else {
+        Buffer joined = cfg_.pool->TakeBuffer();
+        joined.Reserve(levels_.size() + body.size() - kPageHeadroom);
+        joined.Append(levels_.data(), levels_.size());
+        joined.Append(body.data() + kPageHeadroom, body.size() - kPageHeadroom);
+        cfg_.pool->GiveBuffer(std::move(body));
+        body = std::move(joined);
+        job->body_begin = 0;
       }
-      FLOE_RETURN_IF_ERROR(WritePage(&h, nullptr, 0, values_, &pages_, &uncompressed_total));
     }
-    uncompressed_pages_bytes_ += uncompressed_total;
+    job->owner_bytes = &pages_bytes_;
+    if (Status s = cfg_.pool->Submit(job.get()); !s) {
+      return Fail(std::move(s).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+    }
+    jobs_.push_back(std::move(job));
     if (std::find(data_encodings_.begin(), data_encodings_.end(), enc) == data_encodings_.end()) {
       data_encodings_.push_back(enc);
     }
     page_encodings_.push_back(enc);
-    // Page index entries.
+    // Page index entries (offsets and sizes are known when the chunk ends).
     format::PageLocation loc;
-    loc.__set_offset(page_start_);
-    loc.__set_compressed_page_size(static_cast<int32_t>(last_page_total_));
     loc.__set_first_row_index(chunk_rows_);
     page_locations_.push_back(loc);
     bool null_page = page_nonnull_ == 0;
@@ -925,8 +1100,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       int64_t encoded = static_cast<int64_t>(page_indices_.size()) * DictBitWidth() / 8 + 1 +
                         dict_plain_bytes_;
       if (encoded < plain) return;
-      page_values_.Clear();
-      page_values_.Reserve(static_cast<size_t>(plain));
+      page_values_.Resize(kPageHeadroom);
+      page_values_.Reserve(kPageHeadroom + static_cast<size_t>(plain));
       for (uint32_t idx : page_indices_) P::Plain(DictValue(idx), width_, &page_values_);
       page_indices_.clear();
       ClearDict();
@@ -934,20 +1109,20 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     }
   }
 
-  void AppendPlainPage() {
-    if constexpr (std::is_same_v<P, BoolPolicy>) {
-      // Bit-packed, LSB first (PITFALLS 16).
-      size_t n = page_bools_.size();
-      if (n == 0) return;
-      size_t start = values_.size();
-      values_.Resize(start + (n + 7) / 8);
-      uint8_t* dst = values_.data() + start;
-      std::memset(dst, 0, (n + 7) / 8);
-      for (size_t i = 0; i < n; ++i) dst[i >> 3] |= static_cast<uint8_t>(page_bools_[i] << (i & 7));
-    } else {
-      values_.Append(page_values_.data(), page_values_.size());
-    }
+  // Bit-packed, LSB first (PITFALLS 16).
+  void AppendPlainBools(Buffer* out) const {
+    size_t n = page_bools_.size();
+    if (n == 0) return;
+    size_t start = out->size();
+    out->Resize(start + (n + 7) / 8);
+    uint8_t* dst = out->data() + start;
+    std::memset(dst, 0, (n + 7) / 8);
+    for (size_t i = 0; i < n; ++i) dst[i >> 3] |= static_cast<uint8_t>(page_bools_[i] << (i & 7));
   }
+
+  // The open page's PLAIN (or BYTE_STREAM_SPLIT / delta byte) values, after the headroom.
+  const uint8_t* PageValuesData() const { return page_values_.data() + kPageHeadroom; }
+  size_t PageValuesSize() const { return page_values_.size() - kPageHeadroom; }
 
   // PLAIN bytes of a bound, or nothing for byte arrays past kMaxStatBytes.
   std::optional<std::string> StatBytes(const Owned<P>& v) const {
@@ -1045,6 +1220,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
 
   // Page being filled.
   std::vector<int16_t> page_def_, page_rep_;
+  int64_t page_def_max_run_ = 0;  // max_def levels not in page_def_ (only while it is empty)
   Buffer page_values_;
   std::vector<uint32_t> page_indices_;
   std::vector<int64_t> page_ints_;
@@ -1054,13 +1230,14 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   int64_t page_levels_ = 0, page_rows_ = 0, page_nonnull_ = 0;
 
   // Chunk being filled.
-  Buffer pages_;
+  std::vector<std::unique_ptr<PageJob>> jobs_;  // the chunk's data pages, in order
+  PageJob dict_job_;
+  int64_t pages_bytes_ = 0;  // the pages' buffered bytes, as the pool accounts them
   bool pending_reset_ = false;
   bool dict_used_ = false;
   MinMax<P> chunk_stats_;
   int64_t chunk_levels_ = 0, chunk_rows_ = 0, chunk_bytes_est_ = 0;
-  int64_t num_pages_ = 0, uncompressed_pages_bytes_ = 0;
-  int64_t page_start_ = 0, last_page_total_ = 0;
+  int64_t num_pages_ = 0;
   std::vector<format::Encoding::type> data_encodings_, page_encodings_;
   std::vector<format::PageLocation> page_locations_;
   std::vector<bool> ci_null_pages_;
@@ -1074,11 +1251,13 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   Buffer dict_bytes_;
   std::vector<uint32_t> dict_offsets_;
   std::vector<uint64_t> dict_hashes_;
-  std::vector<int32_t> slots_;
+  std::vector<DictSlot> slots_;
+  std::vector<uint64_t> dict_page_seen_;  // byte arrays: the page serial that last saw each entry
+  uint64_t page_serial_ = 1;
   int64_t dict_plain_bytes_ = 0;
 
   // Scratch.
-  Buffer levels_, values_, compressed_;
+  Buffer levels_;
 
   // File totals.
   MinMax<P> file_stats_;

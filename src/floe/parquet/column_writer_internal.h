@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "floe/parquet/bloom_filter.h"
+#include "floe/parquet/page_pool_internal.h"
 #include "floe/parquet/schema_mapping.h"
 #include "floe/parquet/thrift_internal.h"
 #include "floe/parquet/writer.h"
@@ -24,10 +25,11 @@ namespace floe::parquet {
 /// The levels of one leaf for one batch.
 struct LeafLevels {
   const ColumnVector* leaf = nullptr;  ///< the vector holding the leaf's values
-  /// True when level i is value i of `leaf` and rows are levels (flat, no nulls).
+  /// True when level i is value i of `leaf` and rows are levels (flat, no nulls);
+  /// `def` is then empty (every level is max_def).
   bool identity = false;
   int64_t num_rows = 0;
-  std::vector<int16_t> def;        ///< empty when max_def == 0
+  std::vector<int16_t> def;        ///< empty when max_def == 0 or identity
   std::vector<int16_t> rep;        ///< empty when max_rep == 0
   std::vector<int64_t> positions;  ///< index in `leaf` of each present value (not identity)
   std::vector<int64_t> row_level_start;  ///< num_rows + 1 entries (not identity)
@@ -51,7 +53,7 @@ struct ColumnWriterConfig {
   int64_t page_row_limit = 20000;
   int64_t dict_size_bytes = 2 << 20;
   Codec codec = Codec::kUncompressed;
-  Compressor* compressor = nullptr;  ///< shared by the file's columns
+  PagePool* pool = nullptr;  ///< compresses the pages; shared by the file's columns
   bool statistics = true;
   bool page_index = true;
   bool bloom_filter = false;
@@ -59,10 +61,18 @@ struct ColumnWriterConfig {
   int64_t bloom_max_bytes = 1 << 20;
 };
 
-/// A finished column chunk, offsets relative to the chunk's first byte.
+/// Bytes owned by someone else.
+struct ByteSpan {
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+};
+
+/// A finished column chunk, offsets relative to the chunk's first byte. The bytes
+/// stay valid until the next call of the chunk writer's Write.
 struct ChunkOutput {
-  Buffer dictionary_page;          ///< header + body, empty without dictionary
-  const Buffer* data_pages = nullptr;  ///< headers + bodies of the data pages
+  const uint8_t* dictionary_data = nullptr;  ///< header + body; none without dictionary
+  int64_t dictionary_size = 0;
+  std::vector<ByteSpan> data_pages;  ///< header + body of each data page, in order
   format::ColumnMetaData meta;     ///< offsets relative; sizes final
   format::OffsetIndex offset_index;  ///< page offsets relative to the chunk start
   std::optional<format::ColumnIndex> column_index;

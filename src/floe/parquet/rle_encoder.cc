@@ -38,7 +38,31 @@ void BitPackAppend(const uint64_t* values, size_t count, int bit_width, Buffer* 
   PackImpl(values, count, bit_width, out);
 }
 void BitPackAppend(const uint32_t* values, size_t count, int bit_width, Buffer* out) {
-  PackImpl(values, count, bit_width, out);
+  // Widths up to 32 fit a 64-bit accumulator: emit 32 bits whenever they are complete.
+  if (bit_width == 0 || count == 0) return;
+  size_t nbytes = (count * static_cast<size_t>(bit_width) + 7) / 8;
+  size_t start = out->size();
+  out->Resize(start + nbytes + 4);  // room for the last 4-byte store
+  uint8_t* dst = out->data() + start;
+  const uint64_t mask = bit_width == 32 ? 0xFFFFFFFFULL : ((uint64_t{1} << bit_width) - 1);
+  uint64_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < count; ++i) {
+    acc |= (static_cast<uint64_t>(values[i]) & mask) << bits;
+    bits += bit_width;
+    if (bits >= 32) {
+      uint32_t w = static_cast<uint32_t>(acc);
+      std::memcpy(dst, &w, 4);
+      dst += 4;
+      acc >>= 32;
+      bits -= 32;
+    }
+  }
+  if (bits > 0) {
+    uint32_t w = static_cast<uint32_t>(acc);
+    std::memcpy(dst, &w, 4);
+  }
+  out->Resize(start + nbytes);
 }
 
 void RleBitPackedEncoder::PutRepeated(uint32_t value, size_t count) {

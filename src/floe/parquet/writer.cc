@@ -3,6 +3,7 @@
 // Format", PageIndex.md, BloomFilter.md).
 #include "floe/parquet/writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -208,7 +209,13 @@ class FileWriterImpl {
     if (opt_.codec == Codec::kDeflateRaw) {
       return InvalidArgument("Parquet writer for {}: deflate is not a Parquet codec", out_->path());
     }
-    FLOE_ASSIGN_OR_RETURN(compressor_, MakeCompressor(opt_.codec, opt_.compression_level));
+    if (opt_.parallelism < 1) {
+      return InvalidArgument("Parquet writer for {}: parallelism {} is not a positive thread count",
+                             out_->path(), opt_.parallelism);
+    }
+    // More workers than the window can keep busy would only sit idle.
+    const int workers = std::min(opt_.parallelism - 1, PagePool::kMaxWorkers);
+    FLOE_ASSIGN_OR_RETURN(pool_, PagePool::Make(opt_.codec, opt_.compression_level, workers));
     // Resolve per-column options; every named column must exist.
     std::set<std::string> names;
     for (const auto& leaf : pschema_.leaves) names.insert(IcebergName(leaf));
@@ -260,7 +267,7 @@ class FileWriterImpl {
       c.page_row_limit = opt_.page_row_limit;
       c.dict_size_bytes = opt_.dict_size_bytes;
       c.codec = opt_.codec;
-      c.compressor = compressor_.get();
+      c.pool = pool_.get();
       c.statistics = opt_.write_statistics;
       c.page_index = opt_.write_page_index;
       if (auto it = opt_.bloom_filter_columns.find(name); it != opt_.bloom_filter_columns.end()) {
@@ -341,10 +348,12 @@ class FileWriterImpl {
       ChunkOutput co;
       FLOE_RETURN_IF_ERROR(writers_[l]->FinishChunk(&co));
       const int64_t start = out_->Tell();
-      if (!co.dictionary_page.empty()) {
-        FLOE_RETURN_IF_ERROR(out_->Write(co.dictionary_page.data(), co.dictionary_page.size()));
+      if (co.dictionary_size > 0) {
+        FLOE_RETURN_IF_ERROR(out_->Write(co.dictionary_data, static_cast<size_t>(co.dictionary_size)));
       }
-      FLOE_RETURN_IF_ERROR(out_->Write(co.data_pages->data(), co.data_pages->size()));
+      for (const ByteSpan& page : co.data_pages) {
+        FLOE_RETURN_IF_ERROR(out_->Write(page.data, static_cast<size_t>(page.size)));
+      }
       format::ColumnMetaData m = std::move(co.meta);
       m.__set_data_page_offset(m.data_page_offset + start);
       if (m.__isset.dictionary_page_offset) m.__set_dictionary_page_offset(start);
@@ -381,6 +390,7 @@ class FileWriterImpl {
       return Fail(std::move(st).error());
     }
     closed_ = true;
+    pool_->Stop();
     WriteResult r;
     r.file_size_bytes = file_size_;
     r.num_rows = num_rows_;
@@ -394,6 +404,7 @@ class FileWriterImpl {
   }
 
   void Abort() {
+    if (pool_) pool_->Stop();  // no compression thread outlives the writer
     if (!closed_ && out_) out_->Abort();
     closed_ = true;
   }
@@ -486,8 +497,9 @@ class FileWriterImpl {
   SchemaPtr schema_;
   WriterOptions opt_;
   ParquetSchema pschema_;
-  std::unique_ptr<Compressor> compressor_;
   std::vector<std::unique_ptr<ColumnChunkWriter>> writers_;
+  // After writers_: destroyed (threads joined) before the jobs the writers own.
+  std::unique_ptr<PagePool> pool_;
   std::vector<LeafLevels> levels_;
   std::vector<format::RowGroup> row_groups_;
   std::vector<std::vector<ChunkIndexes>> indexes_;  // per row group, per leaf

@@ -54,6 +54,11 @@ struct WriterOptions {
   /// Rows the writer takes from a batch at a time (bounds how far a page or a row group
   /// may overshoot its size).
   int64_t write_batch_rows = 4096;
+  /// Threads that encode the file (`write-parallelism`): 1 keeps everything on the
+  /// caller's thread; N > 1 adds N - 1 threads (15 at most) that compress pages (and
+  /// serialize their headers) while the caller encodes. The file is byte-identical for
+  /// every N.
+  int parallelism = 1;
 
   /// Reads `write.parquet.*` table properties; other keys are ignored. An unknown
   /// `write.parquet.` key is an error that names it and lists the valid ones; a bad
@@ -84,8 +89,9 @@ struct WriteResult {
 
 class FileWriterImpl;
 
-/// Writes one Parquet file. Not thread-safe. Memory: the encoded pages of one row
-/// group plus the dictionaries.
+/// Writes one Parquet file. Not thread-safe (its compression threads are its own and
+/// end with it). Memory: the encoded pages of one row group, the dictionaries, and at
+/// most 32 pages (64 MiB) waiting for compression.
 class FileWriter {
  public:
   /// Starts a file on `out` (writes the leading magic).
@@ -104,7 +110,8 @@ class FileWriter {
   /// Flushes the last row group, writes page indexes, bloom filters and the footer,
   /// and commits the output file.
   Result<WriteResult> Close();
-  /// Drops everything; the output file is not created.
+  /// Drops everything (stops and joins the compression threads); the output file is
+  /// not created.
   void Abort();
 
  private:

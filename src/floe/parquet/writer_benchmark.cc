@@ -106,15 +106,17 @@ const std::vector<Batch>& BenchBatches() {
   return batches;
 }
 
-void BM_WriteBenchTable(benchmark::State& state, Codec codec) {
+void BM_WriteBenchTable(benchmark::State& state, Codec codec, int parallelism) {
   const auto& batches = BenchBatches();
   int64_t rows = 0;
   for (const auto& b : batches) rows += b.num_rows;
   std::string path = (std::filesystem::temp_directory_path() /
-                      ("floe_writer_bench_" + std::string(CodecName(codec)) + ".parquet"))
+                      ("floe_writer_bench_" + std::string(CodecName(codec)) + "_p" +
+                       std::to_string(parallelism) + ".parquet"))
                          .string();
   if (const char* out = std::getenv("FLOE_BENCH_OUT")) {
-    path = std::string(out) + "/floe_" + std::string(CodecName(codec)) + ".parquet";
+    path = std::string(out) + "/floe_" + std::string(CodecName(codec)) +
+           (parallelism > 1 ? "_p" + std::to_string(parallelism) : "") + ".parquet";
   }
   int64_t size = 0;
   for (auto _ : state) {
@@ -125,6 +127,7 @@ void BM_WriteBenchTable(benchmark::State& state, Codec codec) {
     }
     WriterOptions opt;
     opt.codec = codec;
+    opt.parallelism = parallelism;
     auto w = FileWriter::Open(std::move(*out), batches[0].schema, opt);
     if (!w) {
       state.SkipWithError(w.error().ToString().c_str());
@@ -206,8 +209,17 @@ void BM_ByteStreamSplitDouble(benchmark::State& state) {
 }
 BENCHMARK(BM_ByteStreamSplitDouble);
 
-BENCHMARK_CAPTURE(BM_WriteBenchTable, zstd, Codec::kZstd)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_WriteBenchTable, snappy, Codec::kSnappy)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_WriteBenchTable, zstd, Codec::kZstd, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_WriteBenchTable, snappy, Codec::kSnappy, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
+// Pages compressed on a second thread (WriterOptions::parallelism).
+BENCHMARK_CAPTURE(BM_WriteBenchTable, zstd_p2, Codec::kZstd, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+// Encoding alone: no compression.
+BENCHMARK_CAPTURE(BM_WriteBenchTable, uncompressed, Codec::kUncompressed, 1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace floe::parquet

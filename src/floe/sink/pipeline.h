@@ -6,7 +6,9 @@
 /// parsing and encoding overlap on two cores. With one worker both stages run
 /// on the caller's thread. The first error on either side stops both: the
 /// decoder is told to stop, the queue is drained, and the error is returned
-/// (the caller then aborts the data writer).
+/// (the caller then aborts the data writer). The Parquet writer adds its own
+/// `write-parallelism` - 1 threads that compress pages (parquet::WriterOptions::
+/// parallelism), so with two workers decoding, encoding and compression overlap.
 #pragma once
 
 #include <cstdint>

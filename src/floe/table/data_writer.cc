@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <thread>
 
 #include "floe/iceberg/schema_json.h"
 #include "floe/parquet/schema_mapping.h"
@@ -90,6 +91,13 @@ Result<DataWriterOptions> DataWriterOptions::Resolve(const iceberg::TableMetadat
   FLOE_ASSIGN_OR_RETURN(auto level, resolver.Get("compression-level"));
   if (level) parquet_props["write.parquet.compression-level"] = *level;
   FLOE_ASSIGN_OR_RETURN(o.parquet, parquet::WriterOptions::FromProperties(parquet_props));
+  // Encoder threads per data file (default: the number of cores).
+  FLOE_ASSIGN_OR_RETURN(auto parallelism, resolver.GetLong("write-parallelism"));
+  if (parallelism && (*parallelism < 1 || *parallelism > 1024)) {
+    return InvalidArgument("option write-parallelism: {} is not a thread count in 1..1024", *parallelism);
+  }
+  o.parquet.parallelism = parallelism ? static_cast<int>(*parallelism)
+                                      : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   FLOE_ASSIGN_OR_RETURN(o.metrics, iceberg::MetricsConfig::FromProperties(metadata.properties));
   FLOE_ASSIGN_OR_RETURN(auto data_path, resolver.Get("write.data.path"));
   if (data_path && !data_path->empty()) {
