@@ -31,6 +31,7 @@ inline bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') <= 9; }
 
 /// JSON whitespace within a line (a '\n' ends the line, so it is not skipped).
 inline const char* SkipWs(const char* p) {
+  if (static_cast<unsigned char>(*p) > ' ') [[likely]] return p;  // the usual case: none
   while (*p == ' ' || *p == '\t' || *p == '\r') ++p;
   return p;
 }
@@ -39,7 +40,7 @@ inline const char* SkipWs(const char* p) {
 /// Returns the closing quote, or nullptr at an escape or a control character
 /// (the NUL after the data included). Sets `*high` when a byte >= 0x80 occurs
 /// (the caller validates UTF-8). Reads 32 bytes at a time.
-inline const char* ScanString(const char* p, bool* high) {
+[[gnu::always_inline]] inline const char* ScanString(const char* p, bool* high) {
   const __m256i quote = _mm256_set1_epi8('"');
   const __m256i backslash = _mm256_set1_epi8('\\');
   const __m256i ctl = _mm256_set1_epi8(0x1f);
@@ -74,7 +75,7 @@ struct Number {
 /// Scans a JSON number (RFC 8259 section 6) at `p`: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 /// Returns its end, or nullptr when `p` holds no JSON number. What follows
 /// is checked by the caller's grammar (so "01" or "1x" fail there).
-inline const char* ScanNumber(const char* p, Number* n) {
+[[gnu::always_inline]] inline const char* ScanNumber(const char* p, Number* n) {
   n->begin = p;
   n->neg = *p == '-';
   if (n->neg) ++p;
@@ -187,7 +188,15 @@ JsonlFastPath::JsonlFastPath(const Schema& schema) {
     c.required = f.required;
     c.name = f.name;
     c.raw_name = RawComparable(f.name);
-    std::memcpy(c.name16, f.name.data(), std::min<size_t>(f.name.size(), 16));
+    // The raw key: the name and its closing quote, compared 16 bytes at a time.
+    char key16[16] = {};
+    const std::string quoted = f.name + '"';
+    const size_t klen = std::min<size_t>(quoted.size(), 16);
+    std::memcpy(key16, quoted.data(), klen);
+    std::memcpy(&c.key0, key16, 8);
+    std::memcpy(&c.key1, key16 + 8, 8);
+    c.mask0 = klen >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * klen)) - 1;
+    c.mask1 = klen >= 16 ? ~uint64_t{0} : klen <= 8 ? 0 : (uint64_t{1} << (8 * (klen - 8))) - 1;
     switch (f.type->id) {
       case TypeId::kBoolean: c.kind = Kind::kBool; break;
       case TypeId::kInt: c.kind = Kind::kInt; break;
@@ -216,24 +225,16 @@ JsonlFastPath::JsonlFastPath(const Schema& schema) {
 }
 
 bool JsonlFastPath::KeyIs(const char* p, const Column& c) const {
-  const size_t len = c.name.size();
   if (!c.raw_name) return false;
-  if (len <= 16) {
-    // 16-byte loads and the closing quote: the padding covers the reads.
-    uint64_t a0, a1, b0, b1;
-    std::memcpy(&a0, p, 8);
-    std::memcpy(&a1, p + 8, 8);
-    std::memcpy(&b0, c.name16, 8);
-    std::memcpy(&b1, c.name16 + 8, 8);
-    const uint64_t m0 = len >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
-    const uint64_t m1 =
-        len >= 16 ? ~uint64_t{0} : len <= 8 ? 0 : (uint64_t{1} << (8 * (len - 8))) - 1;
-    return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0 && p[len] == '"';
-  }
+  uint64_t a0, a1;
+  std::memcpy(&a0, p, 8);
+  std::memcpy(&a1, p + 8, 8);
+  if ((((a0 ^ c.key0) & c.mask0) | ((a1 ^ c.key1) & c.mask1)) != 0) return false;
+  const size_t len = c.name.size();
+  if (len < 16) return true;  // the closing quote was part of the 16 bytes compared
   // Longer names: compare only while the bytes are not past the line's end
   // (a NUL or any control byte differs from the name, which has none).
-  return std::memcmp(p, c.name.data(), 16) == 0 && std::strncmp(p + 16, c.name.data() + 16, len - 16) == 0 &&
-         p[len] == '"';
+  return std::strncmp(p + 16, c.name.data() + 16, len - 16) == 0 && p[len] == '"';
 }
 
 bool JsonlFastPath::Scan(const char* p, size_t* line_len) {

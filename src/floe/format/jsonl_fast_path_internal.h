@@ -70,7 +70,8 @@ class JsonlFastPath {
     bool required = false;
     bool raw_name = false;  ///< the name may be matched against raw key bytes
     std::string name;
-    char name16[16] = {};   ///< the name's first 16 bytes, zero-padded
+    uint64_t key0 = 0, key1 = 0;    ///< name + '"', first 16 bytes, zero-padded
+    uint64_t mask0 = 0, mask1 = 0;  ///< which of those bytes to compare
   };
   /// One column's value in the line being scanned.
   struct Slot {
