@@ -237,66 +237,6 @@ bool JsonlFastPath::KeyIs(const char* p, const Column& c) const {
   return std::strncmp(p + 16, c.name.data() + 16, len - 16) == 0 && p[len] == '"';
 }
 
-bool JsonlFastPath::Scan(const char* p, size_t* line_len) {
-  const char* const start = p;
-  if (++gen_ == 0) {
-    for (Slot& s : slots_) s.gen = 0;
-    gen_ = 1;
-  }
-  p = SkipWs(p);
-  if (*p != '{') return false;
-  p = SkipWs(p + 1);
-  const size_t ncols = cols_.size();
-  size_t expect = 0;  // keys usually come in schema order
-  if (*p == '}') {
-    ++p;
-  } else {
-    for (;;) {
-      if (*p != '"') return false;
-      ++p;
-      size_t idx;
-      if (expect < ncols && KeyIs(p, cols_[expect])) {
-        idx = expect;
-        p += cols_[expect].name.size() + 1;
-      } else {
-        bool high = false;
-        const char* q = ScanString(p, &high);
-        if (!q) return false;
-        std::string_view key(p, static_cast<size_t>(q - p));
-        if (high && !simdjson::validate_utf8(key.data(), key.size())) return false;
-        auto it = index_.find(key);
-        if (it == index_.end()) return false;  // unknown: an error or skipped, not here
-        idx = static_cast<size_t>(it->second);
-        p = q + 1;
-      }
-      Slot& slot = slots_[idx];
-      if (slot.gen == gen_) return false;  // duplicate key
-      slot.gen = gen_;
-      p = SkipWs(p);
-      if (*p != ':') return false;
-      p = SkipWs(p + 1);
-      p = ScanValue(cols_[idx], slot, p);
-      if (!p) return false;
-      expect = idx + 1;
-      p = SkipWs(p);
-      if (*p == ',') {
-        p = SkipWs(p + 1);
-        continue;
-      }
-      if (*p != '}') return false;
-      ++p;
-      break;
-    }
-  }
-  p = SkipWs(p);
-  if (*p != '\n') return false;  // trailing content, or the line is not complete
-  for (int r : required_) {
-    if (slots_[r].gen != gen_) return false;  // a missing NOT NULL column
-  }
-  *line_len = static_cast<size_t>(p - start);
-  return true;
-}
-
 const char* JsonlFastPath::ScanValue(const Column& c, Slot& s, const char* p) {
   if (*p == 'n') {
     if (!Literal(p, "null", 4) || c.required) return nullptr;
@@ -405,6 +345,66 @@ const char* JsonlFastPath::ScanValue(const Column& c, Slot& s, const char* p) {
     default: return nullptr;
   }
   return text.data() + text.size() + 1;
+}
+
+bool JsonlFastPath::Scan(const char* p, size_t* line_len) {
+  const char* const start = p;
+  if (++gen_ == 0) {
+    for (Slot& s : slots_) s.gen = 0;
+    gen_ = 1;
+  }
+  p = SkipWs(p);
+  if (*p != '{') return false;
+  p = SkipWs(p + 1);
+  const size_t ncols = cols_.size();
+  size_t expect = 0;  // keys usually come in schema order
+  if (*p == '}') {
+    ++p;
+  } else {
+    for (;;) {
+      if (*p != '"') return false;
+      ++p;
+      size_t idx;
+      if (expect < ncols && KeyIs(p, cols_[expect])) {
+        idx = expect;
+        p += cols_[expect].name.size() + 1;
+      } else {
+        bool high = false;
+        const char* q = ScanString(p, &high);
+        if (!q) return false;
+        std::string_view key(p, static_cast<size_t>(q - p));
+        if (high && !simdjson::validate_utf8(key.data(), key.size())) return false;
+        auto it = index_.find(key);
+        if (it == index_.end()) return false;  // unknown: an error or skipped, not here
+        idx = static_cast<size_t>(it->second);
+        p = q + 1;
+      }
+      Slot& slot = slots_[idx];
+      if (slot.gen == gen_) return false;  // duplicate key
+      slot.gen = gen_;
+      p = SkipWs(p);
+      if (*p != ':') return false;
+      p = SkipWs(p + 1);
+      p = ScanValue(cols_[idx], slot, p);
+      if (!p) return false;
+      expect = idx + 1;
+      p = SkipWs(p);
+      if (*p == ',') {
+        p = SkipWs(p + 1);
+        continue;
+      }
+      if (*p != '}') return false;
+      ++p;
+      break;
+    }
+  }
+  p = SkipWs(p);
+  if (*p != '\n') return false;  // trailing content, or the line is not complete
+  for (int r : required_) {
+    if (slots_[r].gen != gen_) return false;  // a missing NOT NULL column
+  }
+  *line_len = static_cast<size_t>(p - start);
+  return true;
 }
 
 void JsonlFastPath::Commit(ColumnVector* cols) {

@@ -86,8 +86,9 @@ class JsonlFastPath {
     std::string hex;
   };
 
-  const char* ScanValue(const Column& c, Slot& s, const char* p);
-  bool KeyIs(const char* p, const Column& c) const;
+  // Inlined into Scan() (defined in the .cc, used only there).
+  [[gnu::always_inline]] inline const char* ScanValue(const Column& c, Slot& s, const char* p);
+  [[gnu::always_inline]] inline bool KeyIs(const char* p, const Column& c) const;
 
   std::vector<Column> cols_;
   std::vector<Slot> slots_;
