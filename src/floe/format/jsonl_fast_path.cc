@@ -72,38 +72,75 @@ struct Number {
   bool is_int;        ///< no fraction, no exponent
 };
 
+constexpr uint64_t kPow10Int[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/// The leading ASCII digits at `p`, up to 8 of them, read as one word:
+/// returns how many there are and their value in `*value`. Reads 8 bytes.
+[[gnu::always_inline]] inline int Digits8(const char* p, uint64_t* value) {
+  constexpr uint64_t kF0 = 0xf0f0f0f0f0f0f0f0ULL, k30 = 0x3030303030303030ULL,
+                     k06 = 0x0606060606060606ULL, k0F = 0x0f0f0f0f0f0f0f0fULL;
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  // Non-zero in the high nibble of each byte that is not a digit. (A byte
+  // >= 0xfa carries into the next one, but only bytes after the first
+  // non-digit can be affected.)
+  const uint64_t non_digit = ((w & kF0) ^ k30) | (((w + k06) & kF0) ^ k30);
+  const int n = non_digit ? __builtin_ctzll(non_digit) >> 3 : 8;
+  if (n == 0) {
+    *value = 0;
+    return 0;
+  }
+  // Move the n digits to the top bytes (zeros before them are leading
+  // zeros), then combine neighbours: pairs, quadruples, the 8 digits.
+  uint64_t x = (w & k0F) << (8 * (8 - n));
+  x = x * 10 + (x >> 8);  // byte 2i: digits 2i, 2i+1 as a number 0..99
+  x = (((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
+       (((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >>
+      32;
+  *value = static_cast<uint32_t>(x);
+  return n;
+}
+
 /// Scans a JSON number (RFC 8259 section 6) at `p`: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 /// Returns its end, or nullptr when `p` holds no JSON number. What follows
-/// is checked by the caller's grammar (so "01" or "1x" fail there).
+/// is checked by the caller's grammar (so "01" or "1x" fail there). Digits
+/// are read 8 at a time (the buffer is padded).
 [[gnu::always_inline]] inline const char* ScanNumber(const char* p, Number* n) {
   n->begin = p;
   n->neg = *p == '-';
   if (n->neg) ++p;
-  uint64_t m = 0;
+  uint64_t m = 0, v;
   int digits = 0;
   if (*p == '0') {
     ++p;
     digits = 1;
-  } else if (IsDigit(*p)) {
-    do {
-      m = m * 10 + static_cast<uint64_t>(*p - '0');
-      ++digits;
-      ++p;
-    } while (IsDigit(*p));
   } else {
-    return nullptr;
+    int k = Digits8(p, &v);
+    if (k == 0) return nullptr;
+    m = v;
+    digits = k;
+    p += k;
+    while (k == 8) {  // the mantissa wraps past 19 digits, which then go to from_chars
+      k = Digits8(p, &v);
+      m = m * kPow10Int[k] + v;
+      digits += k;
+      p += k;
+    }
   }
   n->is_int = true;
   int64_t frac = 0;
   if (*p == '.') {
     ++p;
-    if (!IsDigit(*p)) return nullptr;
-    do {
-      m = m * 10 + static_cast<uint64_t>(*p - '0');
-      ++digits;
-      ++frac;
-      ++p;
-    } while (IsDigit(*p));
+    int k = Digits8(p, &v);
+    if (k == 0) return nullptr;
+    for (;;) {
+      m = m * kPow10Int[k] + v;
+      digits += k;
+      frac += k;
+      p += k;
+      if (k < 8) break;
+      k = Digits8(p, &v);
+    }
     n->is_int = false;
   }
   int64_t e = 0;
@@ -216,6 +253,7 @@ JsonlFastPath::JsonlFastPath(const Schema& schema) {
       case TypeId::kBinary: c.kind = Kind::kHex; break;
       default: c.kind = Kind::kOther; break;
     }
+    c.width = FixedValueWidth(*f.type);  // 0 for string and binary (offsets)
     if (c.required) required_.push_back(static_cast<int>(i));
   }
   // Built after cols_ is final: the keys view the columns' names.
@@ -237,10 +275,11 @@ bool JsonlFastPath::KeyIs(const char* p, const Column& c) const {
   return std::strncmp(p + 16, c.name.data() + 16, len - 16) == 0 && p[len] == '"';
 }
 
-const char* JsonlFastPath::ScanValue(const Column& c, Slot& s, const char* p) {
+const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s,
+                                     const char* p) {
   if (*p == 'n') {
     if (!Literal(p, "null", 4) || c.required) return nullptr;
-    s.null = true;
+    s.null = true;  // appended once the whole line is known to be good
     return p + 4;
   }
   s.null = false;
@@ -255,44 +294,50 @@ const char* JsonlFastPath::ScanValue(const Column& c, Slot& s, const char* p) {
     text = std::string_view(p + 1, static_cast<size_t>(q - p - 1));
     if (high && !simdjson::validate_utf8(text.data(), text.size())) return nullptr;
   }
+  const char* end = text.data() + text.size() + 1;  // after the closing quote
   switch (c.kind) {
     case Kind::kBool:
       if (Literal(p, "true", 4)) {
-        s.i = 1;
-        return p + 4;
-      }
-      if (Literal(p, "false", 5)) {
-        s.i = 0;
-        return p + 5;
-      }
-      return nullptr;
-    case Kind::kInt:
-    case Kind::kLong: {
-      const char* end = ScanNumber(p, &num);
-      if (!end || !NumberToInt64(num, &s.i)) return nullptr;
-      if (c.kind == Kind::kInt &&
-          (s.i < std::numeric_limits<int32_t>::min() || s.i > std::numeric_limits<int32_t>::max())) {
+        end = p + 4;
+        col.Append<uint8_t>(1);
+      } else if (Literal(p, "false", 5)) {
+        end = p + 5;
+        col.Append<uint8_t>(0);
+      } else {
         return nullptr;
       }
-      return end;
+      break;
+    case Kind::kInt:
+    case Kind::kLong: {
+      end = ScanNumber(p, &num);
+      int64_t v;
+      if (!end || !NumberToInt64(num, &v)) return nullptr;
+      if (c.kind == Kind::kLong) {
+        col.Append<int64_t>(v);
+      } else {
+        if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
+          return nullptr;
+        }
+        col.Append<int32_t>(static_cast<int32_t>(v));
+      }
+      break;
     }
     case Kind::kDouble: {
+      double d;
       if (is_string) {
         auto r = ParseDoubleText(text);
         if (!r) return nullptr;
-        s.d = *r;
-        return text.data() + text.size() + 1;
+        d = *r;
+      } else {
+        end = ScanNumber(p, &num);
+        if (!end || !NumberToDouble(num, &d)) return nullptr;
       }
-      const char* end = ScanNumber(p, &num);
-      if (!end || !NumberToDouble(num, &s.d)) return nullptr;
-      return end;
+      col.Append<double>(d);
+      break;
     }
     case Kind::kFloat:
     case Kind::kDecimal: {
-      const char* end;
-      if (is_string) {
-        end = text.data() + text.size() + 1;
-      } else {
+      if (!is_string) {
         end = ScanNumber(p, &num);
         if (!end) return nullptr;
         text = std::string_view(p, static_cast<size_t>(end - p));
@@ -300,54 +345,60 @@ const char* JsonlFastPath::ScanValue(const Column& c, Slot& s, const char* p) {
       if (c.kind == Kind::kFloat) {
         auto r = ParseFloatText(text);
         if (!r) return nullptr;
-        s.f = *r;
+        col.Append<float>(*r);
       } else {
         auto r = ParseDecimalText(text, *c.type);
         if (!r) return nullptr;
-        s.dec = *r;
+        col.Append<int128_t>(*r);
       }
-      return end;
+      break;
     }
     case Kind::kOther: return nullptr;  // a nested value: the simdjson path
-    default: break;
-  }
-  // The remaining kinds are JSON strings.
-  if (!is_string) return nullptr;
-  switch (c.kind) {
-    case Kind::kString: s.s = text; break;
-    case Kind::kDate: {
-      auto r = ParseDateText(text);
-      if (!r) return nullptr;
-      s.i = *r;
-      break;
-    }
-    case Kind::kTime: {
-      auto r = ParseTimeText(text);
-      if (!r) return nullptr;
-      s.i = *r;
-      break;
-    }
-    case Kind::kTimestamp: {
-      auto r = ParseTimestampText(text, *c.type, &date_cache_);
-      if (!r) return nullptr;
-      s.i = *r;
-      break;
-    }
-    case Kind::kUuid:
-      if (!ParseUuidText(text, s.uuid)) return nullptr;
-      break;
-    case Kind::kHex:
-      s.hex.clear();
-      if (!ParseHexText(text, c.type->id == TypeId::kFixed ? c.type->length : -1, &s.hex)) {
-        return nullptr;
+    default: {
+      // The remaining kinds are JSON strings.
+      if (!is_string) return nullptr;
+      switch (c.kind) {
+        case Kind::kString: col.AppendBytes(text); break;
+        case Kind::kDate: {
+          auto r = ParseDateText(text);
+          if (!r) return nullptr;
+          col.Append<int32_t>(*r);
+          break;
+        }
+        case Kind::kTime: {
+          auto r = ParseTimeText(text);
+          if (!r) return nullptr;
+          col.Append<int64_t>(*r);
+          break;
+        }
+        case Kind::kTimestamp: {
+          auto r = ParseTimestampText(text, *c.type, &date_cache_);
+          if (!r) return nullptr;
+          col.Append<int64_t>(*r);
+          break;
+        }
+        case Kind::kUuid: {
+          uint8_t b[16];
+          if (!ParseUuidText(text, b)) return nullptr;
+          col.AppendBytes(std::string_view(reinterpret_cast<const char*>(b), 16));
+          break;
+        }
+        case Kind::kHex:
+          hex_.clear();
+          if (!ParseHexText(text, c.type->id == TypeId::kFixed ? c.type->length : -1, &hex_)) {
+            return nullptr;
+          }
+          col.AppendBytes(hex_);
+          break;
+        default: return nullptr;
       }
-      break;
-    default: return nullptr;
+    }
   }
-  return text.data() + text.size() + 1;
+  s.appended = true;
+  return end;
 }
 
-bool JsonlFastPath::Scan(const char* p, size_t* line_len) {
+bool JsonlFastPath::ScanLine(const char* p, ColumnVector* cols, size_t* line_len) {
   const char* const start = p;
   if (++gen_ == 0) {
     for (Slot& s : slots_) s.gen = 0;
@@ -382,10 +433,11 @@ bool JsonlFastPath::Scan(const char* p, size_t* line_len) {
       Slot& slot = slots_[idx];
       if (slot.gen == gen_) return false;  // duplicate key
       slot.gen = gen_;
+      slot.appended = false;
       p = SkipWs(p);
       if (*p != ':') return false;
       p = SkipWs(p + 1);
-      p = ScanValue(cols_[idx], slot, p);
+      p = ScanValue(cols_[idx], cols[idx], slot, p);
       if (!p) return false;
       expect = idx + 1;
       p = SkipWs(p);
@@ -407,30 +459,32 @@ bool JsonlFastPath::Scan(const char* p, size_t* line_len) {
   return true;
 }
 
-void JsonlFastPath::Commit(ColumnVector* cols) {
-  for (size_t i = 0; i < cols_.size(); ++i) {
+bool JsonlFastPath::Decode(const char* p, ColumnVector* cols, size_t* line_len) {
+  if (!ScanLine(p, cols, line_len)) {
+    Rollback(cols);
+    return false;
+  }
+  // Nulls and missing keys last: AppendNull may materialize a validity
+  // vector, which a rollback could not take back.
+  for (size_t i = 0; i < slots_.size(); ++i) {
     const Slot& s = slots_[i];
+    if (s.gen != gen_ || s.null) cols[i].AppendNull();
+  }
+  return true;
+}
+
+void JsonlFastPath::Rollback(ColumnVector* cols) {
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& s = slots_[i];
+    if (s.gen != gen_ || !s.appended) continue;
     ColumnVector& col = cols[i];
-    if (s.gen != gen_ || s.null) {
-      col.AppendNull();
-      continue;
-    }
-    switch (cols_[i].kind) {
-      case Kind::kBool: col.Append<uint8_t>(static_cast<uint8_t>(s.i)); break;
-      case Kind::kInt:
-      case Kind::kDate: col.Append<int32_t>(static_cast<int32_t>(s.i)); break;
-      case Kind::kLong:
-      case Kind::kTime:
-      case Kind::kTimestamp: col.Append<int64_t>(s.i); break;
-      case Kind::kFloat: col.Append<float>(s.f); break;
-      case Kind::kDouble: col.Append<double>(s.d); break;
-      case Kind::kDecimal: col.Append<int128_t>(s.dec); break;
-      case Kind::kString: col.AppendBytes(s.s); break;
-      case Kind::kUuid:
-        col.AppendBytes(std::string_view(reinterpret_cast<const char*>(s.uuid), 16));
-        break;
-      case Kind::kHex: col.AppendBytes(s.hex); break;
-      case Kind::kOther: col.AppendNull(); break;  // unreachable: Scan accepts only null
+    --col.length;
+    if (!col.validity.empty()) col.validity.pop_back();
+    if (cols_[i].width == 0) {
+      col.offsets.pop_back();
+      col.values.Resize(static_cast<size_t>(col.offsets.back()));
+    } else {
+      col.values.Resize(col.values.size() - static_cast<size_t>(cols_[i].width));
     }
   }
 }

@@ -144,10 +144,9 @@ class JsonlReader::Impl {
           --fast_skip_;
         } else if (in_->begin() < in_->end()) {
           size_t len;
-          if (fast_->Scan(in_->data() + in_->begin(), &len)) {
+          if (fast_->Decode(in_->data() + in_->begin(), batch->columns.data(), &len)) {
             in_->Consume(len + 1);
             ++line_no_;
-            fast_->Commit(batch->columns.data());
             ++batch->num_rows;
             ++rows_;
             ++fast_lines;
