@@ -368,6 +368,40 @@ TEST(JsonlFastPath, KeysTheSimdjsonPathMustJudge) {
             "{\"id\":3,\"tags\":[]}\n");
 }
 
+TEST(JsonlFastPath, FallbackTakesBackTheValuesAppended) {
+  // Line 3 appends a value to every primitive column before its nested value
+  // sends it to the simdjson path: the fast path must take them all back
+  // (with and without validity vectors, which line 2's nulls create in half
+  // of the columns).
+  const char* sql =
+      "b BOOLEAN, i INT, l BIGINT, f FLOAT, d DOUBLE, dec DECIMAL(9,2), dt DATE, t TIME, "
+      "ts TIMESTAMP, s STRING, u UUID, fx FIXED(2), bin BINARY, tags ARRAY<INT>";
+  const std::string values =
+      R"("b": true, "i": 1, "l": 2, "f": 1.5, "d": 2.5, "dec": 3.25, "dt": "2024-01-02", )"
+      R"("t": "01:02:03", "ts": "2024-01-02T03:04:05.000006", "s": "str", )"
+      R"("u": "f79c3e09-677c-4bbd-a479-3f349cb785e7", "fx": "0a0b", "bin": "ff")";
+  const std::string in = "\n{\"b\": null, \"l\": null, \"d\": null, \"dt\": null, \"ts\": null, "
+                         "\"u\": null, \"bin\": null}\n{" +
+                         values + ", \"tags\": [7]}\n{" + values + "}\n{" + values + "}\n";
+  Decoded on = Decode(sql, in, true);
+  Decoded off = Decode(sql, in, false);
+  EXPECT_EQ(on.fast_lines, 2);  // lines 2 and 5 (after a fallback it sits out one line)
+  const std::string row =
+      R"("b":true,"i":1,"l":2,"f":1.5,"d":2.5,"dec":"3.25","dt":"2024-01-02","t":"01:02:03.000000",)"
+      R"("ts":"2024-01-02T03:04:05.000006","s":"str","u":"f79c3e09-677c-4bbd-a479-3f349cb785e7",)"
+      R"("fx":"0a0b","bin":"ff")";
+  EXPECT_EQ(on.text,
+            R"({"b":null,"i":null,"l":null,"f":null,"d":null,"dec":null,"dt":null,"t":null,"ts":null,"s":null,"u":null,"fx":null,"bin":null,"tags":null})"
+            "\n{" + row + ",\"tags\":[7]}\n{" + row + ",\"tags\":null}\n{" + row +
+                ",\"tags\":null}\n");
+  EXPECT_EQ(on.text, off.text);
+  ASSERT_EQ(on.batches.size(), 1u);
+  ASSERT_EQ(off.batches.size(), 1u);
+  for (size_t c = 0; c < on.batches[0].columns.size(); ++c) {
+    ExpectSameColumn(on.batches[0].columns[c], off.batches[0].columns[c], "column " + std::to_string(c));
+  }
+}
+
 TEST(JsonlFastPath, MalformedLines) {
   for (const char* bad : {R"({"id": 1,})", R"({"id": 1} x)", R"({"id": 1}})", R"({"id" 1})",
                           R"({"id": 1 "qty": 2})", R"({id: 1})", R"({"id": 1)", R"([1])", "null",
