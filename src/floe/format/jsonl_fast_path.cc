@@ -294,7 +294,7 @@ const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s
     text = std::string_view(p + 1, static_cast<size_t>(q - p - 1));
     if (high && !simdjson::validate_utf8(text.data(), text.size())) return nullptr;
   }
-  const char* end = text.data() + text.size() + 1;  // after the closing quote
+  const char* end = is_string ? text.data() + text.size() + 1 : nullptr;  // after the quote
   switch (c.kind) {
     case Kind::kBool:
       if (Literal(p, "true", 4)) {
