@@ -203,6 +203,17 @@ inline bool NumberToDouble(const Number& n, double* out) {
 /// `len` bytes at `p` equal `lit` (short literals: true, false, null).
 inline bool Literal(const char* p, const char* lit, size_t len) { return std::memcmp(p, lit, len) == 0; }
 
+/// ColumnVector::Append, inlined into the line scanner (the compiler would
+/// not inline it into that big function by itself).
+template <typename T>
+[[gnu::always_inline]] inline void AppendValue(ColumnVector& col, T v) {
+  const size_t n = col.values.size();
+  col.values.Resize(n + sizeof(T));
+  std::memcpy(col.values.data() + n, &v, sizeof(T));
+  if (!col.validity.empty()) col.validity.push_back(1);
+  ++col.length;
+}
+
 /// Whether a JSON key's raw bytes can be compared with `name` directly: the
 /// name needs no escape in JSON and is valid UTF-8.
 bool RawComparable(std::string_view name) {
@@ -299,10 +310,10 @@ const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s
     case Kind::kBool:
       if (Literal(p, "true", 4)) {
         end = p + 4;
-        col.Append<uint8_t>(1);
+        AppendValue<uint8_t>(col, 1);
       } else if (Literal(p, "false", 5)) {
         end = p + 5;
-        col.Append<uint8_t>(0);
+        AppendValue<uint8_t>(col, 0);
       } else {
         return nullptr;
       }
@@ -313,12 +324,12 @@ const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s
       int64_t v;
       if (!end || !NumberToInt64(num, &v)) return nullptr;
       if (c.kind == Kind::kLong) {
-        col.Append<int64_t>(v);
+        AppendValue<int64_t>(col, v);
       } else {
         if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
           return nullptr;
         }
-        col.Append<int32_t>(static_cast<int32_t>(v));
+        AppendValue<int32_t>(col, static_cast<int32_t>(v));
       }
       break;
     }
@@ -332,7 +343,7 @@ const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s
         end = ScanNumber(p, &num);
         if (!end || !NumberToDouble(num, &d)) return nullptr;
       }
-      col.Append<double>(d);
+      AppendValue<double>(col, d);
       break;
     }
     case Kind::kFloat:
@@ -345,11 +356,11 @@ const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s
       if (c.kind == Kind::kFloat) {
         auto r = ParseFloatText(text);
         if (!r) return nullptr;
-        col.Append<float>(*r);
+        AppendValue<float>(col, *r);
       } else {
         auto r = ParseDecimalText(text, *c.type);
         if (!r) return nullptr;
-        col.Append<int128_t>(*r);
+        AppendValue<int128_t>(col, *r);
       }
       break;
     }
@@ -362,19 +373,23 @@ const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s
         case Kind::kDate: {
           auto r = ParseDateText(text);
           if (!r) return nullptr;
-          col.Append<int32_t>(*r);
+          AppendValue<int32_t>(col, *r);
           break;
         }
         case Kind::kTime: {
           auto r = ParseTimeText(text);
           if (!r) return nullptr;
-          col.Append<int64_t>(*r);
+          AppendValue<int64_t>(col, *r);
           break;
         }
         case Kind::kTimestamp: {
-          auto r = ParseTimestampText(text, *c.type, &date_cache_);
-          if (!r) return nullptr;
-          col.Append<int64_t>(*r);
+          int64_t v;
+          if (!ParseTimestampFast(text, *c.type, &date_cache_, &v)) {
+            auto r = ParseTimestampText(text, *c.type, &date_cache_);
+            if (!r) return nullptr;
+            v = *r;
+          }
+          AppendValue<int64_t>(col, v);
           break;
         }
         case Kind::kUuid: {

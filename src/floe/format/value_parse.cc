@@ -335,17 +335,23 @@ inline bool FastTimestamp(std::string_view s, bool ns, DateCache* cache, int64_t
       (p[10] != 'T' && p[10] != ' ')) {
     return false;
   }
-  auto d = [p](int i) { return static_cast<int64_t>(p[i] - '0'); };
-  const int64_t h = d(11) * 10 + d(12), mi = d(14) * 10 + d(15), se = d(17) * 10 + d(18);
+  // Two-digit numbers from the low nibbles: byte i of pairs(w) is
+  // 10 * digit i + digit i+1 (no carries: every byte stays below 256).
+  auto pairs = [](uint64_t w) {
+    const uint64_t x = w & 0x0f0f0f0f0f0f0f0fULL;
+    return x * 10 + (x >> 8);
+  };
+  auto at = [](uint64_t q, int byte) { return static_cast<int64_t>((q >> (8 * byte)) & 0xff); };
+  const uint64_t q0 = pairs(w0), q1 = pairs(w1), q2 = pairs(w2);
+  const int64_t h = at(q1, 3), mi = at(q1, 6), se = at(q2, 1);
   if (h > 23 || mi > 59 || se > 59) return false;  // the general parser gives the message
-  const int64_t frac = ((((d(20) * 10 + d(21)) * 10 + d(22)) * 10 + d(23)) * 10 + d(24)) * 10 + d(25);
-  const int64_t y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+  const int64_t frac = at(q2, 4) * 10000 + at(q2, 6) * 100 + (p[24] - '0') * 10 + (p[25] - '0');
+  const int64_t y = at(q0, 0) * 100 + at(q0, 2);
   int64_t days;
   if (cache && cache->valid && std::memcmp(cache->text, p, 10) == 0) {
     days = cache->days;
   } else {
-    const unsigned mo = static_cast<unsigned>(d(5) * 10 + d(6)),
-                   da = static_cast<unsigned>(d(8) * 10 + d(9));
+    const unsigned mo = static_cast<unsigned>(at(q0, 5)), da = static_cast<unsigned>(at(q1, 0));
     if (mo < 1 || mo > 12 || da < 1 || static_cast<int>(da) > DaysInMonth(y, mo)) return false;
     days = DaysFromCivil(y, mo, da);
     if (cache) {
@@ -365,6 +371,10 @@ inline bool FastTimestamp(std::string_view s, bool ns, DateCache* cache, int64_t
   return true;
 }
 }  // namespace
+
+bool ParseTimestampFast(std::string_view text, const Type& type, DateCache* cache, int64_t* out) {
+  return FastTimestamp(text, IsNs(type.id), cache, out);
+}
 
 Result<int64_t> ParseTimestampText(std::string_view text, const Type& type, DateCache* cache) {
   const bool tz = IsTz(type.id), ns = IsNs(type.id);
