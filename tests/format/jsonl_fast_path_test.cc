@@ -71,15 +71,15 @@ void ExpectSameColumn(const ColumnVector& a, const ColumnVector& b, const std::s
     EXPECT_EQ(std::memcmp(a.values.data(), b.values.data(), a.values.size()), 0) << where;
   }
   ASSERT_EQ(a.children.size(), b.children.size()) << where;
-  for (size_t i = 0; i < a.children.size(); ++i) ExpectSameColumn(a.children[i], b.children[i], where);
+  for (size_t i = 0; i < a.children.size(); ++i)
+    ExpectSameColumn(a.children[i], b.children[i], where);
 }
 
 /// Decodes `line` as the second line of an input after a blank one (line 1
 /// never takes the fast path: it may carry a byte order mark) with the fast
 /// path on and off. Checks that the fast path took the line or not as `fast`, that both
 /// runs agree exactly, and returns what the line gave: its row or its error.
-std::string Line(std::string_view sql, const std::string& line, bool fast,
-                 DecodeOptions opt = {}) {
+std::string Line(std::string_view sql, const std::string& line, bool fast, DecodeOptions opt = {}) {
   const std::string input = "\n" + line + "\n";
   Decoded on = Decode(sql, input, true, opt);
   Decoded off = Decode(sql, input, false, opt);
@@ -102,25 +102,29 @@ constexpr const char* kBench =
     "id BIGINT, user_id BIGINT, amount DOUBLE, qty INT, name STRING, ts TIMESTAMP, flag BOOLEAN";
 
 TEST(JsonlFastPath, TheBenchmarkRow) {
-  EXPECT_EQ(Line(kBench,
-                 R"({"id":1,"user_id":358352,"amount":189.82,"qty":92,"name":"name_3146xxxxxxxxxx","ts":"2026-01-01T00:00:00.000001","flag":false})",
-                 true),
-            R"({"id":1,"user_id":358352,"amount":189.82,"qty":92,"name":"name_3146xxxxxxxxxx","ts":"2026-01-01T00:00:00.000001","flag":false})"
-            "\n");
+  EXPECT_EQ(
+      Line(
+          kBench,
+          R"({"id":1,"user_id":358352,"amount":189.82,"qty":92,"name":"name_3146xxxxxxxxxx","ts":"2026-01-01T00:00:00.000001","flag":false})",
+          true),
+      R"({"id":1,"user_id":358352,"amount":189.82,"qty":92,"name":"name_3146xxxxxxxxxx","ts":"2026-01-01T00:00:00.000001","flag":false})"
+      "\n");
 }
 
 TEST(JsonlFastPath, KeysInAnyOrderWhitespaceMissingKeysAndNulls) {
   // Whitespace wherever JSON allows it (a '\r' before the newline included).
-  EXPECT_EQ(Line(kBench, " \t{ \"flag\" :true , \"qty\"\t:\t-7,\"id\": null ,\"name\" : \"\" } \r",
-                 true),
-            R"({"id":null,"user_id":null,"amount":null,"qty":-7,"name":"","ts":null,"flag":true})"
-            "\n");
-  EXPECT_EQ(Line(kBench, "{}", true),
-            R"({"id":null,"user_id":null,"amount":null,"qty":null,"name":null,"ts":null,"flag":null})"
-            "\n");
-  EXPECT_EQ(Line(kBench, "{ }", true),
-            R"({"id":null,"user_id":null,"amount":null,"qty":null,"name":null,"ts":null,"flag":null})"
-            "\n");
+  EXPECT_EQ(
+      Line(kBench, " \t{ \"flag\" :true , \"qty\"\t:\t-7,\"id\": null ,\"name\" : \"\" } \r", true),
+      R"({"id":null,"user_id":null,"amount":null,"qty":-7,"name":"","ts":null,"flag":true})"
+      "\n");
+  EXPECT_EQ(
+      Line(kBench, "{}", true),
+      R"({"id":null,"user_id":null,"amount":null,"qty":null,"name":null,"ts":null,"flag":null})"
+      "\n");
+  EXPECT_EQ(
+      Line(kBench, "{ }", true),
+      R"({"id":null,"user_id":null,"amount":null,"qty":null,"name":null,"ts":null,"flag":null})"
+      "\n");
   // A nested column may be null or absent; NOT NULL columns present.
   EXPECT_EQ(Line("id BIGINT NOT NULL, loc STRUCT<lat DOUBLE>, tags ARRAY<INT>, m MAP<STRING, INT>",
                  R"({"id": 5, "loc": null, "m": null})", true),
@@ -131,10 +135,16 @@ TEST(JsonlFastPath, KeysInAnyOrderWhitespaceMissingKeysAndNulls) {
 TEST(JsonlFastPath, KeyNames) {
   // Longer than the 16 bytes compared at once, non-ASCII, a prefix of another.
   const char* sql = "`a_column_name_longer_than_16` INT, `\xc3\xa9t\xc3\xa9` INT, ab INT, a INT";
-  EXPECT_EQ(Line(sql, "{\"a_column_name_longer_than_16\": 1, \"\xc3\xa9t\xc3\xa9\": 2, \"ab\": 3, \"a\": 4}", true),
-            "{\"a_column_name_longer_than_16\":1,\"\xc3\xa9t\xc3\xa9\":2,\"ab\":3,\"a\":4}\n");
-  EXPECT_EQ(Line(sql, "{\"a\": 4, \"ab\": 3, \"\xc3\xa9t\xc3\xa9\": 2, \"a_column_name_longer_than_16\": 1}", true),
-            "{\"a_column_name_longer_than_16\":1,\"\xc3\xa9t\xc3\xa9\":2,\"ab\":3,\"a\":4}\n");
+  EXPECT_EQ(
+      Line(sql,
+           "{\"a_column_name_longer_than_16\": 1, \"\xc3\xa9t\xc3\xa9\": 2, \"ab\": 3, \"a\": 4}",
+           true),
+      "{\"a_column_name_longer_than_16\":1,\"\xc3\xa9t\xc3\xa9\":2,\"ab\":3,\"a\":4}\n");
+  EXPECT_EQ(
+      Line(sql,
+           "{\"a\": 4, \"ab\": 3, \"\xc3\xa9t\xc3\xa9\": 2, \"a_column_name_longer_than_16\": 1}",
+           true),
+      "{\"a_column_name_longer_than_16\":1,\"\xc3\xa9t\xc3\xa9\":2,\"ab\":3,\"a\":4}\n");
   // A key that only starts like a column's name is another (unknown) key.
   EXPECT_EQ(Line(sql, R"({"a_column_name_longer_than_1": 1})", false),
             "error: line 2: unknown column 'a_column_name_longer_than_1'");
@@ -191,7 +201,7 @@ TEST(JsonlFastPath, Doubles) {
       {"189.82", "189.82"},
       {"1E+2", "100"},
       {"1e22", "1e+22"},
-      {"1e23", "1e+23"},  // beyond the exact powers of ten: from_chars
+      {"1e23", "1e+23"},                         // beyond the exact powers of ten: from_chars
       {"9007199254740993", "9007199254740992"},  // 2^53 + 1: rounds to even
       {"123456789012345678901234", "1.2345678901234569e+23"},
       {"1.7976931348623157e308", "1.7976931348623157e+308"},
@@ -230,10 +240,12 @@ TEST(JsonlFastPath, ManyDoublesBitIdentical) {
     h ^= h >> 7;
     h ^= h << 17;
     const int digits = 1 + static_cast<int>(h % 19);
-    std::string m = std::to_string(h % 10000000000000000000ULL).substr(0, static_cast<size_t>(digits));
+    std::string m =
+        std::to_string(h % 10000000000000000000ULL).substr(0, static_cast<size_t>(digits));
     std::string num = (h & 1 ? "-" : "") + m;
     const int point = static_cast<int>((h >> 8) % (m.size() + 1));
-    if (point > 0 && point < static_cast<int>(m.size())) num.insert(num.size() - m.size() + point, ".");
+    if (point > 0 && point < static_cast<int>(m.size()))
+      num.insert(num.size() - m.size() + point, ".");
     if (h & 2) num += "e" + std::to_string(static_cast<int>((h >> 16) % 61) - 30);
     in += "{\"d\": " + num + "}\n";
     ++rows;
@@ -251,24 +263,29 @@ TEST(JsonlFastPath, ManyDoublesBitIdentical) {
   EXPECT_EQ(on.text, off.text);
   ASSERT_EQ(on.batches.size(), off.batches.size());
   for (size_t b = 0; b < on.batches.size(); ++b) {
-    ExpectSameColumn(on.batches[b].columns[0], off.batches[b].columns[0], "batch " + std::to_string(b));
+    ExpectSameColumn(on.batches[b].columns[0], off.batches[b].columns[0],
+                     "batch " + std::to_string(b));
   }
   EXPECT_TRUE(on.text.ends_with("{\"d\":0.3}\n"));
 }
 
 TEST(JsonlFastPath, FloatsDecimalsAndBooleans) {
-  EXPECT_EQ(Line("f FLOAT, dec DECIMAL(9,2), big DECIMAL(38,10), b BOOLEAN",
-                 R"({"f": 16777217, "dec": 1.2e3, "big": "-12345678901234567890.0123456789", "b": true})",
-                 true),
-            "{\"f\":16777216,\"dec\":\"1200.00\",\"big\":\"-12345678901234567890.0123456789\",\"b\":true}\n");
-  EXPECT_EQ(Line("f FLOAT, dec DECIMAL(9,2), b BOOLEAN", R"({"f": "Infinity", "dec": "-0.010", "b": false})", true),
+  EXPECT_EQ(
+      Line("f FLOAT, dec DECIMAL(9,2), big DECIMAL(38,10), b BOOLEAN",
+           R"({"f": 16777217, "dec": 1.2e3, "big": "-12345678901234567890.0123456789", "b": true})",
+           true),
+      "{\"f\":16777216,\"dec\":\"1200.00\",\"big\":\"-12345678901234567890.0123456789\",\"b\":true}"
+      "\n");
+  EXPECT_EQ(Line("f FLOAT, dec DECIMAL(9,2), b BOOLEAN",
+                 R"({"f": "Infinity", "dec": "-0.010", "b": false})", true),
             "{\"f\":\"Infinity\",\"dec\":\"-0.01\",\"b\":false}\n");
   EXPECT_EQ(Line("f FLOAT", R"({"f": 1e39})", false),
             "error: line 2, column 'f': value 1e39 overflows FLOAT");
   EXPECT_EQ(Line("dec DECIMAL(5,2)", R"({"dec": 1234.5})", false),
             "error: line 2, column 'dec': value '1234.5' exceeds the precision of DECIMAL(5, 2)");
-  EXPECT_EQ(Line("b BOOLEAN", R"({"b": "true"})", false),
-            "error: line 2, column 'b': expected true or false for BOOLEAN, found a string \"true\"");
+  EXPECT_EQ(
+      Line("b BOOLEAN", R"({"b": "true"})", false),
+      "error: line 2, column 'b': expected true or false for BOOLEAN, found a string \"true\"");
   for (const char* bad : {"True", "tru", "truex", "falsy"}) {
     EXPECT_EQ(Line("b BOOLEAN", std::string(R"({"b": )") + bad + "}", false).substr(0, 41),
               "error: line 2, column 'b': malformed JSON")
@@ -283,16 +300,20 @@ TEST(JsonlFastPath, StringsAndStringForms) {
   const char* sql =
       "s STRING, dt DATE, t TIME, ts TIMESTAMP, tz TIMESTAMPTZ, tn TIMESTAMP_NS, u UUID, "
       "fx FIXED(2), bin BINARY";
-  EXPECT_EQ(Line(sql,
-                 "{\"s\": \"h\xc3\xa9 \xf0\x9f\x8e\x89 \x7f /\", \"dt\": \"2024-02-29\", \"t\": \"07:08\", "
-                 "\"ts\": \"1900-01-01 00:00:00\", \"tz\": \"2024-02-29T13:45:00.5+02:00\", "
-                 "\"tn\": \"2262-04-11T23:47:16.854775807\", \"u\": \"F79C3E09677C4BBDA4793F349CB785E7\", "
-                 "\"fx\": \"0a0B\", \"bin\": \"\"}",
-                 true),
-            "{\"s\":\"h\xc3\xa9 \xf0\x9f\x8e\x89 \x7f /\",\"dt\":\"2024-02-29\",\"t\":\"07:08:00.000000\","
-            "\"ts\":\"1900-01-01T00:00:00.000000\",\"tz\":\"2024-02-29T11:45:00.500000+00:00\","
-            "\"tn\":\"2262-04-11T23:47:16.854775807\",\"u\":\"f79c3e09-677c-4bbd-a479-3f349cb785e7\","
-            "\"fx\":\"0a0b\",\"bin\":\"\"}\n");
+  EXPECT_EQ(
+      Line(
+          sql,
+          "{\"s\": \"h\xc3\xa9 \xf0\x9f\x8e\x89 \x7f /\", \"dt\": \"2024-02-29\", \"t\": "
+          "\"07:08\", "
+          "\"ts\": \"1900-01-01 00:00:00\", \"tz\": \"2024-02-29T13:45:00.5+02:00\", "
+          "\"tn\": \"2262-04-11T23:47:16.854775807\", \"u\": \"F79C3E09677C4BBDA4793F349CB785E7\", "
+          "\"fx\": \"0a0B\", \"bin\": \"\"}",
+          true),
+      "{\"s\":\"h\xc3\xa9 \xf0\x9f\x8e\x89 \x7f "
+      "/\",\"dt\":\"2024-02-29\",\"t\":\"07:08:00.000000\","
+      "\"ts\":\"1900-01-01T00:00:00.000000\",\"tz\":\"2024-02-29T11:45:00.500000+00:00\","
+      "\"tn\":\"2262-04-11T23:47:16.854775807\",\"u\":\"f79c3e09-677c-4bbd-a479-3f349cb785e7\","
+      "\"fx\":\"0a0b\",\"bin\":\"\"}\n");
   // Strings longer than the 32 bytes scanned at once, with a non-ASCII byte
   // on either side of the boundary.
   for (size_t len : {31u, 32u, 33u, 63u, 64u, 65u, 200u}) {
@@ -308,12 +329,13 @@ TEST(JsonlFastPath, StringsAndStringForms) {
   EXPECT_EQ(Line("s STRING", R"({"\u0073": "x"})", false), "{\"s\":\"x\"}\n");
   Line("s STRING", "{\"s\": \"a\tb\"}", false);
   Line("s STRING", std::string("{\"s\": \"a\0b\"}", 12), false);
-  EXPECT_EQ(Line("s STRING", "{\"s\": \"a\xff\"}", false),
-            "error: line 2, column 's': invalid UTF-8 in a string (byte 0xff at offset 8 of the line)");
-  Line("s STRING", "{\"s\": \"\xc0\xaf\"}", false);          // overlong
-  Line("s STRING", "{\"s\": \"\xed\xa0\x80\"}", false);      // a surrogate
-  Line("s STRING", "{\"s\": \"\xe2\x82\"}", false);          // cut short
-  Line("s STRING", "{\"\xff\": \"x\"}", false);              // in a key
+  EXPECT_EQ(
+      Line("s STRING", "{\"s\": \"a\xff\"}", false),
+      "error: line 2, column 's': invalid UTF-8 in a string (byte 0xff at offset 8 of the line)");
+  Line("s STRING", "{\"s\": \"\xc0\xaf\"}", false);      // overlong
+  Line("s STRING", "{\"s\": \"\xed\xa0\x80\"}", false);  // a surrogate
+  Line("s STRING", "{\"s\": \"\xe2\x82\"}", false);      // cut short
+  Line("s STRING", "{\"\xff\": \"x\"}", false);          // in a key
   // Values the type rejects.
   EXPECT_EQ(Line(sql, R"({"ts": "2023-02-29T00:00:00.000000"})", false),
             "error: line 2, column 'ts': value '2023-02-29T00:00:00.000000' is not a valid "
@@ -325,8 +347,9 @@ TEST(JsonlFastPath, StringsAndStringForms) {
             "error: line 2, column 'ts': expected a string for TIMESTAMP, found a number 5");
   EXPECT_EQ(Line(sql, R"({"fx": "00"})", false),
             "error: line 2, column 'fx': value '00' has 1 bytes; FIXED(2) needs exactly 2");
-  EXPECT_EQ(Line(sql, R"({"u": "nope"})", false),
-            "error: line 2, column 'u': value 'nope' is not a UUID (expected 8-4-4-4-12 hex digits)");
+  EXPECT_EQ(
+      Line(sql, R"({"u": "nope"})", false),
+      "error: line 2, column 'u': value 'nope' is not a UUID (expected 8-4-4-4-12 hex digits)");
 }
 
 TEST(JsonlFastPath, TimestampShapes) {
@@ -355,7 +378,8 @@ TEST(JsonlFastPath, KeysTheSimdjsonPathMustJudge) {
             R"({"id":1,"user_id":null,"amount":null,"qty":null,"name":null,"ts":null,"flag":null})"
             "\n");
   EXPECT_EQ(Line(kBench, R"({"id": 1, "zz": 2})", false), "error: line 2: unknown column 'zz'");
-  EXPECT_EQ(Line(kBench, R"({"id": 1, "id": 2})", false), "error: line 2, column 'id': duplicate key");
+  EXPECT_EQ(Line(kBench, R"({"id": 1, "id": 2})", false),
+            "error: line 2, column 'id': duplicate key");
   EXPECT_EQ(Line(kBench, R"({"qty": 1, "id": 2, "qty": 3})", false),
             "error: line 2, column 'qty': duplicate key");
   EXPECT_EQ(Line("id BIGINT NOT NULL, x INT", R"({"x": 1})", false),
@@ -380,9 +404,10 @@ TEST(JsonlFastPath, FallbackTakesBackTheValuesAppended) {
       R"("b": true, "i": 1, "l": 2, "f": 1.5, "d": 2.5, "dec": 3.25, "dt": "2024-01-02", )"
       R"("t": "01:02:03", "ts": "2024-01-02T03:04:05.000006", "s": "str", )"
       R"("u": "f79c3e09-677c-4bbd-a479-3f349cb785e7", "fx": "0a0b", "bin": "ff")";
-  const std::string in = "\n{\"b\": null, \"l\": null, \"d\": null, \"dt\": null, \"ts\": null, "
-                         "\"u\": null, \"bin\": null}\n{" +
-                         values + ", \"tags\": [7]}\n{" + values + "}\n{" + values + "}\n";
+  const std::string in =
+      "\n{\"b\": null, \"l\": null, \"d\": null, \"dt\": null, \"ts\": null, "
+      "\"u\": null, \"bin\": null}\n{" +
+      values + ", \"tags\": [7]}\n{" + values + "}\n{" + values + "}\n";
   Decoded on = Decode(sql, in, true);
   Decoded off = Decode(sql, in, false);
   EXPECT_EQ(on.fast_lines, 2);  // lines 2 and 5 (after a fallback it sits out one line)
@@ -390,23 +415,25 @@ TEST(JsonlFastPath, FallbackTakesBackTheValuesAppended) {
       R"("b":true,"i":1,"l":2,"f":1.5,"d":2.5,"dec":"3.25","dt":"2024-01-02","t":"01:02:03.000000",)"
       R"("ts":"2024-01-02T03:04:05.000006","s":"str","u":"f79c3e09-677c-4bbd-a479-3f349cb785e7",)"
       R"("fx":"0a0b","bin":"ff")";
-  EXPECT_EQ(on.text,
-            R"({"b":null,"i":null,"l":null,"f":null,"d":null,"dec":null,"dt":null,"t":null,"ts":null,"s":null,"u":null,"fx":null,"bin":null,"tags":null})"
-            "\n{" + row + ",\"tags\":[7]}\n{" + row + ",\"tags\":null}\n{" + row +
-                ",\"tags\":null}\n");
+  EXPECT_EQ(
+      on.text,
+      R"({"b":null,"i":null,"l":null,"f":null,"d":null,"dec":null,"dt":null,"t":null,"ts":null,"s":null,"u":null,"fx":null,"bin":null,"tags":null})"
+      "\n{" +
+          row + ",\"tags\":[7]}\n{" + row + ",\"tags\":null}\n{" + row + ",\"tags\":null}\n");
   EXPECT_EQ(on.text, off.text);
   ASSERT_EQ(on.batches.size(), 1u);
   ASSERT_EQ(off.batches.size(), 1u);
   for (size_t c = 0; c < on.batches[0].columns.size(); ++c) {
-    ExpectSameColumn(on.batches[0].columns[c], off.batches[0].columns[c], "column " + std::to_string(c));
+    ExpectSameColumn(on.batches[0].columns[c], off.batches[0].columns[c],
+                     "column " + std::to_string(c));
   }
 }
 
 TEST(JsonlFastPath, MalformedLines) {
-  for (const char* bad : {R"({"id": 1,})", R"({"id": 1} x)", R"({"id": 1}})", R"({"id" 1})",
-                          R"({"id": 1 "qty": 2})", R"({id: 1})", R"({"id": 1)", R"([1])", "null",
-                          R"({"id": 1}{"id": 2})", R"({"id":)", R"({,})", "{\"id\": 1}\f",
-                          "\xef\xbb\xbf{\"id\": 1}"}) {
+  for (const char* bad :
+       {R"({"id": 1,})", R"({"id": 1} x)", R"({"id": 1}})", R"({"id" 1})", R"({"id": 1 "qty": 2})",
+        R"({id: 1})", R"({"id": 1)", R"([1])", "null", R"({"id": 1}{"id": 2})", R"({"id":)",
+        R"({,})", "{\"id\": 1}\f", "\xef\xbb\xbf{\"id\": 1}"}) {
     std::string got = Line(kBench, bad, false);
     EXPECT_TRUE(got.starts_with("error: line 2")) << bad << " -> " << got;
   }
@@ -434,8 +461,8 @@ TEST(JsonlFastPath, StreamsAcrossChunksAndBatches) {
     if (i % 500 < 20) {
       in += "{\"id\": " + std::to_string(i) + ", \"name\": \"esc\\u0061ped\"}\n";
     } else {
-      in += "{\"id\": " + std::to_string(i) + ", \"name\": \"row " + std::to_string(i) + "\", \"amount\": " +
-            std::to_string(i) + ".25}\n";
+      in += "{\"id\": " + std::to_string(i) + ", \"name\": \"row " + std::to_string(i) +
+            "\", \"amount\": " + std::to_string(i) + ".25}\n";
     }
   }
   DecodeOptions opt;
@@ -449,7 +476,8 @@ TEST(JsonlFastPath, StreamsAcrossChunksAndBatches) {
   ASSERT_EQ(on.batches.size(), off.batches.size());
   for (size_t b = 0; b < on.batches.size(); ++b) {
     for (size_t c = 0; c < on.batches[b].columns.size(); ++c) {
-      ExpectSameColumn(on.batches[b].columns[c], off.batches[b].columns[c], "batch " + std::to_string(b));
+      ExpectSameColumn(on.batches[b].columns[c], off.batches[b].columns[c],
+                       "batch " + std::to_string(b));
     }
   }
 }

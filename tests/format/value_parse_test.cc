@@ -32,8 +32,8 @@ Type Of(TypeId id) {
 }
 
 TEST(ValueParse, FixedPositionTimestampsAgreeWithTheGeneralParser) {
-  const Type types[] = {Of(TypeId::kTimestamp), Of(TypeId::kTimestampTz),
-                        Of(TypeId::kTimestampNs), Of(TypeId::kTimestampTzNs)};
+  const Type types[] = {Of(TypeId::kTimestamp), Of(TypeId::kTimestampTz), Of(TypeId::kTimestampNs),
+                        Of(TypeId::kTimestampTzNs)};
   uint64_t h = 0x2545f4914f6cdd1dULL;
   int fast_values = 0;
   for (int i = 0; i < 200000; ++i) {
@@ -47,7 +47,8 @@ TEST(ValueParse, FixedPositionTimestampsAgreeWithTheGeneralParser) {
                   static_cast<int>(h % 10000), static_cast<int>(h >> 14 & 15) % 14,
                   static_cast<int>(h >> 18 & 31) % 32, (h >> 23 & 1) ? 'T' : ' ',
                   static_cast<int>(h >> 24 & 31) % 25, static_cast<int>(h >> 29 & 63) % 61,
-                  static_cast<int>(h >> 35 & 63) % 61, static_cast<int>(h >> 41 & 0xfffff) % 1000000);
+                  static_cast<int>(h >> 35 & 63) % 61,
+                  static_cast<int>(h >> 41 & 0xfffff) % 1000000);
     std::string text = buf;
     if (h >> 62 & 1) text.resize(19);  // no fraction
     if ((h >> 60 & 3) == 0) {
@@ -83,7 +84,8 @@ TEST(ValueParse, FixedPositionTimestampValues) {
   EXPECT_FALSE(ParseTimestampFast("2023-02-29T00:00:00.000000", ts, nullptr, &v));
   EXPECT_FALSE(ParseTimestampFast("2023-01-01T00:00:00Z", ts, nullptr, &v));
   EXPECT_FALSE(ParseTimestampFast("2023-01-01t00:00:00", ts, nullptr, &v));
-  EXPECT_FALSE(ParseTimestampFast("1000-01-01T00:00:00", ns, nullptr, &v));  // the general path range-checks
+  EXPECT_FALSE(
+      ParseTimestampFast("1000-01-01T00:00:00", ns, nullptr, &v));  // the general path range-checks
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ inline bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') <= 9; }
 
 /// JSON whitespace within a line (a '\n' ends the line, so it is not skipped).
 inline const char* SkipWs(const char* p) {
-  if (static_cast<unsigned char>(*p) > ' ') [[likely]] return p;  // the usual case: none
+  if (static_cast<unsigned char>(*p) > ' ') [[likely]]
+    return p;  // the usual case: none
   while (*p == ' ' || *p == '\t' || *p == '\r') ++p;
   return p;
 }
@@ -46,9 +47,9 @@ inline const char* SkipWs(const char* p) {
   const __m256i ctl = _mm256_set1_epi8(0x1f);
   for (;;) {
     const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    const __m256i special =
-        _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, backslash)),
-                        _mm256_cmpeq_epi8(_mm256_min_epu8(x, ctl), x));  // x <= 0x1f
+    const __m256i special = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, backslash)),
+        _mm256_cmpeq_epi8(_mm256_min_epu8(x, ctl), x));  // x <= 0x1f
     const uint32_t m = static_cast<uint32_t>(_mm256_movemask_epi8(special));
     const uint32_t hi = static_cast<uint32_t>(_mm256_movemask_epi8(x));
     if (m) {
@@ -69,7 +70,7 @@ struct Number {
   int digits;         ///< digits before the exponent (leading zeros included)
   int64_t exp10;      ///< the value is mantissa * 10^exp10
   bool neg;
-  bool is_int;        ///< no fraction, no exponent
+  bool is_int;  ///< no fraction, no exponent
 };
 
 constexpr uint64_t kPow10Int[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
@@ -180,9 +181,8 @@ inline bool NumberToInt64(const Number& n, int64_t* out) {
   return true;
 }
 
-constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                             1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                             1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 /// The correctly rounded double of a JSON number. When the mantissa and the
 /// power of ten are both exact doubles (mantissa <= 2^53, |exp10| <= 22), one
@@ -201,7 +201,9 @@ inline bool NumberToDouble(const Number& n, double* out) {
 }
 
 /// `len` bytes at `p` equal `lit` (short literals: true, false, null).
-inline bool Literal(const char* p, const char* lit, size_t len) { return std::memcmp(p, lit, len) == 0; }
+inline bool Literal(const char* p, const char* lit, size_t len) {
+  return std::memcmp(p, lit, len) == 0;
+}
 
 /// ColumnVector::Append, inlined into the line scanner (the compiler would
 /// not inline it into that big function by itself).
@@ -286,8 +288,7 @@ bool JsonlFastPath::KeyIs(const char* p, const Column& c) const {
   return std::strncmp(p + 16, c.name.data() + 16, len - 16) == 0 && p[len] == '"';
 }
 
-const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s,
-                                     const char* p) {
+const char* JsonlFastPath::ScanValue(const Column& c, ColumnVector& col, Slot& s, const char* p) {
   if (*p == 'n') {
     if (!Literal(p, "null", 4) || c.required) return nullptr;
     s.null = true;  // appended once the whole line is known to be good

@@ -62,8 +62,19 @@ class JsonlFastPath {
 
  private:
   enum class Kind : uint8_t {
-    kBool, kInt, kLong, kFloat, kDouble, kDecimal, kString, kDate, kTime, kTimestamp,
-    kUuid, kHex, kOther,  // kOther: nested (and anything else): null only
+    kBool,
+    kInt,
+    kLong,
+    kFloat,
+    kDouble,
+    kDecimal,
+    kString,
+    kDate,
+    kTime,
+    kTimestamp,
+    kUuid,
+    kHex,
+    kOther,  // kOther: nested (and anything else): null only
   };
   struct Column {
     const Type* type = nullptr;
@@ -84,8 +95,8 @@ class JsonlFastPath {
 
   bool ScanLine(const char* p, ColumnVector* cols, size_t* line_len);
   // Inlined into ScanLine() (defined in the .cc, used only there).
-  [[gnu::always_inline]] inline const char* ScanValue(const Column& c, ColumnVector& col,
-                                                      Slot& s, const char* p);
+  [[gnu::always_inline]] inline const char* ScanValue(const Column& c, ColumnVector& col, Slot& s,
+                                                      const char* p);
   [[gnu::always_inline]] inline bool KeyIs(const char* p, const Column& c) const;
   /// Takes back the values a failed line appended.
   void Rollback(ColumnVector* cols);
