@@ -17,6 +17,8 @@ namespace floe::format {
 /// A chunked reader. `data()[begin() .. end())` holds unread bytes; Consume()
 /// moves begin; Fill() compacts and reads more. Memory is bounded by the
 /// chunk size plus the longest line/record the caller keeps unconsumed.
+/// `data()[end() .. end() + kPadding)` is always zero: the JSONL fast path
+/// stops at the NUL at end() and reads ahead into the padding.
 class ByteStream {
  public:
   /// Padding after the last valid byte (>= simdjson's SIMDJSON_PADDING).

@@ -2,6 +2,9 @@
 // reused for every line; each line is parsed in place inside the read buffer
 // (the bytes after it serve as simdjson's padding). A decode plan mirrors the
 // schema so that key lookup and "seen" tracking cost no allocation per row.
+// Common flat lines first go through a validating fast path
+// (jsonl_fast_path_internal.h) that needs no simdjson stage 1; a line it
+// does not accept is decoded here, which also gives every error message.
 #include "floe/format/jsonl_reader.h"
 
 #include <simdjson.h>
@@ -10,6 +13,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "floe/format/jsonl_fast_path_internal.h"
 #include "floe/format/value_parse.h"
 #include "floe/types/json_value.h"
 
@@ -119,6 +123,7 @@ class JsonlReader::Impl {
       root_.index.emplace(std::string_view(root_.children[i].name), static_cast<int>(i));
     }
     root_.seen.assign(root_.children.size(), 0);
+    if (internal::JsonlFastPathEnabled()) fast_ = std::make_unique<JsonlFastPath>(*schema_);
   }
 
   Result<bool> Next(Batch* batch) {
@@ -129,7 +134,28 @@ class JsonlReader::Impl {
     } else {
       batch->Clear();
     }
+    int64_t fast_lines = 0;
     while (batch->num_rows < options_.batch_rows) {
+      // The fast path, straight from the buffer (it finds the line's end
+      // itself). Line 1 always takes the general path (byte order mark).
+      bool fast_failed = false;
+      if (fast_ && line_no_ > 0) {
+        if (fast_skip_ > 0) {
+          --fast_skip_;
+        } else if (in_->begin() < in_->end()) {
+          size_t len;
+          if (fast_->Decode(in_->data() + in_->begin(), batch->columns.data(), &len)) {
+            in_->Consume(len + 1);
+            ++line_no_;
+            ++batch->num_rows;
+            ++rows_;
+            ++fast_lines;
+            fast_streak_ = 0;
+            continue;
+          }
+          fast_failed = true;
+        }
+      }
       std::string_view line;
       size_t line_offset = 0;
       bool have = false;
@@ -146,6 +172,8 @@ class JsonlReader::Impl {
           have = true;
           break;
         }
+        // A line cut by the end of the buffer is no reason to avoid the fast path.
+        fast_failed = false;
         if (in_->eof()) {
           if (b < e) {
             line = std::string_view(base + b, e - b);
@@ -159,6 +187,12 @@ class JsonlReader::Impl {
         if (!filled) return Remember(filled.error());
       }
       if (!have) break;
+      if (fast_failed) {
+        // Lines the fast path rejects tend to come in runs (a nested column,
+        // escapes): after each consecutive rejection skip it for 2^n - 1 lines.
+        fast_streak_ = std::min(fast_streak_ + 1, 12);
+        fast_skip_ = (1 << fast_streak_) - 1;
+      }
       ++line_no_;
       (void)line_offset;
       if (line_no_ == 1 && line.starts_with("\xef\xbb\xbf")) line.remove_prefix(3);  // UTF-8 BOM
@@ -170,6 +204,7 @@ class JsonlReader::Impl {
       ++batch->num_rows;
       ++rows_;
     }
+    if (fast_lines) internal::AddJsonlFastPathLines(fast_lines);
     return batch->num_rows > 0;
   }
 
@@ -631,6 +666,9 @@ class JsonlReader::Impl {
   DateCache date_cache_;
   std::string scratch_;
   const char* poison_ = nullptr;
+  std::unique_ptr<JsonlFastPath> fast_;  ///< null when disabled
+  int fast_streak_ = 0;                  ///< consecutive lines the fast path rejected
+  int fast_skip_ = 0;                    ///< lines left before it is tried again
   const char* line_begin_ = nullptr;
   const char* line_end_ = nullptr;
 };

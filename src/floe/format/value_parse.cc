@@ -286,38 +286,72 @@ Result<int64_t> ParseTimeText(std::string_view text) {
 }
 
 namespace {
+/// The 8 bytes at `p` as a little-endian word.
+inline uint64_t Load8(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+/// Whether the bytes of `w` selected by `mask` (0xff per byte) are all ASCII
+/// digits: a digit has high nibble 3, and so has the digit plus 6. (A byte
+/// >= 0xfa carries into the next one, but is itself rejected, and a carry
+/// only ever makes a digit fail the test, never a non-digit pass.)
+inline bool AllDigits(uint64_t w, uint64_t mask) {
+  constexpr uint64_t kF0 = 0xf0f0f0f0f0f0f0f0ULL, k30 = 0x3030303030303030ULL,
+                     k06 = 0x0606060606060606ULL;
+  return ((((w & kF0) ^ k30) | (((w + k06) & kF0) ^ k30)) & mask) == 0;
+}
+
 /// Fast path for the most common spelling, "YYYY-MM-DDTHH:MM:SS.ffffff" (or
-/// with a space, or without the fraction): fixed positions, no zone. Returns
-/// false to fall back to the general parser.
+/// with a space, or without the fraction): fixed positions, no zone, checked
+/// 8 bytes at a time. Returns false to fall back to the general parser,
+/// which accepts everything this accepts with the same value and gives the
+/// messages.
 inline bool FastTimestamp(std::string_view s, bool ns, DateCache* cache, int64_t* out) {
-  if (s.size() != 26 && s.size() != 19) return false;
+  char buf[32];
   const char* p = s.data();
-  if (p[4] != '-' || p[7] != '-' || (p[10] != 'T' && p[10] != ' ') || p[13] != ':' ||
-      p[16] != ':') {
+  if (s.size() == 19) {
+    std::memcpy(buf, p, 19);
+    std::memcpy(buf + 19, ".000000", 7);
+    p = buf;
+  } else if (s.size() != 26) {
     return false;
   }
-  // Straight-line digit checks: `bad` collects any non-digit.
-  unsigned bad = 0;
-  auto d = [&](int i) {
-    unsigned v = static_cast<unsigned char>(p[i]) - static_cast<unsigned>('0');
-    bad |= v > 9;
-    return v;
-  };
-  const unsigned y0 = d(0), y1 = d(1), y2 = d(2), y3 = d(3), mo0 = d(5), mo1 = d(6), da0 = d(8),
-                 da1 = d(9);
-  const int64_t h = d(11) * 10 + d(12), mi = d(14) * 10 + d(15), se = d(17) * 10 + d(18);
-  int64_t frac = 0;
-  if (s.size() == 26) {
-    if (p[19] != '.') return false;
-    frac = ((((d(20) * 10 + d(21)) * 10 + d(22)) * 10 + d(23)) * 10 + d(24)) * 10 + d(25);
+  //            byte:  7 6 5 4 3 2 1 0
+  // w0 "YYYY-MM-":    - M M - Y Y Y Y
+  // w1 "DDTHH:MM":    M M : H H T D D
+  // w2 ":SS.ffff":    f f f f . S S :
+  const uint64_t w0 = Load8(p), w1 = Load8(p + 8), w2 = Load8(p + 16);
+  uint16_t w3;  // "ff"
+  std::memcpy(&w3, p + 24, 2);
+  if (!AllDigits(w0, 0x00ffff00ffffffffULL) || !AllDigits(w1, 0xffff00ffff00ffffULL) ||
+      !AllDigits(w2, 0xffffffff00ffff00ULL) || !AllDigits(w3, 0xffff)) {
+    return false;
   }
-  if (bad || h > 23 || mi > 59 || se > 59) return false;  // the general parser gives the message
+  if ((w0 & 0xff0000ff00000000ULL) != 0x2d00002d00000000ULL ||  // '-' at 4 and 7
+      (w1 & 0x0000ff0000000000ULL) != 0x00003a0000000000ULL ||  // ':' at 13
+      (w2 & 0x00000000ff0000ffULL) != 0x000000002e00003aULL ||  // ':' at 16, '.' at 19
+      (p[10] != 'T' && p[10] != ' ')) {
+    return false;
+  }
+  // Two-digit numbers from the low nibbles: byte i of pairs(w) is
+  // 10 * digit i + digit i+1 (no carries: every byte stays below 256).
+  auto pairs = [](uint64_t w) {
+    const uint64_t x = w & 0x0f0f0f0f0f0f0f0fULL;
+    return x * 10 + (x >> 8);
+  };
+  auto at = [](uint64_t q, int byte) { return static_cast<int64_t>((q >> (8 * byte)) & 0xff); };
+  const uint64_t q0 = pairs(w0), q1 = pairs(w1), q2 = pairs(w2);
+  const int64_t h = at(q1, 3), mi = at(q1, 6), se = at(q2, 1);
+  if (h > 23 || mi > 59 || se > 59) return false;  // the general parser gives the message
+  const int64_t frac = at(q2, 4) * 10000 + at(q2, 6) * 100 + (p[24] - '0') * 10 + (p[25] - '0');
+  const int64_t y = at(q0, 0) * 100 + at(q0, 2);
   int64_t days;
-  const int64_t y = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
   if (cache && cache->valid && std::memcmp(cache->text, p, 10) == 0) {
     days = cache->days;
   } else {
-    const unsigned mo = mo0 * 10 + mo1, da = da0 * 10 + da1;
+    const unsigned mo = static_cast<unsigned>(at(q0, 5)), da = static_cast<unsigned>(at(q1, 0));
     if (mo < 1 || mo > 12 || da < 1 || static_cast<int>(da) > DaysInMonth(y, mo)) return false;
     days = DaysFromCivil(y, mo, da);
     if (cache) {
@@ -337,6 +371,10 @@ inline bool FastTimestamp(std::string_view s, bool ns, DateCache* cache, int64_t
   return true;
 }
 }  // namespace
+
+bool ParseTimestampFast(std::string_view text, const Type& type, DateCache* cache, int64_t* out) {
+  return FastTimestamp(text, IsNs(type.id), cache, out);
+}
 
 Result<int64_t> ParseTimestampText(std::string_view text, const Type& type, DateCache* cache) {
   const bool tz = IsTz(type.id), ns = IsNs(type.id);

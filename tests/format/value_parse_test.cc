@@ -1,0 +1,92 @@
+// The fixed-position timestamp parser (value_parse.cc FastTimestamp, also
+// ParseTimestampFast) against the general one: with 'T' or ' ' spelled 't' a
+// timestamp has the same value but takes the general path, so every pair
+// must agree on success and value.
+#include "floe/format/value_parse.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace floe::format {
+namespace {
+
+/// What `text` parses to: "value N" or "error".
+std::string Parsed(const std::string& text, const Type& type, DateCache* cache) {
+  auto r = ParseTimestampText(text, type, cache);
+  return r ? "value " + std::to_string(*r) : "error";
+}
+
+/// The same timestamp spelled so that only the general parser takes it: it
+/// reads 'T', 't' and ' ' between date and time alike, the fast one no 't'.
+std::string GeneralSpelling(const std::string& text) {
+  std::string g = text;
+  if (g.size() > 10 && (g[10] == 'T' || g[10] == ' ')) g[10] = 't';
+  return g;
+}
+
+Type Of(TypeId id) {
+  Type t;
+  t.id = id;
+  return t;
+}
+
+TEST(ValueParse, FixedPositionTimestampsAgreeWithTheGeneralParser) {
+  const Type types[] = {Of(TypeId::kTimestamp), Of(TypeId::kTimestampTz), Of(TypeId::kTimestampNs),
+                        Of(TypeId::kTimestampTzNs)};
+  uint64_t h = 0x2545f4914f6cdd1dULL;
+  int fast_values = 0;
+  for (int i = 0; i < 200000; ++i) {
+    h ^= h << 13;
+    h ^= h >> 7;
+    h ^= h << 17;
+    char buf[40];
+    // Mostly valid fields, sometimes out of range (month 13, day 31 in
+    // February, hour 24, minute 60, second 60).
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02d%c%02d:%02d:%02d.%06d",
+                  static_cast<int>(h % 10000), static_cast<int>(h >> 14 & 15) % 14,
+                  static_cast<int>(h >> 18 & 31) % 32, (h >> 23 & 1) ? 'T' : ' ',
+                  static_cast<int>(h >> 24 & 31) % 25, static_cast<int>(h >> 29 & 63) % 61,
+                  static_cast<int>(h >> 35 & 63) % 61,
+                  static_cast<int>(h >> 41 & 0xfffff) % 1000000);
+    std::string text = buf;
+    if (h >> 62 & 1) text.resize(19);  // no fraction
+    if ((h >> 60 & 3) == 0) {
+      // one byte broken
+      text[(h >> 50) % text.size()] = "0/:-. Tx\x7f\xff"[(h >> 56) % 10];
+    }
+    const Type& type = types[(h >> 44) % 4];
+    DateCache cache, general_cache;
+    const std::string fast = Parsed(text, type, &cache);
+    EXPECT_EQ(fast, Parsed(GeneralSpelling(text), type, &general_cache)) << text;
+    // Again with a warm date cache.
+    EXPECT_EQ(Parsed(text, type, &cache), fast) << text;
+    int64_t v = 0;
+    DateCache c2;
+    if (ParseTimestampFast(text, type, &c2, &v)) {
+      ++fast_values;
+      EXPECT_EQ(fast, "value " + std::to_string(v)) << text;
+    }
+  }
+  EXPECT_GT(fast_values, 50000);
+}
+
+TEST(ValueParse, FixedPositionTimestampValues) {
+  const Type ts = Of(TypeId::kTimestamp);
+  const Type ns = Of(TypeId::kTimestampNs);
+  int64_t v = 0;
+  ASSERT_TRUE(ParseTimestampFast("2017-11-16T22:31:08.000001", ts, nullptr, &v));
+  EXPECT_EQ(v, 1510871468000001);
+  ASSERT_TRUE(ParseTimestampFast("1969-12-31 23:59:59", ts, nullptr, &v));
+  EXPECT_EQ(v, -1000000);
+  ASSERT_TRUE(ParseTimestampFast("2024-02-29T00:00:00.999999", ns, nullptr, &v));
+  EXPECT_EQ(v, 1709164800999999000);
+  EXPECT_FALSE(ParseTimestampFast("2023-02-29T00:00:00.000000", ts, nullptr, &v));
+  EXPECT_FALSE(ParseTimestampFast("2023-01-01T00:00:00Z", ts, nullptr, &v));
+  EXPECT_FALSE(ParseTimestampFast("2023-01-01t00:00:00", ts, nullptr, &v));
+  EXPECT_FALSE(
+      ParseTimestampFast("1000-01-01T00:00:00", ns, nullptr, &v));  // the general path range-checks
+}
+
+}  // namespace
+}  // namespace floe::format
