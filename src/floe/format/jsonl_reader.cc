@@ -417,6 +417,9 @@ class JsonlReader::Impl {
     auto err = v.type().get(jt);
     if (err) return JsonError(err);
     if (jt == od::json_type::null) {
+      // type() looks at the first byte only: "nul" or "nullx" must not pass.
+      bool is_null = false;
+      if (v.is_null().get(is_null) != simdjson::SUCCESS || !is_null) return JsonError(simdjson::N_ATOM_ERROR);
       if (n.required) return Rule("null in NOT NULL column");
       col.AppendNull();
       return true;
