@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -60,6 +61,22 @@ inline void RemoveTestDirIfPassed(const fs::path& dir) {
     std::error_code ec;
     fs::remove_all(dir, ec);
   }
+}
+
+/// Runs a /bin/sh command line in `dir`, stdout and stderr captured apart
+/// (through files in `dir`, removed afterwards).
+inline RunResult RunIn(const fs::path& dir, const std::string& cmd) {
+  fs::path out = dir / ".stdout", err = dir / ".stderr";
+  std::string full =
+      "cd " + Shell(dir.string()) + " && " + cmd + " >" + Shell(out.string()) + " 2>" + Shell(err.string());
+  int status = std::system(full.c_str());
+  RunResult r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = ReadFile(out);
+  r.err = ReadFile(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
 }
 
 /// FLOE_SHARED, else ../shared beside the source tree (../../shared from a worktree).

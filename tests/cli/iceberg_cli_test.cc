@@ -66,17 +66,7 @@ class IcebergCli : public testing::Test {
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
   RunResult Sh(const std::string& cmd) {
-    fs::path out = dir_ / ".stdout", err = dir_ / ".stderr";
-    std::string full = "cd " + Shell(dir_.string()) + " && " + cmd + " >" + Shell(out.string()) + " 2>" +
-                       Shell(err.string());
-    int status = std::system(full.c_str());
-    RunResult r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
+    return RunIn(dir_, cmd);
   }
   RunResult Floe(const std::string& args) { return Sh(Shell(FLOE_BIN) + " " + args); }
 

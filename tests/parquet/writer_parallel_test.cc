@@ -222,6 +222,45 @@ TEST_F(WriterParallel, ManyPagesInFlightStayInOrder) {
   }
 }
 
+// A partitioned write keeps one file open per partition: the pools share one
+// budget of worker threads, and a pool past it compresses on the caller's
+// thread, with the same bytes.
+TEST_F(WriterParallel, OpenFilesShareOneWorkerBudget) {
+  auto schema = std::make_shared<Schema>(std::vector<NestedField>{
+      F(1, "id", LongType(), true), F(2, "s", StringType()), F(3, "d", DoubleType())});
+  Batch b(schema);
+  RandomFiller filler(11, 0.1);
+  filler.Fill(&b, 5000);
+  WriterOptions o;
+  o.page_row_limit = 500;
+  o.parallelism = 1;
+  WriteResult base;
+  const std::string one = Write("base.parquet", schema, {b}, o, &base);
+  ASSERT_FALSE(one.empty());
+  ASSERT_EQ(PagePool::LiveWorkersForTesting(), 0);
+  const int files = PagePool::WorkerBudget() + 8;
+  o.parallelism = 4;
+  std::vector<std::unique_ptr<FileWriter>> writers;
+  for (int i = 0; i < files; ++i) {
+    auto out = OpenLocalOutput((dir_ / fmt::format("f{}.parquet", i)).string(), true);
+    ASSERT_TRUE(out);
+    auto w = FileWriter::Open(std::move(*out), schema, o);
+    ASSERT_TRUE(w) << w.error().ToString();
+    writers.push_back(std::move(*w));
+    EXPECT_LE(PagePool::LiveWorkersForTesting(), PagePool::WorkerBudget()) << i;
+  }
+  EXPECT_EQ(PagePool::LiveWorkersForTesting(), PagePool::WorkerBudget());
+  for (auto& w : writers) ASSERT_TRUE(w->Write(b));
+  for (int i = 0; i < files; ++i) {
+    auto r = writers[static_cast<size_t>(i)]->Close();
+    ASSERT_TRUE(r) << r.error().ToString();
+    writers[static_cast<size_t>(i)].reset();
+    EXPECT_TRUE(ReadAll(dir_ / fmt::format("f{}.parquet", i)) == one) << i;
+    ExpectSameMetrics(base, *r, fmt::format("f{}", i));
+  }
+  EXPECT_EQ(PagePool::LiveWorkersForTesting(), 0);
+}
+
 TEST_F(WriterParallel, CompressorFailureOnAnyThreadIsAnErrorAndLeavesNoFile) {
   FactoryGuard guard;
   auto schema = MatrixSchema();

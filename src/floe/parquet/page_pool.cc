@@ -3,6 +3,7 @@
 #include "floe/parquet/page_pool_internal.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <exception>
@@ -25,7 +26,34 @@ Result<std::unique_ptr<Compressor>> NewCompressor(Codec codec, int level) {
 // Free buffers kept for reuse: about one window's worth.
 constexpr size_t kMaxFreeBuffers = PagePool::kMaxPagesInFlight * 2;
 
+// Worker threads of all pools in the process. A partitioned write keeps one file
+// (one pool) open per partition, so per-pool threads alone would grow with the
+// partition count; past the budget a pool gets fewer workers (down to none, when
+// the caller compresses its own pages), which changes no byte of the output.
+std::atomic<int>& LiveWorkers() {
+  static std::atomic<int> n{0};
+  return n;
+}
+/// Reserves up to `want` workers from the budget; returns how many.
+int ReserveWorkers(int want) {
+  auto& live = LiveWorkers();
+  int cur = live.load();
+  while (true) {
+    const int got = std::max(0, std::min(want, PagePool::WorkerBudget() - cur));
+    if (got == 0) return 0;
+    if (live.compare_exchange_weak(cur, cur + got)) return got;
+  }
+}
+
 }  // namespace
+
+int PagePool::LiveWorkersForTesting() { return LiveWorkers().load(); }
+
+int PagePool::WorkerBudget() {
+  static const int budget =
+      std::max(kMaxWorkers + 1, 2 * static_cast<int>(std::thread::hardware_concurrency()));
+  return budget;
+}
 
 void SetCompressorFactoryForTesting(CompressorFactory factory) {
   TestFactory() = std::move(factory);
@@ -35,6 +63,8 @@ Result<std::unique_ptr<PagePool>> PagePool::Make(Codec codec, int level, int thr
   std::unique_ptr<PagePool> pool(new PagePool());
   pool->codec_ = codec;
   FLOE_ASSIGN_OR_RETURN(pool->caller_compressor_, NewCompressor(codec, level));
+  threads = ReserveWorkers(std::max(0, threads));
+  pool->reserved_workers_ = threads;  // released by Stop(), which every path reaches
   for (int i = 0; i < threads; ++i) {
     FLOE_ASSIGN_OR_RETURN(auto c, NewCompressor(codec, level));
     pool->worker_compressors_.push_back(std::move(c));
@@ -65,6 +95,8 @@ void PagePool::Stop() {
   for (auto& t : workers_) {
     if (t.joinable()) t.join();
   }
+  LiveWorkers().fetch_sub(reserved_workers_);
+  reserved_workers_ = 0;
   window_.clear();
   window_bytes_ = 0;
 }

@@ -86,7 +86,9 @@ class PagePool {
   /// Worker threads at most (a window of 32 pages keeps no more busy).
   static constexpr int kMaxWorkers = 15;
 
-  /// `threads` worker threads (0: the caller does everything).
+  /// Up to `threads` worker threads (0: the caller does everything). All pools of
+  /// the process share a budget of WorkerBudget() workers; a pool made past it
+  /// gets fewer, down to none (same output, compressed on the caller's thread).
   static Result<std::unique_ptr<PagePool>> Make(Codec codec, int level, int threads);
   ~PagePool();
   PagePool(const PagePool&) = delete;
@@ -110,6 +112,10 @@ class PagePool {
   void GiveBuffer(Buffer&& b);
 
   int threads() const { return static_cast<int>(workers_.size()); }
+  /// Worker threads all pools of the process may have together: max(16, 2 x cores).
+  static int WorkerBudget();
+  /// Worker threads of all live pools (tests).
+  static int LiveWorkersForTesting();
 
  private:
   PagePool() = default;
@@ -133,6 +139,7 @@ class PagePool {
   std::optional<Error> first_error_;
   std::vector<Buffer> free_buffers_;
   bool stopped_ = false;
+  int reserved_workers_ = 0;  ///< taken from the process budget; given back by Stop()
 };
 
 }  // namespace floe::parquet
