@@ -6,32 +6,14 @@
 
 #include <fstream>
 
-#include "floe/types/json_value.h"
-#include "floe/types/sql_schema.h"
+#include "format/decode_test_util.h"
 
 namespace floe::format {
 namespace {
 
-SchemaPtr MakeSchema(std::string_view sql) {
-  auto s = ParseSqlColumns(sql);
-  EXPECT_TRUE(s) << s.error().ToString();
-  return std::make_shared<Schema>(s ? *s : Schema());
-}
-
 Result<std::string> Decode(std::string_view sql, std::string input, DecodeOptions opt = {}) {
   FLOE_ASSIGN_OR_RETURN(auto reader, CsvReader::FromString(MakeSchema(sql), std::move(input), opt));
-  Batch batch;
-  std::string out;
-  while (true) {
-    FLOE_ASSIGN_OR_RETURN(bool more, reader->Next(&batch));
-    if (!more) break;
-    FLOE_RETURN_IF_ERROR(batch.Validate());
-    for (int64_t r = 0; r < batch.num_rows; ++r) {
-      AppendJsonRow(batch, r, &out);
-      out += '\n';
-    }
-  }
-  return out;
+  return ReadAllRows(*reader);
 }
 
 std::string Ok(std::string_view sql, std::string input, DecodeOptions opt = {}) {

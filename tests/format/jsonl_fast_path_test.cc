@@ -12,17 +12,10 @@
 #include <vector>
 
 #include "floe/format/jsonl_reader.h"
-#include "floe/types/json_value.h"
-#include "floe/types/sql_schema.h"
+#include "format/decode_test_util.h"
 
 namespace floe::format {
 namespace {
-
-SchemaPtr MakeSchema(std::string_view sql) {
-  auto s = ParseSqlColumns(sql);
-  EXPECT_TRUE(s) << s.error().ToString();
-  return std::make_shared<Schema>(s ? *s : Schema());
-}
 
 /// What one decode gave: rows in canonical JSON (or the error), the raw
 /// batches, and how many lines the fast path decoded.
