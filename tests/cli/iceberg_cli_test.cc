@@ -370,13 +370,11 @@ TEST_F(IcebergCli, ConfigYamlWithEveryBeamKey) {
             "table: app.users\n"
             "catalog_name: local\n"
             "catalog_properties:\n  catalog-type: hadoop\n  warehouse: ./wh\n"
-            "config_properties:\n  fs.defaultFS: file:///\n"
             "partition_fields:\n  - month(when)\n  - bucket(id, 2)\n"
             "sort_fields:\n  - name desc nulls last\n"
             "table_properties:\n  write.parquet.compression-codec: snappy\n  commit.retry.num-retries: 7\n"
             "write_properties:\n  target-file-size-bytes: 1048576\n"
-            "drop: [secret]\n"
-            "triggering_frequency_seconds: 60\n");
+            "drop: [secret]\n");
   RunResult w = Floe("write --config w.yaml --schema 'id BIGINT NOT NULL, secret STRING, when TIMESTAMP, name STRING' "
                      "--input in.jsonl");
   ASSERT_EQ(w.rc, 0) << w.err;

@@ -69,7 +69,7 @@ TEST(WriterOptions, UnknownKeyIsNamedWithTheValidOnes) {
   ASSERT_FALSE(o);
   EXPECT_NE(o.error().message.find("write.parquet.page-sise-bytes"), std::string::npos);
   EXPECT_NE(o.error().message.find("write.parquet.page-size-bytes"), std::string::npos);
-  EXPECT_NE(o.error().message.find("write.parquet.encoding.column.<col>"), std::string::npos);
+  EXPECT_NE(o.error().message.find("write.parquet.encoding.column.<column>"), std::string::npos);
 }
 
 TEST(WriterOptions, BadValuesNameKeyAndValue) {

@@ -27,13 +27,12 @@ TEST(WriteConfig, YamlEveryKey) {
 table: db.t
 catalog_name: c1
 catalog_properties: {warehouse: /tmp/wh}
-config_properties: {a: b}
+config_properties: {}
 partition_fields: [id, "bucket(id, 4)"]
 sort_fields: ["id desc"]
 table_properties: {write.parquet.compression-codec: snappy}
 write_properties: {target-file-size-bytes: 1000}
 keep: [id, name]
-triggering_frequency_seconds: 30
 )Y",
                                  "t.yaml");
   ASSERT_TRUE(c) << c.error().message;
@@ -45,7 +44,31 @@ triggering_frequency_seconds: 30
   EXPECT_EQ(c->table_properties.at("write.parquet.compression-codec"), "snappy");
   EXPECT_EQ(c->write_properties.at("target-file-size-bytes"), "1000");
   EXPECT_EQ(c->projection.kind, ProjectionKind::kKeep);
-  EXPECT_EQ(c->triggering_frequency_seconds, 30);
+}
+
+// Options floe does not implement yet are refused, never accepted and ignored.
+TEST(WriteConfig, NotImplementedOptionsAreRefused) {
+  for (const char* yaml : {"triggering_frequency_seconds: 30\n", "config_properties: {fs.s3a.endpoint: x}\n",
+                           "table: db.ev_{region}\n", "write_properties: {upsert-enabled: true}\n",
+                           "write_properties: {write.delete.mode: merge-on-read}\n",
+                           "catalog_properties: {catalog-type: rest, uri: 'http://x'}\n",
+                           "catalog_properties: {catalog-impl: a.B, catalog-type: hadoop}\n"}) {
+    auto c = WriteConfig::FromYaml(yaml, "t.yaml");
+    EXPECT_FALSE(c) << yaml;
+  }
+  // Stored for other engines when a table is created.
+  EXPECT_TRUE(WriteConfig::FromYaml("table_properties: {write.delete.mode: merge-on-read}\n", "t.yaml"));
+  WriteConfig c;
+  EXPECT_FALSE(c.Set("write.update.mode", "merge-on-read"));
+  EXPECT_FALSE(c.Set("distribution-mode", "hash"));
+  EXPECT_FALSE(c.Set("table", "db.t_{a.b}"));
+  EXPECT_TRUE(c.Set("keep", "a,b"));
+  auto st = c.Set("drop", "c");
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("keep"), std::string::npos) << st.error().message;
+  EXPECT_TRUE(c.Set("table", "db.t"));
+  EXPECT_FALSE(c.SetTable("db.u", "--table"));
+  EXPECT_TRUE(c.SetTable("db.t", "--table"));
 }
 
 TEST(WriteConfig, ErrorsNameTheKey) {

@@ -1,5 +1,7 @@
 #include "floe/catalog/commit_retry.h"
 
+#include "floe/config/options.h"
+
 #include <algorithm>
 #include <chrono>
 #include <charconv>
@@ -7,35 +9,17 @@
 #include <thread>
 
 namespace floe::catalog {
-namespace {
-
-Result<int64_t> ReadNonNegative(const std::map<std::string, std::string>& props,
-                                const std::string& key, int64_t fallback) {
-  auto it = props.find(key);
-  if (it == props.end()) return fallback;
-  int64_t v = 0;
-  const std::string& s = it->second;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v < 0) {
-    return InvalidArgument("table property {}: '{}' is not a non-negative integer", key, s);
-  }
-  return v;
-}
-
-}  // namespace
-
 Result<RetryPolicy> RetryPolicy::FromProperties(const std::map<std::string, std::string>& props) {
+  namespace k = config::keys;
+  const config::Resolver r(props);
   RetryPolicy p;
-  FLOE_ASSIGN_OR_RETURN(int64_t n, ReadNonNegative(props, "commit.retry.num-retries", p.num_retries));
-  if (n > 1000000) return InvalidArgument("table property commit.retry.num-retries: {} is too large", n);
-  p.num_retries = static_cast<int>(n);
-  FLOE_ASSIGN_OR_RETURN(p.min_wait_ms, ReadNonNegative(props, "commit.retry.min-wait-ms", p.min_wait_ms));
-  FLOE_ASSIGN_OR_RETURN(p.max_wait_ms, ReadNonNegative(props, "commit.retry.max-wait-ms", p.max_wait_ms));
-  FLOE_ASSIGN_OR_RETURN(p.total_timeout_ms,
-                        ReadNonNegative(props, "commit.retry.total-timeout-ms", p.total_timeout_ms));
+  FLOE_ASSIGN_OR_RETURN(p.num_retries, r.Value(k::kCommitNumRetries));
+  FLOE_ASSIGN_OR_RETURN(p.min_wait_ms, r.Value(k::kCommitMinWaitMs));
+  FLOE_ASSIGN_OR_RETURN(p.max_wait_ms, r.Value(k::kCommitMaxWaitMs));
+  FLOE_ASSIGN_OR_RETURN(p.total_timeout_ms, r.Value(k::kCommitTotalTimeoutMs));
   if (p.max_wait_ms < p.min_wait_ms) {
-    return InvalidArgument("commit.retry.max-wait-ms ({}) is below commit.retry.min-wait-ms ({})",
-                           p.max_wait_ms, p.min_wait_ms);
+    return InvalidArgument("{} ({}) is below {} ({})", k::kCommitMaxWaitMs.name, p.max_wait_ms,
+                           k::kCommitMinWaitMs.name, p.min_wait_ms);
   }
   return p;
 }

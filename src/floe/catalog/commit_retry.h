@@ -10,18 +10,19 @@
 #include <map>
 #include <string>
 
+#include "floe/config/options.h"
 #include "floe/util/status.h"
 
 namespace floe::catalog {
 
-/// Iceberg table properties `commit.retry.num-retries` (4),
-/// `commit.retry.min-wait-ms` (100), `commit.retry.max-wait-ms` (60000) and
-/// `commit.retry.total-timeout-ms` (1800000).
+/// Iceberg table properties `commit.retry.num-retries`,
+/// `commit.retry.min-wait-ms`, `commit.retry.max-wait-ms` and
+/// `commit.retry.total-timeout-ms`, with the registry's defaults.
 struct RetryPolicy {
-  int num_retries = 4;
-  int64_t min_wait_ms = 100;
-  int64_t max_wait_ms = 60000;
-  int64_t total_timeout_ms = 1800000;
+  int num_retries = config::DefaultOf(config::keys::kCommitNumRetries);
+  int64_t min_wait_ms = config::DefaultOf(config::keys::kCommitMinWaitMs);
+  int64_t max_wait_ms = config::DefaultOf(config::keys::kCommitMaxWaitMs);
+  int64_t total_timeout_ms = config::DefaultOf(config::keys::kCommitTotalTimeoutMs);
 
   /// Reads the four properties; a malformed or negative value is an error
   /// naming the property.

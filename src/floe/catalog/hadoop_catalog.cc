@@ -8,6 +8,7 @@
 
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/hadoop_files.h"
+#include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
 #include "floe/io/location.h"
@@ -124,13 +125,10 @@ class HadoopCatalog final : public Catalog {
     o.spec = def.spec;
     o.sort_order = def.sort_order;
     o.properties = def.properties;
-    if (auto fv = o.properties.find("format-version"); fv != o.properties.end()) {
-      if (fv->second != "2") {
-        return InvalidArgument("format-version {} is not supported for new tables: floe writes version 2",
-                               fv->second);
-      }
-      o.properties.erase(fv);  // a reserved property, recorded as the metadata's format-version
-    }
+    // A reserved property, recorded as the metadata's format-version (the
+    // registry allows only the version floe writes).
+    FLOE_RETURN_IF_ERROR(config::Resolver(o.properties).Value(config::keys::kFormatVersion));
+    o.properties.erase(std::string(config::keys::kFormatVersion.name));
     o.now_ms = iceberg::NowMillis();
     FLOE_ASSIGN_OR_RETURN(auto metadata, iceberg::NewTableMetadata(o));
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(metadata));
@@ -153,10 +151,9 @@ class HadoopCatalog final : public Catalog {
       return CommitFailed("table {} changed: version {} is current, the commit was based on version {}",
                           base.id.ToString(), current ? *current : 0, *base_version);
     }
-    size_t keep = 100;
-    if (auto it = updated.properties.find("write.metadata.previous-versions-max"); it != updated.properties.end()) {
-      keep = static_cast<size_t>(std::max(1L, std::strtol(it->second.c_str(), nullptr, 10)));
-    }
+    FLOE_ASSIGN_OR_RETURN(const int32_t keep_versions,
+                          config::Resolver(updated.properties).Value(config::keys::kMetadataPreviousVersionsMax));
+    const size_t keep = static_cast<size_t>(keep_versions);
     iceberg::AddMetadataLogEntry(&updated, FileUri(base.metadata_location), base.metadata.last_updated_ms, keep);
     updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(updated));
@@ -258,9 +255,11 @@ struct Registry {
 Registry& GetRegistry() {
   static Registry* r = [] {
     auto* reg = new Registry;
-    reg->factories["hadoop"] = [](const std::string& name, const std::map<std::string, std::string>& o) {
-      auto it = o.find("warehouse");
-      return OpenHadoopCatalog(name, it == o.end() ? "./warehouse" : it->second, o);
+    reg->factories["hadoop"] = [](const std::string& name,
+                                  const std::map<std::string, std::string>& o) -> Result<std::unique_ptr<Catalog>> {
+      auto warehouse = config::Resolver(o).Value(config::keys::kWarehouse);
+      if (!warehouse) return Fail(warehouse.error());
+      return OpenHadoopCatalog(name, *warehouse, o);
     };
     return reg;
   }();
@@ -277,11 +276,19 @@ void RegisterCatalog(const std::string& type, CatalogFactory factory) {
 
 Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
                                              const std::map<std::string, std::string>& options) {
-  std::string type = "hadoop";
-  if (auto it = options.find("catalog-impl"); it != options.end()) {
-    type = it->second;
-  } else if (auto t = options.find("catalog-type"); t != options.end()) {
-    type = t->second;
+  // The registry refuses what floe does not implement (catalog-impl, the
+  // other catalog types) before a catalog is opened; a factory registered by
+  // a plugin or a test is found by its name here.
+  const config::Resolver props(options);
+  FLOE_ASSIGN_OR_RETURN(int32_t property_version, props.Value(config::keys::kPropertyVersion));
+  if (property_version != 1) return InvalidArgument("catalog {}: property-version {} is not 1", name, property_version);
+  FLOE_ASSIGN_OR_RETURN(auto impl, props.Get(config::keys::kCatalogImpl));
+  FLOE_ASSIGN_OR_RETURN(std::string type, props.Value(config::keys::kCatalogType));
+  if (impl) {
+    if (props.IsSet(config::keys::kCatalogType)) {
+      return InvalidArgument("catalog {}: catalog-type and catalog-impl cannot both be set", name);
+    }
+    type = *impl;
   }
   auto& r = GetRegistry();
   CatalogFactory factory;

@@ -36,7 +36,9 @@ Result<std::unique_ptr<catalog::Catalog>> CatalogArgs::Open(
     const std::map<std::string, std::string>& extra) const {
   FLOE_ASSIGN_OR_RETURN(auto props, ParseKeyValues(properties, "--catalog"));
   for (const auto& [k, v] : extra) props.emplace(k, v);
-  FLOE_RETURN_IF_ERROR(config::CheckOptions(props, uint32_t(config::Scope::kCatalog), "--catalog"));
+  if (Status st = config::CheckOptions(props, uint32_t(config::Scope::kCatalog), "--catalog"); !st) {
+    return UsageError(st.error().message);
+  }
   return catalog::OpenCatalog(name, props);
 }
 
@@ -173,9 +175,9 @@ Status RunOptions(bool markdown) {
         scopes += config::ScopeName(s);
       }
     }
-    *out.buffer() += fmt::format("{}  [{}]{}  {}\n", def.key, scopes,
+    *out.buffer() += fmt::format("{}{}  [{}]{}  ({})  {}\n", def.key, def.is_prefix() ? "<column>" : "", scopes,
                                  def.default_value.empty() ? "" : fmt::format(" default {}", def.default_value),
-                                 def.doc);
+                                 config::SupportName(def.support), def.doc);
   }
   return out.Flush();
 }

@@ -85,14 +85,19 @@ Status RunWrite(const WriteArgs& a) {
   sink::WriteConfig cfg;
   if (!a.config_file.empty()) {
     FLOE_ASSIGN_OR_RETURN(std::string yaml, ReadTextFile(a.config_file));
-    FLOE_ASSIGN_OR_RETURN(cfg, sink::WriteConfig::FromYaml(yaml, a.config_file));
+    auto parsed = sink::WriteConfig::FromYaml(yaml, a.config_file);
+    // A bad option is a usage error wherever it was given.
+    if (!parsed) return UsageError(parsed.error().message);
+    cfg = std::move(*parsed);
   }
   for (const std::string& kv : a.sets) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) return UsageError(fmt::format("--set '{}': expected key=value", kv));
     if (Status st = cfg.Set(kv.substr(0, eq), kv.substr(eq + 1)); !st) return UsageError(st.error().message);
   }
-  if (!a.table.empty()) cfg.table = a.table;
+  if (!a.table.empty()) {
+    if (Status st = cfg.SetTable(a.table, "--table"); !st) return UsageError(st.error().message);
+  }
   if (cfg.table.empty()) return UsageError("no table given: use --table NS.TABLE (or `table:` in --config)");
   FLOE_ASSIGN_OR_RETURN(auto cli_catalog, ParseKeyValues(a.catalog.properties, "--catalog"));
   for (const auto& [k, v] : cli_catalog) cfg.catalog_properties[k] = v;
@@ -167,8 +172,8 @@ Status RunWrite(const WriteArgs& a) {
     drop_created();
     return Fail(options.error());
   }
-  FLOE_ASSIGN_OR_RETURN(auto overwrite, resolver.GetBool("overwrite-enabled"));
-  FLOE_ASSIGN_OR_RETURN(auto parallelism, resolver.GetLong("write-parallelism"));
+  FLOE_ASSIGN_OR_RETURN(auto overwrite, resolver.Get(config::keys::kOverwriteEnabled));
+  FLOE_ASSIGN_OR_RETURN(auto parallelism, resolver.Get(config::keys::kWriteParallelism));
   sink::PipelineOptions popt;
   popt.workers = parallelism ? static_cast<int>(*parallelism)
                              : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
 
 namespace floe::config {
 
@@ -17,156 +20,306 @@ using T = OptionType;
 
 // The registry. Iceberg table properties keep Iceberg's names and defaults
 // (Iceberg docs: Configuration); Flink options keep the Iceberg Flink
-// connector's names (Flink: Read options, Write options, Catalog options);
-// Beam keys keep IcebergIO's managed write configuration names.
+// connector's names (Flink Configuration: read, write and catalog options);
+// Beam keys keep IcebergIO's managed write configuration names. Each entry is
+// written as `K(kConstant)` so that its name comes from keys:: (options.h).
+#define K(name_) .key = keys::name_.name, .ident = #name_
+
+constexpr std::string_view kCdcIssue = "the CDC sink (issue 8)";
+constexpr std::string_view kCatalogIssue = "the catalogs issue (issue 9: REST, SQL and Hive catalogs, catalog-impl, caching)";
+constexpr std::string_view kStorageIssue = "object storage (issue 10)";
+constexpr std::string_view kStreamingIssue = "streaming reads with the Flink SQL front end (issue 11)";
+constexpr std::string_view kOtherEngines = "floe does not act on it; it is stored for the engines that do";
+
+std::string ValidateMetricsMode(std::string_view v) {
+  if (v == "none" || v == "counts" || v == "full") return {};
+  if (v.starts_with("truncate(") && v.ends_with(")") && v.size() > 10) {
+    int64_t n = 0;
+    std::string_view digits = v.substr(9, v.size() - 10);
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec == std::errc() && p == digits.data() + digits.size() && n > 0) return {};
+  }
+  return "expected none, counts, full or truncate(N) with N > 0";
+}
+
+std::string ValidateIcebergType(std::string_view v) {
+  if (v == "iceberg") return {};
+  return "the Flink catalog type must be 'iceberg'";
+}
+
+std::string ValidateTableName(std::string_view v) {
+  if (v.find('{') != std::string_view::npos || v.find('}') != std::string_view::npos) {
+    return "table templates such as db.events_{region} are not implemented yet; they come with " +
+           std::string(kCdcIssue);
+  }
+  return {};
+}
+
 const std::vector<OptionDef>& Registry() {
   static const std::vector<OptionDef> kOptions = {
       // ---- Iceberg table properties: format and files
-      {"format-version", kT, T::kInt, "2", "Table format version written for new tables (1 or 2)."},
-      {"write.format.default", kT, T::kEnum, "parquet", "Default data file format.", {"parquet"}},
-      {"write.target-file-size-bytes", kT, T::kLong, "536870912",
-       "Data files are rolled when they reach about this many bytes."},
-      {"write.data.path", kT, T::kString, "", "Folder for new data files (default <location>/data)."},
-      {"write.distribution-mode", kT, T::kEnum, "none",
-       "How rows are distributed to writers before writing: none, hash (by partition key), range.",
-       {"none", "hash", "range"}},
-      {"write.upsert.enabled", kT, T::kBool, "false",
-       "Write every insert as an upsert (equality delete + insert) on the identifier fields."},
-      {"write.delete.mode", kT, T::kEnum, "merge-on-read", "Row-level delete mode.",
-       {"merge-on-read", "copy-on-write"}},
-      {"write.update.mode", kT, T::kEnum, "merge-on-read", "Row-level update mode.",
-       {"merge-on-read", "copy-on-write"}},
-      {"write.merge.mode", kT, T::kEnum, "merge-on-read", "Row-level merge mode.",
-       {"merge-on-read", "copy-on-write"}},
+      {K(kFormatVersion), .scopes = kT, .type = T::kInt, .default_value = "2",
+       .doc = "Table format version of new tables; floe writes version 2.", .min = 2, .max = 2},
+      {K(kWriteFormatDefault), .scopes = kT, .type = T::kEnum, .default_value = "parquet",
+       .doc = "Default data file format.", .enum_values = {"parquet", "avro", "orc"},
+       .values_not_yet = {"avro", "orc"}},
+      {K(kWriteTargetFileSizeBytes), .scopes = kT, .type = T::kLong, .default_value = "536870912",
+       .doc = "Data files are rolled when they reach about this many bytes.", .min = 1},
+      {K(kWriteDataPath), .scopes = kT, .type = T::kString,
+       .doc = "Folder for new data files (default <location>/data)."},
+      {K(kWriteDistributionMode), .scopes = kT, .type = T::kEnum, .default_value = "none",
+       .doc = "How rows are distributed to writers before writing: none, hash (by partition key), range.",
+       .enum_values = {"none", "hash", "range"}, .support = Support::kStoredOnly, .missing = kOtherEngines},
+      {K(kWriteUpsertEnabled), .scopes = kT, .type = T::kBool, .default_value = "false",
+       .doc = "Write every insert as an upsert (equality delete + insert) on the identifier fields.",
+       .support = Support::kNotYet, .missing = kCdcIssue},
+      {K(kWriteDeleteMode), .scopes = kT, .type = T::kEnum, .default_value = "copy-on-write",
+       .doc = "Row-level delete mode of engines that run DELETE (Spark).",
+       .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,
+       .missing = kOtherEngines},
+      {K(kWriteUpdateMode), .scopes = kT, .type = T::kEnum, .default_value = "copy-on-write",
+       .doc = "Row-level update mode of engines that run UPDATE (Spark).",
+       .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,
+       .missing = kOtherEngines},
+      {K(kWriteMergeMode), .scopes = kT, .type = T::kEnum, .default_value = "copy-on-write",
+       .doc = "Row-level merge mode of engines that run MERGE (Spark).",
+       .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,
+       .missing = kOtherEngines},
       // ---- Parquet
-      {"write.parquet.row-group-size-bytes", kT, T::kLong, "134217728", "Parquet row group size."},
-      {"write.parquet.page-size-bytes", kT, T::kLong, "1048576", "Parquet page size."},
-      {"write.parquet.page-row-limit", kT, T::kInt, "20000", "Maximum rows in one Parquet page."},
-      {"write.parquet.page-version", kT, T::kEnum, "v1", "Parquet data page version.", {"v1", "v2"}},
-      {"write.parquet.dict-size-bytes", kT, T::kLong, "2097152",
-       "Dictionary size limit; past it a column chunk falls back to PLAIN."},
-      {"write.parquet.dictionary-enabled", kT, T::kBool, "true", "Dictionary-encode columns (floe)."},
-      {"write.parquet.compression-codec", kT, T::kEnum, "zstd", "Parquet compression codec.",
-       {"zstd", "snappy", "gzip", "lz4", "lz4_raw", "brotli", "uncompressed", "none"}},
-      {"write.parquet.compression-level", kT, T::kInt, "", "Codec level (zstd 1-22, gzip 1-9, brotli 0-11)."},
-      {"write.parquet.bloom-filter-enabled.column.", kT, T::kBool, "",
-       "Write a bloom filter for the column named after the prefix."},
-      {"write.parquet.bloom-filter-fpp.column.", kT, T::kDouble, "0.01",
-       "False-positive probability of the column's bloom filter."},
-      {"write.parquet.bloom-filter-max-bytes", kT, T::kLong, "1048576", "Maximum bloom filter size."},
-      {"write.parquet.encoding.column.", kT, T::kEnum, "",
-       "Value encoding of the column named after the prefix (floe).",
-       {"plain", "dictionary", "delta", "byte_stream_split"}},
+      {K(kParquetRowGroupSizeBytes), .scopes = kT, .type = T::kLong, .default_value = "134217728",
+       .doc = "Parquet row group size.", .min = 1},
+      {K(kParquetPageSizeBytes), .scopes = kT, .type = T::kLong, .default_value = "1048576",
+       .doc = "Parquet page size.", .min = 1},
+      {K(kParquetPageRowLimit), .scopes = kT, .type = T::kInt, .default_value = "20000",
+       .doc = "Maximum rows in one Parquet page.", .min = 1},
+      {K(kParquetPageVersion), .scopes = kT, .type = T::kEnum, .default_value = "v1",
+       .doc = "Parquet data page version (floe).", .enum_values = {"v1", "v2"}},
+      {K(kParquetDictSizeBytes), .scopes = kT, .type = T::kLong, .default_value = "2097152",
+       .doc = "Dictionary size limit; past it a column chunk falls back to PLAIN.", .min = 0},
+      {K(kParquetDictionaryEnabled), .scopes = kT, .type = T::kBool, .default_value = "true",
+       .doc = "Dictionary-encode columns (floe)."},
+      {K(kParquetCompressionCodec), .scopes = kT, .type = T::kEnum, .default_value = "zstd",
+       .doc = "Parquet compression codec.",
+       .enum_values = {"zstd", "snappy", "gzip", "lz4", "lz4_raw", "brotli", "uncompressed", "none"}},
+      {K(kParquetCompressionLevel), .scopes = kT, .type = T::kInt,
+       .doc = "Codec level (zstd -131072..22, gzip 1-9, brotli 0-11; default: the codec's).", .min = -131072,
+       .max = 22},
+      {K(kParquetBloomFilterEnabledColumn), .scopes = kT, .type = T::kBool,
+       .doc = "Write a bloom filter for the column named after the prefix."},
+      {K(kParquetBloomFilterFppColumn), .scopes = kT, .type = T::kDouble, .default_value = "0.01",
+       .doc = "False-positive probability of the column's bloom filter, in (0, 1).",
+       .validate = [](std::string_view v) -> std::string {
+         double d = std::strtod(std::string(v).c_str(), nullptr);
+         return d > 0.0 && d < 1.0 ? std::string() : std::string("expected a probability in (0, 1)");
+       }},
+      {K(kParquetBloomFilterMaxBytes), .scopes = kT, .type = T::kLong, .default_value = "1048576",
+       .doc = "Maximum bloom filter size.", .min = 32},
+      {K(kParquetEncodingColumn), .scopes = kT, .type = T::kEnum,
+       .doc = "Value encoding of the column named after the prefix (floe).",
+       .enum_values = {"plain", "dictionary", "delta", "byte_stream_split"}},
       // ---- metadata
-      {"write.metadata.metrics.default", kT, T::kString, "truncate(16)",
-       "Column metrics mode: none, counts, truncate(N) or full."},
-      {"write.metadata.metrics.column.", kT, T::kString, "",
-       "Metrics mode of the column named after the prefix."},
-      {"write.metadata.compression-codec", kT, T::kEnum, "none", "Metadata JSON compression.",
-       {"none", "gzip"}},
-      {"write.metadata.delete-after-commit.enabled", kT, T::kBool, "false",
-       "Delete the oldest metadata files after each commit."},
-      {"write.metadata.previous-versions-max", kT, T::kInt, "100",
-       "Previous metadata files kept in the metadata log."},
-      {"write.summary.partition-limit", kT, T::kInt, "0",
-       "Partitions whose changes are listed in a snapshot summary."},
-      {"schema.name-mapping.default", kT, T::kString, "", "Name mapping for files without field ids (JSON)."},
+      {K(kMetricsDefault), .scopes = kT, .type = T::kString, .default_value = "truncate(16)",
+       .doc = "Column metrics mode: none, counts, truncate(N) or full.", .validate = ValidateMetricsMode},
+      {K(kMetricsColumn), .scopes = kT, .type = T::kString,
+       .doc = "Metrics mode of the column named after the prefix.", .validate = ValidateMetricsMode},
+      {K(kMetadataCompressionCodec), .scopes = kT, .type = T::kEnum, .default_value = "none",
+       .doc = "Metadata JSON compression.", .enum_values = {"none", "gzip"}, .support = Support::kStoredOnly,
+       .missing = "floe writes uncompressed metadata; the property is stored for other engines"},
+      {K(kMetadataDeleteAfterCommit), .scopes = kT, .type = T::kBool, .default_value = "false",
+       .doc = "Delete the oldest metadata files after each commit.", .support = Support::kStoredOnly,
+       .missing = kOtherEngines},
+      {K(kMetadataPreviousVersionsMax), .scopes = kT, .type = T::kInt, .default_value = "100",
+       .doc = "Previous metadata files kept in the metadata log.", .min = 1},
+      {K(kSummaryPartitionLimit), .scopes = kT, .type = T::kInt, .default_value = "0",
+       .doc = "Partitions whose changes are listed in a snapshot summary.", .min = 0,
+       .support = Support::kStoredOnly, .missing = kOtherEngines},
+      {K(kNameMappingDefault), .scopes = kT, .type = T::kString,
+       .doc = "Name mapping for files without field ids (JSON)."},
       // ---- commits and maintenance
-      {"commit.retry.num-retries", kT, T::kInt, "4", "Retries of a commit that lost a race."},
-      {"commit.retry.min-wait-ms", kT, T::kLong, "100", "First wait before a retry."},
-      {"commit.retry.max-wait-ms", kT, T::kLong, "60000", "Longest wait before a retry."},
-      {"commit.retry.total-timeout-ms", kT, T::kLong, "1800000", "Time limit for all retries."},
-      {"commit.manifest.min-count-to-merge", kT, T::kInt, "100",
-       "Manifests are merged once a snapshot would list at least this many."},
-      {"commit.manifest.target-size-bytes", kT, T::kLong, "8388608", "Target size of merged manifests."},
-      {"commit.manifest-merge.enabled", kT, T::kBool, "true", "Merge manifests on append."},
-      {"history.expire.max-snapshot-age-ms", kT, T::kLong, "432000000",
-       "Snapshots older than this are expired by `floe expire`."},
-      {"history.expire.min-snapshots-to-keep", kT, T::kInt, "1", "Snapshots always kept by expiry."},
-      {"history.expire.max-ref-age-ms", kT, T::kLong, "", "Age past which branches and tags expire."},
-      {"read.split.target-size", kT, T::kLong, "134217728", "Target split size for scans."},
-      {"read.split.planning-lookback", kT, T::kInt, "10", "Bins considered when packing splits."},
-      {"read.split.open-file-cost", kT, T::kLong, "4194304", "Minimum weight of a file in a split."},
+      {K(kCommitNumRetries), .scopes = kT, .type = T::kInt, .default_value = "4",
+       .doc = "Retries of a commit that lost a race.", .min = 0, .max = 1000000},
+      {K(kCommitMinWaitMs), .scopes = kT, .type = T::kLong, .default_value = "100",
+       .doc = "First wait before a retry.", .min = 0},
+      {K(kCommitMaxWaitMs), .scopes = kT, .type = T::kLong, .default_value = "60000",
+       .doc = "Longest wait before a retry.", .min = 0},
+      {K(kCommitTotalTimeoutMs), .scopes = kT, .type = T::kLong, .default_value = "1800000",
+       .doc = "Time limit for all retries.", .min = 0},
+      {K(kManifestMinCountToMerge), .scopes = kT, .type = T::kInt, .default_value = "100",
+       .doc = "Manifests are merged once a snapshot would list at least this many.", .min = 0,
+       .support = Support::kStoredOnly, .missing = "floe does not merge manifests yet; stored for other engines"},
+      {K(kManifestTargetSizeBytes), .scopes = kT, .type = T::kLong, .default_value = "8388608",
+       .doc = "Target size of merged manifests.", .min = 1, .support = Support::kStoredOnly,
+       .missing = "floe does not merge manifests yet; stored for other engines"},
+      {K(kManifestMergeEnabled), .scopes = kT, .type = T::kBool, .default_value = "true",
+       .doc = "Merge manifests on append.", .support = Support::kStoredOnly,
+       .missing = "floe does not merge manifests yet; stored for other engines"},
+      {K(kMaxSnapshotAgeMs), .scopes = kT, .type = T::kLong, .default_value = "432000000",
+       .doc = "Snapshots older than this are expired by `floe expire`.", .min = 0},
+      {K(kMinSnapshotsToKeep), .scopes = kT, .type = T::kInt, .default_value = "1",
+       .doc = "Snapshots always kept by expiry.", .min = 1},
+      {K(kMaxRefAgeMs), .scopes = kT, .type = T::kLong, .doc = "Age past which branches and tags expire.",
+       .min = 1, .support = Support::kStoredOnly,
+       .missing = "`floe expire` does not expire refs yet; stored for other engines"},
+      {K(kReadSplitTargetSize), .scopes = kT, .type = T::kLong, .default_value = "134217728",
+       .doc = "Target split size for scans.", .min = 1},
+      {K(kReadSplitPlanningLookback), .scopes = kT, .type = T::kInt, .default_value = "10",
+       .doc = "Bins considered when packing splits.", .min = 1},
+      {K(kReadSplitOpenFileCost), .scopes = kT, .type = T::kLong, .default_value = "4194304",
+       .doc = "Minimum weight of a file in a split.", .min = 0},
 
       // ---- Flink write options
-      {"write-format", kW, T::kEnum, "", "File format of this write.", {"parquet"},
-       "write.format.default"},
-      {"target-file-size-bytes", kW, T::kLong, "", "Roll data files at about this size.", {},
-       "write.target-file-size-bytes"},
-      {"upsert-enabled", kW, T::kBool, "", "Upsert on the equality fields.", {}, "write.upsert.enabled"},
-      {"overwrite-enabled", kW, T::kBool, "false",
-       "Overwrite the table (unpartitioned) or the partitions the write touches."},
-      {"distribution-mode", kW, T::kEnum, "", "Distribution of rows to writers.",
-       {"none", "hash", "range"}, "write.distribution-mode"},
-      {"compression-codec", kW, T::kEnum, "", "Parquet codec of this write.",
-       {"zstd", "snappy", "gzip", "lz4", "lz4_raw", "brotli", "uncompressed", "none"},
-       "write.parquet.compression-codec"},
-      {"compression-level", kW, T::kInt, "", "Codec level of this write.", {},
-       "write.parquet.compression-level"},
-      {"compression-strategy", kW, T::kString, "", "Accepted for Flink compatibility (ORC only)."},
-      {"write-parallelism", kW, T::kInt, "", "Encoder threads (default: the number of cores)."},
+      {K(kWriteFormat), .scopes = kW, .type = T::kEnum, .doc = "File format of this write.",
+       .enum_values = {"parquet", "avro", "orc"}, .overrides = keys::kWriteFormatDefault.name,
+       .values_not_yet = {"avro", "orc"}},
+      {K(kTargetFileSizeBytes), .scopes = kW, .type = T::kLong, .doc = "Roll data files at about this size.",
+       .overrides = keys::kWriteTargetFileSizeBytes.name, .min = 1},
+      {K(kUpsertEnabled), .scopes = kW, .type = T::kBool, .doc = "Upsert on the equality fields.",
+       .overrides = keys::kWriteUpsertEnabled.name, .conflicts = {keys::kOverwriteEnabled.name},
+       .support = Support::kNotYet, .missing = kCdcIssue},
+      {K(kOverwriteEnabled), .scopes = kW, .type = T::kBool, .default_value = "false",
+       .doc = "Overwrite the table (unpartitioned) or the partitions the write touches.",
+       .conflicts = {keys::kUpsertEnabled.name}},
+      {K(kDistributionMode), .scopes = kW, .type = T::kEnum, .doc = "Distribution of rows to writers.",
+       .enum_values = {"none", "hash", "range"}, .overrides = keys::kWriteDistributionMode.name,
+       .support = Support::kNotYet, .missing = kCdcIssue},
+      {K(kCompressionCodec), .scopes = kW, .type = T::kEnum, .doc = "Parquet codec of this write.",
+       .enum_values = {"zstd", "snappy", "gzip", "lz4", "lz4_raw", "brotli", "uncompressed", "none"},
+       .overrides = keys::kParquetCompressionCodec.name},
+      {K(kCompressionLevel), .scopes = kW, .type = T::kInt, .doc = "Codec level of this write.",
+       .overrides = keys::kParquetCompressionLevel.name, .min = -131072, .max = 22},
+      {K(kCompressionStrategy), .scopes = kW, .type = T::kEnum, .doc = "ORC compression strategy.",
+       .enum_values = {"speed", "compression"}, .support = Support::kNotYet,
+       .missing = "it applies to ORC files; floe writes Parquet"},
+      {K(kWriteParallelism), .scopes = kW, .type = T::kInt,
+       .doc = "Encoder threads (default: the number of cores).", .min = 1, .max = 1024},
 
       // ---- Flink read options
-      {"snapshot-id", kR, T::kLong, "", "Read this snapshot."},
-      {"as-of-timestamp", kR, T::kLong, "", "Read the snapshot current at this time (epoch ms)."},
-      {"branch", kR, T::kString, "", "Read the head of this branch."},
-      {"tag", kR, T::kString, "", "Read the snapshot of this tag."},
-      {"start-snapshot-id", kR, T::kLong, "", "Incremental read: changes after this snapshot."},
-      {"end-snapshot-id", kR, T::kLong, "", "Incremental read: up to and including this snapshot."},
-      {"start-tag", kR, T::kString, "", "Incremental read: changes after this tag."},
-      {"end-tag", kR, T::kString, "", "Incremental read: up to and including this tag."},
-      {"case-sensitive", kR, T::kBool, "false", "Match column names case-sensitively."},
-      {"limit", kR, T::kLong, "-1", "Emit at most this many rows (-1: no limit)."},
-      {"include-column-stats", kR, T::kBool, "false", "Keep column statistics in planned files."},
-      {"split-size", kR, T::kLong, "", "Target split size.", {}, "read.split.target-size"},
-      {"split-lookback", kR, T::kInt, "", "Bins considered when packing splits.", {},
-       "read.split.planning-lookback"},
-      {"split-file-open-cost", kR, T::kLong, "", "Minimum weight of a file in a split.", {},
-       "read.split.open-file-cost"},
-      {"streaming", kR, T::kBool, "false", "Keep reading new snapshots as they are committed."},
-      {"monitor-interval", kR, T::kString, "60s", "How often a streaming read looks for snapshots."},
-      {"starting-strategy", kR, T::kEnum, "INCREMENTAL_FROM_LATEST_SNAPSHOT",
-       "Where a streaming read starts.",
-       {"TABLE_SCAN_THEN_INCREMENTAL", "INCREMENTAL_FROM_LATEST_SNAPSHOT",
-        "INCREMENTAL_FROM_EARLIEST_SNAPSHOT", "INCREMENTAL_FROM_SNAPSHOT_ID",
-        "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP"}},
-      {"start-snapshot-timestamp", kR, T::kLong, "", "Streaming start time (epoch ms)."},
-      {"max-planning-snapshot-count", kR, T::kInt, "2147483647",
-       "Snapshots planned at most in one streaming discovery."},
-      {"max-allowed-planning-failures", kR, T::kInt, "3", "Planning failures tolerated (-1: any)."},
+      {K(kSnapshotId), .scopes = kR, .type = T::kLong, .doc = "Read this snapshot.",
+       .conflicts = {keys::kAsOfTimestamp.name, keys::kBranch.name, keys::kTag.name, keys::kStartSnapshotId.name,
+                     keys::kStartTag.name, keys::kEndSnapshotId.name, keys::kEndTag.name}},
+      {K(kAsOfTimestamp), .scopes = kR, .type = T::kLong,
+       .doc = "Read the snapshot current at this time (epoch ms).",
+       .conflicts = {keys::kSnapshotId.name, keys::kBranch.name, keys::kTag.name, keys::kStartSnapshotId.name,
+                     keys::kStartTag.name, keys::kEndSnapshotId.name, keys::kEndTag.name}},
+      {K(kBranch), .scopes = kR, .type = T::kString, .doc = "Read the head of this branch.",
+       .conflicts = {keys::kSnapshotId.name, keys::kAsOfTimestamp.name, keys::kTag.name,
+                     keys::kStartSnapshotId.name, keys::kStartTag.name, keys::kEndSnapshotId.name,
+                     keys::kEndTag.name}},
+      {K(kTag), .scopes = kR, .type = T::kString, .doc = "Read the snapshot of this tag.",
+       .conflicts = {keys::kSnapshotId.name, keys::kAsOfTimestamp.name, keys::kBranch.name,
+                     keys::kStartSnapshotId.name, keys::kStartTag.name, keys::kEndSnapshotId.name,
+                     keys::kEndTag.name}},
+      {K(kStartSnapshotId), .scopes = kR, .type = T::kLong,
+       .doc = "Incremental read: changes after this snapshot.", .conflicts = {keys::kStartTag.name}},
+      {K(kEndSnapshotId), .scopes = kR, .type = T::kLong,
+       .doc = "Incremental read: up to and including this snapshot.", .conflicts = {keys::kEndTag.name}},
+      {K(kStartTag), .scopes = kR, .type = T::kString, .doc = "Incremental read: changes after this tag.",
+       .conflicts = {keys::kStartSnapshotId.name}},
+      {K(kEndTag), .scopes = kR, .type = T::kString,
+       .doc = "Incremental read: up to and including this tag.", .conflicts = {keys::kEndSnapshotId.name}},
+      {K(kCaseSensitive), .scopes = kR, .type = T::kBool, .default_value = "false",
+       .doc = "Match column names case-sensitively.", .session_key = "connector.iceberg.case-sensitive"},
+      {K(kLimit), .scopes = kR, .type = T::kLong, .default_value = "-1",
+       .doc = "Emit at most this many rows (-1: no limit).", .session_key = "connector.iceberg.limit",
+       .min = -1},
+      {K(kIncludeColumnStats), .scopes = kR, .type = T::kBool, .default_value = "false",
+       .doc = "Keep column statistics in planned files (`floe files` prints them).",
+       .session_key = "connector.iceberg.include-column-stats"},
+      {K(kSplitSize), .scopes = kR, .type = T::kLong, .doc = "Target split size.",
+       .overrides = keys::kReadSplitTargetSize.name, .session_key = "connector.iceberg.split-size", .min = 1},
+      {K(kSplitLookback), .scopes = kR, .type = T::kInt, .doc = "Bins considered when packing splits.",
+       .overrides = keys::kReadSplitPlanningLookback.name, .session_key = "connector.iceberg.split-lookback",
+       .min = 1},
+      {K(kSplitFileOpenCost), .scopes = kR, .type = T::kLong, .doc = "Minimum weight of a file in a split.",
+       .overrides = keys::kReadSplitOpenFileCost.name, .session_key = "connector.iceberg.split-file-open-cost",
+       .min = 0},
+      {K(kStreaming), .scopes = kR, .type = T::kBool, .default_value = "false",
+       .doc = "Keep reading new snapshots as they are committed.", .session_key = "connector.iceberg.streaming",
+       .support = Support::kNotYet, .missing = kStreamingIssue},
+      {K(kMonitorInterval), .scopes = kR, .type = T::kString, .default_value = "60s",
+       .doc = "How often a streaming read looks for snapshots.",
+       .session_key = "connector.iceberg.monitor-interval", .support = Support::kNotYet,
+       .missing = kStreamingIssue},
+      {K(kStartingStrategy), .scopes = kR, .type = T::kEnum, .default_value = "INCREMENTAL_FROM_LATEST_SNAPSHOT",
+       .doc = "Where a streaming read starts.",
+       .enum_values = {"TABLE_SCAN_THEN_INCREMENTAL", "INCREMENTAL_FROM_LATEST_SNAPSHOT",
+                       "INCREMENTAL_FROM_EARLIEST_SNAPSHOT", "INCREMENTAL_FROM_SNAPSHOT_ID",
+                       "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP"},
+       .support = Support::kNotYet, .missing = kStreamingIssue},
+      {K(kStartSnapshotTimestamp), .scopes = kR, .type = T::kLong, .doc = "Streaming start time (epoch ms).",
+       .support = Support::kNotYet, .missing = kStreamingIssue},
+      {K(kMaxPlanningSnapshotCount), .scopes = kR, .type = T::kInt, .default_value = "2147483647",
+       .doc = "Snapshots planned at most in one streaming discovery.",
+       .session_key = "connector.iceberg.max-planning-snapshot-count", .min = 1, .support = Support::kNotYet,
+       .missing = kStreamingIssue},
+      {K(kMaxAllowedPlanningFailures), .scopes = kR, .type = T::kInt, .default_value = "3",
+       .doc = "Planning failures tolerated (-1: any).",
+       .session_key = "connector.iceberg.max-allowed-planning-failures", .min = -1,
+       .support = Support::kNotYet, .missing = kStreamingIssue},
 
       // ---- catalog options
-      {"type", kC, T::kString, "iceberg", "Flink catalog type; always iceberg."},
-      {"catalog-type", kC, T::kEnum, "hadoop", "Built-in catalog.", {"hadoop", "rest", "hive", "sql"}},
-      {"catalog-impl", kC, T::kString, "", "Class name of a catalog plugin."},
-      {"warehouse", kC, T::kString, "./warehouse", "Warehouse folder or URI."},
-      {"uri", kC, T::kString, "", "REST catalog URI or Hive metastore URI."},
-      {"credential", kC, T::kString, "", "REST OAuth2 client credential (id:secret)."},
-      {"token", kC, T::kString, "", "REST bearer token."},
-      {"clients", kC, T::kInt, "2", "Hive metastore client pool size."},
-      {"property-version", kC, T::kInt, "1", "Catalog property version."},
-      {"cache-enabled", kC, T::kBool, "true", "Cache loaded tables."},
-      {"cache.expiration-interval-ms", kC, T::kLong, "-1",
-       "How long cached tables live (-1: until changed here; 0 is invalid)."},
-      {"io-impl", kC, T::kString, "", "FileIO implementation."},
+      {K(kType), .scopes = kC, .type = T::kString, .default_value = "iceberg",
+       .doc = "Flink catalog type; must be iceberg.", .validate = ValidateIcebergType},
+      {K(kCatalogType), .scopes = kC, .type = T::kEnum, .default_value = "hadoop", .doc = "Built-in catalog.",
+       .enum_values = {"hadoop", "rest", "hive", "sql"}, .conflicts = {keys::kCatalogImpl.name},
+       .values_not_yet = {"rest", "hive", "sql"}, },
+      {K(kCatalogImpl), .scopes = kC, .type = T::kString, .doc = "Class name of a catalog plugin.",
+       .conflicts = {keys::kCatalogType.name}, .support = Support::kNotYet, .missing = kCatalogIssue},
+      {K(kWarehouse), .scopes = kC, .type = T::kString, .default_value = "./warehouse",
+       .doc = "Warehouse folder (a local path or file: URI)."},
+      {K(kUri), .scopes = kC, .type = T::kString, .doc = "REST catalog URI or Hive metastore URI.",
+       .support = Support::kNotYet, .missing = kCatalogIssue},
+      {K(kCredential), .scopes = kC, .type = T::kString, .doc = "REST OAuth2 client credential (id:secret).",
+       .support = Support::kNotYet, .missing = kCatalogIssue},
+      {K(kToken), .scopes = kC, .type = T::kString, .doc = "REST bearer token.", .support = Support::kNotYet,
+       .missing = kCatalogIssue},
+      {K(kClients), .scopes = kC, .type = T::kInt, .default_value = "2", .doc = "Hive metastore client pool size.",
+       .min = 1, .support = Support::kNotYet, .missing = kCatalogIssue},
+      {K(kPropertyVersion), .scopes = kC, .type = T::kInt, .default_value = "1",
+       .doc = "Catalog property version; 1 is the only version.", .min = 1, .max = 1},
+      {K(kCacheEnabled), .scopes = kC, .type = T::kBool, .default_value = "true", .doc = "Cache loaded tables.",
+       .support = Support::kNotYet, .missing = kCatalogIssue},
+      {K(kCacheExpirationIntervalMs), .scopes = kC, .type = T::kLong, .default_value = "-1",
+       .doc = "How long cached tables live (-1: until changed here; 0 is invalid).",
+       .validate = [](std::string_view v) -> std::string {
+         return v == "0" ? std::string("0 is not allowed (use -1 to never expire)") : std::string();
+       },
+       .support = Support::kNotYet, .missing = kCatalogIssue},
+      {K(kIoImpl), .scopes = kC, .type = T::kString, .doc = "FileIO implementation.",
+       .support = Support::kNotYet, .missing = kStorageIssue},
 
       // ---- Beam IcebergIO write configuration
-      {"table", kB, T::kString, "", "Table identifier, or a template such as db.events_{region}."},
-      {"catalog_name", kB, T::kString, "", "Name of the catalog."},
-      {"catalog_properties", kB, T::kMap, "", "Catalog properties (see the catalog options)."},
-      {"config_properties", kB, T::kMap, "", "Hadoop configuration properties (accepted, unused)."},
-      {"triggering_frequency_seconds", kB, T::kInt, "", "Seconds between commits of a streaming write."},
-      {"keep", kB, T::kList, "", "Only these input fields are written (exclusive with drop, only)."},
-      {"drop", kB, T::kList, "", "These input fields are not written (exclusive with keep, only)."},
-      {"only", kB, T::kString, "", "Write this one record field (exclusive with keep, drop)."},
-      {"partition_fields", kB, T::kList, "",
-       "Partition fields of a new table: col, bucket(col, N), truncate(col, W), year|month|day|hour(col)."},
-      {"sort_fields", kB, T::kList, "", "Sort order of a new table: `col [asc|desc] [nulls first|last]`."},
-      {"table_properties", kB, T::kMap, "", "Table properties of a new table."},
-      {"write_properties", kB, T::kMap, "", "Write options of this job (Flink write option names)."},
+      {K(kBeamTable), .scopes = kB, .type = T::kString,
+       .doc = "Table identifier (templates such as db.events_{region} are not implemented yet).",
+       .validate = ValidateTableName},
+      {K(kBeamCatalogName), .scopes = kB, .type = T::kString, .doc = "Name of the catalog (used in messages)."},
+      {K(kBeamCatalogProperties), .scopes = kB, .type = T::kMap,
+       .doc = "Catalog properties (see the catalog options)."},
+      {K(kBeamConfigProperties), .scopes = kB, .type = T::kMap,
+       .doc = "Hadoop configuration properties; floe uses none yet, so any key is refused."},
+      {K(kBeamTriggeringFrequencySeconds), .scopes = kB, .type = T::kInt,
+       .doc = "Seconds between commits of a streaming write.", .min = 1, .support = Support::kNotYet,
+       .missing = kCdcIssue},
+      {K(kBeamKeep), .scopes = kB, .type = T::kList,
+       .doc = "Only these input fields are written (exclusive with drop, only).",
+       .conflicts = {keys::kBeamDrop.name, keys::kBeamOnly.name}},
+      {K(kBeamDrop), .scopes = kB, .type = T::kList,
+       .doc = "These input fields are not written (exclusive with keep, only).",
+       .conflicts = {keys::kBeamKeep.name, keys::kBeamOnly.name}},
+      {K(kBeamOnly), .scopes = kB, .type = T::kString,
+       .doc = "Write this one record field (exclusive with keep, drop).",
+       .conflicts = {keys::kBeamKeep.name, keys::kBeamDrop.name}},
+      {K(kBeamPartitionFields), .scopes = kB, .type = T::kList,
+       .doc = "Partition fields of a new table: col, bucket(col, N), truncate(col, W), year|month|day|hour(col)."},
+      {K(kBeamSortFields), .scopes = kB, .type = T::kList,
+       .doc = "Sort order of a new table: `col [asc|desc] [nulls first|last]`."},
+      {K(kBeamTableProperties), .scopes = kB, .type = T::kMap, .doc = "Table properties of a new table."},
+      {K(kBeamWriteProperties), .scopes = kB, .type = T::kMap,
+       .doc = "Write options of this job (Flink write option names and table properties)."},
   };
   return kOptions;
 }
+#undef K
 
 std::string_view TypeName(OptionType t) {
   switch (t) {
@@ -182,7 +335,7 @@ std::string_view TypeName(OptionType t) {
   return "?";
 }
 
-bool ParseLong(std::string_view s, int64_t* out) {
+bool ParseInt64(std::string_view s, int64_t* out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return !s.empty() && ec == std::errc() && p == s.data() + s.size();
 }
@@ -206,6 +359,33 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+std::string JoinValues(const std::vector<std::string_view>& values) {
+  std::string out;
+  for (auto v : values) out += (out.empty() ? "" : ", ") + std::string(v);
+  return out;
+}
+
+// Whether `key` names `def` (its name, its session spelling, or a column key
+// of a prefix option).
+bool Matches(const OptionDef& def, std::string_view key) {
+  if (def.is_prefix()) return key.size() > def.key.size() && key.starts_with(def.key);
+  return key == def.key || (!def.session_key.empty() && key == def.session_key);
+}
+
+// A value set in `options` under the name of `def` (or its session spelling).
+const std::string* FindSet(const std::map<std::string, std::string>& options, const OptionDef& def) {
+  if (def.is_prefix()) {
+    auto it = options.lower_bound(std::string(def.key));
+    if (it != options.end() && Matches(def, it->first)) return &it->second;
+    return nullptr;
+  }
+  if (auto it = options.find(std::string(def.key)); it != options.end()) return &it->second;
+  if (!def.session_key.empty()) {
+    if (auto it = options.find(std::string(def.session_key)); it != options.end()) return &it->second;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string_view ScopeName(Scope scope) {
@@ -219,60 +399,124 @@ std::string_view ScopeName(Scope scope) {
   return "?";
 }
 
+std::string_view SupportName(Support support) {
+  switch (support) {
+    case Support::kImplemented: return "implemented";
+    case Support::kStoredOnly: return "stored only";
+    case Support::kNotYet: return "not yet";
+  }
+  return "?";
+}
+
 std::span<const OptionDef> AllOptions() { return Registry(); }
 
 const OptionDef* FindOption(std::string_view key, uint32_t scopes) {
   for (const auto& def : Registry()) {
-    if (!(def.scopes & scopes)) continue;
-    if (def.is_prefix()) {
-      if (key.size() > def.key.size() && key.starts_with(def.key)) return &def;
-    } else if (key == def.key) {
-      return &def;
-    }
+    if ((def.scopes & scopes) && Matches(def, key)) return &def;
   }
   return nullptr;
 }
 
-Status CheckValue(const OptionDef& def, std::string_view key, std::string_view value) {
+const OptionDef& Def(std::string_view key) {
+  for (const auto& def : Registry()) {
+    if (def.key == key) return def;
+  }
+  // Every keys:: constant is declared (tested); reaching here is a bug.
+  std::fprintf(stderr, "floe: internal error: option '%.*s' is not declared\n", int(key.size()), key.data());
+  std::abort();
+}
+
+void AbortOnBadDefault(std::string_view key, const Error& error) {
+  std::fprintf(stderr, "floe: internal error: option '%.*s' has no usable default: %s\n", int(key.size()),
+               key.data(), error.message.c_str());
+  std::abort();
+}
+
+Result<bool> ParseBool(std::string_view key, std::string_view value) {
+  if (EqualsIgnoreCase(value, "true")) return true;
+  if (EqualsIgnoreCase(value, "false")) return false;
+  return InvalidArgument("option {}: '{}' is not a boolean (true or false)", key, value);
+}
+
+Result<int64_t> ParseLong(std::string_view key, std::string_view value) {
   int64_t n = 0;
+  if (ParseInt64(value, &n)) return n;
+  return InvalidArgument("option {}: '{}' is not an integer", key, value);
+}
+
+Result<double> ParseDouble(std::string_view key, std::string_view value) {
+  std::string s(value);
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (!s.empty() && end == s.c_str() + s.size() && std::isfinite(d)) return d;
+  return InvalidArgument("option {}: '{}' is not a number", key, value);
+}
+
+Status CheckValue(const OptionDef& def, std::string_view key, std::string_view value) {
   switch (def.type) {
     case T::kString:
     case T::kList:
-    case T::kMap: return Ok();
-    case T::kBool:
-      if (EqualsIgnoreCase(value, "true") || EqualsIgnoreCase(value, "false")) return Ok();
-      return InvalidArgument("option {}: '{}' is not a boolean (true or false)", key, value);
+    case T::kMap: break;
+    case T::kBool: FLOE_RETURN_IF_ERROR(ParseBool(key, value)); break;
     case T::kInt:
-      if (ParseLong(value, &n) && n >= INT32_MIN && n <= INT32_MAX) return Ok();
-      return InvalidArgument("option {}: '{}' is not an int", key, value);
-    case T::kLong:
-      if (ParseLong(value, &n)) return Ok();
-      return InvalidArgument("option {}: '{}' is not a long integer", key, value);
-    case T::kDouble: {
-      std::string s(value);
-      char* end = nullptr;
-      double d = std::strtod(s.c_str(), &end);
-      if (!s.empty() && end == s.c_str() + s.size() && std::isfinite(d)) return Ok();
-      return InvalidArgument("option {}: '{}' is not a number", key, value);
+    case T::kLong: {
+      int64_t n = 0;
+      const bool is_int = def.type == T::kInt;
+      if (!ParseInt64(value, &n) || (is_int && (n < INT32_MIN || n > INT32_MAX))) {
+        return InvalidArgument("option {}: '{}' is not {}", key, value, is_int ? "an int" : "a long integer");
+      }
+      if ((def.min && n < *def.min) || (def.max && n > *def.max)) {
+        if (def.min && def.max) {
+          return InvalidArgument("option {}: {} is out of range {}..{}", key, value, *def.min, *def.max);
+        }
+        if (def.min) return InvalidArgument("option {}: {} is below the minimum {}", key, value, *def.min);
+        return InvalidArgument("option {}: {} is above the maximum {}", key, value, *def.max);
+      }
+      break;
     }
-    case T::kEnum:
-      for (auto v : def.enum_values) {
-        if (EqualsIgnoreCase(v, value)) return Ok();
+    case T::kDouble: FLOE_RETURN_IF_ERROR(ParseDouble(key, value)); break;
+    case T::kEnum: {
+      bool found = false;
+      for (auto v : def.enum_values) found = found || EqualsIgnoreCase(v, value);
+      if (!found) {
+        return InvalidArgument("option {}: '{}' is not one of: {}", key, value, JoinValues(def.enum_values));
       }
-      {
-        std::string valid;
-        for (auto v : def.enum_values) valid += (valid.empty() ? "" : ", ") + std::string(v);
-        return InvalidArgument("option {}: '{}' is not one of: {}", key, value, valid);
-      }
+      break;
+    }
+  }
+  if (def.validate) {
+    if (std::string why = def.validate(value); !why.empty()) {
+      return InvalidArgument("option {}: '{}': {}", key, value, why);
+    }
+  }
+  return Ok();
+}
+
+Status CheckSupport(const OptionDef& def, std::string_view key, std::string_view value, Use use) {
+  if (def.support == Support::kNotYet) {
+    return Unsupported("option {} is not implemented in floe yet ({}); it comes with {}", key, def.doc,
+                       def.missing);
+  }
+  if (def.support == Support::kStoredOnly && use == Use::kJob) {
+    return Unsupported(
+        "option {} does nothing as a job option: {}. To store it in a table floe creates, give it in "
+        "table_properties",
+        key, def.missing);
+  }
+  for (auto v : def.values_not_yet) {
+    if (EqualsIgnoreCase(v, value)) {
+      return Unsupported("option {}={} is not implemented in floe yet", key, value);
+    }
   }
   return Ok();
 }
 
 Status CheckOptions(const std::map<std::string, std::string>& options, uint32_t scopes,
-                    std::string_view origin) {
+                    std::string_view origin, Use use) {
   for (const auto& [key, value] : options) {
     const OptionDef* def = FindOption(key, scopes);
     if (!def) {
+      // Closest names first; ties keep registry order, so the list is stable.
       std::vector<std::pair<size_t, std::string_view>> ranked;
       for (const auto& d : Registry()) {
         if (d.scopes & scopes) ranked.emplace_back(EditDistance(key, d.key), d.key);
@@ -286,67 +530,131 @@ Status CheckOptions(const std::map<std::string, std::string>& options, uint32_t 
       }
       return InvalidArgument("{}: unknown option '{}'; valid options are: {}", origin, key, valid);
     }
-    FLOE_RETURN_IF_ERROR(CheckValue(*def, key, value));
+    // Not implemented says more than a type error would.
+    if (Status st = CheckSupport(*def, key, value, use); !st) return Fail(st.error().WithContext(origin));
+    if (Status st = CheckValue(*def, key, value); !st) return Fail(st.error().WithContext(origin));
+    for (std::string_view other : def->conflicts) {
+      const OptionDef& o = Def(other);
+      if (FindSet(options, o) != nullptr) {
+        return InvalidArgument("{}: options {} and {} cannot be used together", origin, key, o.key);
+      }
+    }
   }
   return Ok();
 }
 
-Result<std::optional<std::string>> Resolver::Get(std::string_view key) const {
-  const OptionDef* def = FindOption(key, ~0u);
-  if (!def) return InvalidArgument("unknown option '{}'", key);
+std::optional<std::string> Resolver::Raw(std::string_view key) const {
+  const OptionDef& def = Def(key);
   for (const auto* layer : layers_) {
     if (!layer) continue;
-    if (auto it = layer->find(std::string(key)); it != layer->end()) {
-      FLOE_RETURN_IF_ERROR(CheckValue(*def, key, it->second));
-      return std::optional<std::string>(it->second);
+    if (const std::string* v = FindSet(*layer, def)) return *v;
+  }
+  if (!def.overrides.empty()) return Raw(def.overrides);
+  return std::nullopt;
+}
+
+Result<std::optional<std::string>> Resolver::Text(std::string_view key) const {
+  const OptionDef& def = Def(key);
+  for (const auto* layer : layers_) {
+    if (!layer) continue;
+    if (const std::string* v = FindSet(*layer, def)) {
+      FLOE_RETURN_IF_ERROR(CheckValue(def, key, *v));
+      return std::optional<std::string>(*v);
     }
   }
-  if (!def->overrides.empty()) {
-    FLOE_ASSIGN_OR_RETURN(auto v, Get(def->overrides));
+  if (!def.overrides.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto v, Text(def.overrides));
     if (v) return v;
   }
-  if (!def->default_value.empty()) return std::optional<std::string>(std::string(def->default_value));
+  if (!def.default_value.empty()) return std::optional<std::string>(std::string(def.default_value));
   return std::optional<std::string>();
 }
 
-Result<std::optional<int64_t>> Resolver::GetLong(std::string_view key) const {
-  FLOE_ASSIGN_OR_RETURN(auto v, Get(key));
-  if (!v) return std::optional<int64_t>();
-  int64_t n = 0;
-  if (!ParseLong(*v, &n)) return InvalidArgument("option {}: '{}' is not an integer", key, *v);
-  return std::optional<int64_t>(n);
+namespace {
+
+template <typename T>
+Result<T> Convert(const OptionDef& def, std::string_view key, const std::string& text) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return ParseBool(key, text);
+  } else if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
+    FLOE_ASSIGN_OR_RETURN(int64_t n, ParseLong(key, text));
+    return static_cast<T>(n);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return ParseDouble(key, text);
+  } else {
+    if (def.type == OptionType::kEnum) {
+      for (auto v : def.enum_values) {
+        if (EqualsIgnoreCase(v, text)) return std::string(v);
+      }
+    }
+    return text;
+  }
 }
 
-Result<std::optional<bool>> Resolver::GetBool(std::string_view key) const {
-  FLOE_ASSIGN_OR_RETURN(auto v, Get(key));
-  if (!v) return std::optional<bool>();
-  if (EqualsIgnoreCase(*v, "true")) return std::optional<bool>(true);
-  if (EqualsIgnoreCase(*v, "false")) return std::optional<bool>(false);
-  return InvalidArgument("option {}: '{}' is not a boolean", key, *v);
+}  // namespace
+
+template <typename T>
+Result<std::optional<T>> Resolver::Get(const Key<T>& key) const {
+  FLOE_ASSIGN_OR_RETURN(auto text, Text(key.name));
+  if (!text) return std::optional<T>();
+  FLOE_ASSIGN_OR_RETURN(T v, Convert<T>(Def(key.name), key.name, *text));
+  return std::optional<T>(std::move(v));
 }
 
-Result<std::optional<double>> Resolver::GetDouble(std::string_view key) const {
+template <typename T>
+Result<T> Resolver::Value(const Key<T>& key) const {
   FLOE_ASSIGN_OR_RETURN(auto v, Get(key));
-  if (!v) return std::optional<double>();
-  char* end = nullptr;
-  double d = std::strtod(v->c_str(), &end);
-  if (end != v->c_str() + v->size()) return InvalidArgument("option {}: '{}' is not a number", key, *v);
-  return std::optional<double>(d);
+  if (!v) return Internal("option {} has no default", key.name);
+  return std::move(*v);
 }
+
+template <typename T>
+Result<std::map<std::string, T>> Resolver::GetColumns(const Key<T>& prefix) const {
+  const OptionDef& def = Def(prefix.name);
+  std::map<std::string, T> out;
+  for (const auto* layer : layers_) {
+    if (!layer) continue;
+    for (auto it = layer->lower_bound(std::string(def.key)); it != layer->end() && it->first.starts_with(def.key);
+         ++it) {
+      if (it->first.size() == def.key.size()) continue;
+      std::string column = it->first.substr(def.key.size());
+      if (out.contains(column)) continue;  // an earlier layer set it
+      FLOE_RETURN_IF_ERROR(CheckValue(def, it->first, it->second));
+      FLOE_ASSIGN_OR_RETURN(T v, Convert<T>(def, it->first, it->second));
+      out.emplace(std::move(column), std::move(v));
+    }
+  }
+  return out;
+}
+
+#define FLOE_INSTANTIATE(T)                                                      \
+  template Result<std::optional<T>> Resolver::Get<T>(const Key<T>&) const;       \
+  template Result<T> Resolver::Value<T>(const Key<T>&) const;                    \
+  template Result<std::map<std::string, T>> Resolver::GetColumns<T>(const Key<T>&) const;
+FLOE_INSTANTIATE(bool)
+FLOE_INSTANTIATE(int32_t)
+FLOE_INSTANTIATE(int64_t)
+FLOE_INSTANTIATE(double)
+FLOE_INSTANTIATE(std::string)
+#undef FLOE_INSTANTIATE
 
 std::string RenderMarkdown() {
   std::string out =
       "# floe options\n\n"
       "Generated from the option registry (`src/floe/config/options.cc`) by\n"
       "`floe options --markdown`; a test keeps this file equal to the registry.\n"
-      "Precedence: per-statement option > session configuration > table property > default.\n";
+      "Precedence: per-statement option > session configuration > table property > default.\n\n"
+      "Status: **implemented** options change what floe does; **stored only** table properties are\n"
+      "kept in the metadata of a table floe creates (`table_properties`) for the engines that act on\n"
+      "them, and refused as job options; **not yet** options are refused with a message naming the\n"
+      "issue that brings them.\n";
   for (Scope scope : {Scope::kTable, Scope::kWrite, Scope::kRead, Scope::kCatalog, Scope::kBeam}) {
     std::string title(ScopeName(scope));
     title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
     if (title.ends_with("property")) title.replace(title.size() - 1, 1, "ie");
     if (scope != Scope::kBeam) title += "s";
-    out += fmt::format("\n## {}\n\n| name | type | default | description |\n| --- | --- | --- | --- |\n",
-                       title);
+    out += fmt::format(
+        "\n## {}\n\n| name | type | default | status | description |\n| --- | --- | --- | --- | --- |\n", title);
     for (const auto& d : Registry()) {
       if (!(d.scopes & uint32_t(scope))) continue;
       std::string type(TypeName(d.type));
@@ -354,10 +662,24 @@ std::string RenderMarkdown() {
         type.clear();
         for (auto v : d.enum_values) type += (type.empty() ? "" : " \\| ") + std::string(v);
       }
+      if (d.min && d.max) {
+        type += fmt::format(" ({}..{})", *d.min, *d.max);
+      } else if (d.min) {
+        type += fmt::format(" (>= {})", *d.min);
+      }
       std::string doc(d.doc);
       if (!d.overrides.empty()) doc += fmt::format(" Overrides table property `{}`.", d.overrides);
-      out += fmt::format("| `{}{}` | {} | {} | {} |\n", d.key, d.is_prefix() ? "<column>" : "", type,
-                         d.default_value.empty() ? "" : fmt::format("`{}`", d.default_value), doc);
+      if (!d.session_key.empty()) doc += fmt::format(" Session spelling `{}`.", d.session_key);
+      if (!d.conflicts.empty()) {
+        std::string c;
+        for (auto k : d.conflicts) c += (c.empty() ? "" : ", ") + fmt::format("`{}`", k);
+        doc += " Conflicts with " + c + ".";
+      }
+      std::string status(SupportName(d.support));
+      if (d.support != Support::kImplemented) status += ": " + std::string(d.missing);
+      if (!d.values_not_yet.empty()) status += fmt::format(" (not yet: {})", JoinValues(d.values_not_yet));
+      out += fmt::format("| `{}{}` | {} | {} | {} | {} |\n", d.key, d.is_prefix() ? "<column>" : "", type,
+                         d.default_value.empty() ? "" : fmt::format("`{}`", d.default_value), status, doc);
     }
   }
   return out;

@@ -1,14 +1,22 @@
 /// \file
-/// The option registry: every option floe understands, declared once with its
-/// names (Iceberg table property, Flink read/write/catalog option, Beam write
-/// configuration key), type, default, scope and doc. YAML configs, `--set`,
-/// SQL `WITH (...)` and `/*+ OPTIONS(...) */` hints all resolve through it,
-/// with Flink's precedence: per-statement option > session configuration >
-/// table property > default. The user documentation (docs/options.md) is
-/// generated from this table and a test keeps the two equal.
+/// The option registry: every option floe understands, declared once with all
+/// its names (Iceberg table property, Flink read/write/catalog option, Beam
+/// write configuration key, the `connector.iceberg.*` Flink configuration
+/// spelling), its type, typed default, range or validator, the options it
+/// conflicts with, and whether floe implements it yet. YAML configs, `--set`,
+/// `--catalog`, SQL `WITH (...)` and `/*+ OPTIONS(...) */` hints all resolve
+/// through it with Flink's precedence: per-statement option > session
+/// configuration > table property > default.
+///
+/// Code reads an option through its typed key (`keys::kTargetFileSizeBytes`)
+/// and a `Resolver`; no option name is written as a string at the place of
+/// use, and no other list of names or defaults exists. The user documentation
+/// (docs/options.md) is generated from this table and a test keeps the two
+/// equal.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <span>
@@ -35,14 +43,163 @@ constexpr uint32_t operator|(uint32_t a, Scope b) { return a | uint32_t(b); }
 
 std::string_view ScopeName(Scope scope);
 
+/// Whether floe acts on an option.
+enum class Support : uint8_t {
+  kImplemented,  ///< floe reads it and it changes what floe does
+  /// A table property floe itself does not act on but stores in the metadata
+  /// of a table it creates, for the engines that do (Spark's row-level
+  /// modes, manifest merging, ...): accepted in `table_properties`, refused
+  /// as a job option (`--set`, `write_properties`), where it would do nothing.
+  kStoredOnly,
+  kNotYet,  ///< refused everywhere with a message saying so
+};
+
+std::string_view SupportName(Support support);
+
+/// A typed handle of one declared option; code reads options through these.
+/// `T` is the C++ type a Resolver returns: bool, int32_t, int64_t, double or
+/// std::string (strings and enums; an enum comes back in its declared
+/// spelling).
+template <typename T>
+struct Key {
+  std::string_view name;
+};
+
+/// The declared options' names, each written once, here. Prefix options end
+/// in '.' (the column name follows).
+namespace keys {
+/// The prefix of every Parquet table property.
+inline constexpr std::string_view kParquetPrefix = "write.parquet.";
+// Iceberg table properties: format and files
+inline constexpr Key<int32_t> kFormatVersion{"format-version"};
+inline constexpr Key<std::string> kWriteFormatDefault{"write.format.default"};
+inline constexpr Key<int64_t> kWriteTargetFileSizeBytes{"write.target-file-size-bytes"};
+inline constexpr Key<std::string> kWriteDataPath{"write.data.path"};
+inline constexpr Key<std::string> kWriteDistributionMode{"write.distribution-mode"};
+inline constexpr Key<bool> kWriteUpsertEnabled{"write.upsert.enabled"};
+inline constexpr Key<std::string> kWriteDeleteMode{"write.delete.mode"};
+inline constexpr Key<std::string> kWriteUpdateMode{"write.update.mode"};
+inline constexpr Key<std::string> kWriteMergeMode{"write.merge.mode"};
+// Parquet
+inline constexpr Key<int64_t> kParquetRowGroupSizeBytes{"write.parquet.row-group-size-bytes"};
+inline constexpr Key<int64_t> kParquetPageSizeBytes{"write.parquet.page-size-bytes"};
+inline constexpr Key<int32_t> kParquetPageRowLimit{"write.parquet.page-row-limit"};
+inline constexpr Key<std::string> kParquetPageVersion{"write.parquet.page-version"};
+inline constexpr Key<int64_t> kParquetDictSizeBytes{"write.parquet.dict-size-bytes"};
+inline constexpr Key<bool> kParquetDictionaryEnabled{"write.parquet.dictionary-enabled"};
+inline constexpr Key<std::string> kParquetCompressionCodec{"write.parquet.compression-codec"};
+inline constexpr Key<int32_t> kParquetCompressionLevel{"write.parquet.compression-level"};
+inline constexpr Key<bool> kParquetBloomFilterEnabledColumn{"write.parquet.bloom-filter-enabled.column."};
+inline constexpr Key<double> kParquetBloomFilterFppColumn{"write.parquet.bloom-filter-fpp.column."};
+inline constexpr Key<int64_t> kParquetBloomFilterMaxBytes{"write.parquet.bloom-filter-max-bytes"};
+inline constexpr Key<std::string> kParquetEncodingColumn{"write.parquet.encoding.column."};
+// metadata
+inline constexpr Key<std::string> kMetricsDefault{"write.metadata.metrics.default"};
+inline constexpr Key<std::string> kMetricsColumn{"write.metadata.metrics.column."};
+inline constexpr Key<std::string> kMetadataCompressionCodec{"write.metadata.compression-codec"};
+inline constexpr Key<bool> kMetadataDeleteAfterCommit{"write.metadata.delete-after-commit.enabled"};
+inline constexpr Key<int32_t> kMetadataPreviousVersionsMax{"write.metadata.previous-versions-max"};
+inline constexpr Key<int32_t> kSummaryPartitionLimit{"write.summary.partition-limit"};
+inline constexpr Key<std::string> kNameMappingDefault{"schema.name-mapping.default"};
+// commits and maintenance
+inline constexpr Key<int32_t> kCommitNumRetries{"commit.retry.num-retries"};
+inline constexpr Key<int64_t> kCommitMinWaitMs{"commit.retry.min-wait-ms"};
+inline constexpr Key<int64_t> kCommitMaxWaitMs{"commit.retry.max-wait-ms"};
+inline constexpr Key<int64_t> kCommitTotalTimeoutMs{"commit.retry.total-timeout-ms"};
+inline constexpr Key<int32_t> kManifestMinCountToMerge{"commit.manifest.min-count-to-merge"};
+inline constexpr Key<int64_t> kManifestTargetSizeBytes{"commit.manifest.target-size-bytes"};
+inline constexpr Key<bool> kManifestMergeEnabled{"commit.manifest-merge.enabled"};
+inline constexpr Key<int64_t> kMaxSnapshotAgeMs{"history.expire.max-snapshot-age-ms"};
+inline constexpr Key<int32_t> kMinSnapshotsToKeep{"history.expire.min-snapshots-to-keep"};
+inline constexpr Key<int64_t> kMaxRefAgeMs{"history.expire.max-ref-age-ms"};
+inline constexpr Key<int64_t> kReadSplitTargetSize{"read.split.target-size"};
+inline constexpr Key<int32_t> kReadSplitPlanningLookback{"read.split.planning-lookback"};
+inline constexpr Key<int64_t> kReadSplitOpenFileCost{"read.split.open-file-cost"};
+// Flink write options
+inline constexpr Key<std::string> kWriteFormat{"write-format"};
+inline constexpr Key<int64_t> kTargetFileSizeBytes{"target-file-size-bytes"};
+inline constexpr Key<bool> kUpsertEnabled{"upsert-enabled"};
+inline constexpr Key<bool> kOverwriteEnabled{"overwrite-enabled"};
+inline constexpr Key<std::string> kDistributionMode{"distribution-mode"};
+inline constexpr Key<std::string> kCompressionCodec{"compression-codec"};
+inline constexpr Key<int32_t> kCompressionLevel{"compression-level"};
+inline constexpr Key<std::string> kCompressionStrategy{"compression-strategy"};
+inline constexpr Key<int32_t> kWriteParallelism{"write-parallelism"};
+// Flink read options
+inline constexpr Key<int64_t> kSnapshotId{"snapshot-id"};
+inline constexpr Key<int64_t> kAsOfTimestamp{"as-of-timestamp"};
+inline constexpr Key<std::string> kBranch{"branch"};
+inline constexpr Key<std::string> kTag{"tag"};
+inline constexpr Key<int64_t> kStartSnapshotId{"start-snapshot-id"};
+inline constexpr Key<int64_t> kEndSnapshotId{"end-snapshot-id"};
+inline constexpr Key<std::string> kStartTag{"start-tag"};
+inline constexpr Key<std::string> kEndTag{"end-tag"};
+inline constexpr Key<bool> kCaseSensitive{"case-sensitive"};
+inline constexpr Key<int64_t> kLimit{"limit"};
+inline constexpr Key<bool> kIncludeColumnStats{"include-column-stats"};
+inline constexpr Key<int64_t> kSplitSize{"split-size"};
+inline constexpr Key<int32_t> kSplitLookback{"split-lookback"};
+inline constexpr Key<int64_t> kSplitFileOpenCost{"split-file-open-cost"};
+inline constexpr Key<bool> kStreaming{"streaming"};
+inline constexpr Key<std::string> kMonitorInterval{"monitor-interval"};
+inline constexpr Key<std::string> kStartingStrategy{"starting-strategy"};
+inline constexpr Key<int64_t> kStartSnapshotTimestamp{"start-snapshot-timestamp"};
+inline constexpr Key<int32_t> kMaxPlanningSnapshotCount{"max-planning-snapshot-count"};
+inline constexpr Key<int32_t> kMaxAllowedPlanningFailures{"max-allowed-planning-failures"};
+// catalog options
+inline constexpr Key<std::string> kType{"type"};
+inline constexpr Key<std::string> kCatalogType{"catalog-type"};
+inline constexpr Key<std::string> kCatalogImpl{"catalog-impl"};
+inline constexpr Key<std::string> kWarehouse{"warehouse"};
+inline constexpr Key<std::string> kUri{"uri"};
+inline constexpr Key<std::string> kCredential{"credential"};
+inline constexpr Key<std::string> kToken{"token"};
+inline constexpr Key<int32_t> kClients{"clients"};
+inline constexpr Key<int32_t> kPropertyVersion{"property-version"};
+inline constexpr Key<bool> kCacheEnabled{"cache-enabled"};
+inline constexpr Key<int64_t> kCacheExpirationIntervalMs{"cache.expiration-interval-ms"};
+inline constexpr Key<std::string> kIoImpl{"io-impl"};
+// Beam IcebergIO write configuration
+inline constexpr Key<std::string> kBeamTable{"table"};
+inline constexpr Key<std::string> kBeamCatalogName{"catalog_name"};
+inline constexpr Key<std::string> kBeamCatalogProperties{"catalog_properties"};
+inline constexpr Key<std::string> kBeamConfigProperties{"config_properties"};
+inline constexpr Key<int32_t> kBeamTriggeringFrequencySeconds{"triggering_frequency_seconds"};
+inline constexpr Key<std::string> kBeamKeep{"keep"};
+inline constexpr Key<std::string> kBeamDrop{"drop"};
+inline constexpr Key<std::string> kBeamOnly{"only"};
+inline constexpr Key<std::string> kBeamPartitionFields{"partition_fields"};
+inline constexpr Key<std::string> kBeamSortFields{"sort_fields"};
+inline constexpr Key<std::string> kBeamTableProperties{"table_properties"};
+inline constexpr Key<std::string> kBeamWriteProperties{"write_properties"};
+}  // namespace keys
+
+/// One declared option.
 struct OptionDef {
-  std::string_view key;          ///< canonical name; a trailing '.' marks a prefix (`...column.`)
-  uint32_t scopes;               ///< Scope bits
-  OptionType type;
-  std::string_view default_value;  ///< empty: no default
-  std::string_view doc;
-  std::vector<std::string_view> enum_values = {};  ///< kEnum
-  std::string_view overrides = {};  ///< for a job option: the table property it takes precedence over
+  std::string_view key = {};       ///< canonical name; a trailing '.' marks a prefix (`...column.`)
+  std::string_view ident = {};     ///< the C++ key constant (`kWriteTargetFileSizeBytes`)
+  uint32_t scopes = 0;             ///< Scope bits
+  OptionType type = OptionType::kString;
+  std::string_view default_value = {};  ///< empty: no default
+  std::string_view doc = {};
+  std::vector<std::string_view> enum_values = {};  ///< kEnum, in documentation order
+  /// For a job option: the table property it takes precedence over.
+  std::string_view overrides = {};
+  /// The Flink configuration spelling (`connector.iceberg.<key>`) of a read
+  /// option that may also be set for a whole session (SQL `SET`).
+  std::string_view session_key = {};
+  std::optional<int64_t> min = {};  ///< kInt / kLong range
+  std::optional<int64_t> max = {};
+  /// Extra rule on the text of a value (after the type check); returns an
+  /// empty string when valid, else what is wrong.
+  std::string (*validate)(std::string_view value) = nullptr;
+  /// Options that cannot be set together with this one.
+  std::vector<std::string_view> conflicts = {};
+  Support support = Support::kImplemented;
+  /// For kNotYet / kStoredOnly: what floe lacks and where it will come from.
+  std::string_view missing = {};
+  /// Enum values floe does not implement yet (the option itself is).
+  std::vector<std::string_view> values_not_yet = {};
 
   bool is_prefix() const { return !key.empty() && key.back() == '.'; }
 };
@@ -51,36 +208,92 @@ struct OptionDef {
 std::span<const OptionDef> AllOptions();
 
 /// The option named `key` in any of `scopes` (prefix options match keys that
-/// start with them and have a non-empty rest), or nullptr.
+/// start with them and have a non-empty rest; a read option also matches its
+/// `connector.iceberg.` session spelling), or nullptr.
 const OptionDef* FindOption(std::string_view key, uint32_t scopes);
 
-/// Checks that `value` is well-typed for `def`; the error names the option,
-/// the value and the expected type or values.
+/// The declared option of a key handle (never null: every key is declared;
+/// a test checks it).
+const OptionDef& Def(std::string_view key);
+template <typename T>
+const OptionDef& Def(const Key<T>& key) {
+  return Def(key.name);
+}
+
+/// Checks that `value` is well-typed and in range for `def`, and that floe
+/// implements it (and that value); the error names the option, the value and
+/// the expected type, range or values. Errors are kInvalidArgument (bad value)
+/// or kUnsupported (not implemented yet); both are usage errors at the CLI.
 Status CheckValue(const OptionDef& def, std::string_view key, std::string_view value);
+
+/// How a set of options is being given, for the support check.
+enum class Use : uint8_t {
+  kJob,          ///< job options (`--set`, `write_properties`, hints, `--catalog`)
+  kNewTable,     ///< properties stored in a table floe creates (`table_properties`)
+};
+
+/// Checks that floe implements the option and its value for this use:
+/// kUnsupported naming the option and the issue that brings it otherwise.
+Status CheckSupport(const OptionDef& def, std::string_view key, std::string_view value, Use use);
 
 /// Checks a whole set of options for one scope set: an unknown key is an error
 /// that names it, says where it was given (`origin`, e.g. "--set") and lists
-/// the valid options (with the closest names first).
+/// the valid options (closest names first, then in registry order); a value
+/// is checked by CheckValue; an option floe does not implement is refused
+/// (kStoredOnly options are accepted only for kNewTable); two options that
+/// conflict are refused together.
 Status CheckOptions(const std::map<std::string, std::string>& options, uint32_t scopes,
-                    std::string_view origin);
+                    std::string_view origin, Use use = Use::kJob);
+
+/// Parses a value of `def` (already checked) into T.
+Result<bool> ParseBool(std::string_view key, std::string_view value);
+Result<int64_t> ParseLong(std::string_view key, std::string_view value);
+Result<double> ParseDouble(std::string_view key, std::string_view value);
 
 /// Typed reads with declared defaults. `layers` are searched first to last
 /// (statement options, session configuration, table properties); for a job
 /// option the table property it overrides is consulted after the job layers.
+/// A value is checked against its declaration when read (type, range, rule).
 class Resolver {
  public:
   explicit Resolver(std::vector<const std::map<std::string, std::string>*> layers)
       : layers_(std::move(layers)) {}
+  Resolver(std::initializer_list<const std::map<std::string, std::string>*> layers) : layers_(layers) {}
+  /// One layer.
+  explicit Resolver(const std::map<std::string, std::string>& layer) : layers_({&layer}) {}
 
-  /// The raw value (or declared default); nullopt when unset without default.
-  Result<std::optional<std::string>> Get(std::string_view key) const;
-  Result<std::optional<int64_t>> GetLong(std::string_view key) const;
-  Result<std::optional<bool>> GetBool(std::string_view key) const;
-  Result<std::optional<double>> GetDouble(std::string_view key) const;
+  /// The value, or the declared default; nullopt when unset without default.
+  template <typename T>
+  Result<std::optional<T>> Get(const Key<T>& key) const;
+  /// The value or the declared default (kInternal when the option has none).
+  template <typename T>
+  Result<T> Value(const Key<T>& key) const;
+  /// Every `<prefix><column>` entry of a prefix option, per column, the first
+  /// layer that sets a column winning.
+  template <typename T>
+  Result<std::map<std::string, T>> GetColumns(const Key<T>& prefix) const;
+  /// Whether any layer sets the option (or the table property it overrides).
+  template <typename T>
+  bool IsSet(const Key<T>& key) const {
+    return Raw(key.name).has_value();
+  }
 
  private:
+  std::optional<std::string> Raw(std::string_view key) const;
+  Result<std::optional<std::string>> Text(std::string_view key) const;
   std::vector<const std::map<std::string, std::string>*> layers_;
 };
+
+[[noreturn]] void AbortOnBadDefault(std::string_view key, const Error& error);
+
+/// The declared default of an option, parsed (an option without a default
+/// is a bug at the caller: it aborts).
+template <typename T>
+T DefaultOf(const Key<T>& key) {
+  auto v = Resolver(std::vector<const std::map<std::string, std::string>*>{}).Value(key);
+  if (!v) AbortOnBadDefault(key.name, v.error());
+  return std::move(*v);
+}
 
 /// Markdown reference of every option (docs/options.md).
 std::string RenderMarkdown();

@@ -14,13 +14,14 @@
 #include <string>
 #include <string_view>
 
+#include "floe/config/options.h"
 #include "floe/types/type.h"
 #include "floe/util/status.h"
 
 namespace floe::iceberg {
 
-inline constexpr std::string_view kMetricsDefaultProperty = "write.metadata.metrics.default";
-inline constexpr std::string_view kMetricsColumnPrefix = "write.metadata.metrics.column.";
+inline constexpr std::string_view kMetricsDefaultProperty = config::keys::kMetricsDefault.name;
+inline constexpr std::string_view kMetricsColumnPrefix = config::keys::kMetricsColumn.name;
 
 enum class MetricsModeKind : uint8_t { kNone, kCounts, kTruncate, kFull };
 

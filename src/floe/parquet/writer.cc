@@ -3,6 +3,8 @@
 // Format", PageIndex.md, BloomFilter.md).
 #include "floe/parquet/writer.h"
 
+#include "floe/config/options.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -18,130 +20,45 @@ namespace floe::parquet {
 // ---------------------------------------------------------------------------------
 // Options
 
-namespace {
-
-constexpr std::string_view kPrefix = "write.parquet.";
-
-// Every scalar key FromProperties knows, with what it sets.
-constexpr std::string_view kScalarKeys[] = {
-    "write.parquet.row-group-size-bytes", "write.parquet.page-size-bytes",
-    "write.parquet.page-row-limit",       "write.parquet.dict-size-bytes",
-    "write.parquet.compression-codec",    "write.parquet.compression-level",
-    "write.parquet.bloom-filter-max-bytes", "write.parquet.page-version",
-    "write.parquet.dictionary-enabled",
-};
-constexpr std::string_view kColumnPrefixes[] = {
-    "write.parquet.bloom-filter-enabled.column.",
-    "write.parquet.bloom-filter-fpp.column.",
-    "write.parquet.encoding.column.",
-};
-
-std::string ValidKeys() {
-  std::string out;
-  for (auto k : kScalarKeys) {
-    if (!out.empty()) out += ", ";
-    out += k;
-  }
-  for (auto k : kColumnPrefixes) {
-    out += ", ";
-    out += k;
-    out += "<col>";
-  }
-  return out;
-}
-
-Result<int64_t> ParseInt(const std::string& key, const std::string& v, int64_t min) {
-  int64_t out = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || p != v.data() + v.size() || v.empty()) {
-    return InvalidArgument("table property {}: '{}' is not an integer", key, v);
-  }
-  if (out < min) return InvalidArgument("table property {}: {} is below the minimum {}", key, v, min);
-  return out;
-}
-
-Result<bool> ParseBool(const std::string& key, const std::string& v) {
-  if (v == "true" || v == "TRUE" || v == "True") return true;
-  if (v == "false" || v == "FALSE" || v == "False") return false;
-  return InvalidArgument("table property {}: '{}' is not true or false", key, v);
-}
-
-Result<double> ParseFpp(const std::string& key, const std::string& v) {
-  char* end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || end != v.c_str() + v.size() || !(d > 0.0 && d < 1.0)) {
-    return InvalidArgument("table property {}: '{}' is not a probability in (0, 1)", key, v);
-  }
-  return d;
-}
-
-}  // namespace
-
-Result<WriterOptions> WriterOptions::FromProperties(
-    const std::map<std::string, std::string>& props) {
-  WriterOptions o;
+Result<WriterOptions> WriterOptions::FromProperties(const std::map<std::string, std::string>& props) {
+  // Every write.parquet.* key must be declared (the error lists the valid ones);
+  // other keys belong to other layers and are not looked at here.
+  std::map<std::string, std::string> ours;
   for (const auto& [key, value] : props) {
-    if (!key.starts_with(kPrefix)) continue;
-    if (key == "write.parquet.row-group-size-bytes") {
-      FLOE_ASSIGN_OR_RETURN(o.row_group_size_bytes, ParseInt(key, value, 1));
-    } else if (key == "write.parquet.page-size-bytes") {
-      FLOE_ASSIGN_OR_RETURN(o.page_size_bytes, ParseInt(key, value, 1));
-    } else if (key == "write.parquet.page-row-limit") {
-      FLOE_ASSIGN_OR_RETURN(o.page_row_limit, ParseInt(key, value, 1));
-    } else if (key == "write.parquet.dict-size-bytes") {
-      FLOE_ASSIGN_OR_RETURN(o.dict_size_bytes, ParseInt(key, value, 0));
-    } else if (key == "write.parquet.compression-codec") {
-      auto c = ParseCodec(value);
-      if (!c || *c == Codec::kDeflateRaw) {
-        return InvalidArgument(
-            "table property {}: '{}' is not a Parquet codec (uncompressed, snappy, gzip, zstd, "
-            "lz4_raw, brotli)",
-            key, value);
-      }
-      o.codec = *c;
-    } else if (key == "write.parquet.compression-level") {
-      if (value.empty()) continue;  // Iceberg's "not set"
-      FLOE_ASSIGN_OR_RETURN(int64_t level, ParseInt(key, value, -131072));
-      if (level > 22) return InvalidArgument("table property {}: level {} is too high", key, value);
-      o.compression_level = static_cast<int>(level);
-    } else if (key == "write.parquet.bloom-filter-max-bytes") {
-      FLOE_ASSIGN_OR_RETURN(o.bloom_filter_max_bytes, ParseInt(key, value, 32));
-    } else if (key == "write.parquet.page-version") {
-      if (value == "v1" || value == "V1" || value == "1") {
-        o.page_version = PageVersion::kV1;
-      } else if (value == "v2" || value == "V2" || value == "2") {
-        o.page_version = PageVersion::kV2;
-      } else {
-        return InvalidArgument("table property {}: '{}' is not v1 or v2", key, value);
-      }
-    } else if (key == "write.parquet.dictionary-enabled") {
-      FLOE_ASSIGN_OR_RETURN(o.dictionary_enabled, ParseBool(key, value));
-    } else if (key.starts_with(kColumnPrefixes[0]) && key.size() > kColumnPrefixes[0].size()) {
-      FLOE_ASSIGN_OR_RETURN(bool on, ParseBool(key, value));
-      o.bloom_filter_columns[key.substr(kColumnPrefixes[0].size())] = on;
-    } else if (key.starts_with(kColumnPrefixes[1]) && key.size() > kColumnPrefixes[1].size()) {
-      FLOE_ASSIGN_OR_RETURN(double fpp, ParseFpp(key, value));
-      o.bloom_filter_fpp[key.substr(kColumnPrefixes[1].size())] = fpp;
-    } else if (key.starts_with(kColumnPrefixes[2]) && key.size() > kColumnPrefixes[2].size()) {
-      ColumnEncoding e;
-      if (value == "plain") {
-        e = ColumnEncoding::kPlain;
-      } else if (value == "dictionary") {
-        e = ColumnEncoding::kDictionary;
-      } else if (value == "delta") {
-        e = ColumnEncoding::kDelta;
-      } else if (value == "byte_stream_split") {
-        e = ColumnEncoding::kByteStreamSplit;
-      } else {
-        return InvalidArgument(
-            "table property {}: '{}' is not plain, dictionary, delta or byte_stream_split", key,
-            value);
-      }
-      o.column_encodings[key.substr(kColumnPrefixes[2].size())] = e;
-    } else {
-      return InvalidArgument("unknown table property '{}'; valid write.parquet properties: {}",
-                             key, ValidKeys());
-    }
+    if (key.starts_with(config::keys::kParquetPrefix)) ours.emplace(key, value);
+  }
+  if (Status st = config::CheckOptions(ours, uint32_t(config::Scope::kTable), "table properties",
+                                       config::Use::kNewTable);
+      !st) {
+    return Fail(st.error());
+  }
+  return FromResolver(config::Resolver(props));
+}
+
+Result<WriterOptions> WriterOptions::FromResolver(const config::Resolver& r) {
+  namespace k = config::keys;
+  WriterOptions o;
+  FLOE_ASSIGN_OR_RETURN(o.row_group_size_bytes, r.Value(k::kParquetRowGroupSizeBytes));
+  FLOE_ASSIGN_OR_RETURN(o.page_size_bytes, r.Value(k::kParquetPageSizeBytes));
+  FLOE_ASSIGN_OR_RETURN(o.page_row_limit, r.Value(k::kParquetPageRowLimit));
+  FLOE_ASSIGN_OR_RETURN(o.dict_size_bytes, r.Value(k::kParquetDictSizeBytes));
+  FLOE_ASSIGN_OR_RETURN(o.bloom_filter_max_bytes, r.Value(k::kParquetBloomFilterMaxBytes));
+  FLOE_ASSIGN_OR_RETURN(o.dictionary_enabled, r.Value(k::kParquetDictionaryEnabled));
+  // The job's compression-codec / -level win over the table's write.parquet.* ones.
+  FLOE_ASSIGN_OR_RETURN(std::string codec, r.Value(k::kCompressionCodec));
+  FLOE_ASSIGN_OR_RETURN(o.codec, ParseCodec(codec));
+  FLOE_ASSIGN_OR_RETURN(auto level, r.Get(k::kCompressionLevel));
+  o.compression_level = level.value_or(0);
+  FLOE_ASSIGN_OR_RETURN(std::string version, r.Value(k::kParquetPageVersion));
+  o.page_version = version == "v2" ? PageVersion::kV2 : PageVersion::kV1;
+  FLOE_ASSIGN_OR_RETURN(o.bloom_filter_columns, r.GetColumns(k::kParquetBloomFilterEnabledColumn));
+  FLOE_ASSIGN_OR_RETURN(o.bloom_filter_fpp, r.GetColumns(k::kParquetBloomFilterFppColumn));
+  FLOE_ASSIGN_OR_RETURN(auto encodings, r.GetColumns(k::kParquetEncodingColumn));
+  for (const auto& [column, name] : encodings) {
+    o.column_encodings[column] = name == "plain"        ? ColumnEncoding::kPlain
+                                 : name == "dictionary" ? ColumnEncoding::kDictionary
+                                 : name == "delta"      ? ColumnEncoding::kDelta
+                                                        : ColumnEncoding::kByteStreamSplit;
   }
   return o;
 }
@@ -219,7 +136,7 @@ class FileWriterImpl {
     // Resolve per-column options; every named column must exist.
     std::set<std::string> names;
     for (const auto& leaf : pschema_.leaves) names.insert(IcebergName(leaf));
-    auto check_names = [&](const auto& m, const char* what) -> Status {
+    auto check_names = [&](const auto& m, std::string_view what) -> Status {
       for (const auto& [col, _] : m) {
         if (!names.count(col)) {
           return InvalidArgument("Parquet writer for {}: {} names column '{}', which is not a "
@@ -229,9 +146,10 @@ class FileWriterImpl {
       }
       return Ok();
     };
-    FLOE_RETURN_IF_ERROR(check_names(opt_.bloom_filter_columns, "write.parquet.bloom-filter-enabled"));
-    FLOE_RETURN_IF_ERROR(check_names(opt_.bloom_filter_fpp, "write.parquet.bloom-filter-fpp"));
-    FLOE_RETURN_IF_ERROR(check_names(opt_.column_encodings, "write.parquet.encoding"));
+    namespace k = config::keys;
+    FLOE_RETURN_IF_ERROR(check_names(opt_.bloom_filter_columns, k::kParquetBloomFilterEnabledColumn.name));
+    FLOE_RETURN_IF_ERROR(check_names(opt_.bloom_filter_fpp, k::kParquetBloomFilterFppColumn.name));
+    FLOE_RETURN_IF_ERROR(check_names(opt_.column_encodings, k::kParquetEncodingColumn.name));
     for (const auto& leaf : pschema_.leaves) {
       ColumnWriterConfig c;
       c.leaf = &leaf;
@@ -257,9 +175,8 @@ class FileWriterImpl {
              pt == PhysicalType::kFixedLenByteArray;
       }
       if (!ok) {
-        return InvalidArgument("write.parquet.encoding.column.{}: the encoding does not apply to "
-                               "{} columns",
-                               name, leaf.type->ToString());
+        return InvalidArgument("{}{}: the encoding does not apply to {} columns",
+                               config::keys::kParquetEncodingColumn.name, name, leaf.type->ToString());
       }
       c.encoding = enc;
       c.page_version = opt_.page_version;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/config/options.h"
 #include "floe/io/file.h"
 #include "floe/types/column_vector.h"
 #include "floe/types/type.h"
@@ -35,15 +36,16 @@ enum class PageVersion : uint8_t { kV1, kV2 };
 /// Writer settings. Column keys (`bloom_filter_columns`, `column_encodings`) are
 /// Iceberg column names, dotted for nested fields ("a.b"), as in Iceberg's properties.
 struct WriterOptions {
-  int64_t row_group_size_bytes = 134217728;  ///< write.parquet.row-group-size-bytes
-  int64_t page_size_bytes = 1048576;         ///< write.parquet.page-size-bytes
-  int64_t page_row_limit = 20000;            ///< write.parquet.page-row-limit
-  int64_t dict_size_bytes = 2097152;         ///< write.parquet.dict-size-bytes
-  Codec codec = Codec::kZstd;                ///< write.parquet.compression-codec
+  // Defaults are the registry's (config/options.cc), read once.
+  int64_t row_group_size_bytes = config::DefaultOf(config::keys::kParquetRowGroupSizeBytes);
+  int64_t page_size_bytes = config::DefaultOf(config::keys::kParquetPageSizeBytes);
+  int64_t page_row_limit = config::DefaultOf(config::keys::kParquetPageRowLimit);
+  int64_t dict_size_bytes = config::DefaultOf(config::keys::kParquetDictSizeBytes);
+  Codec codec = Codec::kZstd;                ///< write.parquet.compression-codec (the registry's default)
   int compression_level = 0;                 ///< write.parquet.compression-level (0 = default)
   std::map<std::string, bool> bloom_filter_columns;   ///< ...bloom-filter-enabled.column.<col>
   std::map<std::string, double> bloom_filter_fpp;     ///< ...bloom-filter-fpp.column.<col>
-  int64_t bloom_filter_max_bytes = 1048576;  ///< write.parquet.bloom-filter-max-bytes
+  int64_t bloom_filter_max_bytes = config::DefaultOf(config::keys::kParquetBloomFilterMaxBytes);
   PageVersion page_version = PageVersion::kV1;  ///< write.parquet.page-version (v1|v2)
   bool dictionary_enabled = true;               ///< write.parquet.dictionary-enabled
   std::map<std::string, ColumnEncoding> column_encodings;  ///< ...encoding.column.<col>
@@ -64,6 +66,10 @@ struct WriterOptions {
   /// `write.parquet.` key is an error that names it and lists the valid ones; a bad
   /// value names the key and the value.
   static Result<WriterOptions> FromProperties(const std::map<std::string, std::string>& props);
+  /// Reads the Parquet options through a resolver (job options over table
+  /// properties over the registry's defaults): `write.parquet.*`, and the
+  /// job's `compression-codec` / `compression-level`.
+  static Result<WriterOptions> FromResolver(const config::Resolver& resolver);
 };
 
 /// Metrics of one leaf column over the whole file, for Iceberg's data_file fields.

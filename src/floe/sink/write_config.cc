@@ -123,6 +123,7 @@ std::vector<std::string> SplitTopLevelCommas(std::string_view text) {
 }
 
 Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_view origin) {
+  namespace k = config::keys;
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml));
@@ -133,49 +134,58 @@ Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_vie
   if (root.IsNull()) return c;
   if (!root.IsMap()) return InvalidArgument("{}: expected a YAML map of Beam write configuration keys", origin);
   try {
+    // Every key first: unknown ones name themselves and list the Beam names;
+    // keys floe does not implement are refused; keep/drop/only conflict.
     std::map<std::string, std::string> keys;
     for (const auto& kv : root) {
       if (!kv.first.IsScalar()) return InvalidArgument("{}: keys must be plain names", origin);
-      keys[kv.first.Scalar()] = "";
+      const std::string key = kv.first.Scalar();
+      if (keys.contains(key)) return InvalidArgument("{}: '{}' is given twice", origin, key);
+      keys[key] = kv.second.IsScalar() ? kv.second.Scalar() : std::string();
     }
-    // Unknown keys name themselves and list the Beam names.
-    for (const auto& [key, unused] : keys) {
-      if (config::FindOption(key, kBeam) == nullptr) {
-        FLOE_RETURN_IF_ERROR(config::CheckOptions({{key, ""}}, kBeam, origin));
+    for (const auto& [key, text] : keys) {
+      const config::OptionDef* def = config::FindOption(key, kBeam);
+      if (def == nullptr) FLOE_RETURN_IF_ERROR(config::CheckOptions({{key, text}}, kBeam, origin));
+      if (Status st = config::CheckSupport(*def, key, text, config::Use::kJob); !st) {
+        return Fail(st.error().WithContext(origin));
+      }
+      for (std::string_view other : def->conflicts) {
+        if (keys.contains(std::string(other))) {
+          return InvalidArgument("{}: options {} and {} cannot be used together", origin, key, other);
+        }
       }
     }
     for (const auto& kv : root) {
       const std::string key = kv.first.Scalar();
       const YAML::Node& v = kv.second;
-      if (key == "table") {
-        FLOE_ASSIGN_OR_RETURN(c.table, ScalarOf(v, key, origin));
-      } else if (key == "catalog_name") {
+      if (key == k::kBeamTable.name) {
+        FLOE_ASSIGN_OR_RETURN(auto name, ScalarOf(v, key, origin));
+        FLOE_RETURN_IF_ERROR(c.SetTable(name, origin));
+      } else if (key == k::kBeamCatalogName.name) {
         FLOE_ASSIGN_OR_RETURN(c.catalog_name, ScalarOf(v, key, origin));
-      } else if (key == "catalog_properties") {
+      } else if (key == k::kBeamCatalogProperties.name) {
         FLOE_ASSIGN_OR_RETURN(c.catalog_properties, MapOf(v, key, origin));
-      } else if (key == "config_properties") {
+      } else if (key == k::kBeamConfigProperties.name) {
         FLOE_ASSIGN_OR_RETURN(c.config_properties, MapOf(v, key, origin));
-      } else if (key == "table_properties") {
+      } else if (key == k::kBeamTableProperties.name) {
         FLOE_ASSIGN_OR_RETURN(c.table_properties, MapOf(v, key, origin));
-      } else if (key == "write_properties") {
+      } else if (key == k::kBeamWriteProperties.name) {
         FLOE_ASSIGN_OR_RETURN(auto m, MapOf(v, key, origin));
-        for (auto& [k, val] : m) c.write_properties[k] = val;
-      } else if (key == "partition_fields") {
+        for (auto& [wk, val] : m) c.write_properties[wk] = val;
+      } else if (key == k::kBeamPartitionFields.name) {
         FLOE_ASSIGN_OR_RETURN(c.partition_fields, ListOf(v, key, origin));
-      } else if (key == "sort_fields") {
+      } else if (key == k::kBeamSortFields.name) {
         FLOE_ASSIGN_OR_RETURN(c.sort_fields, ListOf(v, key, origin));
-      } else if (key == "keep" || key == "drop") {
+      } else if (key == k::kBeamKeep.name || key == k::kBeamDrop.name) {
         FLOE_ASSIGN_OR_RETURN(auto list, ListOf(v, key, origin));
-        FLOE_RETURN_IF_ERROR(SetProjection(&c, key == "keep" ? ProjectionKind::kKeep : ProjectionKind::kDrop,
+        FLOE_RETURN_IF_ERROR(SetProjection(&c, key == k::kBeamKeep.name ? ProjectionKind::kKeep : ProjectionKind::kDrop,
                                            std::move(list), key, origin));
-      } else if (key == "only") {
+      } else if (key == k::kBeamOnly.name) {
         FLOE_ASSIGN_OR_RETURN(auto name, ScalarOf(v, key, origin));
         FLOE_RETURN_IF_ERROR(SetProjection(&c, ProjectionKind::kOnly, {Trim(name)}, key, origin));
-      } else if (key == "triggering_frequency_seconds") {
-        FLOE_ASSIGN_OR_RETURN(auto text, ScalarOf(v, key, origin));
-        const config::OptionDef* def = config::FindOption(key, kBeam);
-        FLOE_RETURN_IF_ERROR(config::CheckValue(*def, key, text));
-        c.triggering_frequency_seconds = std::stoi(text);
+      } else {
+        // Declared but not handled here: a registry entry without a reader.
+        return Internal("{}: Beam option '{}' has no reader", origin, key);
       }
     }
   } catch (const YAML::Exception& e) {
@@ -185,7 +195,19 @@ Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_vie
   return c;
 }
 
+Status WriteConfig::SetTable(std::string_view name, std::string_view origin) {
+  FLOE_RETURN_IF_ERROR(config::CheckValue(config::Def(config::keys::kBeamTable), config::keys::kBeamTable.name, name));
+  if (!table.empty() && table != name) {
+    return InvalidArgument("the table is given twice, as '{}' ({}) and as '{}' ({}); give it once", table,
+                           table_origin, name, origin);
+  }
+  table = std::string(name);
+  table_origin = std::string(origin);
+  return Ok();
+}
+
 Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::string_view origin) {
+  namespace k = config::keys;
   std::string key(key_view);
   if (const config::OptionDef* beam = config::FindOption(key, kBeam)) {
     if (beam->type == config::OptionType::kMap) {
@@ -193,23 +215,24 @@ Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::
                              origin, key);
     }
     FLOE_RETURN_IF_ERROR(config::CheckValue(*beam, key, value));
-    if (key == "table") {
-      table = std::string(value);
-    } else if (key == "catalog_name") {
+    if (Status st = config::CheckSupport(*beam, key, value, config::Use::kJob); !st) {
+      return Fail(st.error().WithContext(origin));
+    }
+    if (key == k::kBeamTable.name) {
+      return SetTable(value, fmt::format("{} {}", origin, key));
+    } else if (key == k::kBeamCatalogName.name) {
       catalog_name = std::string(value);
-    } else if (key == "partition_fields") {
+    } else if (key == k::kBeamPartitionFields.name) {
       partition_fields = SplitTopLevelCommas(value);
-    } else if (key == "sort_fields") {
+    } else if (key == k::kBeamSortFields.name) {
       sort_fields = SplitTopLevelCommas(value);
-    } else if (key == "keep" || key == "drop") {
-      projection = {};
-      return SetProjection(this, key == "keep" ? ProjectionKind::kKeep : ProjectionKind::kDrop,
+    } else if (key == k::kBeamKeep.name || key == k::kBeamDrop.name) {
+      return SetProjection(this, key == k::kBeamKeep.name ? ProjectionKind::kKeep : ProjectionKind::kDrop,
                            SplitTopLevelCommas(value), key, origin);
-    } else if (key == "only") {
-      projection = {};
+    } else if (key == k::kBeamOnly.name) {
       return SetProjection(this, ProjectionKind::kOnly, {Trim(value)}, key, origin);
-    } else if (key == "triggering_frequency_seconds") {
-      triggering_frequency_seconds = std::stoi(std::string(value));
+    } else {
+      return Internal("{}: Beam option '{}' has no reader", origin, key);
     }
     return Ok();
   }
@@ -218,15 +241,26 @@ Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::
     return config::CheckOptions({{key, std::string(value)}}, kBeam | kWrite | kTable, origin);
   }
   FLOE_RETURN_IF_ERROR(config::CheckValue(*def, key, value));
+  if (Status st = config::CheckSupport(*def, key, value, config::Use::kJob); !st) {
+    return Fail(st.error().WithContext(origin));
+  }
   write_properties[key] = std::string(value);
   if ((def->scopes & kWrite) == 0) table_properties[key] = std::string(value);
   return Ok();
 }
 
 Status WriteConfig::Validate() const {
-  FLOE_RETURN_IF_ERROR(config::CheckOptions(catalog_properties, kCatalog, "catalog_properties"));
-  FLOE_RETURN_IF_ERROR(config::CheckOptions(table_properties, kTable, "table_properties"));
-  FLOE_RETURN_IF_ERROR(config::CheckOptions(write_properties, kWrite | kTable, "write_properties"));
+  namespace k = config::keys;
+  FLOE_RETURN_IF_ERROR(config::CheckOptions(catalog_properties, kCatalog, k::kBeamCatalogProperties.name));
+  FLOE_RETURN_IF_ERROR(
+      config::CheckOptions(table_properties, kTable, k::kBeamTableProperties.name, config::Use::kNewTable));
+  FLOE_RETURN_IF_ERROR(config::CheckOptions(write_properties, kWrite | kTable, k::kBeamWriteProperties.name));
+  // floe reads no Hadoop configuration: a key here would do nothing.
+  if (!config_properties.empty()) {
+    return Unsupported("{}: '{}' would do nothing: floe uses no Hadoop configuration properties yet "
+                       "(storage settings come with object storage, issue 10)",
+                       k::kBeamConfigProperties.name, config_properties.begin()->first);
+  }
   return Ok();
 }
 
@@ -277,7 +311,7 @@ Result<iceberg::PartitionSpec> ParsePartitionFields(const std::vector<std::strin
     }
   }
   auto spec = builder.Build(0);
-  if (!spec) return Fail(spec.error().WithContext("partition_fields"));
+  if (!spec) return Fail(spec.error().WithContext(std::string(config::keys::kBeamPartitionFields.name)));
   return spec;
 }
 
@@ -294,7 +328,7 @@ Result<iceberg::SortOrder> ParseSortFields(const std::vector<std::string>& field
       if (i > s) words.push_back(text.substr(s, i - s));
     }
     const std::string what = "sort field '" + text + "'";
-    if (words.empty()) return InvalidArgument("sort_fields: an empty sort field");
+    if (words.empty()) return InvalidArgument("{}: an empty sort field", config::keys::kBeamSortFields.name);
     iceberg::SortField f;
     f.transform = iceberg::Transform::Identity();
     const NestedField* col = schema.FindTopLevel(words[0]);
@@ -326,7 +360,9 @@ Result<iceberg::SortOrder> ParseSortFields(const std::vector<std::string>& field
     out.push_back(std::move(f));
   }
   iceberg::SortOrder order(1, std::move(out));
-  if (Status st = order.Validate(schema); !st) return Fail(st.error().WithContext("sort_fields"));
+  if (Status st = order.Validate(schema); !st) {
+    return Fail(st.error().WithContext(std::string(config::keys::kBeamSortFields.name)));
+  }
   return order;
 }
 

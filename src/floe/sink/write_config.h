@@ -41,9 +41,10 @@ struct ProjectionConfig {
 /// Everything that configures one write.
 struct WriteConfig {
   std::string table;
+  std::string table_origin;  ///< where `table` was given (for the error when it is given twice)
   std::string catalog_name = "floe";
   std::map<std::string, std::string> catalog_properties;
-  std::map<std::string, std::string> config_properties;  ///< accepted, unused (Hadoop conf)
+  std::map<std::string, std::string> config_properties;  ///< Hadoop conf: floe uses none, any key is refused
   std::vector<std::string> partition_fields;             ///< Beam syntax, applied on create
   std::vector<std::string> sort_fields;                  ///< Beam syntax, applied on create
   std::map<std::string, std::string> table_properties;   ///< applied on create
@@ -51,7 +52,6 @@ struct WriteConfig {
   /// that override the table's own for this write).
   std::map<std::string, std::string> write_properties;
   ProjectionConfig projection;
-  std::optional<int32_t> triggering_frequency_seconds;
 
   /// Reads a YAML map with Beam's names. `origin` names the source in errors
   /// (the file name). Unknown keys are errors listing the valid ones.
@@ -61,6 +61,10 @@ struct WriteConfig {
   /// write option, or a table property (then both a table property of a new
   /// table and a job override). `origin` names the source ("--set").
   Status Set(std::string_view key, std::string_view value, std::string_view origin = "--set");
+
+  /// Sets the table identifier; an error when `name` is a template (not
+  /// implemented yet) or when another source already gave a different table.
+  Status SetTable(std::string_view name, std::string_view origin);
 
   /// Cross-checks everything through the registry: catalog properties,
   /// table properties, write options, and that keep/drop/only are exclusive.

@@ -68,38 +68,24 @@ void CollectLeaves(const std::vector<NestedField>& fields, const std::string& pr
 
 Result<DataWriterOptions> DataWriterOptions::Resolve(const iceberg::TableMetadata& metadata,
                                                      const config::Resolver& resolver) {
+  namespace k = config::keys;
   DataWriterOptions o;
-  auto format = resolver.Get("write-format");
-  if (!format) {
-    return Unsupported("write format: floe writes parquet data files only ({})", format.error().message);
+  FLOE_ASSIGN_OR_RETURN(std::string format, resolver.Value(k::kWriteFormat));
+  if (format != "parquet") return Unsupported("write format '{}': floe writes parquet data files only", format);
+  // A table that asks its writers to upsert must not be appended to silently.
+  FLOE_ASSIGN_OR_RETURN(bool upsert, resolver.Value(k::kUpsertEnabled));
+  if (upsert) {
+    return Unsupported("{} is true for this write, but floe does not implement upserts yet (the CDC sink, issue 8)",
+                       k::kWriteUpsertEnabled.name);
   }
-  if (*format && !EqualsIgnoreCase(**format, "parquet")) {
-    return Unsupported("write format '{}': floe writes parquet data files only", **format);
-  }
-  FLOE_ASSIGN_OR_RETURN(auto target, resolver.GetLong("target-file-size-bytes"));
-  o.target_file_size_bytes = target.value_or(kDefaultTargetFileSizeBytes);
-  if (o.target_file_size_bytes <= 0) {
-    return InvalidArgument("option target-file-size-bytes: {} is not a positive size",
-                           o.target_file_size_bytes);
-  }
-  std::map<std::string, std::string> parquet_props;
-  for (const auto& [k, v] : metadata.properties) {
-    if (k.starts_with("write.parquet.")) parquet_props[k] = v;
-  }
-  FLOE_ASSIGN_OR_RETURN(auto codec, resolver.Get("compression-codec"));
-  if (codec) parquet_props["write.parquet.compression-codec"] = *codec;
-  FLOE_ASSIGN_OR_RETURN(auto level, resolver.Get("compression-level"));
-  if (level) parquet_props["write.parquet.compression-level"] = *level;
-  FLOE_ASSIGN_OR_RETURN(o.parquet, parquet::WriterOptions::FromProperties(parquet_props));
+  FLOE_ASSIGN_OR_RETURN(o.target_file_size_bytes, resolver.Value(k::kTargetFileSizeBytes));
+  FLOE_ASSIGN_OR_RETURN(o.parquet, parquet::WriterOptions::FromResolver(resolver));
   // Encoder threads per data file (default: the number of cores).
-  FLOE_ASSIGN_OR_RETURN(auto parallelism, resolver.GetLong("write-parallelism"));
-  if (parallelism && (*parallelism < 1 || *parallelism > 1024)) {
-    return InvalidArgument("option write-parallelism: {} is not a thread count in 1..1024", *parallelism);
-  }
-  o.parquet.parallelism = parallelism ? static_cast<int>(*parallelism)
-                                      : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  FLOE_ASSIGN_OR_RETURN(auto parallelism, resolver.Get(k::kWriteParallelism));
+  o.parquet.parallelism =
+      parallelism ? *parallelism : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   FLOE_ASSIGN_OR_RETURN(o.metrics, iceberg::MetricsConfig::FromProperties(metadata.properties));
-  FLOE_ASSIGN_OR_RETURN(auto data_path, resolver.Get("write.data.path"));
+  FLOE_ASSIGN_OR_RETURN(auto data_path, resolver.Get(k::kWriteDataPath));
   if (data_path && !data_path->empty()) {
     o.data_location = TrimTrailingSlashes(*data_path);
   } else {

@@ -36,13 +36,10 @@
 
 namespace floe::table {
 
-/// 512 MiB, Iceberg's `write.target-file-size-bytes` default.
-inline constexpr int64_t kDefaultTargetFileSizeBytes = 536870912;
-
 /// The resolved settings of one table write.
 struct DataWriterOptions {
-  /// `target-file-size-bytes` > `write.target-file-size-bytes` > 512 MiB.
-  int64_t target_file_size_bytes = kDefaultTargetFileSizeBytes;
+  /// `target-file-size-bytes` > `write.target-file-size-bytes` > the registry's default.
+  int64_t target_file_size_bytes = config::DefaultOf(config::keys::kWriteTargetFileSizeBytes);
   /// `write.parquet.*`, with the job's `compression-codec` / `compression-level`.
   parquet::WriterOptions parquet;
   /// `write.metadata.metrics.*`.
@@ -159,7 +156,7 @@ class FileSettings {
   };
   SchemaPtr schema_;
   parquet::WriterOptions parquet_;
-  int64_t target_ = kDefaultTargetFileSizeBytes;
+  int64_t target_ = 0;
   ContentFileOptions content_;
   std::unordered_map<int32_t, Leaf> leaves_;
 };

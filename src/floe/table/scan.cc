@@ -33,36 +33,38 @@ using iceberg::Value;
 // ------------------------------------------------------------------ options
 
 Status ScanOptions::Validate() const {
+  namespace k = config::keys;
   auto conflict = [](std::string_view a, std::string_view b) {
     return InvalidArgument("read options '{}' and '{}' cannot be used together", a, b);
   };
-  if (snapshot_id && as_of_timestamp) return conflict("snapshot-id", "as-of-timestamp");
-  if (snapshot_id && branch) return conflict("snapshot-id", "branch");
-  if (snapshot_id && tag) return conflict("snapshot-id", "tag");
-  if (as_of_timestamp && branch) return conflict("as-of-timestamp", "branch");
-  if (as_of_timestamp && tag) return conflict("as-of-timestamp", "tag");
-  if (branch && tag) return conflict("branch", "tag");
-  if (start_snapshot_id && start_tag) return conflict("start-snapshot-id", "start-tag");
-  if (end_snapshot_id && end_tag) return conflict("end-snapshot-id", "end-tag");
+  if (snapshot_id && as_of_timestamp) return conflict(k::kSnapshotId.name, k::kAsOfTimestamp.name);
+  if (snapshot_id && branch) return conflict(k::kSnapshotId.name, k::kBranch.name);
+  if (snapshot_id && tag) return conflict(k::kSnapshotId.name, k::kTag.name);
+  if (as_of_timestamp && branch) return conflict(k::kAsOfTimestamp.name, k::kBranch.name);
+  if (as_of_timestamp && tag) return conflict(k::kAsOfTimestamp.name, k::kTag.name);
+  if (branch && tag) return conflict(k::kBranch.name, k::kTag.name);
+  if (start_snapshot_id && start_tag) return conflict(k::kStartSnapshotId.name, k::kStartTag.name);
+  if (end_snapshot_id && end_tag) return conflict(k::kEndSnapshotId.name, k::kEndTag.name);
   const bool incremental = start_snapshot_id || start_tag || end_snapshot_id || end_tag;
   if (incremental) {
-    const char* point = snapshot_id ? "snapshot-id"
-                        : as_of_timestamp ? "as-of-timestamp"
-                        : branch ? "branch"
-                        : tag ? "tag"
-                              : nullptr;
-    if (point) {
-      return conflict(point, start_snapshot_id ? "start-snapshot-id"
-                             : start_tag       ? "start-tag"
-                             : end_snapshot_id ? "end-snapshot-id"
-                                               : "end-tag");
+    const std::string_view point = snapshot_id       ? k::kSnapshotId.name
+                                   : as_of_timestamp ? k::kAsOfTimestamp.name
+                                   : branch          ? k::kBranch.name
+                                   : tag             ? k::kTag.name
+                                                     : std::string_view();
+    if (!point.empty()) {
+      return conflict(point, start_snapshot_id ? k::kStartSnapshotId.name
+                             : start_tag       ? k::kStartTag.name
+                             : end_snapshot_id ? k::kEndSnapshotId.name
+                                               : k::kEndTag.name);
     }
     if (!start_snapshot_id && !start_tag) {
-      return InvalidArgument("read option '{}' needs 'start-snapshot-id' or 'start-tag'",
-                             end_snapshot_id ? "end-snapshot-id" : "end-tag");
+      return InvalidArgument("read option '{}' needs '{}' or '{}'",
+                             end_snapshot_id ? k::kEndSnapshotId.name : k::kEndTag.name,
+                             k::kStartSnapshotId.name, k::kStartTag.name);
     }
   }
-  if (limit < -1) return InvalidArgument("read option 'limit' must be -1 or >= 0, got {}", limit);
+  if (limit < -1) return InvalidArgument("read option '{}' must be -1 or >= 0, got {}", k::kLimit.name, limit);
   FLOE_RETURN_IF_ERROR(split.Validate());
   return Ok();
 }
@@ -70,6 +72,7 @@ Status ScanOptions::Validate() const {
 Result<ScanOptions> ScanOptions::FromOptions(const std::map<std::string, std::string>& options,
                                              const std::map<std::string, std::string>& table_properties,
                                              const std::map<std::string, std::string>& session) {
+  namespace k = config::keys;
   const uint32_t read = uint32_t(config::Scope::kRead);
   FLOE_RETURN_IF_ERROR(config::CheckOptions(options, read, "read options"));
   FLOE_RETURN_IF_ERROR(config::CheckOptions(session, read, "session read options"));
@@ -77,26 +80,20 @@ Result<ScanOptions> ScanOptions::FromOptions(const std::map<std::string, std::st
   // properties are consulted for the split options they back.
   config::Resolver r({&options, &session, &table_properties});
   ScanOptions o;
-  FLOE_ASSIGN_OR_RETURN(o.snapshot_id, r.GetLong("snapshot-id"));
-  FLOE_ASSIGN_OR_RETURN(o.as_of_timestamp, r.GetLong("as-of-timestamp"));
-  FLOE_ASSIGN_OR_RETURN(o.branch, r.Get("branch"));
-  FLOE_ASSIGN_OR_RETURN(o.tag, r.Get("tag"));
-  FLOE_ASSIGN_OR_RETURN(o.start_snapshot_id, r.GetLong("start-snapshot-id"));
-  FLOE_ASSIGN_OR_RETURN(o.end_snapshot_id, r.GetLong("end-snapshot-id"));
-  FLOE_ASSIGN_OR_RETURN(o.start_tag, r.Get("start-tag"));
-  FLOE_ASSIGN_OR_RETURN(o.end_tag, r.Get("end-tag"));
-  FLOE_ASSIGN_OR_RETURN(auto cs, r.GetBool("case-sensitive"));
-  o.case_sensitive = cs.value_or(false);
-  FLOE_ASSIGN_OR_RETURN(auto limit, r.GetLong("limit"));
-  o.limit = limit.value_or(-1);
-  FLOE_ASSIGN_OR_RETURN(auto stats, r.GetBool("include-column-stats"));
-  o.include_column_stats = stats.value_or(false);
-  FLOE_ASSIGN_OR_RETURN(auto size, r.GetLong("split-size"));
-  if (size) o.split.split_size = *size;
-  FLOE_ASSIGN_OR_RETURN(auto lookback, r.GetLong("split-lookback"));
-  if (lookback) o.split.lookback = static_cast<int32_t>(*lookback);
-  FLOE_ASSIGN_OR_RETURN(auto cost, r.GetLong("split-file-open-cost"));
-  if (cost) o.split.open_file_cost = *cost;
+  FLOE_ASSIGN_OR_RETURN(o.snapshot_id, r.Get(k::kSnapshotId));
+  FLOE_ASSIGN_OR_RETURN(o.as_of_timestamp, r.Get(k::kAsOfTimestamp));
+  FLOE_ASSIGN_OR_RETURN(o.branch, r.Get(k::kBranch));
+  FLOE_ASSIGN_OR_RETURN(o.tag, r.Get(k::kTag));
+  FLOE_ASSIGN_OR_RETURN(o.start_snapshot_id, r.Get(k::kStartSnapshotId));
+  FLOE_ASSIGN_OR_RETURN(o.end_snapshot_id, r.Get(k::kEndSnapshotId));
+  FLOE_ASSIGN_OR_RETURN(o.start_tag, r.Get(k::kStartTag));
+  FLOE_ASSIGN_OR_RETURN(o.end_tag, r.Get(k::kEndTag));
+  FLOE_ASSIGN_OR_RETURN(o.case_sensitive, r.Value(k::kCaseSensitive));
+  FLOE_ASSIGN_OR_RETURN(o.limit, r.Value(k::kLimit));
+  FLOE_ASSIGN_OR_RETURN(o.include_column_stats, r.Value(k::kIncludeColumnStats));
+  FLOE_ASSIGN_OR_RETURN(o.split.split_size, r.Value(k::kSplitSize));
+  FLOE_ASSIGN_OR_RETURN(o.split.lookback, r.Value(k::kSplitLookback));
+  FLOE_ASSIGN_OR_RETURN(o.split.open_file_cost, r.Value(k::kSplitFileOpenCost));
   FLOE_RETURN_IF_ERROR(o.Validate());
   return o;
 }
@@ -664,10 +661,12 @@ Result<ScanPlan> PlanScan(std::shared_ptr<const TableMetadata> metadata_ptr, con
   if (incremental) {
     FLOE_ASSIGN_OR_RETURN(const Snapshot* start,
                           ResolveIncrementalPoint(metadata, options.start_snapshot_id, options.start_tag,
-                                                  "start-snapshot-id", "start-tag"));
+                                                  config::keys::kStartSnapshotId.name,
+                                                  config::keys::kStartTag.name));
     FLOE_ASSIGN_OR_RETURN(const Snapshot* end,
                           ResolveIncrementalPoint(metadata, options.end_snapshot_id, options.end_tag,
-                                                  "end-snapshot-id", "end-tag"));
+                                                  config::keys::kEndSnapshotId.name,
+                                                  config::keys::kEndTag.name));
     if (!end) end = metadata.CurrentSnapshot();
     if (!end) return InvalidArgument("incremental read: the table has no snapshots");
     bool found = false;

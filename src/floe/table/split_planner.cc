@@ -6,9 +6,12 @@
 namespace floe::table {
 
 Status SplitOptions::Validate() const {
-  if (split_size <= 0) return InvalidArgument("split-size must be positive, got {}", split_size);
-  if (lookback <= 0) return InvalidArgument("split-lookback must be positive, got {}", lookback);
-  if (open_file_cost < 0) return InvalidArgument("split-file-open-cost must not be negative, got {}", open_file_cost);
+  namespace k = config::keys;
+  if (split_size <= 0) return InvalidArgument("{} must be positive, got {}", k::kSplitSize.name, split_size);
+  if (lookback <= 0) return InvalidArgument("{} must be positive, got {}", k::kSplitLookback.name, lookback);
+  if (open_file_cost < 0) {
+    return InvalidArgument("{} must not be negative, got {}", k::kSplitFileOpenCost.name, open_file_cost);
+  }
   return Ok();
 }
 

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "floe/config/options.h"
 #include "floe/util/status.h"
 
 namespace floe::table {
@@ -24,9 +25,9 @@ struct FileRange {
 };
 
 struct SplitOptions {
-  int64_t split_size = 134217728;     ///< read.split.target-size / split-size
-  int32_t lookback = 10;              ///< read.split.planning-lookback / split-lookback
-  int64_t open_file_cost = 4194304;   ///< read.split.open-file-cost / split-file-open-cost
+  int64_t split_size = config::DefaultOf(config::keys::kReadSplitTargetSize);     ///< / split-size
+  int32_t lookback = config::DefaultOf(config::keys::kReadSplitPlanningLookback);  ///< / split-lookback
+  int64_t open_file_cost = config::DefaultOf(config::keys::kReadSplitOpenFileCost);  ///< / split-file-open-cost
 
   Status Validate() const;
 };

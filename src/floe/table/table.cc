@@ -439,10 +439,11 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
     const auto& md = table->metadata();
     const int64_t now = iceberg::NowMillis();
-    const int64_t max_age = ParseLongOr(md.properties, "history.expire.max-snapshot-age-ms", 432000000);
+    const config::Resolver props(md.properties);
+    FLOE_ASSIGN_OR_RETURN(const int64_t max_age, props.Value(config::keys::kMaxSnapshotAgeMs));
+    FLOE_ASSIGN_OR_RETURN(const int32_t min_keep, props.Value(config::keys::kMinSnapshotsToKeep));
     const int64_t older_than = options.older_than_ms.value_or(now - max_age);
-    const int64_t retain = options.retain_last.value_or(
-        static_cast<int32_t>(ParseLongOr(md.properties, "history.expire.min-snapshots-to-keep", 1)));
+    const int64_t retain = options.retain_last.value_or(min_keep);
     std::set<int64_t> keep;
     for (const auto& [name, ref] : md.refs) {
       if (!ref.is_branch()) {

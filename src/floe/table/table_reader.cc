@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/config/options.h"
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
 #include "floe/parquet/reader.h"
@@ -213,7 +214,7 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const std::string& stored
     return out;
   }
   if (!out.reader->has_field_ids()) {
-    auto it = plan.metadata->properties.find("schema.name-mapping.default");
+    auto it = plan.metadata->properties.find(std::string(config::keys::kNameMappingDefault.name));
     if (it == plan.metadata->properties.end()) {
       return Unsupported(
           "data file {} has no Parquet field ids and the table has no schema.name-mapping.default to "

@@ -1,0 +1,206 @@
+// Every option a new user tried that passed validation and then did nothing
+// (issue 7, section 1), run through each surface it can be given on: `--set`,
+// `--config` YAML (`write_properties`, `table_properties`,
+// `catalog_properties`, top-level Beam keys), `--catalog`, and `floe scan
+// --set`. Each is either implemented (accepted; its effect is tested where
+// the registry's status says, e.g. tests/cli/iceberg_cli_test.cc for
+// write options and tests/table/scan_planner_test.cc for
+// include-column-stats) or refused with exit 2 and a message that names it.
+// Nothing is written when an option is refused.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_util.h"
+#include "floe/config/options.h"
+
+namespace floe_cli_test {
+namespace {
+
+class OptionsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = FreshTestDir("floe_options_cli_");
+    WriteFile(dir_ / "in.jsonl", "{\"id\":1,\"region\":\"eu\",\"name\":\"a\"}\n");
+  }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
+
+  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+
+  // A first write of a new table with extra arguments.
+  RunResult Write(const std::string& extra) {
+    return Floe("write --table db.t --schema 'id BIGINT, region STRING, name STRING' --input in.jsonl " + extra);
+  }
+  RunResult WriteYaml(const std::string& yaml) {
+    WriteFile(dir_ / "w.yaml", yaml);
+    return Write("--config w.yaml");
+  }
+
+  // Refused: exit 2, the message names `name`, and no table was made.
+  void ExpectRefused(const RunResult& r, const std::string& name, const std::string& how) {
+    EXPECT_EQ(r.rc, 2) << how << "\n" << r.err;
+    EXPECT_NE(r.err.find(name), std::string::npos) << how << ": the message does not name " << name << ":\n" << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "warehouse" / "db" / "t")) << how << " left a table behind";
+    std::error_code ec;
+    fs::remove_all(dir_ / "warehouse", ec);
+  }
+  void ExpectAccepted(const RunResult& r, const std::string& how) {
+    EXPECT_EQ(r.rc, 0) << how << "\n" << r.err;
+    std::error_code ec;
+    fs::remove_all(dir_ / "warehouse", ec);
+  }
+
+  fs::path dir_;
+};
+
+// Write options and table properties that floe does not act on as a job option.
+TEST_F(OptionsCli, WriteSeedsAreRefusedOnEverySurface) {
+  struct Seed {
+    std::string key, value;
+  };
+  const std::vector<Seed> seeds = {
+      {"upsert-enabled", "true"},
+      {"write.upsert.enabled", "true"},
+      {"distribution-mode", "hash"},
+      {"compression-strategy", "whatever"},
+      {"write.delete.mode", "merge-on-read"},
+      {"write.update.mode", "merge-on-read"},
+      {"write.merge.mode", "merge-on-read"},
+      {"write.distribution-mode", "hash"},
+      {"write-format", "orc"},
+  };
+  for (const auto& s : seeds) {
+    ExpectRefused(Write("--set " + Shell(s.key + "=" + s.value)), s.key, "--set " + s.key);
+    ExpectRefused(WriteYaml("write_properties: {" + s.key + ": " + s.value + "}\n"), s.key,
+                  "write_properties " + s.key);
+  }
+  // A table property that asks writers to upsert is refused as a new table's
+  // property too: floe would append and duplicate keys.
+  ExpectRefused(WriteYaml("table_properties: {write.upsert.enabled: 'true'}\n"), "write.upsert.enabled",
+                "table_properties write.upsert.enabled");
+  // Row-level modes are stored for the engines that run DELETE/UPDATE/MERGE.
+  ExpectAccepted(WriteYaml("table_properties: {write.delete.mode: merge-on-read}\n"),
+                 "table_properties write.delete.mode");
+}
+
+TEST_F(OptionsCli, BeamSeedsAreRefused) {
+  // Table templates: no table literally named ev_{region}, no namespace db.n_{a.
+  for (const std::string t : {"db.ev_{region}", "db.n_{a.b}"}) {
+    ExpectRefused(Floe("write --table " + Shell(t) + " --schema 'id BIGINT, region STRING, name STRING' --input in.jsonl"),
+                  "template", "--table " + t);
+    ExpectRefused(Write("--set " + Shell("table=" + t)), "template", "--set table=" + t);
+    ExpectRefused(WriteYaml("table: '" + t + "'\n"), "template", "YAML table " + t);
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "warehouse" / "db" / "n_{a"));
+  for (const std::string v : {"30", "-5"}) {
+    ExpectRefused(Write("--set triggering_frequency_seconds=" + v), "triggering_frequency_seconds", "--set " + v);
+    ExpectRefused(WriteYaml("triggering_frequency_seconds: " + v + "\n"), "triggering_frequency_seconds",
+                  "YAML " + v);
+  }
+  ExpectRefused(WriteYaml("config_properties: {fs.s3a.endpoint: http://x}\n"), "config_properties",
+                "config_properties");
+  ExpectAccepted(WriteYaml("config_properties: {}\n"), "empty config_properties");
+  // keep / drop / only conflict wherever they are given; the last one does not win.
+  ExpectRefused(Write("--set keep=id --set drop=name"), "keep", "--set keep + drop");
+  ExpectRefused(Write("--set only=name --set keep=id"), "keep", "--set only + keep");
+  ExpectRefused(WriteYaml("keep: [id]\ndrop: [name]\n"), "drop", "YAML keep + drop");
+  // --table and --set table= must agree.
+  ExpectRefused(Floe("write --table db.t --set table=db.u --schema 'id BIGINT, region STRING, name STRING' "
+                     "--input in.jsonl"),
+                "db.u", "--table + --set table=");
+}
+
+TEST_F(OptionsCli, CatalogSeedsAreRefusedWithTheHadoopCatalog) {
+  struct Seed {
+    std::string key, value;
+  };
+  const std::vector<Seed> seeds = {
+      {"type", "anything"},
+      {"catalog-type", "rest"},
+      {"catalog-type", "hive"},
+      {"catalog-impl", "com.example.Catalog"},
+      {"uri", "http://127.0.0.1:8181"},
+      {"token", "t0k"},
+      {"credential", "id:secret"},
+      {"clients", "-3"},
+      {"property-version", "2"},
+      {"cache-enabled", "false"},
+      {"cache.expiration-interval-ms", "0"},
+      {"io-impl", "org.apache.iceberg.aws.s3.S3FileIO"},
+  };
+  for (const auto& s : seeds) {
+    ExpectRefused(Write("--catalog " + Shell(s.key + "=" + s.value)), s.key, "--catalog " + s.key);
+    ExpectRefused(WriteYaml("catalog_properties: {" + s.key + ": '" + s.value + "'}\n"), s.key,
+                  "catalog_properties " + s.key);
+    ExpectRefused(Floe("tables db --catalog " + Shell(s.key + "=" + s.value)), s.key, "tables --catalog " + s.key);
+  }
+  ExpectRefused(Write("--catalog catalog-impl=a.B --catalog catalog-type=hadoop"), "catalog-impl",
+                "catalog-impl with catalog-type");
+  ExpectRefused(WriteYaml("catalog_properties: {type: rest, uri: 'http://x'}\n"), "rest", "type: rest");
+  ExpectAccepted(Write("--catalog property-version=1 --catalog type=iceberg --catalog catalog-type=hadoop"),
+                 "the implemented catalog options");
+}
+
+TEST_F(OptionsCli, ReadSeedsAreRefusedByScan) {
+  ASSERT_EQ(Write("").rc, 0);
+  struct Seed {
+    std::string key, value;
+  };
+  const std::vector<Seed> seeds = {
+      {"streaming", "true"},
+      {"monitor-interval", "10s"},
+      {"monitor-interval", "garbage"},
+      {"starting-strategy", "TABLE_SCAN_THEN_INCREMENTAL"},
+      {"start-snapshot-timestamp", "1700000000000"},
+      {"max-planning-snapshot-count", "-5"},
+      {"max-allowed-planning-failures", "2"},
+      {"connector.iceberg.streaming", "true"},
+  };
+  for (const auto& s : seeds) {
+    RunResult r = Floe("scan --table db.t --set " + Shell(s.key + "=" + s.value));
+    EXPECT_EQ(r.rc, 2) << s.key << "\n" << r.err;
+    EXPECT_NE(r.err.find(s.key), std::string::npos) << r.err;
+  }
+  // Implemented read options are accepted (their effects: tests/table and iceberg_cli_test).
+  for (const std::string kv : {"include-column-stats=true", "split-size=1024", "case-sensitive=true", "limit=1"}) {
+    RunResult r = Floe("scan --table db.t --set " + kv);
+    EXPECT_EQ(r.rc, 0) << kv << "\n" << r.err;
+  }
+}
+
+// Per-column Parquet keys take effect from YAML write_properties as from --set
+// (they were ignored from YAML): a bloom filter is written either way.
+TEST_F(OptionsCli, PerColumnKeysWorkFromYamlAndSet) {
+  auto bloom_in_files = [&]() {
+    std::string all;
+    for (const auto& e : fs::recursive_directory_iterator(dir_ / "warehouse" / "db" / "t" / "data")) {
+      if (e.path().extension() != ".parquet") continue;
+      all += Floe("parquet meta " + Shell(e.path().string())).out;
+    }
+    return all;
+  };
+  ASSERT_EQ(WriteYaml("write_properties: {write.parquet.bloom-filter-enabled.column.name: 'true'}\n").rc, 0);
+  const std::string from_yaml = bloom_in_files();
+  EXPECT_NE(from_yaml.find("bloom_filter_offset"), std::string::npos) << from_yaml;
+  fs::remove_all(dir_ / "warehouse");
+  ASSERT_EQ(Write("--set write.parquet.bloom-filter-enabled.column.name=true").rc, 0);
+  EXPECT_NE(bloom_in_files().find("bloom_filter_offset"), std::string::npos);
+  fs::remove_all(dir_ / "warehouse");
+  ASSERT_EQ(Write("").rc, 0);
+  const std::string without = bloom_in_files();
+  EXPECT_EQ(without.find("bloom"), std::string::npos) << without;
+}
+
+// Exit codes agree: an unknown or ill-typed option is a usage error (2)
+// whether it came from YAML, --set or --catalog.
+TEST_F(OptionsCli, BadOptionsAreUsageErrorsOnEverySurface) {
+  EXPECT_EQ(Write("--set target-file-size-bytes=big").rc, 2);
+  EXPECT_EQ(WriteYaml("write_properties: {target-file-size-bytes: big}\n").rc, 2);
+  EXPECT_EQ(WriteYaml("tabel: db.t\n").rc, 2);
+  EXPECT_EQ(Write("--catalog warehous=x").rc, 2);
+  EXPECT_EQ(Floe("scan --table db.t --set limit=-7").rc, 2);
+}
+
+}  // namespace
+}  // namespace floe_cli_test
