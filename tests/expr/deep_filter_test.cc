@@ -99,7 +99,8 @@ TEST(DeepFilter, ChainedNotBeyondTheLimitIsAnError) {
     ASSERT_TRUE(ok) << ok.error().ToString();
     auto bound = Bind(*ok, DeepSchema());
     ASSERT_TRUE(bound) << bound.error().ToString();
-    EXPECT_EQ(Eval(*bound), n % 2 ? (std::vector<uint8_t>{0, 1, 1}) : (std::vector<uint8_t>{1, 0, 0}));
+    EXPECT_EQ(Eval(*bound),
+              n % 2 ? (std::vector<uint8_t>{0, 1, 1}) : (std::vector<uint8_t>{1, 0, 0}));
   }
 }
 
@@ -107,12 +108,14 @@ TEST(DeepFilter, ParenthesesAndNotShareOneLimit) {
   std::string half = Repeat("NOT (", kMaxFilterDepth / 2 + 1);
   auto parsed = Parse(half + "id = 1" + Repeat(")", kMaxFilterDepth / 2 + 1));
   ASSERT_FALSE(parsed);
-  EXPECT_NE(parsed.error().message.find("nested deeper than"), std::string::npos) << parsed.error().message;
+  EXPECT_NE(parsed.error().message.find("nested deeper than"), std::string::npos)
+      << parsed.error().message;
 }
 
 TEST(DeepFilter, FlatOrChainOfEightThousandTermsWorksEveryWay) {
   std::string text;
-  for (int i = 0; i < 8000; ++i) text += fmt::format("{}id = {}", i ? " OR " : "", i * 2 + 2);  // 2, 4, 6...
+  for (int i = 0; i < 8000; ++i)
+    text += fmt::format("{}id = {}", i ? " OR " : "", i * 2 + 2);  // 2, 4, 6...
   auto parsed = Parse(text);
   ASSERT_TRUE(parsed) << parsed.error().ToString();
   EXPECT_LE(Height(*parsed), 16u);  // balanced: log2(8000) < 13
