@@ -128,3 +128,33 @@ TEST_F(DeepInputCli, MetadataWithDeepSchemasOrDeepJsonIsAnErrorForEveryCommand) 
 }
 
 }  // namespace
+
+namespace {
+
+// `floe scan --format table` pads by terminal display width: CJK and emoji
+// take two columns, a combining accent none, so the '|' of every row lines up
+// on screen (bytes or code points would shift it).
+TEST(TableFormatCli, CjkEmojiAndCombiningAccentsAlign) {
+  fs::path dir = FreshTestDir("floe_width_");
+  WriteFile(dir / "in.jsonl",
+            "{\"id\":1,\"s\":\"\xe4\xb8\xad\xe6\x96\x87\"}\n"   // 中文: 2 characters, 4 columns, 6 bytes
+            "{\"id\":2,\"s\":\"e\xcc\x81\"}\n"                   // e + combining acute: 1 column, 3 bytes
+            "{\"id\":3,\"s\":\"\xf0\x9f\x8e\x89x\"}\n"           // 🎉x: 3 columns, 5 bytes
+            "{\"id\":4,\"s\":\"abcde\"}\n");                     // 5 columns
+  RunResult w = RunIn(dir, Shell(FLOE_BIN) + " write --table db.w --schema 'id BIGINT, s STRING' --input in.jsonl");
+  ASSERT_EQ(w.rc, 0) << w.err;
+  RunResult r = RunIn(dir, Shell(FLOE_BIN) + " scan --table db.w --columns s,id --format table");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // The widest cell is "abcde" with its quotes: 7 columns.
+  EXPECT_EQ(r.out,
+            "s       | id\n"
+            "--------+---\n"
+            "\"\xe4\xb8\xad\xe6\x96\x87\"  | 1\n"
+            "\"e\xcc\x81\"     | 2\n"
+            "\"\xf0\x9f\x8e\x89x\"   | 3\n"
+            "\"abcde\" | 4\n"
+            "(4 rows)\n");
+  RemoveTestDirIfPassed(dir);
+}
+
+}  // namespace
