@@ -281,7 +281,7 @@ TEST(JsonlFastPath, FloatsDecimalsAndBooleans) {
       "error: line 2, column 'b': expected true or false for BOOLEAN, found a string \"true\"");
   for (const char* bad : {"True", "tru", "truex", "falsy"}) {
     EXPECT_EQ(Line("b BOOLEAN", std::string(R"({"b": )") + bad + "}", false).substr(0, 41),
-              "error: line 2, column 'b': malformed JSON")
+              "error: line 2, column 'b': not valid JSON")
         << bad;
   }
   // A token starting with 'n' must be exactly null (simdjson's type() looks
@@ -289,7 +289,7 @@ TEST(JsonlFastPath, FloatsDecimalsAndBooleans) {
   // simdjson path, which checks the whole atom.
   for (const char* bad : {"nul", "nulL", "nullx", "n"}) {
     EXPECT_EQ(Line("b BOOLEAN", std::string(R"({"b": )") + bad + "}", false).substr(0, 41),
-              "error: line 2, column 'b': malformed JSON")
+              "error: line 2, column 'b': not valid JSON")
         << bad;
   }
   EXPECT_EQ(Line("b BOOLEAN", R"({"b": null })", true), "{\"b\":null}\n");

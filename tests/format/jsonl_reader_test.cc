@@ -228,10 +228,9 @@ TEST(Jsonl, ErrorsNameLineColumnAndRule) {
             "line 1, column 's': unknown field 'y' in STRUCT<x INT>");
   EXPECT_EQ(ErrorOf("a INT", "{\"a\": 1, \"a\": 2}"), "line 1, column 'a': duplicate key");
   EXPECT_EQ(ErrorOf("a INT", "{\"a\": 1}\n{\"a\": 1,}"),
-            "line 2: malformed JSON (The JSON document has an improper structure: missing or "
-            "superfluous commas, braces, missing keys, etc.)");
+            "line 2: not valid JSON at column 9: expected a quoted key, found '}'");
   EXPECT_EQ(ErrorOf("a INT", "{\"a\": 1} {\"a\": 2}"),
-            "line 1: malformed JSON (trailing content after the object)");
+            "line 1: not valid JSON at column 10: trailing content after the JSON value");
   EXPECT_EQ(ErrorOf("a INT", "[1]"), "line 1: expected a JSON object, found an array");
   EXPECT_EQ(ErrorOf("s STRING, t STRING", "{\"s\": \"ok\", \"t\": \"a\xff\"}"),
             "line 1, column 't': invalid UTF-8 in a string (byte 0xff at offset 19 of the line)");
@@ -284,7 +283,7 @@ TEST(Jsonl, DeepNestingAndLongLinesFromAFile) {
   std::string deep = std::string(3000, '[') + std::string(3000, ']');
   EXPECT_EQ(Ok("a INT", "{\"a\": 1, \"z\": " + deep + "}\n", opt), "{\"a\":1}\n");
   EXPECT_EQ(ErrorOf("a INT", "{\"a\": 1, \"z\": " + deep.substr(1) + "}\n", opt).substr(0, 22),
-            "line 1: malformed JSON");
+            "line 1: not valid JSON");
   EXPECT_EQ(ErrorOf("a INT", "null"), "line 1: expected a JSON object, found null");
   EXPECT_EQ(Ok("a INT", "\xef\xbb\xbf{\"a\": 5}\n"), "{\"a\":5}\n");  // a UTF-8 byte order mark
 

@@ -3,6 +3,7 @@
 #include "floe/avro/schema.h"
 
 #include "floe/avro/encoding.h"
+#include "floe/util/nesting.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,8 @@ using Json = nlohmann::ordered_json;
 /// JSON text of a value; invalid UTF-8 is replaced instead of throwing.
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-constexpr int kMaxDepth = 200;
+// Schemas nest no deeper than Iceberg's (floe/util/nesting.h).
+constexpr int kMaxDepth = kMaxTypeDepth;
 
 std::optional<AvroType> PrimitiveFromName(std::string_view name) {
   if (name == "null") return AvroType::kNull;
@@ -647,6 +649,11 @@ Result<AvroSchema> AvroSchema::Parse(std::string_view json) {
 }
 
 Result<AvroSchema> AvroSchema::ParseJson(std::string_view json) {
+  // The depth checks below see only schema nodes; an attribute or default
+  // nested deeply would still be copied and dumped recursively.
+  if (auto at = JsonNestingBeyond(json)) {
+    return InvalidArgument("avro schema: JSON nested deeper than {} levels (at byte {})", kMaxJsonDepth, *at);
+  }
   Json j = Json::parse(json, nullptr, false);
   if (j.is_discarded()) return InvalidArgument("avro schema is not valid JSON: {:.80}", json);
   Parser parser;

@@ -15,6 +15,7 @@
 #include "floe/table/scan_static.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
+#include "floe/util/display_width.h"
 
 namespace floe::cli {
 namespace {
@@ -113,17 +114,20 @@ class RowPrinter {
 
   Status Finish() {
     if (format_ == "table") {
+      // Columns are padded by terminal display width: a CJK character or an
+      // emoji takes two columns, a combining accent none (bytes would
+      // misalign every column after such a cell).
       std::vector<size_t> width;
-      for (const auto& f : schema_->fields()) width.push_back(f.name.size());
+      for (const auto& f : schema_->fields()) width.push_back(DisplayWidth(f.name));
       for (const auto& row : rows_) {
-        for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+        for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], DisplayWidth(row[c]));
       }
       std::string* buf = out_.buffer();
       auto line = [&](const std::vector<std::string>& cells) {
         for (size_t c = 0; c < cells.size(); ++c) {
           *buf += c ? " | " : "";
           *buf += cells[c];
-          if (c + 1 < cells.size()) buf->append(width[c] - cells[c].size(), ' ');
+          if (c + 1 < cells.size()) buf->append(width[c] - DisplayWidth(cells[c]), ' ');
         }
         buf->push_back('\n');
       };

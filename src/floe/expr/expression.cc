@@ -1,5 +1,7 @@
 #include "floe/expr/expression.h"
 
+#include "floe/expr/expr_internal.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -248,9 +250,23 @@ std::string Expr::ToString() const {
   switch (op) {
     case Op::kTrue: return "true";
     case Op::kFalse: return "false";
-    case Op::kAnd: return fmt::format("({} and {})", children[0]->ToString(), children[1]->ToString());
-    case Op::kOr: return fmt::format("({} or {})", children[0]->ToString(), children[1]->ToString());
-    case Op::kNot: return fmt::format("not {}", children[0]->ToString());
+    case Op::kAnd:
+    case Op::kOr: {
+      // One level of parentheses per chain, however the chain is shaped.
+      std::string out = "(";
+      for (const ExprPtr* t : internal::ChainTerms(*this)) {
+        if (out.size() > 1) out += op == Op::kAnd ? " and " : " or ";
+        out += (*t)->ToString();
+      }
+      return out + ")";
+    }
+    case Op::kNot: {
+      size_t nots = 0;
+      const Expr& inner = internal::SkipNots(*this, &nots);
+      std::string out;
+      for (size_t i = 0; i < nots; ++i) out += "not ";
+      return out + inner.ToString();
+    }
     case Op::kIsNull:
     case Op::kNotNull:
     case Op::kIsNan:
@@ -315,6 +331,63 @@ ExprPtr Predicate(Op op, std::string column, std::vector<Literal> literals) {
   return e;
 }
 
+namespace internal {
+
+std::vector<const ExprPtr*> ChainTerms(const Expr& root) {
+  std::vector<const ExprPtr*> out, stack;
+  for (auto it = root.children.rbegin(); it != root.children.rend(); ++it) stack.push_back(&*it);
+  while (!stack.empty()) {
+    const ExprPtr* p = stack.back();
+    stack.pop_back();
+    if ((*p)->op == root.op) {
+      for (auto it = (*p)->children.rbegin(); it != (*p)->children.rend(); ++it) stack.push_back(&*it);
+    } else {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+ExprPtr Balanced(Op op, std::vector<ExprPtr> terms) {
+  if (terms.empty()) return op == Op::kAnd ? True() : False();
+  // Pairs, then pairs of pairs: ceil(log2(n)) rounds, each halving the list.
+  while (terms.size() > 1) {
+    size_t kept = 0;
+    for (size_t i = 0; i < terms.size(); i += 2) {
+      if (i + 1 == terms.size()) {
+        terms[kept++] = std::move(terms[i]);
+      } else {
+        terms[kept++] = op == Op::kAnd ? And(std::move(terms[i]), std::move(terms[i + 1]))
+                                       : Or(std::move(terms[i]), std::move(terms[i + 1]));
+      }
+    }
+    terms.resize(kept);
+  }
+  return std::move(terms[0]);
+}
+
+const Expr& SkipNots(const Expr& e, size_t* count) {
+  const Expr* p = &e;
+  *count = 0;
+  while (p->op == Op::kNot) {
+    p = p->children[0].get();
+    ++*count;
+  }
+  return *p;
+}
+
+const ExprPtr& SkipNots(const ExprPtr& e, size_t* count) {
+  const ExprPtr* p = &e;
+  *count = 0;
+  while ((*p)->op == Op::kNot) {
+    p = &(*p)->children[0];
+    ++*count;
+  }
+  return *p;
+}
+
+}  // namespace internal
+
 // ---------------------------------------------------------------- parser
 
 namespace {
@@ -339,6 +412,16 @@ class Parser {
   }
 
  private:
+  // Each '(' and each NOT opens a nesting level; past kMaxFilterDepth the text
+  // is refused at the token that went too deep.
+  Status Enter() {
+    if (++depth_ > kMaxFilterDepth) {
+      return InvalidArgument("filter: nested deeper than {} levels (parentheses and NOT) at position {}",
+                             kMaxFilterDepth, tok_.pos + 1);
+    }
+    return Ok();
+  }
+
   std::unexpected<floe::Error> Error(std::string_view expected) const {
     std::string found = tok_.kind == Token::kEnd ? "the end" : fmt::format("'{}'", tok_.text);
     return InvalidArgument("filter: expected {} at position {}, found {}", expected, tok_.pos + 1, found);
@@ -430,33 +513,44 @@ class Parser {
     return InvalidArgument("filter: unexpected character '{}' at position {}", c, p + 1);
   }
 
+  // A chain of terms joined by OR (or AND) is read in a loop and built as a
+  // balanced tree: its length costs no stack, here or in any later walk.
   Result<ExprPtr> ParseOr() {
-    FLOE_ASSIGN_OR_RETURN(auto left, ParseAnd());
+    std::vector<ExprPtr> terms;
+    FLOE_ASSIGN_OR_RETURN(auto first, ParseAnd());
+    terms.push_back(std::move(first));
     while (IsKeyword("OR")) {
       FLOE_RETURN_IF_ERROR(Advance());
-      FLOE_ASSIGN_OR_RETURN(auto right, ParseAnd());
-      left = Or(left, right);
+      FLOE_ASSIGN_OR_RETURN(auto next, ParseAnd());
+      terms.push_back(std::move(next));
     }
-    return left;
+    return internal::Balanced(Op::kOr, std::move(terms));
   }
 
   Result<ExprPtr> ParseAnd() {
-    FLOE_ASSIGN_OR_RETURN(auto left, ParseNot());
+    std::vector<ExprPtr> terms;
+    FLOE_ASSIGN_OR_RETURN(auto first, ParseNot());
+    terms.push_back(std::move(first));
     while (IsKeyword("AND")) {
       FLOE_RETURN_IF_ERROR(Advance());
-      FLOE_ASSIGN_OR_RETURN(auto right, ParseNot());
-      left = And(left, right);
+      FLOE_ASSIGN_OR_RETURN(auto next, ParseNot());
+      terms.push_back(std::move(next));
     }
-    return left;
+    return internal::Balanced(Op::kAnd, std::move(terms));
   }
 
+  // NOT NOT ... x: read in a loop, but each NOT counts as a nesting level.
   Result<ExprPtr> ParseNot() {
-    if (IsKeyword("NOT")) {
+    int nots = 0;
+    while (IsKeyword("NOT")) {
+      FLOE_RETURN_IF_ERROR(Enter());
+      ++nots;
       FLOE_RETURN_IF_ERROR(Advance());
-      FLOE_ASSIGN_OR_RETURN(auto inner, ParseNot());
-      return Not(inner);
     }
-    return ParsePrimary();
+    FLOE_ASSIGN_OR_RETURN(auto e, ParsePrimary());
+    depth_ -= nots;
+    for (int i = 0; i < nots; ++i) e = Not(std::move(e));
+    return e;
   }
 
   // A literal in the current token (and a typed prefix such as DATE).
@@ -577,10 +671,12 @@ class Parser {
 
   Result<ExprPtr> ParsePrimary() {
     if (IsSymbol("(")) {
+      FLOE_RETURN_IF_ERROR(Enter());
       FLOE_RETURN_IF_ERROR(Advance());
       FLOE_ASSIGN_OR_RETURN(auto e, ParseOr());
       if (!IsSymbol(")")) return Error("')'");
       FLOE_RETURN_IF_ERROR(Advance());
+      --depth_;
       return e;
     }
     if (IsKeyword("TRUE") || IsKeyword("FALSE")) {
@@ -665,6 +761,7 @@ class Parser {
   std::string_view text_;
   size_t pos_ = 0;
   Token tok_;
+  int depth_ = 0;  ///< open parentheses and NOTs around the current token
 };
 
 }  // namespace
@@ -949,13 +1046,20 @@ Result<ExprPtr> Bind(const ExprPtr& e, const Schema& schema, bool case_sensitive
     case Op::kFalse: return e;
     case Op::kAnd:
     case Op::kOr: {
-      FLOE_ASSIGN_OR_RETURN(auto a, Bind(e->children[0], schema, case_sensitive));
-      FLOE_ASSIGN_OR_RETURN(auto b, Bind(e->children[1], schema, case_sensitive));
-      return e->op == Op::kAnd ? And(a, b) : Or(a, b);
+      // Recursion per chain, not per term; the result is balanced.
+      std::vector<ExprPtr> bound;
+      for (const ExprPtr* t : internal::ChainTerms(*e)) {
+        FLOE_ASSIGN_OR_RETURN(auto b, Bind(*t, schema, case_sensitive));
+        bound.push_back(std::move(b));
+      }
+      return internal::Balanced(e->op, std::move(bound));
     }
     case Op::kNot: {
-      FLOE_ASSIGN_OR_RETURN(auto a, Bind(e->children[0], schema, case_sensitive));
-      return Not(a);
+      // NOT NOT x is x in three-valued logic too, so only the parity matters.
+      size_t nots = 0;
+      const ExprPtr& inner = internal::SkipNots(e, &nots);
+      FLOE_ASSIGN_OR_RETURN(auto a, Bind(inner, schema, case_sensitive));
+      return nots % 2 ? Not(a) : a;
     }
     default: return BindPredicate(*e, schema, case_sensitive);
   }
@@ -1055,20 +1159,30 @@ Status EvalNode(const Expr& e, const Batch& batch, std::vector<uint8_t>* out) {
     case Op::kTrue: std::fill(r, r + n, kT); return Ok();
     case Op::kFalse: return Ok();
     case Op::kNot: {
-      FLOE_RETURN_IF_ERROR(EvalNode(*e.children[0], batch, out));
-      for (int64_t i = 0; i < n; ++i) r[i] = r[i] == kU ? kU : (r[i] == kT ? kF : kT);
+      size_t nots = 0;
+      const Expr& inner = internal::SkipNots(e, &nots);
+      FLOE_RETURN_IF_ERROR(EvalNode(inner, batch, out));
+      r = out->data();
+      if (nots % 2) {
+        for (int64_t i = 0; i < n; ++i) r[i] = r[i] == kU ? kU : (r[i] == kT ? kF : kT);
+      }
       return Ok();
     }
     case Op::kAnd:
     case Op::kOr: {
-      FLOE_RETURN_IF_ERROR(EvalNode(*e.children[0], batch, out));
+      // The whole chain at this level, term by term into one result.
+      auto terms = internal::ChainTerms(e);
+      FLOE_RETURN_IF_ERROR(EvalNode(**terms[0], batch, out));
+      r = out->data();
       std::vector<uint8_t> other;
-      FLOE_RETURN_IF_ERROR(EvalNode(*e.children[1], batch, &other));
-      const uint8_t* o = other.data();
-      if (e.op == Op::kAnd) {
-        for (int64_t i = 0; i < n; ++i) r[i] = (r[i] == kF || o[i] == kF) ? kF : ((r[i] == kT && o[i] == kT) ? kT : kU);
-      } else {
-        for (int64_t i = 0; i < n; ++i) r[i] = (r[i] == kT || o[i] == kT) ? kT : ((r[i] == kF && o[i] == kF) ? kF : kU);
+      for (size_t t = 1; t < terms.size(); ++t) {
+        FLOE_RETURN_IF_ERROR(EvalNode(**terms[t], batch, &other));
+        const uint8_t* o = other.data();
+        if (e.op == Op::kAnd) {
+          for (int64_t i = 0; i < n; ++i) r[i] = (r[i] == kF || o[i] == kF) ? kF : ((r[i] == kT && o[i] == kT) ? kT : kU);
+        } else {
+          for (int64_t i = 0; i < n; ++i) r[i] = (r[i] == kT || o[i] == kT) ? kT : ((r[i] == kF && o[i] == kF) ? kF : kU);
+        }
       }
       return Ok();
     }
@@ -1145,13 +1259,17 @@ ExprPtr PushNot(const ExprPtr& e, bool negate) {
   switch (e->op) {
     case Op::kTrue: return negate ? False() : True();
     case Op::kFalse: return negate ? True() : False();
-    case Op::kNot: return PushNot(e->children[0], !negate);
+    case Op::kNot: {
+      size_t nots = 0;
+      const ExprPtr& inner = internal::SkipNots(e, &nots);
+      return PushNot(inner, negate != (nots % 2 == 1));
+    }
     case Op::kAnd:
     case Op::kOr: {
-      auto a = PushNot(e->children[0], negate);
-      auto b = PushNot(e->children[1], negate);
+      std::vector<ExprPtr> pushed;
+      for (const ExprPtr* t : internal::ChainTerms(*e)) pushed.push_back(PushNot(*t, negate));
       bool is_and = (e->op == Op::kAnd) != negate;
-      return is_and ? And(a, b) : Or(a, b);
+      return internal::Balanced(is_and ? Op::kAnd : Op::kOr, std::move(pushed));
     }
     default: {
       if (!negate) return e;
@@ -1182,8 +1300,18 @@ bool MayMatchNnf(const Expr& e, const FileMetrics& m) {
   switch (e.op) {
     case Op::kTrue: return true;
     case Op::kFalse: return false;
-    case Op::kAnd: return MayMatchNnf(*e.children[0], m) && MayMatchNnf(*e.children[1], m);
-    case Op::kOr: return MayMatchNnf(*e.children[0], m) || MayMatchNnf(*e.children[1], m);
+    case Op::kAnd: {
+      for (const ExprPtr* t : internal::ChainTerms(e)) {
+        if (!MayMatchNnf(**t, m)) return false;
+      }
+      return true;
+    }
+    case Op::kOr: {
+      for (const ExprPtr* t : internal::ChainTerms(e)) {
+        if (MayMatchNnf(**t, m)) return true;
+      }
+      return false;
+    }
     case Op::kNot: return true;  // not reached after PushNot
     default: break;
   }

@@ -83,20 +83,29 @@ ExprPtr Or(ExprPtr a, ExprPtr b);
 ExprPtr Not(ExprPtr a);
 ExprPtr Predicate(Op op, std::string column, std::vector<Literal> literals = {});
 
+/// How deep `Parse` lets a filter nest: each '(' and each NOT opens a level.
+/// Deeper text is an error naming this limit and the position, before the
+/// recursive descent (and every later walk of the tree) could exhaust the
+/// stack. Flat AND / OR chains do not nest: they may be of any length.
+inline constexpr int kMaxFilterDepth = 256;
+
 /// Parses a SQL-style filter: comparisons (`= == != <> < <= > >=`), `IS [NOT]
 /// NULL`, `IS [NOT] NAN`, `[NOT] IN (...)`, `[NOT] LIKE 'prefix%'`, `BETWEEN a
 /// AND b`, AND / OR / NOT, parentheses, `column op value` or `value op
 /// column`. Literals: integers, decimals (123.45), floats (1e3), 'strings'
 /// (with '' escapes), TRUE/FALSE, and typed forms DATE '...', TIME '...',
 /// TIMESTAMP '...', TIMESTAMPTZ '...', UUID '...', X'hex'. Columns: names,
-/// dotted paths, `back quoted`. Errors name the position in the text.
+/// dotted paths, `back quoted`. Errors name the position in the text. A chain
+/// `a AND b AND c ...` becomes a balanced tree of binary nodes, so its height
+/// grows with the logarithm of its length.
 Result<ExprPtr> Parse(std::string_view text);
 
 /// Resolves columns against `schema` and coerces literals to the column types
 /// (a string literal for a date/time/timestamp/uuid column is parsed as one;
 /// integers widen to decimal/float; a literal that cannot be represented is an
 /// error naming the column, e.g. comparing an INT column with 3000000000 folds
-/// to true/false as the comparison demands).
+/// to true/false as the comparison demands). AND / OR chains, however they
+/// were built, are walked without recursion per term and come out balanced.
 Result<ExprPtr> Bind(const ExprPtr& e, const Schema& schema, bool case_sensitive = false);
 
 /// Evaluates a bound expression on every row of `batch`; `selected` gets one

@@ -13,6 +13,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "floe/format/json_syntax_internal.h"
 #include "floe/format/jsonl_fast_path_internal.h"
 #include "floe/format/value_parse.h"
 #include "floe/types/json_value.h"
@@ -244,8 +245,17 @@ class JsonlReader::Impl {
   }
   bool JsonError(simdjson::error_code code) {
     if (code == simdjson::UTF8_ERROR) return Rule("invalid UTF-8");
+    // simdjson's messages describe its own state ("document ended early") and
+    // give no position: find where the line breaks the grammar instead.
+    if (auto e = internal::FindJsonSyntaxError(Line())) return SyntaxRule(e->offset, e->what);
     if (code == simdjson::INCORRECT_TYPE) return Rule("malformed JSON (unexpected value type)");
     return Rule(fmt::format("malformed JSON ({})", simdjson::error_message(code)));
+  }
+  std::string_view Line() const {
+    return std::string_view(line_begin_, static_cast<size_t>(line_end_ - line_begin_));
+  }
+  bool SyntaxRule(size_t offset, std::string_view what) {
+    return Rule(internal::SyntaxMessage(Line(), offset, what));
   }
   bool WrongType(const Node& n, od::value& v, od::json_type jt, const char* expected) {
     std::string_view raw = TrimRight(v.raw_json_token());
@@ -315,12 +325,15 @@ class JsonlReader::Impl {
     od::json_type jt;
     if ((err = doc.type().get(jt))) return JsonError(err);
     if (jt != od::json_type::object) {
+      // type() looks at the first byte only: 'nope' would be "null", 'tru' "a boolean".
+      if (auto e = internal::FindJsonSyntaxError(line)) return SyntaxRule(e->offset, e->what);
       return Rule(fmt::format("expected a JSON object, found {}", JsonTypeName(jt)));
     }
     if ((err = doc.get_object().get(obj))) return JsonError(err);
     if (!DecodeObjectFields(root_, batch->columns.data(), obj, /*top=*/true)) return false;
     // In bounds after the object means more tokens follow it.
     if (!doc.current_location().error()) {
+      if (auto e = internal::FindJsonSyntaxError(line)) return SyntaxRule(e->offset, e->what);
       return Rule("malformed JSON (trailing content after the object)");
     }
     return true;
@@ -416,6 +429,18 @@ class JsonlReader::Impl {
     od::json_type jt;
     auto err = v.type().get(jt);
     if (err) return JsonError(err);
+    if (jt == od::json_type::number) {
+      // RFC 8259: no leading zeros. simdjson's own number parsing refuses
+      // them, but the fallbacks below parse the raw text, which would not.
+      std::string_view raw = TrimRight(v.raw_json_token());
+      if (auto lz = internal::LeadingZeroError(raw)) {
+        return SyntaxRule(static_cast<size_t>(raw.data() - line_begin_), *lz);
+      }
+    } else if (jt == od::json_type::boolean) {
+      // type() looks at the first byte only: 'tru' and 'falsey' must not pass.
+      std::string_view raw = TrimRight(v.raw_json_token());
+      if (raw != "true" && raw != "false") return JsonError(simdjson::T_ATOM_ERROR);
+    }
     if (jt == od::json_type::null) {
       // type() looks at the first byte only: "nul" or "nullx" must not pass.
       bool is_null = false;

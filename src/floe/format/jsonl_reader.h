@@ -19,7 +19,9 @@
 ///   line 17, column 'qty': value 3000000000 overflows INT
 ///   line 3, column 'loc.lat': expected a number for DOUBLE, found a string "x"
 ///   line 9, column 'id': null in NOT NULL column
-///   line 4: malformed JSON (...)   line 5, column 'name': invalid UTF-8 (...)
+///   line 4: not valid JSON at column 12: trailing content after the JSON value
+///   line 6, column 'n': not valid JSON at column 7: invalid number '01' (leading zero)
+///   line 5, column 'name': invalid UTF-8 (...)
 ///   line 2: unknown column 'foo'   (unless ignore_unknown_keys)
 #pragma once
 

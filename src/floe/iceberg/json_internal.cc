@@ -2,9 +2,16 @@
 
 #include <limits>
 
+#include "floe/util/nesting.h"
+
 namespace floe::iceberg::json_internal {
 
 Result<Json> Parse(std::string_view text, std::string_view what) {
+  // Before parsing: nlohmann copies and compares nested values recursively,
+  // and so do the walks of what it parsed (issue 7, deep input).
+  if (auto at = JsonNestingBeyond(text)) {
+    return Corrupt("{}: JSON nested deeper than {} levels (at byte {})", what, kMaxJsonDepth, *at);
+  }
   Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Corrupt("{}: not valid JSON", what);
   return j;

@@ -4,6 +4,7 @@
 
 #include "floe/iceberg/json_internal.h"
 #include "floe/iceberg/schema_json_internal.h"
+#include "floe/util/nesting.h"
 
 namespace floe::iceberg {
 
@@ -18,16 +19,26 @@ std::string Lower(std::string_view s) {
 }
 
 Result<std::vector<NestedField>> FieldsFromJson(const Json& arr, const std::string& path,
-                                                FieldDefaults* defaults);
+                                                FieldDefaults* defaults, int depth);
 
 std::string Join(const std::string& path, std::string_view name) {
   return path.empty() ? std::string(name) : path + "." + std::string(name);
 }
 
-}  // namespace
+// A long path shortened for a message: its start and its end.
+std::string ShortPath(const std::string& path) {
+  if (path.size() <= 120) return path;
+  return path.substr(0, 50) + "..." + path.substr(path.size() - 50);
+}
 
-Result<TypePtr> TypeFromJsonValue(const Json& j, std::string_view ctx, FieldDefaults* defaults) {
-  std::string path(ctx);
+// `depth` counts nested types from the schema down; past kMaxTypeDepth the
+// schema is refused before this recursion (and every later walk of the
+// parsed Schema: validation, printing, projection, name mapping) can exhaust
+// the stack.
+Result<TypePtr> TypeAt(const Json& j, std::string path, FieldDefaults* defaults, int depth) {
+  if (depth > kMaxTypeDepth) {
+    return Corrupt("field '{}': types nested deeper than {} levels", ShortPath(path), kMaxTypeDepth);
+  }
   if (j.is_string()) {
     const std::string& name = j.get_ref<const std::string&>();
     std::string lower = Lower(name);
@@ -48,7 +59,7 @@ Result<TypePtr> TypeFromJsonValue(const Json& j, std::string_view ctx, FieldDefa
     if (!fields || !fields->is_array()) {
       return Corrupt("field '{}': struct type needs a 'fields' array", path);
     }
-    FLOE_ASSIGN_OR_RETURN(auto children, FieldsFromJson(*fields, path, defaults));
+    FLOE_ASSIGN_OR_RETURN(auto children, FieldsFromJson(*fields, path, defaults, depth + 1));
     return StructType(std::move(children));
   }
   std::string where = "field '" + path + "'";
@@ -57,7 +68,7 @@ Result<TypePtr> TypeFromJsonValue(const Json& j, std::string_view ctx, FieldDefa
     FLOE_ASSIGN_OR_RETURN(bool required, ji::GetBool(j, "element-required", where));
     const Json* element = ji::Find(j, "element");
     if (!element) return Corrupt("{}: list type needs 'element'", where);
-    FLOE_ASSIGN_OR_RETURN(TypePtr et, TypeFromJsonValue(*element, Join(path, "element"), defaults));
+    FLOE_ASSIGN_OR_RETURN(TypePtr et, TypeAt(*element, Join(path, "element"), defaults, depth + 1));
     return ListType(id, required, std::move(et));
   }
   if (kind == "map") {
@@ -67,17 +78,15 @@ Result<TypePtr> TypeFromJsonValue(const Json& j, std::string_view ctx, FieldDefa
     const Json* key = ji::Find(j, "key");
     const Json* value = ji::Find(j, "value");
     if (!key || !value) return Corrupt("{}: map type needs 'key' and 'value'", where);
-    FLOE_ASSIGN_OR_RETURN(TypePtr kt, TypeFromJsonValue(*key, Join(path, "key"), defaults));
-    FLOE_ASSIGN_OR_RETURN(TypePtr vt, TypeFromJsonValue(*value, Join(path, "value"), defaults));
+    FLOE_ASSIGN_OR_RETURN(TypePtr kt, TypeAt(*key, Join(path, "key"), defaults, depth + 1));
+    FLOE_ASSIGN_OR_RETURN(TypePtr vt, TypeAt(*value, Join(path, "value"), defaults, depth + 1));
     return MapType(key_id, std::move(kt), value_id, value_required, std::move(vt));
   }
   return Corrupt("{}: unknown nested type '{}' (struct, list or map)", where, kind);
 }
 
-namespace {
-
 Result<std::vector<NestedField>> FieldsFromJson(const Json& arr, const std::string& path,
-                                                FieldDefaults* defaults) {
+                                                FieldDefaults* defaults, int depth) {
   std::vector<NestedField> out;
   out.reserve(arr.size());
   for (size_t i = 0; i < arr.size(); ++i) {
@@ -94,7 +103,7 @@ Result<std::vector<NestedField>> FieldsFromJson(const Json& arr, const std::stri
     field.doc = doc.value_or("");
     const Json* type = ji::Find(f, "type");
     if (!type) return Corrupt("{}: 'type' is required but missing", fctx);
-    FLOE_ASSIGN_OR_RETURN(field.type, TypeFromJsonValue(*type, full, defaults));
+    FLOE_ASSIGN_OR_RETURN(field.type, TypeAt(*type, full, defaults, depth));
     const Json* initial = ji::Find(f, "initial-default");
     const Json* write = ji::Find(f, "write-default");
     // Defaults must be values of the field's type (Appendix D JSON); a struct's
@@ -129,6 +138,10 @@ Result<std::vector<NestedField>> FieldsFromJson(const Json& arr, const std::stri
 Json FieldsToJson(const std::vector<NestedField>& fields, const FieldDefaults* defaults);
 
 }  // namespace
+
+Result<TypePtr> TypeFromJsonValue(const Json& j, std::string_view ctx, FieldDefaults* defaults) {
+  return TypeAt(j, std::string(ctx), defaults, 1);
+}
 
 Json TypeToJsonValue(const Type& type) { return TypeToJsonValue(type, nullptr); }
 
@@ -201,7 +214,7 @@ Result<Schema> SchemaFromJsonValue(const Json& j, FieldDefaults* defaults) {
   if (kind != "struct") return Corrupt("{}: 'type' must be \"struct\", got \"{}\"", ctx, kind);
   const Json* fields = ji::Find(j, "fields");
   if (!fields || !fields->is_array()) return Corrupt("{}: 'fields' must be an array", ctx);
-  FLOE_ASSIGN_OR_RETURN(auto parsed, FieldsFromJson(*fields, "", defaults));
+  FLOE_ASSIGN_OR_RETURN(auto parsed, FieldsFromJson(*fields, "", defaults, 1));
   std::vector<int32_t> identifiers;
   if (const Json* ids = ji::Find(j, "identifier-field-ids"); ids && !ids->is_null()) {
     if (!ids->is_array()) return Corrupt("{}: 'identifier-field-ids' must be an array", ctx);

@@ -18,6 +18,7 @@
 #include "floe/parquet/reader.h"
 #include "floe/table/delete_filter.h"
 #include "floe/types/column_ops.h"
+#include "floe/util/nesting.h"
 
 namespace floe::table {
 
@@ -134,6 +135,10 @@ Result<std::vector<MappedField>> ParseMappedFields(const nlohmann::json& j) {
 }
 
 Result<std::vector<MappedField>> ParseNameMapping(std::string_view text) {
+  // ParseMappedFields recurses per level: refuse deep text first (issue 7).
+  if (auto at = JsonNestingBeyond(text)) {
+    return Corrupt("schema.name-mapping.default: JSON nested deeper than {} levels (at byte {})", kMaxJsonDepth, *at);
+  }
   try {
     return ParseMappedFields(nlohmann::json::parse(text));
   } catch (const std::exception& e) {
