@@ -63,7 +63,11 @@ struct CommitResult {
 };
 
 /// One snapshot: files added, files removed, summary properties, target
-/// branch. Build it, then Commit() once.
+/// branch. Build it, then Commit() once. A facade over the per-operation
+/// classes: an overwrite mode commits an OverwriteFiles (overwrite_files.h),
+/// delete files a RowDelta (row_delta.h), anything else an AppendFiles
+/// (append_files.h); their shared commit is SnapshotProducer
+/// (snapshot_producer.h).
 class SnapshotUpdate {
  public:
   explicit SnapshotUpdate(Table* table) : table_(table) {}

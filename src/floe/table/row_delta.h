@@ -1,0 +1,50 @@
+/// \file
+/// A row delta: a snapshot that adds position and equality delete files and,
+/// with them, data files (merge-on-read updates and deletes; Java's
+/// RowDelta). Nothing is removed: the parent's manifests are listed again
+/// unchanged. Operation `delete` when only deletes are added, `overwrite`
+/// when data too, `append` when only data (Iceberg spec: Snapshots; PITFALLS 81).
+#pragma once
+
+#include <string>
+
+#include "floe/iceberg/manifest.h"
+#include "floe/table/snapshot_producer.h"
+
+namespace floe::table {
+
+/// Adds delete files and data files. Build it, then Commit() once.
+class RowDelta final : public SnapshotProducer {
+ public:
+  explicit RowDelta(Table* table) : SnapshotProducer(table) {}
+
+  /// A data file of the table's default spec (partition tuple filled in).
+  RowDelta& AddDataFile(iceberg::DataFile file) {
+    AddData(std::move(file));
+    return *this;
+  }
+  /// A position or equality delete file of the table's default spec.
+  RowDelta& AddDeleteFile(iceberg::DataFile file) {
+    AddDeletes(std::move(file));
+    return *this;
+  }
+  /// Adds a property to the snapshot summary (values are strings).
+  RowDelta& Set(const std::string& key, const std::string& value) {
+    SetProperty(key, value);
+    return *this;
+  }
+  /// Commits to this branch instead of main (created from main's head when missing).
+  RowDelta& ToBranch(std::string branch) {
+    SetBranch(std::move(branch));
+    return *this;
+  }
+
+ protected:
+  iceberg::SnapshotOperation Operation() const override {
+    if (delete_files().empty()) return iceberg::SnapshotOperation::kAppend;
+    return data_files().empty() ? iceberg::SnapshotOperation::kDelete
+                                : iceberg::SnapshotOperation::kOverwrite;
+  }
+};
+
+}  // namespace floe::table

@@ -1,0 +1,185 @@
+// SnapshotProducer: manifests of the added files, then per attempt the
+// manifest list, the summary and the metadata swap.
+#include "floe/table/snapshot_producer.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "floe/catalog/commit_retry.h"
+#include "floe/iceberg/manifest_io.h"
+#include "floe/iceberg/metadata_updates.h"
+#include "floe/io/file.h"
+#include "floe/table/table_internal.h"
+#include "floe/util/uuid.h"
+
+namespace floe::table {
+
+using iceberg::DataFile;
+using iceberg::DataFileContent;
+using iceberg::ManifestContent;
+using iceberg::ManifestFile;
+
+Result<std::vector<ManifestFile>> SnapshotProducer::ParentManifests(
+    const SnapshotAttempt&, std::vector<ManifestFile> parent, SnapshotSummaryBuilder*,
+    internal::WrittenFiles*) {
+  return parent;
+}
+
+Status SnapshotProducer::ValidateFiles() const {
+  for (const auto& f : delete_files_) {
+    if (f.content == DataFileContent::kData) {
+      return InvalidArgument("{} is a data file, not a delete file", f.file_path);
+    }
+  }
+  for (const auto& f : data_files_) {
+    if (f.content != DataFileContent::kData)
+      return InvalidArgument("{} is a delete file", f.file_path);
+    FLOE_RETURN_IF_ERROR(f.Validate());
+  }
+  return Ok();
+}
+
+Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
+    const Schema& schema, const iceberg::PartitionSpec& spec,
+    internal::WrittenFiles* written) const {
+  std::vector<ManifestFile> manifests;
+  // A manifest holds either data or deletes (PITFALLS 63). Its entries leave
+  // snapshot id and sequence number to inheritance, so every attempt lists
+  // the same file (Iceberg spec: Sequence Number Inheritance; PITFALLS 73).
+  auto write = [&](const std::vector<DataFile>& files, ManifestContent content) -> Status {
+    if (files.empty()) return Ok();
+    FLOE_ASSIGN_OR_RETURN(auto path,
+                          internal::MetadataFile(
+                              *table_, fmt::format("{}-m{}.avro", RandomUuid(), manifests.size())));
+    FLOE_ASSIGN_OR_RETURN(auto out, OpenLocalOutput(path.second));
+    written->local_paths.push_back(path.second);
+    FLOE_ASSIGN_OR_RETURN(auto w,
+                          iceberg::ManifestWriter::Open(std::move(out), schema, spec, content));
+    for (const auto& f : files) FLOE_RETURN_IF_ERROR(w->AddFile(f));
+    FLOE_ASSIGN_OR_RETURN(auto mf, w->Close());
+    mf.manifest_path = path.first;
+    manifests.push_back(std::move(mf));
+    return Ok();
+  };
+  FLOE_RETURN_IF_ERROR(write(data_files_, ManifestContent::kData));
+  FLOE_RETURN_IF_ERROR(write(delete_files_, ManifestContent::kDeletes));
+  return manifests;
+}
+
+Result<CommitResult> SnapshotProducer::Commit() {
+  FLOE_RETURN_IF_ERROR(ValidateFiles());
+  const auto& md0 = table_->metadata();
+  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(md0.properties));
+  SchemaPtr schema = md0.CurrentSchema();
+  if (!schema || !md0.DefaultSpec()) {
+    return Corrupt("table {} has no current schema or default spec", table_->id().ToString());
+  }
+  // A copy: a retry reloads the table, which replaces the metadata md0 refers to.
+  const iceberg::PartitionSpec spec = *md0.DefaultSpec();
+
+  internal::WrittenFiles added_files;  // shared by all attempts
+  auto added = WriteAddedManifests(*schema, spec, &added_files);
+  if (!added) {
+    added_files.RemoveAll();
+    return Fail(std::move(added).error());
+  }
+  CommitResult result;
+  bool unknown = false;
+  Status outcome = catalog::RunWithRetries(
+      policy, [&](int attempt) { return Attempt(attempt, spec, *added, &unknown, &result); });
+  if (!outcome) {
+    if (!unknown) added_files.RemoveAll();
+    return Fail(std::move(outcome).error());
+  }
+  return result;
+}
+
+Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec,
+                                 const std::vector<ManifestFile>& added_manifests, bool* unknown,
+                                 CommitResult* result) {
+  internal::WrittenFiles written;  // this attempt's list and rewritten manifests
+  auto fail = [&](Error e) -> Status {
+    if (e.kind == ErrorKind::kCommitStateUnknown) {
+      *unknown = true;
+    } else {
+      written.RemoveAll();
+    }
+    return Fail(std::move(e));
+  };
+  if (attempt > 0) {
+    if (Status st = table_->Refresh(); !st) return fail(st.error());
+  }
+  const auto& base = table_->loaded();
+  const auto& md = base.metadata;
+  // The head of the target branch; a new branch starts from main's head.
+  const iceberg::Snapshot* head = nullptr;
+  if (auto it = md.refs.find(branch_); it != md.refs.end()) {
+    head = md.SnapshotById(it->second.snapshot_id);
+  } else {
+    head = md.CurrentSnapshot();
+  }
+  SnapshotAttempt ctx{md, spec, iceberg::NewSnapshotId(), md.last_sequence_number + 1, attempt};
+
+  std::vector<ManifestFile> parent;
+  if (head) {
+    auto r = internal::ReadManifests(*table_, *head);
+    if (!r) return fail(r.error());
+    parent = std::move(*r);
+  }
+  SnapshotSummaryBuilder summary;
+  auto carried = ParentManifests(ctx, std::move(parent), &summary, &written);
+  if (!carried) return fail(carried.error());
+
+  // Manifest list: this commit's manifests first, then the carried ones.
+  auto list_path = internal::MetadataFile(
+      *table_, fmt::format("snap-{}-{}-{}.avro", ctx.snapshot_id, attempt + 1, RandomUuid()));
+  if (!list_path) return fail(list_path.error());
+  auto list_out = OpenLocalOutput(list_path->second);
+  if (!list_out) return fail(list_out.error());
+  written.local_paths.push_back(list_path->second);
+  std::optional<int64_t> parent_id;
+  if (head) parent_id = head->snapshot_id;
+  auto lw = iceberg::ManifestListWriter::Open(std::move(*list_out), ctx.snapshot_id, parent_id,
+                                              ctx.sequence_number);
+  if (!lw) return fail(lw.error());
+  for (const auto& m : added_manifests) {
+    if (auto r = (*lw)->Add(m); !r) return fail(r.error());
+  }
+  for (const auto& m : *carried) {
+    if (auto r = (*lw)->Add(m); !r) return fail(r.error());
+  }
+  if (auto r = (*lw)->Close(); !r) return fail(r.error());
+
+  // Summary (Iceberg spec Appendix F; values are strings).
+  auto totals = TotalsOf(*table_, head);
+  if (!totals) return fail(totals.error());
+  for (const auto& f : data_files_) summary.AddedFile(spec.spec_id(), f);
+  for (const auto& f : delete_files_) summary.AddedFile(spec.spec_id(), f);
+  std::map<std::string, std::string> properties = summary.Build(properties_, *totals);
+
+  const iceberg::SnapshotOperation op = Operation();
+  iceberg::Snapshot snap;
+  snap.snapshot_id = ctx.snapshot_id;
+  snap.parent_snapshot_id = parent_id;
+  snap.sequence_number = ctx.sequence_number;
+  snap.timestamp_ms = std::max(iceberg::NowMillis(), md.last_updated_ms);
+  snap.manifest_list = list_path->first;
+  snap.operation = op;
+  snap.summary = properties;
+  snap.schema_id = md.current_schema_id;
+  iceberg::TableMetadata next = md;
+  if (Status st = iceberg::AddSnapshot(&next, snap, iceberg::NowMillis(), branch_); !st)
+    return fail(st.error());
+  auto committed = table_->catalog()->CommitTable(base, std::move(next));
+  if (!committed) return fail(committed.error());
+  table_->Reset(std::move(*committed));
+  result->snapshot_id = ctx.snapshot_id;
+  result->sequence_number = ctx.sequence_number;
+  result->metadata_location = table_->loaded().metadata_location;
+  result->attempts = attempt + 1;
+  result->operation = std::string(iceberg::SnapshotOperationName(op));
+  result->summary = std::move(properties);
+  return Ok();
+}
+
+}  // namespace floe::table
