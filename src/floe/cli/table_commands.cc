@@ -1,11 +1,13 @@
-// `floe files|expire|branch|tag`: a table's live files, snapshot expiry, and
-// named references.
+// `floe files|expire|remove-orphans|branch|tag`: a table's live files,
+// snapshot expiry, orphan file removal, and named references.
 #include <nlohmann/json.hpp>
 
 #include <charconv>
 
 #include "floe/catalog/identifier.h"
+#include "floe/catalog/warnings.h"
 #include "floe/cli/table_args.h"
+#include "floe/table/orphans.h"
 #include "floe/table/table.h"
 
 namespace floe::cli {
@@ -78,26 +80,82 @@ Status RunFiles(const TableArgs& a) {
   return out.Flush();
 }
 
+// `--older-than`: a time in epoch milliseconds (Iceberg's `older_than`).
+Status CheckOlderThan(const std::optional<int64_t>& older_than) {
+  if (older_than && *older_than < 0) {
+    return UsageError(fmt::format("--older-than {}: a time in epoch milliseconds must be 0 or more",
+                                  *older_than));
+  }
+  return Ok();
+}
+
 struct ExpireArgs {
   TableArgs t;
-  int64_t older_than = -1;
-  int retain_last = -1;
+  std::optional<int64_t> older_than;
+  std::optional<int64_t> retain_last;
   std::vector<int64_t> snapshot_ids;
   bool dry_run = false;
 };
 
 Status RunExpire(const ExpireArgs& a) {
+  FLOE_RETURN_IF_ERROR(CheckOlderThan(a.older_than));
+  if (a.retain_last && *a.retain_last < 1) {
+    // As Iceberg's ExpireSnapshots.retainLast: the head of each branch stays.
+    return UsageError(
+        fmt::format("--retain-last {}: must be 1 or more (the newest snapshot of each branch "
+                    "is always kept)",
+                    *a.retain_last));
+  }
+  if (a.retain_last && *a.retain_last > INT32_MAX) {
+    return UsageError(
+        fmt::format("--retain-last {}: must be at most {}", *a.retain_last, INT32_MAX));
+  }
   FLOE_ASSIGN_OR_RETURN(Opened o, OpenTable(a.t));
   table::ExpireOptions opt;
-  if (a.older_than >= 0) opt.older_than_ms = a.older_than;
-  if (a.retain_last >= 0) opt.retain_last = a.retain_last;
+  opt.older_than_ms = a.older_than;
+  if (a.retain_last) opt.retain_last = static_cast<int32_t>(*a.retain_last);
   opt.snapshot_ids = a.snapshot_ids;
   opt.dry_run = a.dry_run;
   FLOE_ASSIGN_OR_RETURN(auto r, table::ExpireSnapshots(o.table.get(), opt));
+  if (!r.refused_files.empty()) {
+    std::string list;
+    for (size_t i = 0; i < r.refused_files.size() && i < 5; ++i)
+      list += (i ? ", " : "") + r.refused_files[i];
+    if (r.refused_files.size() > 5) list += fmt::format(" and {} more", r.refused_files.size() - 5);
+    catalog::Warn(fmt::format(
+        "expire: {} {} named by the expired snapshots {} outside the folders of table {} "
+        "and {} not deleted (see refused-files): {}",
+        r.refused_files.size(), r.refused_files.size() == 1 ? "file" : "files",
+        r.refused_files.size() == 1 ? "lies" : "lie", a.t.table,
+        r.refused_files.size() == 1 ? "was" : "were", list));
+  }
   nlohmann::ordered_json j;
   j["dry-run"] = a.dry_run;
   j["expired-snapshot-ids"] = r.expired_snapshot_ids;
   j["deleted-files"] = r.deleted_files;
+  j["refused-files"] = r.refused_files;
+  StdoutWriter out;
+  *out.buffer() = j.dump() + "\n";
+  return out.Flush();
+}
+
+struct OrphanArgs {
+  TableArgs t;
+  std::optional<int64_t> older_than;
+  bool dry_run = false;
+};
+
+Status RunRemoveOrphans(const OrphanArgs& a) {
+  FLOE_RETURN_IF_ERROR(CheckOlderThan(a.older_than));
+  FLOE_ASSIGN_OR_RETURN(Opened o, OpenTable(a.t));
+  table::OrphanOptions opt;
+  opt.older_than_ms = a.older_than;
+  opt.dry_run = a.dry_run;
+  FLOE_ASSIGN_OR_RETURN(auto r, table::RemoveOrphanFiles(o.table.get(), opt));
+  nlohmann::ordered_json j;
+  j["dry-run"] = a.dry_run;
+  j["older-than"] = r.older_than_ms;
+  j["orphan-files"] = r.orphan_files;
   StdoutWriter out;
   *out.buffer() = j.dump() + "\n";
   return out.Flush();
@@ -144,10 +202,22 @@ void AddTableCommands(CLI::App* root, CommandContext* ctx) {
     auto a = std::make_shared<ExpireArgs>();
     AddTableOptions(cmd, &a->t);
     cmd->add_option("--older-than", a->older_than, "Expire snapshots older than this (epoch ms)");
-    cmd->add_option("--retain-last", a->retain_last, "Always keep this many newest snapshots");
+    cmd->add_option("--retain-last", a->retain_last,
+                    "Always keep this many newest snapshots (1 or more)");
     cmd->add_option("--snapshot-id", a->snapshot_ids, "Expire this snapshot (repeatable)")->allow_extra_args(false);
     cmd->add_flag("--dry-run", a->dry_run, "Only report what would be deleted");
     cmd->callback([=] { ctx->action = [=] { return RunExpire(*a); }; });
+  }
+  {
+    auto* cmd = root->add_subcommand("remove-orphans",
+                                     "Remove files under the table location that nothing "
+                                     "references (Iceberg's DeleteOrphanFiles)");
+    auto a = std::make_shared<OrphanArgs>();
+    AddTableOptions(cmd, &a->t);
+    cmd->add_option("--older-than", a->older_than,
+                    "Only files last modified before this time (epoch ms; default: 3 days ago)");
+    cmd->add_flag("--dry-run", a->dry_run, "Only report what would be removed");
+    cmd->callback([=] { ctx->action = [=] { return RunRemoveOrphans(*a); }; });
   }
   for (bool is_tag : {false, true}) {
     auto* cmd = root->add_subcommand(is_tag ? "tag" : "branch",
