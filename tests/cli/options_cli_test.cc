@@ -169,6 +169,21 @@ TEST_F(OptionsCli, ReadSeedsAreRefusedByScan) {
   }
 }
 
+// include-column-stats changes what `floe files` prints: the data file metrics.
+TEST_F(OptionsCli, IncludeColumnStatsAddsMetricsToFiles) {
+  ASSERT_EQ(Write("").rc, 0);
+  RunResult plain = Floe("files --table db.t");
+  ASSERT_EQ(plain.rc, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("lower-bounds"), std::string::npos) << plain.out;
+  RunResult with = Floe("files --table db.t --set include-column-stats=true");
+  ASSERT_EQ(with.rc, 0) << with.err;
+  // id 1 is the BIGINT 1 (8 bytes little-endian); name (id 3) is "a".
+  EXPECT_NE(with.out.find("\"lower-bounds\":{\"1\":\"0100000000000000\""), std::string::npos) << with.out;
+  EXPECT_NE(with.out.find("\"3\":\"61\""), std::string::npos) << with.out;
+  EXPECT_EQ(Floe("files --table db.t --set streaming=true").rc, 2);
+  EXPECT_EQ(Floe("files --table db.t --set limit=3").rc, 2);
+}
+
 // Per-column Parquet keys take effect from YAML write_properties as from --set
 // (they were ignored from YAML): a bloom filter is written either way.
 TEST_F(OptionsCli, PerColumnKeysWorkFromYamlAndSet) {

@@ -69,6 +69,16 @@ class Catalog {
   /// default compares the current metadata location, then drops without purge.
   virtual Result<bool> DropIfUnchanged(const LoadedTable& created);
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+
+  /// Fails unless `table`'s metadata `location` is where this catalog keeps
+  /// the table. A table folder copied (`cp -a`) or moved by hand still names
+  /// the original folder in its metadata and manifests (absolute locations,
+  /// Iceberg spec: Paths in Metadata), so writing to it, expiring it or
+  /// removing its orphan files would change the original's files. Called
+  /// where a write or a delete starts (commit, expire, orphan removal), not
+  /// on load: reading such a table still works. The default accepts every
+  /// table (a catalog that stores the location as given has nothing to check).
+  virtual Status CheckLocation(const LoadedTable& table) { return Ok(); }
 };
 
 /// Opens a catalog from catalog options (see docs/options.md, "Catalog

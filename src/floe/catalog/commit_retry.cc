@@ -9,6 +9,26 @@
 #include <thread>
 
 namespace floe::catalog {
+namespace {
+
+// Why RunWithRetries stopped after `attempts` attempts that each lost a race
+// (kCommitFailed: another writer changed the table first), in words that read
+// right for one attempt and for many.
+std::string GiveUpReason(const RetryPolicy& policy, int attempts, int64_t elapsed_ms) {
+  std::string why =
+      attempts > policy.num_retries
+          ? fmt::format("{} is {}", config::keys::kCommitNumRetries.name, policy.num_retries)
+          : fmt::format("{} ({} ms) had passed after {} ms", config::keys::kCommitTotalTimeoutMs.name,
+                        policy.total_timeout_ms, elapsed_ms);
+  if (attempts == 1) return fmt::format("the commit was not retried: {}", why);
+  return fmt::format(
+      "the commit was tried {} times ({} retries), each time another writer had changed "
+      "the table first; stopped because {}",
+      attempts, attempts - 1, why);
+}
+
+}  // namespace
+
 Result<RetryPolicy> RetryPolicy::FromProperties(const std::map<std::string, std::string>& props) {
   namespace k = config::keys;
   const config::Resolver r(props);
@@ -43,7 +63,7 @@ Status RunWithRetries(const RetryPolicy& policy, const std::function<Status(int)
                        .count();
     if (n >= policy.num_retries || elapsed >= policy.total_timeout_ms) {
       Error e = std::move(st).error();
-      e.message = fmt::format("{} (gave up after {} attempts)", e.message, n + 1);
+      e.message = fmt::format("{} ({})", e.message, GiveUpReason(policy, n + 1, elapsed));
       return Fail(std::move(e));
     }
     int64_t wait = std::min<int64_t>(policy.WaitMs(n + 1),

@@ -8,6 +8,7 @@
 
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/hadoop_files.h"
+#include "floe/catalog/warnings.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
@@ -18,6 +19,17 @@ namespace floe::catalog {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A version-hint update that failed after the version was published: the
+// commit stands, the caller hears about it (floe prints it on stderr).
+void WarnIfHintFailed(const TableIdentifier& id, int64_t version, const Status& st) {
+  if (st) return;
+  Warn(fmt::format(
+      "table {}: version {} was committed, but metadata/version-hint.text could not be "
+      "updated ({}); readers that trust the hint may see an older version until the next "
+      "commit",
+      id.ToString(), version, st.error().message));
+}
 
 bool IsTableDir(const fs::path& dir) {
   std::error_code ec;
@@ -138,11 +150,12 @@ class HadoopCatalog final : public Catalog {
       if (st.error().kind == ErrorKind::kCommitFailed) return AlreadyExists("table {} already exists", id.ToString());
       return Fail(st.error());
     }
-    (void)md.WriteHint(1);
+    WarnIfHintFailed(id, 1, md.WriteHint(1));
     return LoadedTable{id, md.VersionPath(1), std::move(metadata)};
   }
 
   Result<LoadedTable> CommitTable(const LoadedTable& base, iceberg::TableMetadata updated) override {
+    FLOE_RETURN_IF_ERROR(CheckLocation(base));
     MetadataDir md(TableDir(base.id).string());
     auto base_version = ParseVersionFileName(fs::path(base.metadata_location).filename().string());
     if (!base_version) return InvalidArgument("{} is not a hadoop-catalog metadata file", base.metadata_location);
@@ -159,7 +172,9 @@ class HadoopCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(updated));
     int64_t next = *base_version + 1;
     FLOE_RETURN_IF_ERROR(md.Publish(next, json));
-    (void)md.WriteHint(next);  // readers probe past a stale hint
+    // The commit stands either way (readers probe past a stale hint), but a
+    // reader that trusts the hint verbatim (DuckDB) sees the old version.
+    WarnIfHintFailed(base.id, next, md.WriteHint(next));
     return LoadedTable{base.id, md.VersionPath(next), std::move(updated)};
   }
 
@@ -195,6 +210,24 @@ class HadoopCatalog final : public Catalog {
     fs::remove(md.dir() + "/version-hint.text", ec);
     (void)RemoveEmptyLocalFolders({md.dir(), TableDir(created.id).string() + "/data", TableDir(created.id).string()});
     return true;
+  }
+
+  Status CheckLocation(const LoadedTable& table) override {
+    const std::string dir = TableDir(table.id).string();
+    const std::string& location = table.metadata.location;
+    LocationMapper plain;  // file: URIs and absolute paths as they are
+    if (auto local = plain.ToLocal(location); local && local->starts_with("/")) {
+      std::string abs = AbsolutePath(*local);
+      if (abs == dir) return Ok();
+      std::error_code ec;
+      if (fs::equivalent(abs, dir, ec)) return Ok();  // the same folder by another path (a symlink)
+    }
+    return InvalidArgument(
+        "table {} was found at {}, but its metadata names {} as the table location: the folder was "
+        "copied or moved (cp -a keeps the absolute locations in the metadata and manifests), so "
+        "writing to it, expiring it or removing its orphan files would change the files at {}; "
+        "refused (reading it still works)",
+        table.id.ToString(), dir, location, location);
   }
 
   // Rename is not supported, as in Java's HadoopCatalog, by decision: rename(2) of the

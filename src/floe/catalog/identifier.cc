@@ -14,30 +14,63 @@ std::string TableIdentifier::ToString() const {
   return ns.empty() ? name : ns.ToString() + "." + name;
 }
 
-Result<Namespace> ParseNamespace(std::string_view text) {
-  Namespace ns;
-  if (text.empty()) return ns;
+namespace {
+
+// Splits `text` at dots and checks every part. An empty part (".t", "a..t",
+// "a.") is refused here, before ValidateName: an empty namespace level would
+// put a table at the warehouse root, beside the namespaces. `what` names the
+// whole text in errors ("namespace", "table identifier").
+Result<std::vector<std::string>> SplitParts(std::string_view text, std::string_view what) {
+  std::vector<std::string> parts;
   size_t start = 0;
   while (true) {
     size_t dot = text.find('.', start);
-    std::string_view level = text.substr(start, dot == std::string_view::npos ? text.npos : dot - start);
-    FLOE_RETURN_IF_ERROR(ValidateName(level, "namespace"));
-    ns.levels.emplace_back(level);
+    std::string_view part =
+        text.substr(start, dot == std::string_view::npos ? text.npos : dot - start);
+    if (part.empty()) {
+      return InvalidArgument(
+          "{} '{}' has an empty part (a dot at the start or end, or two dots in a row)", what,
+          text);
+    }
+    parts.emplace_back(part);
     if (dot == std::string_view::npos) break;
     start = dot + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+Result<Namespace> ParseNamespace(std::string_view text) {
+  Namespace ns;
+  if (text.empty()) return ns;  // the top level (`floe tables` with no namespace)
+  FLOE_ASSIGN_OR_RETURN(ns.levels, SplitParts(text, "namespace"));
+  for (const auto& level : ns.levels) {
+    if (Status st = ValidateName(level, "namespace"); !st) {
+      return InvalidArgument("namespace '{}': {}", text, st.error().message);
+    }
   }
   return ns;
 }
 
 Result<TableIdentifier> ParseTableIdentifier(std::string_view text) {
-  size_t dot = text.rfind('.');
-  if (dot == std::string_view::npos) {
-    return InvalidArgument("table identifier '{}' needs a namespace: write it as NAMESPACE.TABLE", text);
+  if (text.find('.') == std::string_view::npos) {
+    return InvalidArgument("table identifier '{}' needs a namespace: write it as NAMESPACE.TABLE",
+                           text);
   }
+  FLOE_ASSIGN_OR_RETURN(auto parts, SplitParts(text, "table identifier"));
   TableIdentifier id;
-  FLOE_ASSIGN_OR_RETURN(id.ns, ParseNamespace(text.substr(0, dot)));
-  id.name = std::string(text.substr(dot + 1));
-  FLOE_RETURN_IF_ERROR(ValidateName(id.name, "table"));
+  id.name = std::move(parts.back());
+  parts.pop_back();
+  id.ns.levels = std::move(parts);
+  for (size_t i = 0; i < id.ns.levels.size(); ++i) {
+    if (Status st = ValidateName(id.ns.levels[i], "namespace"); !st) {
+      return InvalidArgument("table identifier '{}': {}", text, st.error().message);
+    }
+  }
+  if (Status st = ValidateName(id.name, "table"); !st) {
+    return InvalidArgument("table identifier '{}': {}", text, st.error().message);
+  }
   return id;
 }
 

@@ -32,10 +32,14 @@ struct TableIdentifier {
   auto operator<=>(const TableIdentifier&) const = default;
 };
 
-/// Parses `a.b` into levels; every level is checked with ValidateName.
+/// Parses `a.b` into levels (the empty text is the top level); an empty
+/// level (`.a`, `a..b`, `a.`) is refused and every level is checked with
+/// ValidateName (no `.`, `..`, `/`, `\`, control characters).
 Result<Namespace> ParseNamespace(std::string_view text);
 /// Parses `ns.table` / `a.b.table`; the last level is the table name, and a
-/// table needs at least one namespace level.
+/// table needs at least one namespace level. Parts are checked as in
+/// ParseNamespace: `.t` is refused rather than read as a table at the
+/// warehouse root. Errors quote the whole identifier.
 Result<TableIdentifier> ParseTableIdentifier(std::string_view text);
 
 }  // namespace floe::catalog

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "floe/catalog/warnings.h"
 #include "floe/cli/command.h"
 #include "floe/cli/table_args.h"
 
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
   app.name("floe");
   app.require_subcommand(1);
   app.set_version_flag("--version", "floe 0.1.0");
+  // Warnings (the library never prints): an operation that succeeded with
+  // something to say, e.g. a commit whose version hint could not be updated.
+  floe::catalog::SetWarningHandler(
+      [](const std::string& w) { std::fprintf(stderr, "floe: warning: %s\n", w.c_str()); });
   CommandContext ctx;
   AddParquetCommands(&app, &ctx);
   AddWriteCommand(&app, &ctx);

@@ -38,7 +38,7 @@ void AddCatalogCommands(CLI::App* root, CommandContext* ctx);
 void AddWriteCommand(CLI::App* root, CommandContext* ctx);
 /// Registers `floe scan`.
 void AddScanCommand(CLI::App* root, CommandContext* ctx);
-/// Registers `floe files|expire|branch|tag`.
+/// Registers `floe files|expire|remove-orphans|branch|tag`.
 void AddTableCommands(CLI::App* root, CommandContext* ctx);
 
 }  // namespace floe::cli

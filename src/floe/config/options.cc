@@ -67,6 +67,12 @@ const std::vector<OptionDef>& Registry() {
        .doc = "Data files are rolled when they reach about this many bytes.", .min = 1},
       {K(kWriteDataPath), .scopes = kT, .type = T::kString,
        .doc = "Folder for new data files (default <location>/data)."},
+      {K(kWriteMetadataPath), .scopes = kT, .type = T::kString,
+       .doc = "Folder for new metadata files (default <location>/metadata); expiry and orphan removal "
+              "count it as part of the table.",
+       .support = Support::kStoredOnly,
+       .missing = "floe's hadoop catalog always writes metadata under <location>/metadata; stored for other "
+                  "catalogs"},
       {K(kWriteDistributionMode), .scopes = kT, .type = T::kEnum, .default_value = "none",
        .doc = "How rows are distributed to writers before writing: none, hash (by partition key), range.",
        .enum_values = {"none", "hash", "range"}, .support = Support::kStoredOnly, .missing = kOtherEngines},

@@ -75,6 +75,7 @@ inline constexpr Key<int32_t> kFormatVersion{"format-version"};
 inline constexpr Key<std::string> kWriteFormatDefault{"write.format.default"};
 inline constexpr Key<int64_t> kWriteTargetFileSizeBytes{"write.target-file-size-bytes"};
 inline constexpr Key<std::string> kWriteDataPath{"write.data.path"};
+inline constexpr Key<std::string> kWriteMetadataPath{"write.metadata.path"};
 inline constexpr Key<std::string> kWriteDistributionMode{"write.distribution-mode"};
 inline constexpr Key<bool> kWriteUpsertEnabled{"write.upsert.enabled"};
 inline constexpr Key<std::string> kWriteDeleteMode{"write.delete.mode"};

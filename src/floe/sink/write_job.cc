@@ -105,6 +105,9 @@ Status WriteJob::OpenTable(const WriteConfig& config, catalog::Catalog* cat, Sch
   catalog::LoadedTable loaded;
   if (exists) {
     FLOE_ASSIGN_OR_RETURN(loaded, cat->LoadTable(id));
+    // A table folder copied with its metadata still names the original's
+    // location: refuse before any file is written there.
+    FLOE_RETURN_IF_ERROR(cat->CheckLocation(loaded));
     if (!input_schema) input_schema = loaded.metadata.CurrentSchema();
   } else if (!input_schema) {
     return NotFound("table {} does not exist; {}", id.ToString(), options.missing_table_hint);

@@ -10,6 +10,7 @@
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
+#include "floe/table/table_folders.h"
 #include "floe/table/table_internal.h"
 #include "floe/util/uuid.h"
 
@@ -74,6 +75,9 @@ Result<catalog::LoadedTable> SetRef(Table* table, const std::string& name, bool 
 
 Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options) {
   ExpireResult result;
+  // A copied table folder names the original's files: expiring it would
+  // delete them (and a dry run would list them).
+  FLOE_RETURN_IF_ERROR(table->catalog()->CheckLocation(table->loaded()));
   FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
   std::vector<iceberg::Snapshot> expired;
   Status st = catalog::RunWithRetries(policy, [&](int attempt) -> Status {
@@ -133,18 +137,23 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
   if (expired.empty()) return result;
 
   // Files still referenced by the snapshots that remain (after commit, or
-  // for a dry run: the ones that would remain).
+  // for a dry run: the ones that would remain), by local path: the same
+  // file may be spelled file:/p in one manifest and file:///p in another.
+  auto key = [&](const std::string& location) {
+    auto local = NormalizedLocalPath(*table, location);
+    return local ? *local : location;
+  };
   std::unordered_set<std::string> live;
   std::set<int64_t> expired_ids(result.expired_snapshot_ids.begin(), result.expired_snapshot_ids.end());
   for (const auto& s : table->metadata().snapshots) {
     if (expired_ids.contains(s.snapshot_id)) continue;
-    live.insert(s.manifest_list);
+    live.insert(key(s.manifest_list));
     FLOE_ASSIGN_OR_RETURN(auto manifests, ReadManifests(*table, s));
     for (const auto& m : manifests) {
-      if (live.insert(m.manifest_path).second) {
+      if (live.insert(key(m.manifest_path)).second) {
         FLOE_ASSIGN_OR_RETURN(auto entries, ReadEntries(*table, m, false));
         for (const auto& e : entries) {
-          if (e.is_live()) live.insert(e.data_file.file_path);
+          if (e.is_live()) live.insert(key(e.data_file.file_path));
         }
       }
     }
@@ -154,19 +163,27 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
     if (!s.manifest_list.empty()) candidates.insert(s.manifest_list);
     FLOE_ASSIGN_OR_RETURN(auto manifests, ReadManifests(*table, s));
     for (const auto& m : manifests) {
-      if (live.contains(m.manifest_path)) continue;
+      if (live.contains(key(m.manifest_path))) continue;
       candidates.insert(m.manifest_path);
       FLOE_ASSIGN_OR_RETURN(auto entries, ReadEntries(*table, m, false));
       for (const auto& e : entries) candidates.insert(e.data_file.file_path);
     }
   }
+  // Only files inside the table's folders are deleted: metadata names files
+  // by absolute location, and a damaged or tampered manifest could name any
+  // file on the machine. The rest is refused and reported.
+  const TableFolders folders = TableFolders::Of(*table);
   for (const auto& c : candidates) {
-    if (live.contains(c)) continue;
+    if (live.contains(key(c))) continue;
+    auto local = table->LocalPath(c);
+    std::error_code ec;
+    if (!local || !folders.Contains(*local) || fs::is_directory(fs::symlink_status(*local, ec))) {
+      result.refused_files.push_back(c);
+      continue;
+    }
     result.deleted_files.push_back(c);
     if (options.dry_run) continue;
-    FLOE_ASSIGN_OR_RETURN(std::string local, table->LocalPath(c));
-    std::error_code ec;
-    fs::remove(local, ec);  // already gone is fine
+    fs::remove(*local, ec);  // already gone is fine
   }
   return result;
 }

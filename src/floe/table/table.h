@@ -125,6 +125,9 @@ struct ExpireOptions {
 struct ExpireResult {
   std::vector<int64_t> expired_snapshot_ids;
   std::vector<std::string> deleted_files;  ///< manifest lists, manifests, data and delete files
+  /// Files the expired snapshots name outside the table's folders (its
+  /// `location`, `write.data.path`, `write.metadata.path`): never deleted.
+  std::vector<std::string> refused_files;
 };
 
 /// Expires snapshots no branch or tag needs, commits the metadata, then
