@@ -31,7 +31,7 @@ TableFolders TableFolders::Of(const Table& table) {
   const auto& md = table.metadata();
   std::vector<std::string> locations = {md.location};
   for (std::string_view key : {config::keys::kWriteDataPath.name, config::keys::kWriteMetadataPath.name}) {
-    if (auto it = md.properties.find(key); it != md.properties.end() && !it->second.empty()) {
+    if (auto it = md.properties.find(std::string(key)); it != md.properties.end() && !it->second.empty()) {
       locations.push_back(it->second);
     }
   }
