@@ -1,0 +1,137 @@
+// Every option the registry marks implemented names the test that proves its
+// effect (what floe does differently with it), and that test exists. An
+// option added as implemented without such a test fails here; so does a
+// renamed or deleted effect test. (The reader side — each implemented key
+// constant is used in src/floe — is Options.EveryImplementedOptionHasAReader.)
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "floe/config/options.h"
+
+namespace floe::config {
+namespace {
+
+// option -> "Suite.Test" that shows its effect.
+const std::map<std::string, std::string>& EffectTests() {
+  static const std::map<std::string, std::string> kTests = {
+      // table properties: format and files
+      {"format-version", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},  // only 2 is accepted
+      {"write.format.default", "DataWriterOptionsTest.RejectsOtherFormatsAndBadValues"},
+      {"write.target-file-size-bytes", "OptionEffectsCli.FileSizeAndDataPathMoveTheFiles"},
+      {"write.data.path", "OptionEffectsCli.FileSizeAndDataPathMoveTheFiles"},
+      // Parquet
+      {"write.parquet.row-group-size-bytes", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.page-size-bytes", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.page-row-limit", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.page-version", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.dict-size-bytes", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.dictionary-enabled", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.compression-codec", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.compression-level", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.bloom-filter-enabled.column.", "OptionsCli.PerColumnKeysWorkFromYamlAndSet"},
+      {"write.parquet.bloom-filter-fpp.column.", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.bloom-filter-max-bytes", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write.parquet.encoding.column.", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      // metadata
+      {"write.metadata.metrics.default", "OptionEffectsCli.MetricsModesChangeTheManifests"},
+      {"write.metadata.metrics.column.", "OptionEffectsCli.MetricsModesChangeTheManifests"},
+      {"write.metadata.previous-versions-max", "OptionEffectsCli.PreviousVersionsMaxBoundsTheMetadataLog"},
+      {"schema.name-mapping.default", "GoldenErrors.TypeMismatchSnapshotsNameFileFieldAndTypes"},
+      // commits and maintenance
+      {"commit.retry.num-retries", "WriteJobTest.LostCommitRaceWithoutRetriesLeavesTheTableAsTheWinnerLeftIt"},
+      {"commit.retry.min-wait-ms", "RetryPolicy.WaitsFollowMinAndMaxWaitProperties"},
+      {"commit.retry.max-wait-ms", "RetryPolicy.WaitsFollowMinAndMaxWaitProperties"},
+      {"commit.retry.total-timeout-ms", "RunWithRetries.GiveUpMessageNamesWhatWasRetriedAndWhyItStopped"},
+      {"history.expire.max-snapshot-age-ms", "OptionEffectsCli.ExpiryPropertiesDecideWhatExpireRemoves"},
+      {"history.expire.min-snapshots-to-keep", "OptionEffectsCli.ExpiryPropertiesDecideWhatExpireRemoves"},
+      {"read.split.target-size", "ScanPlanTest.SplitsFollowRowGroupOffsets"},
+      {"read.split.planning-lookback", "SplitPlanner.PacksWithLookback"},
+      {"read.split.open-file-cost", "ScanPlanTest.SplitsFollowRowGroupOffsets"},
+      // Flink write options
+      {"write-format", "DataWriterOptionsTest.RejectsOtherFormatsAndBadValues"},
+      {"target-file-size-bytes", "OptionEffectsCli.FileSizeAndDataPathMoveTheFiles"},
+      {"overwrite-enabled", "WriteJobTest.OverwriteReplacesWrittenPartitionsOnABranch"},
+      {"compression-codec", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"compression-level", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
+      {"write-parallelism", "WriterParallel.FilesAreByteIdenticalForOneTwoAndFourThreads"},
+      // Flink read options (and `branch` as a write option)
+      {"snapshot-id", "ScanPlanTest.SnapshotSelectionAndDeletedEntries"},
+      {"as-of-timestamp", "ScanPlanTest.SnapshotSelectionAndDeletedEntries"},
+      {"branch", "WriteJobTest.OverwriteReplacesWrittenPartitionsOnABranch"},
+      {"tag", "GoldenTimeTravel.EverySnapshotAndRefMatchesTheReferenceReader"},
+      {"start-snapshot-id", "ScanPlanTest.IncrementalAppendsOnly"},
+      {"end-snapshot-id", "ScanPlanTest.IncrementalAppendsOnly"},
+      {"start-tag", "ScanPlanTest.IncrementalAppendsOnly"},
+      {"end-tag", "IcebergCli.CommitsOverwriteBranchTagAndTimeTravel"},
+      {"case-sensitive", "ScanPlanTest.ProjectionAndFilterErrors"},
+      {"limit", "GoldenScan.ProjectionFilterAndLimit"},
+      {"include-column-stats", "OptionsCli.IncludeColumnStatsAddsMetricsToFiles"},
+      {"split-size", "GoldenExpected.ParallelSmallSplitsGiveTheSameRows"},
+      {"split-lookback", "SplitPlanner.PacksWithLookback"},
+      {"split-file-open-cost", "ScanPlanTest.SplitsFollowRowGroupOffsets"},
+      // catalog options
+      {"type", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},
+      {"catalog-type", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},
+      {"warehouse", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"property-version", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},
+      // Beam write configuration
+      {"table", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"catalog_name", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"catalog_properties", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"config_properties", "OptionsCli.BeamSeedsAreRefused"},
+      {"keep", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"drop", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"only", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"partition_fields", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"sort_fields", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"table_properties", "IcebergCli.ConfigYamlWithEveryBeamKey"},
+      {"write_properties", "OptionsCli.PerColumnKeysWorkFromYamlAndSet"},
+  };
+  return kTests;
+}
+
+// Every "Suite.Test" defined with TEST / TEST_F / TEST_P under tests/.
+std::set<std::string> DefinedTests() {
+  std::set<std::string> out;
+  const std::regex def(R"re(\bTEST(?:_F|_P)?\(\s*(\w+)\s*,\s*(\w+)\s*\))re");
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::filesystem::path(FLOE_SOURCE_DIR) / "tests")) {
+    if (!e.is_regular_file() || e.path().extension() != ".cc") continue;
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), def); it != std::sregex_iterator(); ++it) {
+      out.insert((*it)[1].str() + "." + (*it)[2].str());
+    }
+  }
+  return out;
+}
+
+TEST(OptionEffects, EveryImplementedOptionNamesAnExistingEffectTest) {
+  const auto defined = DefinedTests();
+  ASSERT_GT(defined.size(), 100u);
+  std::set<std::string> implemented;
+  for (const auto& d : AllOptions()) {
+    if (d.support != Support::kImplemented) continue;
+    implemented.insert(std::string(d.key));
+    auto it = EffectTests().find(std::string(d.key));
+    if (it == EffectTests().end()) {
+      ADD_FAILURE() << d.key << " is marked implemented but names no test of its effect";
+      continue;
+    }
+    EXPECT_TRUE(defined.contains(it->second)) << d.key << ": effect test " << it->second << " does not exist";
+  }
+  for (const auto& [key, test] : EffectTests()) {
+    EXPECT_TRUE(implemented.contains(key)) << key << " has an effect test but is not an implemented option";
+  }
+}
+
+}  // namespace
+}  // namespace floe::config
