@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "floe/cli/command.h"
-#include "floe/format/csv_reader.h"
-#include "floe/format/jsonl_reader.h"
+#include "floe/config/options.h"
+#include "floe/format/format_registry.h"
 #include "floe/io/file.h"
 #include "floe/parquet/reader.h"
 #include "floe/parquet/writer.h"
@@ -43,13 +43,6 @@ struct FileArgs {
   bool sql = false;
 };
 
-std::string InputFormatOf(const WriteArgs& a) {
-  if (!a.input_format.empty()) return a.input_format;
-  auto ends = [&](std::string_view suffix) { return a.input.ends_with(suffix); };
-  if (ends(".csv") || ends(".CSV")) return "csv";
-  return "jsonl";
-}
-
 Status RunWrite(const WriteArgs& a) {
   auto parsed = ParseSqlColumns(a.schema);
   if (!parsed) return UsageError("--schema: " + parsed.error().message);
@@ -62,7 +55,7 @@ Status RunWrite(const WriteArgs& a) {
       return UsageError(fmt::format("--set '{}': expected key=value", kv));
     }
     std::string key = kv.substr(0, eq);
-    if (!key.starts_with("write.parquet.")) {
+    if (!key.starts_with(config::keys::kParquetPrefix)) {
       return UsageError(fmt::format(
           "--set '{}': unknown option '{}' (floe parquet write takes write.parquet.* properties)",
           kv, key));
@@ -81,22 +74,17 @@ Status RunWrite(const WriteArgs& a) {
   dopt.csv_delimiter = a.csv_delimiter[0];
   dopt.csv_header = !a.no_header;
 
-  // The input is opened first: a missing input creates no output at all.
-  std::function<Result<bool>(Batch*)> next;
-  std::unique_ptr<format::JsonlReader> jsonl;
-  std::unique_ptr<format::CsvReader> csv;
+  // The input is opened first (the format registry's decoder): a missing
+  // input creates no output at all.
   const std::string input_name = a.input == "-" ? "<stdin>" : a.input;
-  if (InputFormatOf(a) == "csv") {
-    auto r = format::CsvReader::Open(schema, a.input, dopt);
-    if (!r) return Fail(r.error().WithContext(input_name));
-    csv = std::move(*r);
-    next = [&](Batch* b) { return csv->Next(b); };
-  } else {
-    auto r = format::JsonlReader::Open(schema, a.input, dopt);
-    if (!r) return Fail(r.error().WithContext(input_name));
-    jsonl = std::move(*r);
-    next = [&](Batch* b) { return jsonl->Next(b); };
+  const std::string fmt_name = a.input_format.empty() ? format::DefaultFormatFor(a.input) : a.input_format;
+  if (!format::HasDecoder(fmt_name)) {
+    return UsageError(
+        fmt::format("--input-format '{}': valid formats are {}", fmt_name, format::FormatNamesText()));
   }
+  auto decoder = format::OpenDecoder(fmt_name, schema, a.input, dopt);
+  if (!decoder) return Fail(decoder.error().WithContext(input_name));
+  auto next = [&](Batch* b) { return (*decoder)->Next(b); };
 
   FLOE_ASSIGN_OR_RETURN(auto out, OpenLocalOutput(a.output, a.overwrite));
   FLOE_ASSIGN_OR_RETURN(auto writer, parquet::FileWriter::Open(std::move(out), schema, *options));
