@@ -85,10 +85,18 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
     start = md.dictionary_page_offset;
   }
   const int64_t size = md.total_compressed_size;
-  if (start < 0 || size < 0 || start > file.Size() || size > file.Size() - start) {
-    return Fail(Corrupt("column chunk bytes [{}, +{}) outside the file of {} bytes", start, size,
-                        file.Size())
+  if (start < 0) return Fail(Corrupt("column chunk: negative offset {}", start).error());
+  if (size < 0) return Fail(Corrupt("column chunk: negative length {}", size).error());
+  if (start > file.Size()) {
+    return Fail(Corrupt("column chunk starts at byte {}, past the end of the file of {} bytes",
+                        start, file.Size())
                     .error());
+  }
+  if (size > file.Size() - start) {  // (compared so, start + size cannot overflow)
+    return Fail(
+        Corrupt("column chunk: {} bytes from byte {} run past the end of the file of {} bytes",
+                size, start, file.Size())
+            .error());
   }
   codec_ = EnumValue(md.codec);
   switch (codec_) {
