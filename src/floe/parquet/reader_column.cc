@@ -276,11 +276,8 @@ Status ColumnChunkReader::NextPage(bool* got) {
       const uint32_t expected = static_cast<uint32_t>(ph.crc);
       const uint32_t actual = PageCrc(body, body_size);
       if (actual != expected) {
-        return Corrupt(
-            "{} page: checksum mismatch, CRC-32 of its {} bytes is {:08x} but its header says "
-            "{:08x} "
-            "(the page is damaged)",
-            PageTypeName(EnumValue(ph.type)), body_size, actual, expected);
+        return Corrupt("{} page damaged: CRC-32 of its {} bytes {:08x}, header says {:08x}",
+                       PageTypeName(EnumValue(ph.type)), body_size, actual, expected);
       }
     }
     switch (EnumValue(ph.type)) {
