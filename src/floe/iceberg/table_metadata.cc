@@ -341,6 +341,8 @@ Result<Snapshot> SnapshotFromJson(const Json& j, int32_t format_version, size_t 
   FLOE_ASSIGN_OR_RETURN(s.timestamp_ms, ji::GetLong(j, "timestamp-ms", ctx));
   FLOE_ASSIGN_OR_RETURN(auto list, ji::GetOptionalString(j, "manifest-list", ctx));
   if (list) {
+    // An empty location would read as a snapshot without manifests: an empty table.
+    if (list->empty()) return Corrupt("{}: 'manifest-list' is empty", ctx);
     s.manifest_list = *list;
   } else if (const Json* manifests = ji::Find(j, "manifests"); manifests && format_version == 1) {
     if (!manifests->is_array()) return Corrupt("{}: 'manifests' must be an array", ctx);

@@ -205,7 +205,10 @@ Result<std::unique_ptr<OutputFile>> OpenLocalOutput(std::string path, bool overw
 }
 
 Result<std::unique_ptr<InputFile>> OpenLocalInput(std::string path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever
+  // when there is none; a FIFO or device put in place of a table file must be an
+  // error, not a hang. (On regular files the flag changes nothing.)
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) return NotFound("file {} does not exist", path);
     return IoError("cannot open {}: {}", path, ErrnoText(errno));
@@ -219,6 +222,15 @@ Result<std::unique_ptr<InputFile>> OpenLocalInput(std::string path) {
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
     return InvalidArgument("{} is a folder, not a file", path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    const char* kind = S_ISFIFO(st.st_mode)   ? "FIFO"
+                       : S_ISCHR(st.st_mode)  ? "character device"
+                       : S_ISBLK(st.st_mode)  ? "block device"
+                       : S_ISSOCK(st.st_mode) ? "socket"
+                                              : "special file";
+    return InvalidArgument("{} is a {}, not a regular file", path, kind);
   }
   return std::make_unique<LocalInputFile>(std::move(path), fd, static_cast<int64_t>(st.st_size));
 }

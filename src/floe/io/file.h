@@ -55,7 +55,8 @@ class InputFile {
 Result<std::unique_ptr<OutputFile>> OpenLocalOutput(std::string path, bool overwrite = false,
                                                     bool sync = false);
 
-/// Opens a local file for reading.
+/// Opens a local file for reading. Only regular files (or symlinks to one): a
+/// folder, FIFO, device or socket is kInvalidArgument, found without blocking.
 Result<std::unique_ptr<InputFile>> OpenLocalInput(std::string path);
 
 /// An in-memory input (tests, fuzzing, small files already read).

@@ -154,7 +154,9 @@ class PlainByteArrayDecoder final : public ValueDecoder {
       uint32_t len;
       std::memcpy(&len, p_, 4);
       p_ += 4;
-      std::memcpy(dst, p_, len);
+      // len == 0: dst may be null (all values empty, nothing was allocated), and
+      // memcpy with a null pointer is undefined even for 0 bytes.
+      if (len) std::memcpy(dst, p_, len);
       dst += len;
       p_ += len;
       off += len;
@@ -257,7 +259,7 @@ class DictDecoder final : public ValueDecoder {
     for (int64_t i = 0; i < n; ++i) {
       int64_t s = doff[idx_[i]];
       int64_t len = doff[idx_[i] + 1] - s;
-      std::memcpy(dst, src + s, static_cast<size_t>(len));
+      if (len) std::memcpy(dst, src + s, static_cast<size_t>(len));  // dst, src null when all empty
       dst += len;
       off += len;
       o[i] = off;

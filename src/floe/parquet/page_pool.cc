@@ -2,6 +2,8 @@
 // deterministic retire order (see page_pool_internal.h).
 #include "floe/parquet/page_pool_internal.h"
 
+#include "floe/parquet/page_crc_internal.h"
+
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -136,6 +138,10 @@ void PagePool::Execute(PageJob* job, Compressor* compressor) {
     }
     job->header.__set_uncompressed_page_size(static_cast<int32_t>(usize));
     job->header.__set_compressed_page_size(static_cast<int32_t>(csize));
+    // Every page gets its checksum (prefix and compressed body: the bytes after the
+    // header), so that a reader detects damaged bytes instead of decoding other rows.
+    // Computed here, on the worker thread, from the job's own bytes only.
+    job->header.__set_crc(static_cast<int32_t>(PageCrc(out.data() + room, out.size() - room)));
     Buffer header;
     if (Status st = SerializeThrift(job->header, &header); !st) {
       job->status = std::move(st);

@@ -2,9 +2,9 @@
 /// Page compression off the encoding thread (internal to the parquet module). The
 /// column chunk writers hand each finished data page to a PagePool as a PageJob: the
 /// page's uncompressed bytes and its header without sizes. The pool compresses the
-/// page and serializes the header (Parquet README "Data Pages"; PITFALLS 19-21) on one
-/// of its worker threads, each with its own Compressor, while the caller goes on
-/// encoding.
+/// page, computes its CRC-32 (page_crc_internal.h) and serializes the header (Parquet README "Data
+/// Pages"; PITFALLS 19-21) on one of its worker threads, each with its own Compressor, while the
+/// caller goes on encoding.
 ///
 /// Determinism: the output never depends on the thread count. A job's bytes depend
 /// only on its input; pages are written in the order they were made; and the one
@@ -42,7 +42,7 @@ inline constexpr size_t kPageHeadroom = 64;
 /// been written out.
 struct PageJob {
   // ---- input (set before Submit) ----
-  format::PageHeader header;  ///< everything but the two sizes
+  format::PageHeader header;  ///< everything but the two sizes and the crc
   Buffer body;                ///< bytes to compress are body[body_begin, end)
   size_t body_begin = 0;
   Buffer prefix;              ///< V2 levels: stored uncompressed before the payload

@@ -609,6 +609,7 @@ Result<bool> FileReaderImpl::Next(Batch* out) {
     for (size_t s = 0; s < leaf_columns_.size(); ++s) {
       leaf_data_[s].Clear();
       FLOE_RETURN_IF_ERROR(readers_[s].ReadRows(rows, &leaf_data_[s]));
+      if (rg_pos_ + rows == rg_rows_) FLOE_RETURN_IF_ERROR(readers_[s].Finish());
     }
     if (out->schema != read_schema_ || out->columns.size() != read_schema_->fields().size()) {
       *out = Batch(read_schema_);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "floe/parquet/page_crc_internal.h"
 #include "floe/parquet/rle_decoder.h"
 #include "floe/util/codec.h"
 
@@ -45,6 +46,16 @@ Status DecompressHadoopLz4(const uint8_t* in, size_t in_size, uint8_t* out, size
   return DecompressExact(Codec::kLz4Raw, in, in_size, out, out_size);
 }
 
+const char* PageTypeName(int32_t type) {
+  switch (type) {
+    case format::PageType::DATA_PAGE: return "data";
+    case format::PageType::INDEX_PAGE: return "index";
+    case format::PageType::DICTIONARY_PAGE: return "dictionary";
+    case format::PageType::DATA_PAGE_V2: return "data (v2)";
+    default: return "unknown";
+  }
+}
+
 }  // namespace
 
 Status ColumnChunkReader::Fail(Error e) const {
@@ -74,10 +85,18 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
     start = md.dictionary_page_offset;
   }
   const int64_t size = md.total_compressed_size;
-  if (start < 0 || size < 0 || start > file.Size() || size > file.Size() - start) {
-    return Fail(Corrupt("column chunk bytes [{}, +{}) outside the file of {} bytes", start, size,
-                        file.Size())
+  if (start < 0) return Fail(Corrupt("column chunk: negative offset {}", start).error());
+  if (size < 0) return Fail(Corrupt("column chunk: negative length {}", size).error());
+  if (start > file.Size()) {
+    return Fail(Corrupt("column chunk starts at byte {}, past the end of the file of {} bytes",
+                        start, file.Size())
                     .error());
+  }
+  if (size > file.Size() - start) {  // (compared so, start + size cannot overflow)
+    return Fail(
+        Corrupt("column chunk: {} bytes from byte {} run past the end of the file of {} bytes",
+                size, start, file.Size())
+            .error());
   }
   codec_ = EnumValue(md.codec);
   switch (codec_) {
@@ -93,6 +112,7 @@ Status ColumnChunkReader::Open(const InputFile& file, const format::ColumnChunk&
   if (Status st = file.ReadAt(start, static_cast<size_t>(size), &chunk_); !st) {
     return Fail(std::move(st).error());
   }
+  chunk_values_ = md.num_values;
   pos_ = 0;
   has_dict_ = false;
   dict_.Clear();
@@ -189,6 +209,13 @@ Status ColumnChunkReader::DecodeLevels(int32_t encoding, int max_level, const ui
     }
     RleBitPackedDecoder dec(*p, len, bw);
     got = dec.GetBatch(out->data(), n);
+    if (got == n && !length_prefixed && !dec.ConsumedExactly()) {
+      // V2 levels: their byte length comes from the page header, outside the
+      // page's checksum; a length that is not exactly the runs' bytes would
+      // shift the values that follow.
+      return Corrupt("{} levels: {} bytes claimed, but the runs of the {} levels do not end there",
+                     what, len, n);
+    }
     *p += len;
   } else if (encoding == format::Encoding::BIT_PACKED) {
     size_t len = (static_cast<size_t>(n) * bw + 7) / 8;
@@ -244,6 +271,15 @@ Status ColumnChunkReader::NextPage(bool* got) {
     const uint8_t* body = chunk_.data() + pos_;
     const size_t body_size = static_cast<size_t>(ph.compressed_page_size);
     pos_ += body_size;
+    if (ph.__isset.crc) {
+      // parquet.thrift PageHeader.crc: CRC-32 of the bytes after the header, as stored.
+      const uint32_t expected = static_cast<uint32_t>(ph.crc);
+      const uint32_t actual = PageCrc(body, body_size);
+      if (actual != expected) {
+        return Corrupt("{} page damaged: CRC-32 of its {} bytes {:08x}, header says {:08x}",
+                       PageTypeName(EnumValue(ph.type)), body_size, actual, expected);
+      }
+    }
     switch (EnumValue(ph.type)) {
       case format::PageType::DICTIONARY_PAGE:
         FLOE_RETURN_IF_ERROR(LoadDictionary(ph, body, body_size));
@@ -286,6 +322,10 @@ Status ColumnChunkReader::NextPage(bool* got) {
           return Corrupt("data page v2: level lengths {} + {} exceed the page of {} bytes", rl, dl,
                          body_size);
         }
+        if ((leaf_->max_rep == 0 && rl != 0) || (leaf_->max_def == 0 && dl != 0)) {
+          return Corrupt("data page v2: level lengths {} + {} for a column without {} levels", rl,
+                         dl, leaf_->max_rep == 0 && rl != 0 ? "repetition" : "definition");
+        }
         page_n_ = h.num_values;
         const uint8_t* p = body;
         const uint8_t* end = body + rl + dl;
@@ -310,6 +350,11 @@ Status ColumnChunkReader::NextPage(bool* got) {
         if (compressed && codec_ != format::CompressionCodec::UNCOMPRESSED) {
           FLOE_RETURN_IF_ERROR(Decompress(vals, vsize, usize, &data));
           dsize = usize;
+        } else if (usize != vsize) {
+          return Corrupt(
+              "data page v2: values stored uncompressed in {} bytes but {} bytes uncompressed "
+              "claimed",
+              vsize, usize);
         }
         page_pos_ = 0;
         FLOE_RETURN_IF_ERROR(SetValues(EnumValue(h.encoding), data, dsize));
@@ -376,6 +421,29 @@ Status ColumnChunkReader::ReadRows(int64_t rows, LeafBatch* out) {
   }
   if (rows_read < rows) {
     return Fail(Corrupt("column chunk ended after {} of {} rows", rows_read, rows).error());
+  }
+  return Ok();
+}
+
+Status ColumnChunkReader::Finish() {
+  if (page_pos_ != page_n_) {
+    return Fail(
+        Corrupt("{} entries of the page left after the row group's last row", page_n_ - page_pos_)
+            .error());
+  }
+  while (true) {
+    bool got = false;
+    if (Status st = NextPage(&got); !st) return Fail(std::move(st).error());
+    if (!got) break;
+    if (page_n_ > 0) {
+      return Fail(
+          Corrupt("a data page of {} entries after the row group's last row", page_n_).error());
+    }
+  }
+  if (entries_read_ != chunk_values_) {
+    return Fail(Corrupt("column chunk holds {} entries but its metadata says num_values {}",
+                        entries_read_, chunk_values_)
+                    .error());
   }
   return Ok();
 }

@@ -48,6 +48,12 @@ class ColumnChunkReader {
               std::string context);
   /// Appends the levels and values of the next `rows` records to `out`.
   Status ReadRows(int64_t rows, LeafBatch* out);
+  /// Called after the row group's last row: the chunk must hold nothing more (no
+  /// entry left in the page, no further data page) and as many entries as its
+  /// metadata's num_values. A page header or footer that lies about its counts
+  /// (e.g. a page claiming one entry more, read from the padding of its levels)
+  /// would otherwise shift rows without any error.
+  Status Finish();
 
  private:
   Status NextPage(bool* got);
@@ -75,6 +81,7 @@ class ColumnChunkReader {
   int64_t page_pos_ = 0;
   int page_index_ = -1;
   int64_t entries_read_ = 0;
+  int64_t chunk_values_ = 0;  ///< ColumnMetaData.num_values
 };
 
 }  // namespace floe::parquet

@@ -82,6 +82,7 @@ class RleBitPackedDecoder {
     bit_width_ = bit_width;
     rle_left_ = 0;
     packed_left_ = 0;
+    cut_short_ = false;
   }
 
   int bit_width() const { return bit_width_; }
@@ -127,6 +128,11 @@ class RleBitPackedDecoder {
     return done;
   }
 
+  /// True when the data is exactly whole runs and no run is left unread: every
+  /// byte belongs to a run that GetBatch/Skip has started (the current run may
+  /// still hold values), and no bit-packed run was cut short.
+  bool ConsumedExactly() const { return p_ >= end_ && !cut_short_; }
+
   /// Skips up to n values; returns the count skipped.
   int64_t Skip(int64_t n) {
     int64_t done = 0;
@@ -166,6 +172,7 @@ class RleBitPackedDecoder {
         // A tail cut short: keep only the values whose bits are present.
         values = bytes_avail * 8 / static_cast<uint64_t>(bit_width_);
         bytes = bytes_avail;
+        cut_short_ = true;
       }
       packed_base_ = p_;
       packed_end_ = p_ + bytes;
@@ -197,6 +204,7 @@ class RleBitPackedDecoder {
   const uint8_t* packed_base_ = nullptr;
   const uint8_t* packed_end_ = nullptr;
   uint64_t packed_bit_ = 0;
+  bool cut_short_ = false;
 };
 
 /// Decoder of the deprecated BIT_PACKED level encoding: values packed from the

@@ -194,16 +194,32 @@ struct OpenedFile {
 };
 
 // Opens a Parquet file projected to `projection` (by field id, or through
-// the name mapping when the file has no field ids).
-Result<OpenedFile> OpenProjected(const ScanPlan& plan, const std::string& stored_path, const LocationMapper& mapper,
-                                 const SchemaPtr& projection, parquet::ReaderOptions options,
-                                 bool by_name_fallback = false) {
+// the name mapping when the file has no field ids). The file must be the one its
+// manifest entry describes (Iceberg spec: Data File Fields): its size must be
+// file_size_in_bytes and its row count record_count, or a truncated, replaced or
+// swapped file would read as other rows.
+Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file,
+                                 const LocationMapper& mapper, const SchemaPtr& projection,
+                                 parquet::ReaderOptions options, bool by_name_fallback = false) {
+  const std::string& stored_path = file.file_path;
   FLOE_ASSIGN_OR_RETURN(std::string local, mapper.ToLocal(stored_path));
   auto in = OpenLocalInput(local);
   if (!in) return Fail(in.error().WithContext(fmt::format("file {}", stored_path)));
+  if ((*in)->Size() != file.file_size_in_bytes) {
+    return Corrupt(
+        "file {} has {} bytes but its manifest entry says file_size_in_bytes {} (truncated, "
+        "replaced "
+        "or damaged)",
+        stored_path, (*in)->Size(), file.file_size_in_bytes);
+  }
   options.projection = projection;
   auto opened = parquet::FileReader::Open(std::move(*in), options);
   if (!opened) return Fail(opened.error());
+  if ((*opened)->num_rows() != file.record_count) {
+    return Corrupt(
+        "file {} holds {} rows but its manifest entry says record_count {} (replaced or damaged)",
+        stored_path, (*opened)->num_rows(), file.record_count);
+  }
   OpenedFile out;
   out.reader = std::move(*opened);
   if (!out.reader->has_field_ids() && by_name_fallback) {
@@ -274,7 +290,7 @@ Result<std::shared_ptr<const DeleteCache::PositionsByFile>> ReadAllPositions(con
   auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
       NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
       NestedField{kDeletePosId, "pos", true, LongType(), ""}});
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, schema, {}, true));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, mapper, schema, {}, true));
   if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
     return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
                    kDeleteFilePathId, kDeletePosId);
@@ -322,7 +338,7 @@ Status LoadPositionDeletes(const ScanPlan& plan, const DeleteFileTask& d, const 
   auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
       NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
       NestedField{kDeletePosId, "pos", true, LongType(), ""}});
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, schema, {}, true));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, mapper, schema, {}, true));
   if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
     return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
                    kDeleteFilePathId, kDeletePosId);
@@ -354,7 +370,7 @@ struct EqualityGroup {
 Result<std::shared_ptr<const std::vector<Batch>>> ReadEqualityRows(const ScanPlan& plan, const DeleteFileTask& d,
                                                                     const LocationMapper& mapper,
                                                                     const SchemaPtr& key_schema) {
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file.file_path, mapper, key_schema, {}));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, mapper, key_schema, {}));
   auto out = std::make_shared<std::vector<Batch>>();
   while (true) {
     Batch b;
@@ -518,7 +534,7 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
     m.upper_bound = bound(false);
     return !expr::MayMatch(*filter, m);
   };
-  FLOE_ASSIGN_OR_RETURN(OpenedFile opened, OpenProjected(plan, file.file_path, mapper, read_schema, ro));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile opened, OpenProjected(plan, file, mapper, read_schema, ro));
   num_row_groups = opened.reader->num_row_groups();
 
   // Constants for columns the file lacks.
