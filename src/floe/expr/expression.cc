@@ -1,6 +1,7 @@
 #include "floe/expr/expression.h"
 
 #include "floe/expr/expr_internal.h"
+#include "floe/util/civil_time.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,124 +15,6 @@ namespace floe::expr {
 // ---------------------------------------------------------------- literals
 
 namespace {
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
-}
-
-bool ReadDigits(std::string_view s, size_t* pos, size_t n, int64_t* out) {
-  if (*pos + n > s.size()) return false;
-  int64_t v = 0;
-  for (size_t i = 0; i < n; ++i) {
-    char c = s[*pos + i];
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  *pos += n;
-  *out = v;
-  return true;
-}
-
-bool ParseDateAt(std::string_view s, size_t* pos, int64_t* days) {
-  int64_t y, m, d;
-  bool neg = *pos < s.size() && s[*pos] == '-';
-  if (neg) ++*pos;
-  if (!ReadDigits(s, pos, 4, &y) || *pos >= s.size() || s[*pos] != '-') return false;
-  ++*pos;
-  if (!ReadDigits(s, pos, 2, &m) || *pos >= s.size() || s[*pos] != '-') return false;
-  ++*pos;
-  if (!ReadDigits(s, pos, 2, &d)) return false;
-  if (neg) y = -y;
-  static const int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1]) return false;
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (m == 2 && d == 29 && !leap) return false;
-  *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
-  return true;
-}
-
-// HH:MM[:SS[.fffffffff]] -> nanoseconds since midnight.
-bool ParseTimeAt(std::string_view s, size_t* pos, int64_t* nanos) {
-  int64_t h, mi, sec = 0, frac = 0;
-  if (!ReadDigits(s, pos, 2, &h) || *pos >= s.size() || s[*pos] != ':') return false;
-  ++*pos;
-  if (!ReadDigits(s, pos, 2, &mi)) return false;
-  if (*pos < s.size() && s[*pos] == ':') {
-    ++*pos;
-    if (!ReadDigits(s, pos, 2, &sec)) return false;
-    if (*pos < s.size() && s[*pos] == '.') {
-      ++*pos;
-      int digits = 0;
-      while (*pos < s.size() && std::isdigit(static_cast<unsigned char>(s[*pos]))) {
-        if (digits >= 9) return false;
-        frac = frac * 10 + (s[*pos] - '0');
-        ++digits;
-        ++*pos;
-      }
-      if (digits == 0) return false;
-      for (int i = digits; i < 9; ++i) frac *= 10;
-    }
-  }
-  if (h > 23 || mi > 59 || sec > 59) return false;
-  *nanos = ((h * 60 + mi) * 60 + sec) * 1000000000LL + frac;
-  return true;
-}
-
-// Optional zone: Z, +HH:MM, -HH:MM, +HHMM; returns the offset in seconds.
-bool ParseZoneAt(std::string_view s, size_t* pos, bool* has_zone, int64_t* offset_s) {
-  *has_zone = false;
-  *offset_s = 0;
-  if (*pos == s.size()) return true;
-  if (s[*pos] == 'Z' || s[*pos] == 'z') {
-    ++*pos;
-    *has_zone = true;
-    return true;
-  }
-  if (s[*pos] != '+' && s[*pos] != '-') return false;
-  int sign = s[*pos] == '-' ? -1 : 1;
-  ++*pos;
-  int64_t hh, mm = 0;
-  if (!ReadDigits(s, pos, 2, &hh)) return false;
-  if (*pos < s.size() && s[*pos] == ':') ++*pos;
-  if (*pos < s.size() && !ReadDigits(s, pos, 2, &mm)) return false;
-  if (hh > 18 || mm > 59) return false;
-  *has_zone = true;
-  *offset_s = sign * (hh * 3600 + mm * 60);
-  return true;
-}
-
-// Date, optionally followed by 'T' or ' ' and a time and zone -> nanos since epoch (UTC).
-bool ParseTimestampText(std::string_view s, int64_t* nanos, bool* has_zone) {
-  size_t pos = 0;
-  int64_t days = 0, tod = 0, offset = 0;
-  if (!ParseDateAt(s, &pos, &days)) return false;
-  if (pos < s.size() && (s[pos] == 'T' || s[pos] == ' ')) {
-    ++pos;
-    if (!ParseTimeAt(s, &pos, &tod)) return false;
-  }
-  if (!ParseZoneAt(s, &pos, has_zone, &offset) || pos != s.size()) return false;
-  __int128 v = static_cast<__int128>(days) * 86400000000000LL + tod - offset * 1000000000LL;
-  if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) return false;
-  *nanos = static_cast<int64_t>(v);
-  return true;
-}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -186,12 +69,7 @@ std::string Literal::ToString() const {
     case TypeId::kFloat:
     case TypeId::kDouble: return fmt::format("{}", d);
     case TypeId::kDecimal: return DecimalText(dec, scale);
-    case TypeId::kDate: {
-      int64_t y;
-      unsigned m, dd;
-      CivilFromDays(i, &y, &m, &dd);
-      return fmt::format("DATE '{:04}-{:02}-{:02}'", y, m, dd);
-    }
+    case TypeId::kDate: return "DATE '" + civil::FormatDate(i, civil::YearStyle::kJava) + "'";
     case TypeId::kString: return fmt::format("'{}'", s);
     case TypeId::kUuid:
     case TypeId::kFixed:
@@ -774,19 +652,16 @@ Result<Literal> LiteralFromText(std::string_view text, const Type& type) {
   Literal l;
   l.type = type.id;
   switch (type.id) {
+    // Filter literals take the spellings data files take (civil::Spelling::kNatural).
     case TypeId::kDate: {
-      size_t pos = 0;
-      int64_t days = 0;
-      if (!ParseDateAt(text, &pos, &days) || pos != text.size()) {
+      if (!civil::ParseDate(text, civil::Spelling::kNatural, &l.i)) {
         return InvalidArgument("'{}' is not a date (YYYY-MM-DD)", text);
       }
-      l.i = days;
       return l;
     }
     case TypeId::kTime: {
-      size_t pos = 0;
       int64_t nanos = 0;
-      if (!ParseTimeAt(text, &pos, &nanos) || pos != text.size()) {
+      if (!civil::ParseTime(text, civil::Spelling::kNatural, &nanos)) {
         return InvalidArgument("'{}' is not a time (HH:MM:SS[.ffffff])", text);
       }
       l.i = nanos / 1000;
@@ -796,13 +671,16 @@ Result<Literal> LiteralFromText(std::string_view text, const Type& type) {
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
-      int64_t nanos = 0;
-      bool zone = false;
-      if (!ParseTimestampText(text, &nanos, &zone)) {
+      // A zone is allowed for every timestamp type: the instant is compared in UTC.
+      civil::TimestampParts parts;
+      if (!civil::ParseTimestamp(text, civil::Spelling::kNatural, &parts)) {
         return InvalidArgument("'{}' is not a timestamp (YYYY-MM-DD[THH:MM:SS[.f]][Z|+HH:MM])", text);
       }
+      // Fraction digits below the unit are dropped (floored: the time of day is >= 0).
       bool ns = type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs;
-      l.i = ns ? nanos : (nanos >= 0 ? nanos / 1000 : -((-nanos + 999) / 1000));
+      if (!civil::EpochUnits(parts, ns ? 9 : 6, &l.i)) {
+        return InvalidArgument("timestamp '{}' is out of range for {}", text, type.ToString());
+      }
       return l;
     }
     case TypeId::kUuid:

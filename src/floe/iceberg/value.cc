@@ -79,88 +79,6 @@ std::string Int128ToString(int128_t v) {
   return std::string(digits.rbegin(), digits.rend());
 }
 
-// Parses exactly `n` digits at `*p` into `*out`.
-bool Digits(std::string_view s, size_t* p, int n, int64_t* out) {
-  if (*p + n > s.size()) return false;
-  int64_t v = 0;
-  for (int i = 0; i < n; ++i) {
-    char c = s[*p + i];
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  *p += n;
-  *out = v;
-  return true;
-}
-
-int DaysInMonth(int64_t y, int m) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return m == 2 && leap ? 29 : kDays[m - 1];
-}
-
-// Parses [+-]YYYY-MM-DD at *p; returns days.
-bool ParseDatePart(std::string_view s, size_t* p, int64_t* days) {
-  bool neg = false;
-  if (*p < s.size() && (s[*p] == '+' || s[*p] == '-')) {
-    neg = s[*p] == '-';
-    ++*p;
-  }
-  size_t start = *p;
-  while (*p < s.size() && s[*p] >= '0' && s[*p] <= '9') ++*p;
-  size_t ndigits = *p - start;
-  if (ndigits < 4 || ndigits > 9) return false;
-  int64_t year = 0;
-  size_t q = start;
-  if (!Digits(s, &q, static_cast<int>(ndigits), &year)) return false;
-  if (neg) year = -year;
-  int64_t month = 0, day = 0;
-  if (*p >= s.size() || s[*p] != '-') return false;
-  ++*p;
-  if (!Digits(s, p, 2, &month) || month < 1 || month > 12) return false;
-  if (*p >= s.size() || s[*p] != '-') return false;
-  ++*p;
-  if (!Digits(s, p, 2, &day) || day < 1 || day > DaysInMonth(year, static_cast<int>(month))) {
-    return false;
-  }
-  *days = DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day));
-  return true;
-}
-
-// Parses HH:MM[:SS[.f{1,9}]] at *p; returns nanoseconds since midnight.
-bool ParseTimePart(std::string_view s, size_t* p, int64_t* nanos) {
-  int64_t h = 0, m = 0, sec = 0, frac = 0;
-  if (!Digits(s, p, 2, &h) || h > 23) return false;
-  if (*p >= s.size() || s[*p] != ':') return false;
-  ++*p;
-  if (!Digits(s, p, 2, &m) || m > 59) return false;
-  if (*p < s.size() && s[*p] == ':') {
-    ++*p;
-    if (!Digits(s, p, 2, &sec) || sec > 59) return false;
-    if (*p < s.size() && s[*p] == '.') {
-      ++*p;
-      int n = 0;
-      while (*p < s.size() && s[*p] >= '0' && s[*p] <= '9') {
-        if (n == 9) return false;
-        frac = frac * 10 + (s[*p] - '0');
-        ++n;
-        ++*p;
-      }
-      if (n == 0) return false;
-      for (; n < 9; ++n) frac *= 10;
-    }
-  }
-  *nanos = ((h * 60 + m) * 60 + sec) * 1'000'000'000 + frac;
-  return true;
-}
-
-std::string FormatDateParts(int64_t days) {
-  CivilDate c = CivilFromDays(days);
-  if (c.year >= 0 && c.year <= 9999) return fmt::format("{:04}-{:02}-{:02}", c.year, c.month, c.day);
-  if (c.year > 9999) return fmt::format("+{}-{:02}-{:02}", c.year, c.month, c.day);
-  return fmt::format("-{:04}-{:02}-{:02}", -c.year, c.month, c.day);
-}
-
 }  // namespace
 
 bool Value::Matches(const Type& type) const {
@@ -348,29 +266,25 @@ Result<int128_t> DecimalFromString(std::string_view text, int32_t scale) {
   return neg ? -v : v;
 }
 
-std::string FormatDate(int32_t days) { return FormatDateParts(days); }
+std::string FormatDate(int32_t days) { return civil::FormatDate(days, civil::YearStyle::kJava); }
 
 std::string FormatTime(int64_t micros) {
-  int64_t secs = FloorDiv(micros, kMicrosPerSecond);
-  int64_t frac = FloorMod(micros, kMicrosPerSecond);
-  return fmt::format("{:02}:{:02}:{:02}.{:06}", secs / 3600, secs / 60 % 60, secs % 60, frac);
+  std::string out;
+  civil::AppendTimeOfDay(micros, 6, &out);
+  return out;
 }
 
 std::string FormatTimestamp(int64_t value, bool nanos, bool zone) {
-  int64_t per_second = nanos ? 1'000'000'000 : kMicrosPerSecond;
-  int64_t per_day = per_second * 86400;
-  int64_t days = FloorDiv(value, per_day);
-  int64_t in_day = FloorMod(value, per_day);
-  int64_t secs = in_day / per_second;
-  int64_t frac = in_day % per_second;
-  return fmt::format("{}T{:02}:{:02}:{:02}.{:0{}}{}", FormatDateParts(days), secs / 3600,
-                     secs / 60 % 60, secs % 60, frac, nanos ? 9 : 6, zone ? "+00:00" : "");
+  std::string out;
+  civil::AppendTimestamp(value, nanos ? 9 : 6, civil::YearStyle::kJava, &out);
+  if (zone) out += "+00:00";
+  return out;
 }
 
+// The single-value JSON forms are the ISO ones Java writes (civil::Spelling::kIso).
 Result<int32_t> ParseDate(std::string_view text) {
-  size_t p = 0;
   int64_t days = 0;
-  if (!ParseDatePart(text, &p, &days) || p != text.size() ||
+  if (!civil::ParseDate(text, civil::Spelling::kIso, &days) ||
       days < std::numeric_limits<int32_t>::min() || days > std::numeric_limits<int32_t>::max()) {
     return InvalidArgument("'{}' is not an ISO-8601 date (YYYY-MM-DD)", text);
   }
@@ -378,9 +292,8 @@ Result<int32_t> ParseDate(std::string_view text) {
 }
 
 Result<int64_t> ParseTime(std::string_view text) {
-  size_t p = 0;
   int64_t nanos = 0;
-  if (!ParseTimePart(text, &p, &nanos) || p != text.size()) {
+  if (!civil::ParseTime(text, civil::Spelling::kIso, &nanos)) {
     return InvalidArgument("'{}' is not an ISO-8601 time (HH:MM:SS.ffffff)", text);
   }
   if (nanos % kNanosPerMicro != 0) {
@@ -390,47 +303,20 @@ Result<int64_t> ParseTime(std::string_view text) {
 }
 
 Result<int64_t> ParseTimestamp(std::string_view text, bool nanos, bool zone) {
-  size_t p = 0;
-  int64_t days = 0, in_day = 0;
-  auto bad = [&]() {
+  civil::TimestampParts parts;
+  if (!civil::ParseTimestamp(text, civil::Spelling::kIso, &parts) || parts.has_zone != zone) {
     return InvalidArgument("'{}' is not an ISO-8601 timestamp{}", text,
                            zone ? " with a zone offset" : " without a zone offset");
-  };
-  if (!ParseDatePart(text, &p, &days) || p >= text.size() || text[p] != 'T') return bad();
-  ++p;
-  if (!ParseTimePart(text, &p, &in_day)) return bad();
-  int64_t offset_minutes = 0;
-  bool has_offset = false;
-  if (p < text.size()) {
-    if (text[p] == 'Z') {
-      has_offset = true;
-      ++p;
-    } else if (text[p] == '+' || text[p] == '-') {
-      bool neg = text[p] == '-';
-      ++p;
-      int64_t oh = 0, om = 0;
-      if (!Digits(text, &p, 2, &oh) || p >= text.size() || text[p] != ':') return bad();
-      ++p;
-      if (!Digits(text, &p, 2, &om) || oh > 18 || om > 59) return bad();
-      offset_minutes = (oh * 60 + om) * (neg ? -1 : 1);
-      has_offset = true;
-    }
   }
-  if (p != text.size() || has_offset != zone) return bad();
-  // Days of +-5.8 million years keep nanoseconds within int64 arithmetic below.
-  if (days > 106'751 || days < -106'752) {
-    if (nanos) return InvalidArgument("timestamp '{}' is out of the nanosecond range", text);
-  }
-  if (!nanos && in_day % kNanosPerMicro != 0) {
+  if (!nanos && parts.nanos_of_day % kNanosPerMicro != 0) {
     return InvalidArgument("timestamp '{}' is more precise than microseconds", text);
   }
-  int64_t unit = nanos ? 1 : kNanosPerMicro;
-  __int128 v = static_cast<__int128>(days) * (86'400'000'000'000 / unit) + in_day / unit -
-               static_cast<__int128>(offset_minutes) * 60'000'000'000 / unit;
-  if (v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max()) {
-    return InvalidArgument("timestamp '{}' is out of range", text);
+  int64_t v = 0;
+  if (!civil::EpochUnits(parts, nanos ? 9 : 6, &v)) {
+    return InvalidArgument("timestamp '{}' is out of the {} range", text,
+                           nanos ? "nanosecond" : "microsecond");
   }
-  return static_cast<int64_t>(v);
+  return v;
 }
 
 std::string FormatUuid(std::string_view b) {
