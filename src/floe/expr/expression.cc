@@ -677,7 +677,7 @@ Result<Literal> LiteralFromText(std::string_view text, const Type& type) {
         return InvalidArgument("'{}' is not a timestamp (YYYY-MM-DD[THH:MM:SS[.f]][Z|+HH:MM])", text);
       }
       // Fraction digits below the unit are dropped (floored: the time of day is >= 0).
-      bool ns = type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs;
+      bool ns = IsNanosTimestamp(type.id);
       if (!civil::EpochUnits(parts, ns ? 9 : 6, &l.i)) {
         return InvalidArgument("timestamp '{}' is out of range for {}", text, type.ToString());
       }
@@ -794,7 +794,7 @@ Result<Fit> Coerce(const Literal& in, const Type& type, const std::string& col, 
         return Fit::kOk;
       }
       if (type.id != TypeId::kDate && type.id != TypeId::kTime) {
-        bool ns = type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs;
+        bool ns = IsNanosTimestamp(type.id);
         if (in.type == TypeId::kTimestamp || in.type == TypeId::kTimestampTz) {
           out->i = ns ? in.i * 1000 : in.i;
           return Fit::kOk;

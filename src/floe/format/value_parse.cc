@@ -31,8 +31,6 @@ int HexValue(char c) {
   return -1;
 }
 
-bool IsTz(TypeId id) { return id == TypeId::kTimestampTz || id == TypeId::kTimestampTzNs; }
-bool IsNs(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs; }
 
 }  // namespace
 
@@ -192,11 +190,11 @@ Result<int64_t> ParseTimeText(std::string_view text) {
 }
 
 bool ParseTimestampFast(std::string_view text, const Type& type, DateCache* cache, int64_t* out) {
-  return civil::ParseTimestampFixed(text, IsNs(type.id), cache, out);
+  return civil::ParseTimestampFixed(text, IsNanosTimestamp(type.id), cache, out);
 }
 
 Result<int64_t> ParseTimestampText(std::string_view text, const Type& type, DateCache* cache) {
-  const bool tz = IsTz(type.id), ns = IsNs(type.id);
+  const bool tz = IsZonedTimestamp(type.id), ns = IsNanosTimestamp(type.id);
   if (int64_t fast; civil::ParseTimestampFixed(text, ns, cache, &fast)) return fast;
   civil::TimestampParts parts;
   if (!civil::ParseTimestamp(text, civil::Spelling::kNatural, &parts)) {

@@ -23,7 +23,6 @@ bool IsTimestamp(TypeId id) {
          id == TypeId::kTimestampTzNs;
 }
 
-bool IsNanos(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs; }
 
 // A fixed-width column mapped value by value; validity is copied.
 template <typename In, typename Out, typename F>
@@ -242,7 +241,7 @@ Result<ColumnVector> Transform::Apply(const ColumnVector& src) const {
           return d;
         });
       }
-      const int64_t scale = IsNanos(id) ? kNanosPerMicro : 1;
+      const int64_t scale = IsNanosTimestamp(id) ? kNanosPerMicro : 1;
       const int64_t per_day = kMicrosPerDay * scale;
       const int64_t per_hour = kMicrosPerHour * scale;
       switch (k) {

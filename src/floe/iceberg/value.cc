@@ -9,6 +9,7 @@
 #include "floe/iceberg/json_internal.h"
 #include "floe/iceberg/murmur3.h"
 #include "floe/iceberg/temporal.h"
+#include "floe/types/visit_type.h"
 
 namespace floe::iceberg {
 
@@ -27,14 +28,6 @@ std::string StoreLe(T v) {
   std::memcpy(out.data(), &v, sizeof(T));
   return out;
 }
-
-bool IsLongLike(TypeId id) {
-  return id == TypeId::kLong || id == TypeId::kTime || id == TypeId::kTimestamp ||
-         id == TypeId::kTimestampTz || id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
-}
-
-bool IsNanos(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs; }
-bool IsZoned(TypeId id) { return id == TypeId::kTimestampTz || id == TypeId::kTimestampTzNs; }
 
 constexpr char kHex[] = "0123456789abcdef";
 
@@ -81,27 +74,29 @@ std::string Int128ToString(int128_t v) {
 
 }  // namespace
 
+namespace {
+/// The alternative of Value::Storage that holds a value of the type `Tag`
+/// (the column's C++ type, except bool for boolean and std::string for bytes).
+template <typename Tag>
+using StorageOf = std::conditional_t<
+    std::is_same_v<typename Tag::CType, uint8_t>, bool,
+    std::conditional_t<std::is_same_v<typename Tag::CType, std::string_view>, std::string,
+                       typename Tag::CType>>;
+}  // namespace
+
 bool Value::Matches(const Type& type) const {
   if (is_null()) return true;
-  switch (type.id) {
-    case TypeId::kBoolean: return std::holds_alternative<bool>(v);
-    case TypeId::kInt:
-    case TypeId::kDate: return std::holds_alternative<int32_t>(v);
-    case TypeId::kFloat: return std::holds_alternative<float>(v);
-    case TypeId::kDouble: return std::holds_alternative<double>(v);
-    case TypeId::kDecimal: return std::holds_alternative<int128_t>(v);
-    case TypeId::kUuid:
-      return std::holds_alternative<std::string>(v) && as_bytes().size() == 16;
-    case TypeId::kFixed:
-      return std::holds_alternative<std::string>(v) &&
-             as_bytes().size() == static_cast<size_t>(type.length);
-    case TypeId::kString:
-    case TypeId::kBinary: return std::holds_alternative<std::string>(v);
-    case TypeId::kStruct:
-    case TypeId::kList:
-    case TypeId::kMap: return false;
-    default: return IsLongLike(type.id) && std::holds_alternative<int64_t>(v);
-  }
+  return VisitType(type, [&](auto tag) {
+    using Tag = decltype(tag);
+    if constexpr (Tag::is_nested) {
+      return false;
+    } else {
+      if (!std::holds_alternative<StorageOf<Tag>>(v)) return false;
+      if constexpr (Tag::id == TypeId::kFixed) return as_bytes().size() == static_cast<size_t>(type.length);
+      if constexpr (Tag::id == TypeId::kUuid) return as_bytes().size() == 16;
+      return true;
+    }
+  });
 }
 
 bool Value::operator==(const Value& other) const {
@@ -184,7 +179,7 @@ Result<Value> FromBinary(const Type& type, std::string_view b) {
     case TypeId::kTimestampNs:
       if (b.size() == 4) {  // promoted date (v3)
         int64_t days = LoadLe<int32_t>(b.data());
-        int64_t per_day = kMicrosPerDay * (IsNanos(type.id) ? kNanosPerMicro : 1);
+        int64_t per_day = kMicrosPerDay * (IsNanosTimestamp(type.id) ? kNanosPerMicro : 1);
         int64_t v = 0;
         if (__builtin_mul_overflow(days, per_day, &v)) {
           return Corrupt("date bound {} is outside the range of {}", days, type.ToString());
@@ -365,7 +360,7 @@ Result<Json> ValueToJsonValue(const Type& type, const Value& value) {
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs:
-      return Json(FormatTimestamp(value.as_long(), IsNanos(type.id), IsZoned(type.id)));
+      return Json(FormatTimestamp(value.as_long(), IsNanosTimestamp(type.id), IsZonedTimestamp(type.id)));
     case TypeId::kString: return Json(value.as_bytes());
     case TypeId::kUuid: return Json(FormatUuid(value.as_bytes()));
     case TypeId::kFixed:
@@ -448,7 +443,7 @@ Result<Value> ValueFromJsonValue(const Type& type, const Json& j, std::string_vi
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
-      auto v = ParseTimestamp(s, IsNanos(type.id), IsZoned(type.id));
+      auto v = ParseTimestamp(s, IsNanosTimestamp(type.id), IsZonedTimestamp(type.id));
       if (!v) return with_ctx(v.error());
       return Value::Timestamp(*v);
     }
@@ -616,23 +611,20 @@ int CompareFloating(double a, double b) {
 }  // namespace
 
 int CompareValues(const Type& type, const Value& a, const Value& b) {
-  switch (type.id) {
-    case TypeId::kBoolean: return Cmp(a.as_bool(), b.as_bool());
-    case TypeId::kInt:
-    case TypeId::kDate: return Cmp(a.as_int(), b.as_int());
-    case TypeId::kFloat: return CompareFloating(a.as_float(), b.as_float());
-    case TypeId::kDouble: return CompareFloating(a.as_double(), b.as_double());
-    case TypeId::kDecimal: return Cmp(a.as_decimal(), b.as_decimal());
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid: {
+  return VisitType(type, [&](auto tag) {
+    using S = StorageOf<decltype(tag)>;
+    if constexpr (std::is_same_v<S, void>) {
+      return 0;  // nested: no single values
+    } else if constexpr (std::is_floating_point_v<S>) {
+      return CompareFloating(std::get<S>(a.v), std::get<S>(b.v));
+    } else if constexpr (std::is_same_v<S, std::string>) {
       // std::string compares chars as unsigned (char_traits<char>::lt).
       int c = a.as_bytes().compare(b.as_bytes());
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    } else {
+      return Cmp(std::get<S>(a.v), std::get<S>(b.v));
     }
-    default: return Cmp(a.as_long(), b.as_long());
-  }
+  });
 }
 
 Status AppendValue(ColumnVector* column, const Value& value) {
@@ -645,44 +637,37 @@ Status AppendValue(ColumnVector* column, const Value& value) {
     column->AppendNull();
     return Ok();
   }
-  switch (type.id) {
-    case TypeId::kBoolean: column->Append<uint8_t>(value.as_bool() ? 1 : 0); break;
-    case TypeId::kInt:
-    case TypeId::kDate: column->Append(value.as_int()); break;
-    case TypeId::kFloat: column->Append(value.as_float()); break;
-    case TypeId::kDouble: column->Append(value.as_double()); break;
-    case TypeId::kDecimal: column->Append(value.as_decimal()); break;
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid: column->AppendBytes(value.as_bytes()); break;
-    default: column->Append(value.as_long()); break;
-  }
+  VisitType(type, [&](auto tag) {
+    using Tag = decltype(tag);
+    using S = StorageOf<Tag>;
+    if constexpr (std::is_same_v<S, std::string>) {
+      column->AppendBytes(value.as_bytes());
+    } else if constexpr (std::is_same_v<S, bool>) {
+      column->Append<uint8_t>(value.as_bool() ? 1 : 0);
+    } else if constexpr (!Tag::is_nested) {
+      column->Append(std::get<S>(value.v));
+    }
+  });
   return Ok();
 }
 
 Value ValueAt(const ColumnVector& c, int64_t row) {
   if (c.IsNull(row)) return Value::Null();
-  switch (c.type->id) {
-    case TypeId::kBoolean: return Value::Boolean(c.data<uint8_t>()[row] != 0);
-    case TypeId::kInt:
-    case TypeId::kDate: return Value::Int(c.data<int32_t>()[row]);
-    case TypeId::kFloat: return Value::Float(c.data<float>()[row]);
-    case TypeId::kDouble: return Value::Double(c.data<double>()[row]);
-    case TypeId::kDecimal: {
-      int128_t v;
-      std::memcpy(&v, c.values.data() + 16 * row, 16);
-      return Value::Decimal(v);
+  return VisitType(*c.type, [&](auto tag) {
+    using Tag = decltype(tag);
+    using S = StorageOf<Tag>;
+    if constexpr (Tag::is_nested) {
+      return Value::Null();
+    } else if constexpr (std::is_same_v<S, std::string>) {
+      return Value::Bytes(std::string(c.bytes(row)));
+    } else if constexpr (std::is_same_v<S, bool>) {
+      return Value::Boolean(c.data<uint8_t>()[row] != 0);
+    } else {
+      S v;  // memcpy: decimal slots need not be 16-byte aligned
+      std::memcpy(&v, c.values.data() + sizeof(S) * row, sizeof(S));
+      return Value::Of(v);
     }
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid: return Value::Bytes(std::string(c.bytes(row)));
-    case TypeId::kStruct:
-    case TypeId::kList:
-    case TypeId::kMap: return Value::Null();
-    default: return Value::Long(c.data<int64_t>()[row]);
-  }
+  });
 }
 
 }  // namespace floe::iceberg

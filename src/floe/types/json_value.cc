@@ -295,10 +295,10 @@ void AppendJsonValue(const ColumnVector& col, int64_t row, std::string* out) {
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
-      bool ns = type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs;
+      bool ns = IsNanosTimestamp(type.id);
       out->push_back('"');
       AppendTimestampText(col.data<int64_t>()[row], ns ? 9 : 6, out);
-      if (type.id == TypeId::kTimestampTz || type.id == TypeId::kTimestampTzNs) {
+      if (IsZonedTimestamp(type.id)) {
         out->append("+00:00");
       }
       out->push_back('"');

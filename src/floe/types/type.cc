@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "floe/types/visit_type.h"
+
 namespace floe {
 
 bool NestedField::operator==(const NestedField& other) const {
@@ -21,24 +23,13 @@ bool Type::operator==(const Type& other) const {
 }
 
 std::string Type::ToString() const {
-  switch (id) {
-    case TypeId::kBoolean: return "boolean";
-    case TypeId::kInt: return "int";
-    case TypeId::kLong: return "long";
-    case TypeId::kFloat: return "float";
-    case TypeId::kDouble: return "double";
-    case TypeId::kDecimal: return fmt::format("decimal({}, {})", precision, scale);
-    case TypeId::kDate: return "date";
-    case TypeId::kTime: return "time";
-    case TypeId::kTimestamp: return "timestamp";
-    case TypeId::kTimestampTz: return "timestamptz";
-    case TypeId::kTimestampNs: return "timestamp_ns";
-    case TypeId::kTimestampTzNs: return "timestamptz_ns";
-    case TypeId::kString: return "string";
-    case TypeId::kUuid: return "uuid";
-    case TypeId::kFixed: return fmt::format("fixed[{}]", length);
-    case TypeId::kBinary: return "binary";
-    case TypeId::kStruct: {
+  return VisitType(*this, [&](auto tag) -> std::string {
+    using Tag = decltype(tag);
+    if constexpr (Tag::id == TypeId::kDecimal) {
+      return fmt::format("decimal({}, {})", precision, scale);
+    } else if constexpr (Tag::id == TypeId::kFixed) {
+      return fmt::format("fixed[{}]", length);
+    } else if constexpr (Tag::id == TypeId::kStruct) {
       std::string out = "struct<";
       for (size_t i = 0; i < fields.size(); ++i) {
         if (i) out += ", ";
@@ -46,18 +37,20 @@ std::string Type::ToString() const {
                            fields[i].required ? " not null" : "");
       }
       return out + ">";
-    }
-    case TypeId::kList: return fmt::format("list<{}>", element().type->ToString());
-    case TypeId::kMap:
+    } else if constexpr (Tag::id == TypeId::kList) {
+      return fmt::format("list<{}>", element().type->ToString());
+    } else if constexpr (Tag::id == TypeId::kMap) {
       return fmt::format("map<{}, {}>", key().type->ToString(), value().type->ToString());
-  }
-  return "?";
+    } else {
+      return std::string(Tag::name);
+    }
+  });
 }
 
 TypePtr Primitive(TypeId id) {
   static const auto kInstances = [] {
-    std::array<TypePtr, 19> out;
-    for (int i = 0; i < 19; ++i) {
+    std::array<TypePtr, std::size(kAllTypeIds)> out;
+    for (size_t i = 0; i < out.size(); ++i) {
       auto t = std::make_shared<Type>();
       t->id = static_cast<TypeId>(i);
       out[i] = std::move(t);
@@ -141,17 +134,10 @@ bool ParseInt(std::string_view s, int32_t* out) {
 
 Result<TypePtr> ParsePrimitiveType(std::string_view text) {
   std::string t = Lower(Trim(text));
-  static const std::pair<std::string_view, TypeId> kNames[] = {
-      {"boolean", TypeId::kBoolean},         {"int", TypeId::kInt},
-      {"long", TypeId::kLong},               {"float", TypeId::kFloat},
-      {"double", TypeId::kDouble},           {"date", TypeId::kDate},
-      {"time", TypeId::kTime},               {"timestamp", TypeId::kTimestamp},
-      {"timestamptz", TypeId::kTimestampTz}, {"timestamp_ns", TypeId::kTimestampNs},
-      {"timestamptz_ns", TypeId::kTimestampTzNs}, {"string", TypeId::kString},
-      {"uuid", TypeId::kUuid},               {"binary", TypeId::kBinary},
-  };
-  for (const auto& [name, id] : kNames) {
-    if (t == name) return Primitive(id);
+  for (TypeId id : kAllTypeIds) {
+    if (!IsNested(id) && id != TypeId::kDecimal && id != TypeId::kFixed && t == TypeIdName(id)) {
+      return Primitive(id);
+    }
   }
   if (t.starts_with("decimal(") && t.ends_with(")")) {
     std::string_view inner(t.data() + 8, t.size() - 9);
