@@ -2,6 +2,7 @@
 
 #include "floe/expr/expr_internal.h"
 #include "floe/util/civil_time.h"
+#include "floe/util/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -16,13 +17,6 @@ namespace floe::expr {
 
 namespace {
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool ParseUuid(std::string_view s, std::string* out) {
   if (s.size() != 36) return false;
   out->clear();
@@ -32,7 +26,7 @@ bool ParseUuid(std::string_view s, std::string* out) {
       ++i;
       continue;
     }
-    int a = HexValue(s[i]), b = HexValue(s[i + 1]);
+    int a = HexDigitValue(s[i]), b = HexDigitValue(s[i + 1]);
     if (a < 0 || b < 0) return false;
     out->push_back(static_cast<char>(a * 16 + b));
     i += 2;
@@ -690,7 +684,7 @@ Result<Literal> LiteralFromText(std::string_view text, const Type& type) {
     case TypeId::kFixed: {
       if (text.size() % 2) return InvalidArgument("'{}' is not hex (odd length)", text);
       for (size_t i = 0; i < text.size(); i += 2) {
-        int a = HexValue(text[i]), b = HexValue(text[i + 1]);
+        int a = HexDigitValue(text[i]), b = HexDigitValue(text[i + 1]);
         if (a < 0 || b < 0) return InvalidArgument("'{}' is not hex", text);
         l.s.push_back(static_cast<char>(a * 16 + b));
       }
@@ -831,9 +825,7 @@ Result<Fit> Coerce(const Literal& in, const Type& type, const std::string& col, 
 
 bool NamesEqual(std::string_view a, std::string_view b, bool cs) {
   if (cs) return a == b;
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
+  return EqualsIgnoreCase(a, b);
 }
 
 Result<ExprPtr> BindPredicate(const Expr& e, const Schema& schema, bool cs) {

@@ -7,29 +7,12 @@
 #include <limits>
 
 #include "floe/util/civil_time.h"
+#include "floe/util/strings.h"
 
 namespace floe::format {
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 
 }  // namespace
@@ -233,7 +216,7 @@ Status ParseUuidText(std::string_view text, uint8_t out[16]) {
       ++i;
       continue;
     }
-    int hi = HexValue(text[i]), lo = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
+    int hi = HexDigitValue(text[i]), lo = i + 1 < text.size() ? HexDigitValue(text[i + 1]) : -1;
     if (hi < 0 || lo < 0 || n >= 16) {
       return InvalidArgument("value {} is not a UUID (expected 8-4-4-4-12 hex digits)",
                              QuoteValue(text));
@@ -256,7 +239,7 @@ Status ParseHexText(std::string_view text, int32_t expected_len, std::string* ou
   out->resize(at + text.size() / 2);
   char* w = out->data() + at;
   for (size_t i = 0; i < text.size(); i += 2) {
-    int hi = HexValue(text[i]), lo = HexValue(text[i + 1]);
+    int hi = HexDigitValue(text[i]), lo = HexDigitValue(text[i + 1]);
     if (hi < 0 || lo < 0) {
       out->resize(at);
       return InvalidArgument("value {} is not hex bytes (bad digit at position {})",

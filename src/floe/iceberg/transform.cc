@@ -7,16 +7,11 @@
 
 #include "floe/iceberg/murmur3.h"
 #include "floe/iceberg/temporal.h"
+#include "floe/util/strings.h"
 
 namespace floe::iceberg {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsTimestamp(TypeId id) {
   return id == TypeId::kTimestamp || id == TypeId::kTimestampTz || id == TypeId::kTimestampNs ||
@@ -78,7 +73,7 @@ size_t Utf8PrefixBytes(std::string_view s, int64_t max_code_points) {
 }
 
 Result<Transform> Transform::Parse(std::string_view text, bool allow_unknown) {
-  std::string t = Lower(text);
+  std::string t = ToLower(text);
   if (t == "identity") return Identity();
   if (t == "year") return Year();
   if (t == "month") return Month();

@@ -10,6 +10,7 @@
 #include "floe/iceberg/murmur3.h"
 #include "floe/iceberg/temporal.h"
 #include "floe/types/visit_type.h"
+#include "floe/util/strings.h"
 
 namespace floe::iceberg {
 
@@ -29,30 +30,11 @@ std::string StoreLe(T v) {
   return out;
 }
 
-constexpr char kHex[] = "0123456789abcdef";
-
-std::string ToHex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 Result<std::string> FromHex(std::string_view text) {
   if (text.size() % 2) return InvalidArgument("hex text '{}' has an odd length", text);
   std::string out(text.size() / 2, '\0');
   for (size_t i = 0; i < out.size(); ++i) {
-    int hi = HexDigit(text[2 * i]), lo = HexDigit(text[2 * i + 1]);
+    int hi = HexDigitValue(text[2 * i]), lo = HexDigitValue(text[2 * i + 1]);
     if (hi < 0 || lo < 0) return InvalidArgument("'{}' is not hex text", text);
     out[i] = static_cast<char>(hi << 4 | lo);
   }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "floe/util/civil_time.h"
+#include "floe/util/strings.h"
 
 namespace floe {
 namespace {
@@ -251,15 +252,7 @@ void AppendDecimalText(int128_t v, int32_t scale, std::string* out) {
   }
 }
 
-void AppendHex(std::string_view bytes, std::string* out) {
-  size_t at = out->size();
-  out->resize(at + bytes.size() * 2);
-  char* w = out->data() + at;
-  for (unsigned char c : bytes) {
-    *w++ = kHexDigits[c >> 4];
-    *w++ = kHexDigits[c & 15];
-  }
-}
+void AppendHex(std::string_view bytes, std::string* out) { AppendHexBytes(bytes, out); }
 
 void AppendJsonValue(const ColumnVector& col, int64_t row, std::string* out) {
   if (col.IsNull(row)) {

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "floe/types/visit_type.h"
+#include "floe/util/strings.h"
 
 namespace floe {
 
@@ -112,20 +113,8 @@ TypePtr MapType(int32_t key_id, TypePtr key, int32_t value_id, bool value_requir
 
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 bool ParseInt(std::string_view s, int32_t* out) {
-  s = Trim(s);
+  s = TrimSpace(s);
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && p == s.data() + s.size();
 }
@@ -133,7 +122,7 @@ bool ParseInt(std::string_view s, int32_t* out) {
 }  // namespace
 
 Result<TypePtr> ParsePrimitiveType(std::string_view text) {
-  std::string t = Lower(Trim(text));
+  std::string t = ToLower(TrimSpace(text));
   for (TypeId id : kAllTypeIds) {
     if (!IsNested(id) && id != TypeId::kDecimal && id != TypeId::kFixed && t == TypeIdName(id)) {
       return Primitive(id);
@@ -192,10 +181,7 @@ int32_t MaxId(const std::vector<NestedField>& fields) {
 
 bool NamesEqual(std::string_view a, std::string_view b, bool case_sensitive) {
   if (case_sensitive) return a == b;
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
+  return EqualsIgnoreCase(a, b);
 }
 
 Status ValidateFields(const std::vector<NestedField>& fields, const std::string& path,
