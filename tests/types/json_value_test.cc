@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "floe/types/sql_schema.h"
+#include "floe/util/civil_time.h"
 
 namespace floe {
 namespace {
@@ -300,9 +301,9 @@ TEST(JsonValue, TextHelpers) {
   s.clear();
   AppendTimestampText(-1, 6, &s);
   EXPECT_EQ(s, "1969-12-31T23:59:59.999999");
-  EXPECT_EQ(DaysFromCivil(1970, 1, 1), 0);
-  EXPECT_EQ(DaysFromCivil(2017, 11, 16), 17486);
-  EXPECT_EQ(DaysFromCivil(0, 1, 1), -719528);
+  EXPECT_EQ(civil::DaysFromCivil(1970, 1, 1), 0);
+  EXPECT_EQ(civil::DaysFromCivil(2017, 11, 16), 17486);
+  EXPECT_EQ(civil::DaysFromCivil(0, 1, 1), -719528);
   EXPECT_TRUE(IsValidUtf8("plain ascii text, longer than eight bytes"));
   EXPECT_TRUE(IsValidUtf8("\xf4\x8f\xbf\xbf"));
   EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));

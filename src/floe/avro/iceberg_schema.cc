@@ -75,9 +75,9 @@ class ToAvro {
       case TypeId::kTimestampNs:
       case TypeId::kTimestampTzNs: {
         auto n = MakePrimitive(AvroType::kLong);
-        bool ns = type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs;
+        bool ns = IsNanosTimestamp(type.id);
         n->logical_type = ns ? "timestamp-nanos" : "timestamp-micros";
-        n->attributes.SetBool("adjust-to-utc", type.id == TypeId::kTimestampTz || type.id == TypeId::kTimestampTzNs);
+        n->attributes.SetBool("adjust-to-utc", IsZonedTimestamp(type.id));
         return n;
       }
       case TypeId::kUuid: {

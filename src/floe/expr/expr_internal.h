@@ -1,11 +1,14 @@
 /// \file
-/// Internal to the expr module: walking AND / OR chains and NOT runs without
-/// recursion per node. A filter such as `a = 1 OR a = 2 OR ... ` with ten
+/// Internal to the expr module (shared by expression*.cc): walking AND / OR
+/// chains and NOT runs without recursion per node, and byte comparison. A filter such as `a = 1 OR a = 2 OR ... ` with ten
 /// thousand terms, or a tree built one `And()` at a time, must not cost one
 /// stack frame per term in any walk (issue 7: stack overflow on deep input).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "floe/expr/expression.h"
@@ -26,5 +29,12 @@ ExprPtr Balanced(Op op, std::vector<ExprPtr> terms);
 /// in `*count` how many NOTs were skipped.
 const Expr& SkipNots(const Expr& e, size_t* count);
 const ExprPtr& SkipNots(const ExprPtr& e, size_t* count);
+
+/// Unsigned bytewise order of `a` and `b` (a prefix first), as memcmp's sign.
+inline int CompareBytes(std::string_view a, std::string_view b) {
+  int c = std::memcmp(a.data(), b.data(), std::min(a.size(), b.size()));
+  if (c != 0) return c;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
 
 }  // namespace floe::expr::internal

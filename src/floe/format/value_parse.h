@@ -9,7 +9,7 @@
 ///   decimal   [-+]digits[.digits][e[-+]N]: exact (no binary floating point);
 ///             fraction digits beyond the scale must be zeros, and the total
 ///             must fit the precision
-///   date      YYYY-MM-DD (years beyond 9999 as +YYYYYY / -YYYYYY)
+///   date      YYYY-MM-DD (other years with a sign and 4 to 9 digits: +010000, -0001)
 ///   time      HH:MM[:SS[.f...]] up to 9 fraction digits (beyond 6 must be zeros)
 ///   timestamp YYYY-MM-DD[(T| )HH:MM[:SS[.f...]]] without a zone; for the tz
 ///             types a zone Z, +HH:MM, +HHMM or +HH may follow (none = UTC);
@@ -26,6 +26,7 @@
 
 #include "floe/types/sql_schema.h"
 #include "floe/types/type.h"
+#include "floe/util/civil_time.h"
 #include "floe/util/status.h"
 
 namespace floe::format {
@@ -45,11 +46,7 @@ Result<int32_t> ParseDateText(std::string_view text);
 /// Microseconds since midnight.
 Result<int64_t> ParseTimeText(std::string_view text);
 /// The date part of the last timestamp parsed (consecutive rows usually share it).
-struct DateCache {
-  char text[10] = {};
-  int64_t days = 0;
-  bool valid = false;
-};
+using DateCache = civil::DateCache;
 
 /// Microseconds (or nanoseconds for the _ns types) since the epoch, for any
 /// of the four timestamp types. `cache` (optional) skips re-parsing a date

@@ -1,4 +1,5 @@
 #include "floe/iceberg/manifest.h"
+#include "floe/util/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -18,8 +19,7 @@ std::string_view FileFormatName(FileFormat f) {
 }
 
 Result<FileFormat> ParseFileFormat(std::string_view text) {
-  std::string t(text);
-  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string t = ToLower(text);
   if (t == "parquet") return FileFormat::kParquet;
   if (t == "avro") return FileFormat::kAvro;
   if (t == "orc") return FileFormat::kOrc;

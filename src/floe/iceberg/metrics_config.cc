@@ -5,16 +5,11 @@
 
 #include "floe/iceberg/spec_json_internal.h"
 #include "floe/iceberg/transform.h"
+#include "floe/util/strings.h"
 
 namespace floe::iceberg {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Decodes the UTF-8 code point starting at s[i]; sets *len to its byte length.
 // Invalid bytes decode as themselves with length 1.
@@ -51,7 +46,7 @@ void Encode(uint32_t cp, std::string* out) {
 }  // namespace
 
 Result<MetricsMode> MetricsMode::Parse(std::string_view text) {
-  std::string t = Lower(text);
+  std::string t = ToLower(text);
   if (t == "none") return None();
   if (t == "counts") return Counts();
   if (t == "full") return Full();

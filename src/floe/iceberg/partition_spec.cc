@@ -238,25 +238,13 @@ Values PartitionTupleAt(const std::vector<ColumnVector>& columns, int64_t row) {
 
 namespace {
 
-// java.time's LocalTime.toString: HH:mm, then :ss if seconds or nanos, then
-// the fraction in groups of 3 digits.
-std::string JavaTime(int64_t nanos_of_day) {
-  int64_t secs = nanos_of_day / 1'000'000'000;
-  int64_t nanos = nanos_of_day % 1'000'000'000;
-  std::string out = fmt::format("{:02}:{:02}", secs / 3600, secs / 60 % 60);
-  if (secs % 60 == 0 && nanos == 0) return out;
-  out += fmt::format(":{:02}", secs % 60);
-  if (nanos == 0) return out;
-  if (nanos % 1'000'000 == 0) return out + fmt::format(".{:03}", nanos / 1'000'000);
-  if (nanos % 1'000 == 0) return out + fmt::format(".{:06}", nanos / 1'000);
-  return out + fmt::format(".{:09}", nanos);
-}
-
+// java.time's LocalDateTime.toString (and Instant's, with 'Z').
 std::string JavaTimestamp(int64_t value, int64_t per_second, bool zone) {
   int64_t per_day = per_second * 86400;
   int64_t days = FloorDiv(value, per_day);
   int64_t nanos = FloorMod(value, per_day) * (1'000'000'000 / per_second);
-  return FormatDate(static_cast<int32_t>(days)) + "T" + JavaTime(nanos) + (zone ? "Z" : "");
+  return FormatDate(static_cast<int32_t>(days)) + "T" + civil::FormatJavaLocalTime(nanos) +
+         (zone ? "Z" : "");
 }
 
 std::string Base64(std::string_view bytes) {
@@ -330,7 +318,7 @@ std::string PartitionHumanString(const Transform& transform, const Type& type, c
     case TypeId::kBoolean: return value.as_bool() ? "true" : "false";
     case TypeId::kInt: return std::to_string(value.as_int());
     case TypeId::kDate: return FormatDate(value.as_int());
-    case TypeId::kTime: return JavaTime(value.as_long() * 1000);
+    case TypeId::kTime: return civil::FormatJavaLocalTime(value.as_long() * 1000);
     case TypeId::kTimestamp: return JavaTimestamp(value.as_long(), 1'000'000, false);
     case TypeId::kTimestampTz: return JavaTimestamp(value.as_long(), 1'000'000, true);
     case TypeId::kTimestampNs: return JavaTimestamp(value.as_long(), 1'000'000'000, false);

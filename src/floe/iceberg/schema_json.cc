@@ -5,18 +5,13 @@
 #include "floe/iceberg/json_internal.h"
 #include "floe/iceberg/schema_json_internal.h"
 #include "floe/util/nesting.h"
+#include "floe/util/strings.h"
 
 namespace floe::iceberg {
 
 namespace ji = json_internal;
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 Result<std::vector<NestedField>> FieldsFromJson(const Json& arr, const std::string& path,
                                                 FieldDefaults* defaults, int depth);
@@ -41,7 +36,7 @@ Result<TypePtr> TypeAt(const Json& j, std::string path, FieldDefaults* defaults,
   }
   if (j.is_string()) {
     const std::string& name = j.get_ref<const std::string&>();
-    std::string lower = Lower(name);
+    std::string lower = ToLower(name);
     if (lower == "unknown" || lower == "variant" || lower.starts_with("geometry") ||
         lower.starts_with("geography")) {
       return Unsupported("field '{}': type '{}' is not supported by floe", path, name);

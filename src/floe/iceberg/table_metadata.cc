@@ -11,6 +11,7 @@
 #include "floe/iceberg/value.h"
 #include "floe/util/buffer.h"
 #include "floe/util/codec.h"
+#include "floe/iceberg/reserved_ids.h"
 
 namespace floe::iceberg {
 
@@ -18,7 +19,6 @@ namespace ji = json_internal;
 
 namespace {
 
-constexpr int32_t kMaxFieldId = 2147483447;  // Integer.MAX_VALUE - 200 (Reserved Field IDs)
 
 bool HasScheme(std::string_view uri) {
   auto colon = uri.find(':');
@@ -243,7 +243,7 @@ Status ValidateForWrite(const TableMetadata& m) {
       return InvalidArgument("{}: schema {} uses field id {} above last-column-id {}", t,
                              s->schema_id(), highest, m.last_column_id);
     }
-    if (highest > kMaxFieldId) {
+    if (highest > kMaxUserFieldId) {
       return InvalidArgument("{}: schema {} uses reserved field id {}", t, s->schema_id(), highest);
     }
   }

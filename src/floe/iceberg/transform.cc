@@ -7,23 +7,17 @@
 
 #include "floe/iceberg/murmur3.h"
 #include "floe/iceberg/temporal.h"
+#include "floe/util/strings.h"
 
 namespace floe::iceberg {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsTimestamp(TypeId id) {
   return id == TypeId::kTimestamp || id == TypeId::kTimestampTz || id == TypeId::kTimestampNs ||
          id == TypeId::kTimestampTzNs;
 }
 
-bool IsNanos(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs; }
 
 // A fixed-width column mapped value by value; validity is copied.
 template <typename In, typename Out, typename F>
@@ -79,7 +73,7 @@ size_t Utf8PrefixBytes(std::string_view s, int64_t max_code_points) {
 }
 
 Result<Transform> Transform::Parse(std::string_view text, bool allow_unknown) {
-  std::string t = Lower(text);
+  std::string t = ToLower(text);
   if (t == "identity") return Identity();
   if (t == "year") return Year();
   if (t == "month") return Month();
@@ -242,7 +236,7 @@ Result<ColumnVector> Transform::Apply(const ColumnVector& src) const {
           return d;
         });
       }
-      const int64_t scale = IsNanos(id) ? kNanosPerMicro : 1;
+      const int64_t scale = IsNanosTimestamp(id) ? kNanosPerMicro : 1;
       const int64_t per_day = kMicrosPerDay * scale;
       const int64_t per_hour = kMicrosPerHour * scale;
       switch (k) {

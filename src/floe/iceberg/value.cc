@@ -9,6 +9,8 @@
 #include "floe/iceberg/json_internal.h"
 #include "floe/iceberg/murmur3.h"
 #include "floe/iceberg/temporal.h"
+#include "floe/types/visit_type.h"
+#include "floe/util/strings.h"
 
 namespace floe::iceberg {
 
@@ -28,38 +30,11 @@ std::string StoreLe(T v) {
   return out;
 }
 
-bool IsLongLike(TypeId id) {
-  return id == TypeId::kLong || id == TypeId::kTime || id == TypeId::kTimestamp ||
-         id == TypeId::kTimestampTz || id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
-}
-
-bool IsNanos(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs; }
-bool IsZoned(TypeId id) { return id == TypeId::kTimestampTz || id == TypeId::kTimestampTzNs; }
-
-constexpr char kHex[] = "0123456789abcdef";
-
-std::string ToHex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 Result<std::string> FromHex(std::string_view text) {
   if (text.size() % 2) return InvalidArgument("hex text '{}' has an odd length", text);
   std::string out(text.size() / 2, '\0');
   for (size_t i = 0; i < out.size(); ++i) {
-    int hi = HexDigit(text[2 * i]), lo = HexDigit(text[2 * i + 1]);
+    int hi = HexDigitValue(text[2 * i]), lo = HexDigitValue(text[2 * i + 1]);
     if (hi < 0 || lo < 0) return InvalidArgument("'{}' is not hex text", text);
     out[i] = static_cast<char>(hi << 4 | lo);
   }
@@ -79,111 +54,31 @@ std::string Int128ToString(int128_t v) {
   return std::string(digits.rbegin(), digits.rend());
 }
 
-// Parses exactly `n` digits at `*p` into `*out`.
-bool Digits(std::string_view s, size_t* p, int n, int64_t* out) {
-  if (*p + n > s.size()) return false;
-  int64_t v = 0;
-  for (int i = 0; i < n; ++i) {
-    char c = s[*p + i];
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  *p += n;
-  *out = v;
-  return true;
-}
+}  // namespace
 
-int DaysInMonth(int64_t y, int m) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return m == 2 && leap ? 29 : kDays[m - 1];
-}
-
-// Parses [+-]YYYY-MM-DD at *p; returns days.
-bool ParseDatePart(std::string_view s, size_t* p, int64_t* days) {
-  bool neg = false;
-  if (*p < s.size() && (s[*p] == '+' || s[*p] == '-')) {
-    neg = s[*p] == '-';
-    ++*p;
-  }
-  size_t start = *p;
-  while (*p < s.size() && s[*p] >= '0' && s[*p] <= '9') ++*p;
-  size_t ndigits = *p - start;
-  if (ndigits < 4 || ndigits > 9) return false;
-  int64_t year = 0;
-  size_t q = start;
-  if (!Digits(s, &q, static_cast<int>(ndigits), &year)) return false;
-  if (neg) year = -year;
-  int64_t month = 0, day = 0;
-  if (*p >= s.size() || s[*p] != '-') return false;
-  ++*p;
-  if (!Digits(s, p, 2, &month) || month < 1 || month > 12) return false;
-  if (*p >= s.size() || s[*p] != '-') return false;
-  ++*p;
-  if (!Digits(s, p, 2, &day) || day < 1 || day > DaysInMonth(year, static_cast<int>(month))) {
-    return false;
-  }
-  *days = DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day));
-  return true;
-}
-
-// Parses HH:MM[:SS[.f{1,9}]] at *p; returns nanoseconds since midnight.
-bool ParseTimePart(std::string_view s, size_t* p, int64_t* nanos) {
-  int64_t h = 0, m = 0, sec = 0, frac = 0;
-  if (!Digits(s, p, 2, &h) || h > 23) return false;
-  if (*p >= s.size() || s[*p] != ':') return false;
-  ++*p;
-  if (!Digits(s, p, 2, &m) || m > 59) return false;
-  if (*p < s.size() && s[*p] == ':') {
-    ++*p;
-    if (!Digits(s, p, 2, &sec) || sec > 59) return false;
-    if (*p < s.size() && s[*p] == '.') {
-      ++*p;
-      int n = 0;
-      while (*p < s.size() && s[*p] >= '0' && s[*p] <= '9') {
-        if (n == 9) return false;
-        frac = frac * 10 + (s[*p] - '0');
-        ++n;
-        ++*p;
-      }
-      if (n == 0) return false;
-      for (; n < 9; ++n) frac *= 10;
-    }
-  }
-  *nanos = ((h * 60 + m) * 60 + sec) * 1'000'000'000 + frac;
-  return true;
-}
-
-std::string FormatDateParts(int64_t days) {
-  CivilDate c = CivilFromDays(days);
-  if (c.year >= 0 && c.year <= 9999) return fmt::format("{:04}-{:02}-{:02}", c.year, c.month, c.day);
-  if (c.year > 9999) return fmt::format("+{}-{:02}-{:02}", c.year, c.month, c.day);
-  return fmt::format("-{:04}-{:02}-{:02}", -c.year, c.month, c.day);
-}
-
+namespace {
+/// The alternative of Value::Storage that holds a value of the type `Tag`
+/// (the column's C++ type, except bool for boolean and std::string for bytes).
+template <typename Tag>
+using StorageOf = std::conditional_t<
+    std::is_same_v<typename Tag::CType, uint8_t>, bool,
+    std::conditional_t<std::is_same_v<typename Tag::CType, std::string_view>, std::string,
+                       typename Tag::CType>>;
 }  // namespace
 
 bool Value::Matches(const Type& type) const {
   if (is_null()) return true;
-  switch (type.id) {
-    case TypeId::kBoolean: return std::holds_alternative<bool>(v);
-    case TypeId::kInt:
-    case TypeId::kDate: return std::holds_alternative<int32_t>(v);
-    case TypeId::kFloat: return std::holds_alternative<float>(v);
-    case TypeId::kDouble: return std::holds_alternative<double>(v);
-    case TypeId::kDecimal: return std::holds_alternative<int128_t>(v);
-    case TypeId::kUuid:
-      return std::holds_alternative<std::string>(v) && as_bytes().size() == 16;
-    case TypeId::kFixed:
-      return std::holds_alternative<std::string>(v) &&
-             as_bytes().size() == static_cast<size_t>(type.length);
-    case TypeId::kString:
-    case TypeId::kBinary: return std::holds_alternative<std::string>(v);
-    case TypeId::kStruct:
-    case TypeId::kList:
-    case TypeId::kMap: return false;
-    default: return IsLongLike(type.id) && std::holds_alternative<int64_t>(v);
-  }
+  return VisitType(type, [&](auto tag) {
+    using Tag = decltype(tag);
+    if constexpr (Tag::is_nested) {
+      return false;
+    } else {
+      if (!std::holds_alternative<StorageOf<Tag>>(v)) return false;
+      if constexpr (Tag::id == TypeId::kFixed) return as_bytes().size() == static_cast<size_t>(type.length);
+      if constexpr (Tag::id == TypeId::kUuid) return as_bytes().size() == 16;
+      return true;
+    }
+  });
 }
 
 bool Value::operator==(const Value& other) const {
@@ -266,7 +161,7 @@ Result<Value> FromBinary(const Type& type, std::string_view b) {
     case TypeId::kTimestampNs:
       if (b.size() == 4) {  // promoted date (v3)
         int64_t days = LoadLe<int32_t>(b.data());
-        int64_t per_day = kMicrosPerDay * (IsNanos(type.id) ? kNanosPerMicro : 1);
+        int64_t per_day = kMicrosPerDay * (IsNanosTimestamp(type.id) ? kNanosPerMicro : 1);
         int64_t v = 0;
         if (__builtin_mul_overflow(days, per_day, &v)) {
           return Corrupt("date bound {} is outside the range of {}", days, type.ToString());
@@ -348,29 +243,25 @@ Result<int128_t> DecimalFromString(std::string_view text, int32_t scale) {
   return neg ? -v : v;
 }
 
-std::string FormatDate(int32_t days) { return FormatDateParts(days); }
+std::string FormatDate(int32_t days) { return civil::FormatDate(days, civil::YearStyle::kJava); }
 
 std::string FormatTime(int64_t micros) {
-  int64_t secs = FloorDiv(micros, kMicrosPerSecond);
-  int64_t frac = FloorMod(micros, kMicrosPerSecond);
-  return fmt::format("{:02}:{:02}:{:02}.{:06}", secs / 3600, secs / 60 % 60, secs % 60, frac);
+  std::string out;
+  civil::AppendTimeOfDay(micros, 6, &out);
+  return out;
 }
 
 std::string FormatTimestamp(int64_t value, bool nanos, bool zone) {
-  int64_t per_second = nanos ? 1'000'000'000 : kMicrosPerSecond;
-  int64_t per_day = per_second * 86400;
-  int64_t days = FloorDiv(value, per_day);
-  int64_t in_day = FloorMod(value, per_day);
-  int64_t secs = in_day / per_second;
-  int64_t frac = in_day % per_second;
-  return fmt::format("{}T{:02}:{:02}:{:02}.{:0{}}{}", FormatDateParts(days), secs / 3600,
-                     secs / 60 % 60, secs % 60, frac, nanos ? 9 : 6, zone ? "+00:00" : "");
+  std::string out;
+  civil::AppendTimestamp(value, nanos ? 9 : 6, civil::YearStyle::kJava, &out);
+  if (zone) out += "+00:00";
+  return out;
 }
 
+// The single-value JSON forms are the ISO ones Java writes (civil::Spelling::kIso).
 Result<int32_t> ParseDate(std::string_view text) {
-  size_t p = 0;
   int64_t days = 0;
-  if (!ParseDatePart(text, &p, &days) || p != text.size() ||
+  if (!civil::ParseDate(text, civil::Spelling::kIso, &days) ||
       days < std::numeric_limits<int32_t>::min() || days > std::numeric_limits<int32_t>::max()) {
     return InvalidArgument("'{}' is not an ISO-8601 date (YYYY-MM-DD)", text);
   }
@@ -378,9 +269,8 @@ Result<int32_t> ParseDate(std::string_view text) {
 }
 
 Result<int64_t> ParseTime(std::string_view text) {
-  size_t p = 0;
   int64_t nanos = 0;
-  if (!ParseTimePart(text, &p, &nanos) || p != text.size()) {
+  if (!civil::ParseTime(text, civil::Spelling::kIso, &nanos)) {
     return InvalidArgument("'{}' is not an ISO-8601 time (HH:MM:SS.ffffff)", text);
   }
   if (nanos % kNanosPerMicro != 0) {
@@ -390,47 +280,20 @@ Result<int64_t> ParseTime(std::string_view text) {
 }
 
 Result<int64_t> ParseTimestamp(std::string_view text, bool nanos, bool zone) {
-  size_t p = 0;
-  int64_t days = 0, in_day = 0;
-  auto bad = [&]() {
+  civil::TimestampParts parts;
+  if (!civil::ParseTimestamp(text, civil::Spelling::kIso, &parts) || parts.has_zone != zone) {
     return InvalidArgument("'{}' is not an ISO-8601 timestamp{}", text,
                            zone ? " with a zone offset" : " without a zone offset");
-  };
-  if (!ParseDatePart(text, &p, &days) || p >= text.size() || text[p] != 'T') return bad();
-  ++p;
-  if (!ParseTimePart(text, &p, &in_day)) return bad();
-  int64_t offset_minutes = 0;
-  bool has_offset = false;
-  if (p < text.size()) {
-    if (text[p] == 'Z') {
-      has_offset = true;
-      ++p;
-    } else if (text[p] == '+' || text[p] == '-') {
-      bool neg = text[p] == '-';
-      ++p;
-      int64_t oh = 0, om = 0;
-      if (!Digits(text, &p, 2, &oh) || p >= text.size() || text[p] != ':') return bad();
-      ++p;
-      if (!Digits(text, &p, 2, &om) || oh > 18 || om > 59) return bad();
-      offset_minutes = (oh * 60 + om) * (neg ? -1 : 1);
-      has_offset = true;
-    }
   }
-  if (p != text.size() || has_offset != zone) return bad();
-  // Days of +-5.8 million years keep nanoseconds within int64 arithmetic below.
-  if (days > 106'751 || days < -106'752) {
-    if (nanos) return InvalidArgument("timestamp '{}' is out of the nanosecond range", text);
-  }
-  if (!nanos && in_day % kNanosPerMicro != 0) {
+  if (!nanos && parts.nanos_of_day % kNanosPerMicro != 0) {
     return InvalidArgument("timestamp '{}' is more precise than microseconds", text);
   }
-  int64_t unit = nanos ? 1 : kNanosPerMicro;
-  __int128 v = static_cast<__int128>(days) * (86'400'000'000'000 / unit) + in_day / unit -
-               static_cast<__int128>(offset_minutes) * 60'000'000'000 / unit;
-  if (v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max()) {
-    return InvalidArgument("timestamp '{}' is out of range", text);
+  int64_t v = 0;
+  if (!civil::EpochUnits(parts, nanos ? 9 : 6, &v)) {
+    return InvalidArgument("timestamp '{}' is out of the {} range", text,
+                           nanos ? "nanosecond" : "microsecond");
   }
-  return static_cast<int64_t>(v);
+  return v;
 }
 
 std::string FormatUuid(std::string_view b) {
@@ -479,7 +342,7 @@ Result<Json> ValueToJsonValue(const Type& type, const Value& value) {
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs:
-      return Json(FormatTimestamp(value.as_long(), IsNanos(type.id), IsZoned(type.id)));
+      return Json(FormatTimestamp(value.as_long(), IsNanosTimestamp(type.id), IsZonedTimestamp(type.id)));
     case TypeId::kString: return Json(value.as_bytes());
     case TypeId::kUuid: return Json(FormatUuid(value.as_bytes()));
     case TypeId::kFixed:
@@ -562,7 +425,7 @@ Result<Value> ValueFromJsonValue(const Type& type, const Json& j, std::string_vi
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
-      auto v = ParseTimestamp(s, IsNanos(type.id), IsZoned(type.id));
+      auto v = ParseTimestamp(s, IsNanosTimestamp(type.id), IsZonedTimestamp(type.id));
       if (!v) return with_ctx(v.error());
       return Value::Timestamp(*v);
     }
@@ -730,23 +593,20 @@ int CompareFloating(double a, double b) {
 }  // namespace
 
 int CompareValues(const Type& type, const Value& a, const Value& b) {
-  switch (type.id) {
-    case TypeId::kBoolean: return Cmp(a.as_bool(), b.as_bool());
-    case TypeId::kInt:
-    case TypeId::kDate: return Cmp(a.as_int(), b.as_int());
-    case TypeId::kFloat: return CompareFloating(a.as_float(), b.as_float());
-    case TypeId::kDouble: return CompareFloating(a.as_double(), b.as_double());
-    case TypeId::kDecimal: return Cmp(a.as_decimal(), b.as_decimal());
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid: {
+  return VisitType(type, [&](auto tag) {
+    using S = StorageOf<decltype(tag)>;
+    if constexpr (std::is_same_v<S, void>) {
+      return 0;  // nested: no single values
+    } else if constexpr (std::is_floating_point_v<S>) {
+      return CompareFloating(std::get<S>(a.v), std::get<S>(b.v));
+    } else if constexpr (std::is_same_v<S, std::string>) {
       // std::string compares chars as unsigned (char_traits<char>::lt).
       int c = a.as_bytes().compare(b.as_bytes());
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    } else {
+      return Cmp(std::get<S>(a.v), std::get<S>(b.v));
     }
-    default: return Cmp(a.as_long(), b.as_long());
-  }
+  });
 }
 
 Status AppendValue(ColumnVector* column, const Value& value) {
@@ -759,44 +619,37 @@ Status AppendValue(ColumnVector* column, const Value& value) {
     column->AppendNull();
     return Ok();
   }
-  switch (type.id) {
-    case TypeId::kBoolean: column->Append<uint8_t>(value.as_bool() ? 1 : 0); break;
-    case TypeId::kInt:
-    case TypeId::kDate: column->Append(value.as_int()); break;
-    case TypeId::kFloat: column->Append(value.as_float()); break;
-    case TypeId::kDouble: column->Append(value.as_double()); break;
-    case TypeId::kDecimal: column->Append(value.as_decimal()); break;
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid: column->AppendBytes(value.as_bytes()); break;
-    default: column->Append(value.as_long()); break;
-  }
+  VisitType(type, [&](auto tag) {
+    using Tag = decltype(tag);
+    using S = StorageOf<Tag>;
+    if constexpr (std::is_same_v<S, std::string>) {
+      column->AppendBytes(value.as_bytes());
+    } else if constexpr (std::is_same_v<S, bool>) {
+      column->Append<uint8_t>(value.as_bool() ? 1 : 0);
+    } else if constexpr (!Tag::is_nested) {
+      column->Append(std::get<S>(value.v));
+    }
+  });
   return Ok();
 }
 
 Value ValueAt(const ColumnVector& c, int64_t row) {
   if (c.IsNull(row)) return Value::Null();
-  switch (c.type->id) {
-    case TypeId::kBoolean: return Value::Boolean(c.data<uint8_t>()[row] != 0);
-    case TypeId::kInt:
-    case TypeId::kDate: return Value::Int(c.data<int32_t>()[row]);
-    case TypeId::kFloat: return Value::Float(c.data<float>()[row]);
-    case TypeId::kDouble: return Value::Double(c.data<double>()[row]);
-    case TypeId::kDecimal: {
-      int128_t v;
-      std::memcpy(&v, c.values.data() + 16 * row, 16);
-      return Value::Decimal(v);
+  return VisitType(*c.type, [&](auto tag) {
+    using Tag = decltype(tag);
+    using S = StorageOf<Tag>;
+    if constexpr (Tag::is_nested) {
+      return Value::Null();
+    } else if constexpr (std::is_same_v<S, std::string>) {
+      return Value::Bytes(std::string(c.bytes(row)));
+    } else if constexpr (std::is_same_v<S, bool>) {
+      return Value::Boolean(c.data<uint8_t>()[row] != 0);
+    } else {
+      S v;  // memcpy: decimal slots need not be 16-byte aligned
+      std::memcpy(&v, c.values.data() + sizeof(S) * row, sizeof(S));
+      return Value::Of(v);
     }
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid: return Value::Bytes(std::string(c.bytes(row)));
-    case TypeId::kStruct:
-    case TypeId::kList:
-    case TypeId::kMap: return Value::Null();
-    default: return Value::Long(c.data<int64_t>()[row]);
-  }
+  });
 }
 
 }  // namespace floe::iceberg

@@ -46,6 +46,12 @@ struct Value {
   /// String (UTF-8), binary, fixed or uuid bytes.
   static Value Bytes(std::string b) { return Value(Storage(std::move(b))); }
   static Value String(std::string s) { return Bytes(std::move(s)); }
+  /// A value of one of the fixed-width physical forms (bool, int32_t, int64_t,
+  /// float, double, int128_t), for code generic over the type.
+  template <typename T>
+  static Value Of(T x) {
+    return Value(Storage(x));
+  }
 
   bool is_null() const { return std::holds_alternative<std::monostate>(v); }
   bool as_bool() const { return std::get<bool>(v); }

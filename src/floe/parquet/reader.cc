@@ -13,6 +13,7 @@
 #include "floe/parquet/reader_column.h"
 #include "floe/parquet/reader_schema.h"
 #include "floe/parquet/thrift_internal.h"
+#include "floe/util/strings.h"
 
 namespace floe::parquet {
 
@@ -182,16 +183,7 @@ std::string CodecName(int32_t c) {
   return fmt::format("CODEC({})", c);
 }
 
-std::string Hex(const std::string& s) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size() * 2);
-  for (unsigned char c : s) {
-    out.push_back(d[c >> 4]);
-    out.push_back(d[c & 15]);
-  }
-  return out;
-}
+std::string Hex(const std::string& s) { return ToHex(s); }
 
 /// An Iceberg single-value binary bound as readable JSON (numbers, text,
 /// decimal and time values as their raw integers), hex for the rest.

@@ -18,6 +18,7 @@
 #include "floe/parquet/encoder.h"
 #include "floe/parquet/rle_encoder.h"
 #include "floe/parquet/writer.h"
+#include "floe/util/civil_time.h"
 
 namespace floe::parquet {
 namespace {
@@ -32,15 +33,6 @@ SchemaPtr BenchSchema() {
       {7, "flag", false, BooleanType(), ""}});
 }
 
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 // "2026-01-01 00:00:00[.ffffff]" -> microseconds since epoch.
 int64_t ParseTimestamp(std::string_view s) {
   auto num = [&](size_t pos, size_t len) {
@@ -48,7 +40,7 @@ int64_t ParseTimestamp(std::string_view s) {
     std::from_chars(s.data() + pos, s.data() + pos + len, v);
     return v;
   };
-  int64_t days = DaysFromCivil(num(0, 4), static_cast<unsigned>(num(5, 2)), static_cast<unsigned>(num(8, 2)));
+  int64_t days = civil::DaysFromCivil(num(0, 4), static_cast<int>(num(5, 2)), static_cast<int>(num(8, 2)));
   int64_t secs = days * 86400 + num(11, 2) * 3600 + num(14, 2) * 60 + num(17, 2);
   int64_t frac = 0;
   if (s.size() > 20) {

@@ -12,6 +12,7 @@
 #include "floe/iceberg/schema_json.h"
 #include "floe/parquet/schema_mapping.h"
 #include "floe/types/column_ops.h"
+#include "floe/util/strings.h"
 
 namespace floe::table {
 
@@ -25,12 +26,6 @@ namespace {
 // smallest slice cut from a batch near the target size.
 constexpr int64_t kFirstSliceRows = 1000;
 constexpr int64_t kMinSliceRows = 64;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // True for `scheme:` prefixes other than a plain path (RFC 3986 scheme characters).
 bool HasScheme(std::string_view loc) {

@@ -24,12 +24,13 @@
 #include "floe/table/partition_key.h"
 #include "floe/types/column_vector.h"
 #include "floe/util/status.h"
+#include "floe/iceberg/reserved_ids.h"
 
 namespace floe::table {
 
 /// Reserved field ids of the position delete columns (Iceberg spec: Reserved Field IDs).
-inline constexpr int32_t kDeleteFilePathFieldId = 2147483546;
-inline constexpr int32_t kDeleteFilePosFieldId = 2147483545;
+using iceberg::kDeleteFilePathFieldId;
+using iceberg::kDeleteFilePosFieldId;
 
 /// The position delete schema: `file_path` (required string), `pos`
 /// (required long). The optional `row` column is not written (PITFALLS 75).

@@ -22,41 +22,11 @@ namespace {
 
 // LocalDate.toString: 4-digit years zero-padded with a sign when negative,
 // years past 9999 with a leading '+'.
-std::string JavaLocalDate(int64_t days) {
-  iceberg::CivilDate c = iceberg::CivilFromDays(days);
-  std::string year;
-  int64_t y = c.year;
-  int64_t abs_year = y < 0 ? -y : y;
-  if (abs_year < 1000) {
-    year = fmt::format("{}{:04d}", y < 0 ? "-" : "", abs_year);
-  } else {
-    year = fmt::format("{}{}", y > 9999 ? "+" : "", y);
-  }
-  return fmt::format("{}-{:02d}-{:02d}", year, c.month, c.day);
-}
+std::string JavaLocalDate(int64_t days) { return civil::FormatDate(days, civil::YearStyle::kJava); }
 
 // LocalTime.toString: HH:mm, then :ss when seconds or fraction are non-zero,
 // then the fraction in groups of 3 digits.
-std::string JavaLocalTime(int64_t nanos_of_day) {
-  int64_t h = nanos_of_day / 3'600'000'000'000;
-  int64_t m = nanos_of_day / 60'000'000'000 % 60;
-  int64_t s = nanos_of_day / 1'000'000'000 % 60;
-  int64_t n = nanos_of_day % 1'000'000'000;
-  std::string out = fmt::format("{:02d}:{:02d}", h, m);
-  if (s > 0 || n > 0) {
-    out += fmt::format(":{:02d}", s);
-    if (n > 0) {
-      if (n % 1'000'000 == 0) {
-        out += fmt::format(".{:03d}", n / 1'000'000);
-      } else if (n % 1000 == 0) {
-        out += fmt::format(".{:06d}", n / 1000);
-      } else {
-        out += fmt::format(".{:09d}", n);
-      }
-    }
-  }
-  return out;
-}
+std::string JavaLocalTime(int64_t nanos_of_day) { return civil::FormatJavaLocalTime(nanos_of_day); }
 
 std::string JavaLocalDateTime(int64_t value, bool nanos) {
   const int64_t per_day = nanos ? iceberg::kMicrosPerDay * 1000 : iceberg::kMicrosPerDay;

@@ -8,6 +8,7 @@
 
 #include "floe/io/file.h"
 #include "floe/util/codec.h"
+#include "floe/util/strings.h"
 
 namespace floe::table {
 
@@ -38,12 +39,7 @@ std::optional<int64_t> VersionOf(std::string_view name) {
   return std::stoll(std::string(digits));
 }
 
-std::string Trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
-}
+std::string Trim(const std::string& s) { return std::string(TrimSpace(s)); }
 
 }  // namespace
 

@@ -19,6 +19,7 @@
 #include "floe/table/delete_filter.h"
 #include "floe/types/column_ops.h"
 #include "floe/util/nesting.h"
+#include "floe/iceberg/reserved_ids.h"
 
 namespace floe::table {
 
@@ -29,8 +30,8 @@ using iceberg::Value;
 namespace {
 
 // Reserved field ids of position delete files (Iceberg spec: Position Delete Files).
-constexpr int32_t kDeleteFilePathId = 2147483546;
-constexpr int32_t kDeletePosId = 2147483545;
+constexpr int32_t kDeleteFilePathId = iceberg::kDeleteFilePathFieldId;
+constexpr int32_t kDeletePosId = iceberg::kDeleteFilePosFieldId;
 
 // ---------------------------------------------------------- schema helpers
 

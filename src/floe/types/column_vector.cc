@@ -1,31 +1,24 @@
 #include "floe/types/column_vector.h"
 
+#include "floe/types/visit_type.h"
+
 namespace floe {
 
 int FixedValueWidth(const Type& type) {
-  switch (type.id) {
-    case TypeId::kBoolean: return 1;
-    case TypeId::kInt:
-    case TypeId::kDate: return 4;
-    case TypeId::kLong:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: return 8;
-    case TypeId::kFloat: return 4;
-    case TypeId::kDouble: return 8;
-    case TypeId::kDecimal: return 16;
-    case TypeId::kUuid: return 16;
-    case TypeId::kFixed: return type.length;
-    default: return 0;
-  }
+  return VisitType(type, [&](auto tag) {
+    using Tag = decltype(tag);
+    if constexpr (Tag::id == TypeId::kFixed) return type.length;
+    return Tag::layout == ValueLayout::kFixedWidth ? Tag::width : 0;
+  });
 }
 
 namespace {
 bool HasOffsets(TypeId id) {
-  return id == TypeId::kString || id == TypeId::kBinary || id == TypeId::kList ||
-         id == TypeId::kMap;
+  return VisitTypeId(id, [](auto tag) {
+    using Tag = decltype(tag);
+    return Tag::layout == ValueLayout::kOffsets || Tag::layout == ValueLayout::kList ||
+           Tag::layout == ValueLayout::kMap;
+  });
 }
 }  // namespace
 

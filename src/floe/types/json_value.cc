@@ -5,71 +5,18 @@
 #include <cmath>
 #include <cstring>
 
+#include "floe/util/civil_time.h"
+#include "floe/util/strings.h"
+
 namespace floe {
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 
-inline void AppendPadded(uint64_t v, int width, std::string* out) {
-  char buf[24];
-  int n = 0;
-  do {
-    buf[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  for (int i = n; i < width; ++i) out->push_back('0');
-  while (n) out->push_back(buf[--n]);
-}
-
 inline void AppendInt(int64_t v, std::string* out) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   out->append(buf, r.ptr);
-}
-
-struct Civil {
-  int64_t year;
-  unsigned month, day;
-};
-
-// Proleptic Gregorian calendar from days since 1970-01-01 (era-based: 400-year
-// cycles of 146097 days, March-based years so that leap days fall last).
-Civil CivilFromDays(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const uint64_t doe = static_cast<uint64_t>(z - era * 146097);
-  const uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
-  const uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const uint64_t mp = (5 * doy + 2) / 153;
-  const unsigned d = static_cast<unsigned>(doy - (153 * mp + 2) / 5 + 1);
-  const unsigned m = static_cast<unsigned>(mp < 10 ? mp + 3 : mp - 9);
-  return {y + (m <= 2), m, d};
-}
-
-/// Year as JavaScript's Date#toISOString: 4 digits in 0..9999, else sign + 6 digits.
-void AppendYear(int64_t y, std::string* out) {
-  if (y >= 0 && y <= 9999) {
-    AppendPadded(static_cast<uint64_t>(y), 4, out);
-  } else {
-    out->push_back(y < 0 ? '-' : '+');
-    AppendPadded(static_cast<uint64_t>(y < 0 ? -y : y), 6, out);
-  }
-}
-
-void AppendCivilDate(int64_t days, std::string* out) {
-  Civil c = CivilFromDays(days);
-  AppendYear(c.year, out);
-  out->push_back('-');
-  AppendPadded(c.month, 2, out);
-  out->push_back('-');
-  AppendPadded(c.day, 2, out);
-}
-
-inline int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
 }
 
 /// JavaScript's Number#toString layout for decimal digits `d` (no leading
@@ -144,15 +91,6 @@ void AppendUuid(std::string_view b, std::string* out) {
 }
 
 }  // namespace
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const uint64_t yoe = static_cast<uint64_t>(y - era * 400);
-  const uint64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const uint64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 
 bool IsValidUtf8(std::string_view bytes) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -283,41 +221,18 @@ void AppendJsonFloat(float v, std::string* out) {
   AppendJsNumber(neg, shortest, n, out);
 }
 
-void AppendDateText(int32_t days, std::string* out) { AppendCivilDate(days, out); }
+// Dates print as JavaScript's Date#toISOString does (canonical.mjs).
+void AppendDateText(int32_t days, std::string* out) {
+  civil::AppendDate(days, civil::YearStyle::kJavaScript, out);
+}
 
 void AppendTimeText(int64_t micros, std::string* out) {
-  uint64_t v = static_cast<uint64_t>(micros < 0 ? -micros : micros);
-  if (micros < 0) out->push_back('-');
-  uint64_t us = v % 1000000;
-  v /= 1000000;
-  uint64_t s = v % 60;
-  v /= 60;
-  uint64_t m = v % 60;
-  uint64_t h = v / 60;
-  AppendPadded(h, 2, out);
-  out->push_back(':');
-  AppendPadded(m, 2, out);
-  out->push_back(':');
-  AppendPadded(s, 2, out);
-  out->push_back('.');
-  AppendPadded(us, 6, out);
+  if (micros < 0) out->push_back('-');  // not a valid time; printed, not hidden
+  civil::AppendTimeOfDay(micros < 0 ? -micros : micros, 6, out);
 }
 
 void AppendTimestampText(int64_t units, int digits, std::string* out) {
-  const int64_t scale = digits == 9 ? 1000000000 : 1000000;
-  int64_t secs = FloorDiv(units, scale);
-  int64_t frac = units - secs * scale;
-  int64_t days = FloorDiv(secs, 86400);
-  int64_t sod = secs - days * 86400;
-  AppendCivilDate(days, out);
-  out->push_back('T');
-  AppendPadded(static_cast<uint64_t>(sod / 3600), 2, out);
-  out->push_back(':');
-  AppendPadded(static_cast<uint64_t>(sod / 60 % 60), 2, out);
-  out->push_back(':');
-  AppendPadded(static_cast<uint64_t>(sod % 60), 2, out);
-  out->push_back('.');
-  AppendPadded(static_cast<uint64_t>(frac), digits, out);
+  civil::AppendTimestamp(units, digits, civil::YearStyle::kJavaScript, out);
 }
 
 void AppendDecimalText(int128_t v, int32_t scale, std::string* out) {
@@ -337,15 +252,7 @@ void AppendDecimalText(int128_t v, int32_t scale, std::string* out) {
   }
 }
 
-void AppendHex(std::string_view bytes, std::string* out) {
-  size_t at = out->size();
-  out->resize(at + bytes.size() * 2);
-  char* w = out->data() + at;
-  for (unsigned char c : bytes) {
-    *w++ = kHexDigits[c >> 4];
-    *w++ = kHexDigits[c & 15];
-  }
-}
+void AppendHex(std::string_view bytes, std::string* out) { AppendHexBytes(bytes, out); }
 
 void AppendJsonValue(const ColumnVector& col, int64_t row, std::string* out) {
   if (col.IsNull(row)) {
@@ -381,10 +288,10 @@ void AppendJsonValue(const ColumnVector& col, int64_t row, std::string* out) {
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
-      bool ns = type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs;
+      bool ns = IsNanosTimestamp(type.id);
       out->push_back('"');
       AppendTimestampText(col.data<int64_t>()[row], ns ? 9 : 6, out);
-      if (type.id == TypeId::kTimestampTz || type.id == TypeId::kTimestampTzNs) {
+      if (IsZonedTimestamp(type.id)) {
         out->append("+00:00");
       }
       out->push_back('"');

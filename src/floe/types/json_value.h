@@ -63,7 +63,4 @@ void AppendHex(std::string_view bytes, std::string* out);
 /// True when `bytes` is well-formed UTF-8 (no surrogates, no overlongs).
 bool IsValidUtf8(std::string_view bytes);
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (any year).
-int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
-
 }  // namespace floe

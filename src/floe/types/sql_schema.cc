@@ -1,6 +1,7 @@
 // SQL column list parser: a small tokenizer and a recursive-descent parser into
 // a mutable tree, then a second pass that assigns Iceberg field ids.
 #include "floe/types/sql_schema.h"
+#include "floe/util/strings.h"
 
 #include <cctype>
 #include <charconv>
@@ -17,12 +18,6 @@ struct Token {
   std::string text;  ///< word as written, unquoted name, number digits, string contents, punct char
   size_t pos = 0;    ///< 1-based character position
 };
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string Describe(const Token& t) {
   switch (t.kind) {
@@ -158,7 +153,7 @@ class Parser {
     return Peek(ahead).kind == Tok::kPunct && Peek(ahead).text == p;
   }
   bool IsWord(std::string_view upper, size_t ahead = 0) const {
-    return Peek(ahead).kind == Tok::kWord && Upper(Peek(ahead).text) == upper;
+    return Peek(ahead).kind == Tok::kWord && ToUpper(Peek(ahead).text) == upper;
   }
   std::unexpected<floe::Error> Error(std::string_view expected) const {
     return InvalidArgument("SQL column list, column {}: {}, found {}", Peek().pos, expected,
@@ -269,7 +264,7 @@ class Parser {
 
     if (Peek().kind != Tok::kWord) return Error("expected a type name");
     const Token& word = Next();
-    const std::string u = Upper(word.text);
+    const std::string u = ToUpper(word.text);
     if (u == "BOOLEAN" || u == "BOOL") return Simple(TypeId::kBoolean);
     if (u == "INT" || u == "INTEGER" || u == "TINYINT" || u == "SMALLINT") {
       return Simple(TypeId::kInt);
@@ -458,7 +453,7 @@ std::string QuoteName(const std::string& name) {
   for (char c : name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) plain = false;
   }
-  const std::string u = Upper(name);
+  const std::string u = ToUpper(name);
   if (u == "NOT" || u == "NULL" || u == "COMMENT") plain = false;
   if (plain) return name;
   std::string out = "`";

@@ -8,6 +8,9 @@
 #include <set>
 #include <unordered_set>
 
+#include "floe/types/visit_type.h"
+#include "floe/util/strings.h"
+
 namespace floe {
 
 bool NestedField::operator==(const NestedField& other) const {
@@ -21,24 +24,13 @@ bool Type::operator==(const Type& other) const {
 }
 
 std::string Type::ToString() const {
-  switch (id) {
-    case TypeId::kBoolean: return "boolean";
-    case TypeId::kInt: return "int";
-    case TypeId::kLong: return "long";
-    case TypeId::kFloat: return "float";
-    case TypeId::kDouble: return "double";
-    case TypeId::kDecimal: return fmt::format("decimal({}, {})", precision, scale);
-    case TypeId::kDate: return "date";
-    case TypeId::kTime: return "time";
-    case TypeId::kTimestamp: return "timestamp";
-    case TypeId::kTimestampTz: return "timestamptz";
-    case TypeId::kTimestampNs: return "timestamp_ns";
-    case TypeId::kTimestampTzNs: return "timestamptz_ns";
-    case TypeId::kString: return "string";
-    case TypeId::kUuid: return "uuid";
-    case TypeId::kFixed: return fmt::format("fixed[{}]", length);
-    case TypeId::kBinary: return "binary";
-    case TypeId::kStruct: {
+  return VisitType(*this, [&](auto tag) -> std::string {
+    using Tag = decltype(tag);
+    if constexpr (Tag::id == TypeId::kDecimal) {
+      return fmt::format("decimal({}, {})", precision, scale);
+    } else if constexpr (Tag::id == TypeId::kFixed) {
+      return fmt::format("fixed[{}]", length);
+    } else if constexpr (Tag::id == TypeId::kStruct) {
       std::string out = "struct<";
       for (size_t i = 0; i < fields.size(); ++i) {
         if (i) out += ", ";
@@ -46,18 +38,20 @@ std::string Type::ToString() const {
                            fields[i].required ? " not null" : "");
       }
       return out + ">";
-    }
-    case TypeId::kList: return fmt::format("list<{}>", element().type->ToString());
-    case TypeId::kMap:
+    } else if constexpr (Tag::id == TypeId::kList) {
+      return fmt::format("list<{}>", element().type->ToString());
+    } else if constexpr (Tag::id == TypeId::kMap) {
       return fmt::format("map<{}, {}>", key().type->ToString(), value().type->ToString());
-  }
-  return "?";
+    } else {
+      return std::string(Tag::name);
+    }
+  });
 }
 
 TypePtr Primitive(TypeId id) {
   static const auto kInstances = [] {
-    std::array<TypePtr, 19> out;
-    for (int i = 0; i < 19; ++i) {
+    std::array<TypePtr, std::size(kAllTypeIds)> out;
+    for (size_t i = 0; i < out.size(); ++i) {
       auto t = std::make_shared<Type>();
       t->id = static_cast<TypeId>(i);
       out[i] = std::move(t);
@@ -119,20 +113,8 @@ TypePtr MapType(int32_t key_id, TypePtr key, int32_t value_id, bool value_requir
 
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 bool ParseInt(std::string_view s, int32_t* out) {
-  s = Trim(s);
+  s = TrimSpace(s);
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && p == s.data() + s.size();
 }
@@ -140,18 +122,11 @@ bool ParseInt(std::string_view s, int32_t* out) {
 }  // namespace
 
 Result<TypePtr> ParsePrimitiveType(std::string_view text) {
-  std::string t = Lower(Trim(text));
-  static const std::pair<std::string_view, TypeId> kNames[] = {
-      {"boolean", TypeId::kBoolean},         {"int", TypeId::kInt},
-      {"long", TypeId::kLong},               {"float", TypeId::kFloat},
-      {"double", TypeId::kDouble},           {"date", TypeId::kDate},
-      {"time", TypeId::kTime},               {"timestamp", TypeId::kTimestamp},
-      {"timestamptz", TypeId::kTimestampTz}, {"timestamp_ns", TypeId::kTimestampNs},
-      {"timestamptz_ns", TypeId::kTimestampTzNs}, {"string", TypeId::kString},
-      {"uuid", TypeId::kUuid},               {"binary", TypeId::kBinary},
-  };
-  for (const auto& [name, id] : kNames) {
-    if (t == name) return Primitive(id);
+  std::string t = ToLower(TrimSpace(text));
+  for (TypeId id : kAllTypeIds) {
+    if (!IsNested(id) && id != TypeId::kDecimal && id != TypeId::kFixed && t == TypeIdName(id)) {
+      return Primitive(id);
+    }
   }
   if (t.starts_with("decimal(") && t.ends_with(")")) {
     std::string_view inner(t.data() + 8, t.size() - 9);
@@ -206,10 +181,7 @@ int32_t MaxId(const std::vector<NestedField>& fields) {
 
 bool NamesEqual(std::string_view a, std::string_view b, bool case_sensitive) {
   if (case_sensitive) return a == b;
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
+  return EqualsIgnoreCase(a, b);
 }
 
 Status ValidateFields(const std::vector<NestedField>& fields, const std::string& path,

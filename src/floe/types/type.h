@@ -43,6 +43,16 @@ constexpr bool IsNested(TypeId id) {
   return id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kMap;
 }
 
+/// True for the timestamps counted in nanoseconds (timestamp_ns, timestamptz_ns).
+constexpr bool IsNanosTimestamp(TypeId id) {
+  return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
+}
+
+/// True for the timestamps adjusted to UTC (timestamptz, timestamptz_ns).
+constexpr bool IsZonedTimestamp(TypeId id) {
+  return id == TypeId::kTimestampTz || id == TypeId::kTimestampTzNs;
+}
+
 struct Type;
 using TypePtr = std::shared_ptr<const Type>;
 

@@ -1,4 +1,5 @@
 #include "floe/util/codec.h"
+#include "floe/util/strings.h"
 
 #include <brotli/decode.h>
 #include <brotli/encode.h>
@@ -14,8 +15,7 @@
 namespace floe {
 
 Result<Codec> ParseCodec(std::string_view name) {
-  std::string n(name);
-  for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string n = ToLower(name);
   if (n == "uncompressed" || n == "none" || n == "null") return Codec::kUncompressed;
   if (n == "snappy") return Codec::kSnappy;
   if (n == "gzip") return Codec::kGzip;
