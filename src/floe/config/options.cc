@@ -1,5 +1,7 @@
 #include "floe/config/options.h"
 
+#include "floe/util/strings.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -345,12 +347,6 @@ std::string_view TypeName(OptionType t) {
 bool ParseInt64(std::string_view s, int64_t* out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return !s.empty() && ec == std::errc() && p == s.data() + s.size();
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
 }
 
 size_t EditDistance(std::string_view a, std::string_view b) {

@@ -9,6 +9,7 @@
 
 #include "floe/config/options.h"
 #include "floe/iceberg/transform.h"
+#include "floe/util/strings.h"
 
 namespace floe::sink {
 namespace {
@@ -18,18 +19,8 @@ constexpr uint32_t kWrite = uint32_t(config::Scope::kWrite);
 constexpr uint32_t kTable = uint32_t(config::Scope::kTable);
 constexpr uint32_t kCatalog = uint32_t(config::Scope::kCatalog);
 
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+std::string Trim(std::string_view s) { return std::string(TrimSpace(s)); }
+std::string Lower(std::string_view s) { return ToLower(s); }
 
 // A YAML scalar as text; the error names the key.
 Result<std::string> ScalarOf(const YAML::Node& node, std::string_view key, std::string_view origin) {
