@@ -98,11 +98,6 @@ Result<std::unique_ptr<OutputFile>> FaultInjectingFileIO::NewOutput(std::string_
   return std::unique_ptr<OutputFile>(new FaultOutputFile(this, std::string(location), std::move(out)));
 }
 
-Status FaultInjectingFileIO::PublishIfAbsent(std::string_view location, std::string_view data, bool sync) {
-  FLOE_RETURN_IF_ERROR(Check(FaultOp::kRename, location));
-  return inner_->PublishIfAbsent(location, data, sync);
-}
-
 Status FaultInjectingFileIO::Delete(std::string_view location) {
   FLOE_RETURN_IF_ERROR(Check(FaultOp::kDelete, location));
   return inner_->Delete(location);

@@ -6,7 +6,8 @@
 /// pass through to the wrapped FileIO untouched until a fault fires; a fault
 /// fires before the operation reaches the wrapped FileIO, so nothing of it
 /// happens (a failed rename publishes nothing, a failed delete removes
-/// nothing).
+/// nothing). PublishIfAbsent runs FileIO's own create / write / commit
+/// sequence on this decorator, so each of its steps can fail.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@ namespace floe::io {
 enum class FaultOp : uint8_t {
   kCreate,  ///< NewOutput, CreateFolders
   kWrite,   ///< OutputFile::Write
-  kRename,  ///< OutputFile::Commit (the atomic publication), PublishIfAbsent
+  kRename,  ///< OutputFile::Commit (the atomic publication)
   kDelete,  ///< Delete, DeletePrefix, RemoveFolderIfEmpty
   kList,    ///< ListFiles, ListFolder
   kRead,    ///< NewInput
@@ -50,8 +51,7 @@ class FaultInjectingFileIO final : public FileIO {
   std::string_view name() const override { return "fault-injecting"; }
   Result<std::unique_ptr<InputFile>> NewInput(std::string_view location) override;
   Result<std::unique_ptr<OutputFile>> NewOutput(std::string_view location,
-                                                const OutputOptions& options) override;
-  Status PublishIfAbsent(std::string_view location, std::string_view data, bool sync) override;
+                                                const OutputOptions& options = {}) override;
   Status Delete(std::string_view location) override;
   Result<bool> Exists(std::string_view location) override { return inner_->Exists(location); }
   Result<FileInfo> Stat(std::string_view location) override { return inner_->Stat(location); }

@@ -345,22 +345,40 @@ Registry& GetRegistry() {
 }  // namespace
 
 Status FileIO::PublishIfAbsent(std::string_view location, std::string_view data, bool sync) {
+  // The folders made for the file are removed again when nothing was
+  // published (a failed first commit of a table leaves no empty table folder
+  // that would list as a namespace).
+  std::vector<std::string> made;
+  auto release = [&] {
+    std::set<std::string> created(made.begin(), made.end());
+    ReleaseFolders(location, &created);
+  };
   OutputOptions o;
   o.overwrite = false;
   o.sync = sync;
   o.create_parents = true;
-  FLOE_ASSIGN_OR_RETURN(auto out, NewOutput(location, o));
-  if (Status st = out->Write(data.data(), data.size()); !st) {
-    out->Abort();
+  o.created_folders = &made;
+  auto out = NewOutput(location, o);
+  if (!out) {
+    release();
+    return Fail(std::move(out).error());
+  }
+  if (Status st = (*out)->Write(data.data(), data.size()); !st) {
+    (*out)->Abort();
+    release();
     return st;
   }
-  Status st = out->Commit();
-  if (st || st.error().kind == ErrorKind::kAlreadyExists) return st;
-  // The file may have been published before a later step (a folder sync)
-  // failed: then nobody can tell whether it counts.
-  if (auto there = Exists(location); !there || *there) {
-    return CommitStateUnknown("{} may have been published: {}", location, st.error().message);
+  Status st = (*out)->Commit();
+  if (st) return st;
+  if (st.error().kind != ErrorKind::kAlreadyExists) {
+    // The file may have been published before a later step (a folder sync)
+    // failed: then nobody can tell whether it counts, and nothing is removed.
+    auto there = Exists(location);
+    if (!there || *there) {
+      return CommitStateUnknown("{} may have been published: {}", location, st.error().message);
+    }
   }
+  release();
   return st;
 }
 

@@ -87,8 +87,9 @@ class FileIO {
   /// kAlreadyExists when it is (nothing published: another writer won),
   /// kCommitStateUnknown when the data may have been published but the
   /// outcome cannot be told (never remove anything then), any other error
-  /// when nothing was published. Parent folders are created. The default
-  /// writes through NewOutput without overwrite.
+  /// when nothing was published. Parent folders are created, and removed
+  /// again when nothing was published. The default writes through NewOutput
+  /// without overwrite (a link(2) of a synced temporary file locally).
   virtual Status PublishIfAbsent(std::string_view location, std::string_view data, bool sync);
 
   /// Deletes one file. Ok when it is gone, also when it was never there; a
