@@ -40,6 +40,7 @@ Result<std::string> ReadTextFile(const std::string& path) {
 }
 
 Status RunWrite(const WriteArgs& a) {
+  FLOE_RETURN_IF_ERROR(ParseMaps(a.maps));  // a bad --map is a usage error before anything is opened
   // 1. Configuration: --config YAML, then --set, then --table / --catalog.
   sink::WriteConfig cfg;
   if (!a.config_file.empty()) {
