@@ -17,6 +17,7 @@
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table_metadata.h"
+#include "floe/io/file_io.h"
 #include "floe/types/type.h"
 #include "floe/util/status.h"
 
@@ -79,6 +80,17 @@ class Catalog {
   /// on load: reading such a table still works. The default accepts every
   /// table (a catalog that stores the location as given has nothing to check).
   virtual Status CheckLocation(const LoadedTable& table) { return Ok(); }
+
+  /// The FileIO through which this catalog and the tables loaded from it
+  /// read, write, list and delete files (table::Table takes it from here).
+  /// The local file system unless replaced.
+  const io::FileIOPtr& io() const { return io_; }
+  /// Replaces the FileIO, before tables are loaded: usually a decorator of
+  /// io() (prefix mappings for `--map`, fault injection in tests).
+  void SetFileIO(io::FileIOPtr io) { io_ = std::move(io); }
+
+ protected:
+  io::FileIOPtr io_ = io::LocalFileIO();
 };
 
 /// Opens a catalog from catalog options (see docs/options.md, "Catalog
@@ -96,6 +108,9 @@ using CatalogFactory = std::function<Result<std::unique_ptr<Catalog>>(
 void RegisterCatalog(const std::string& type, CatalogFactory factory);
 
 /// The hadoop catalog: `<warehouse>/<ns...>/<table>/metadata/v<N>.metadata.json`.
+/// Its FileIO comes from the registry by the warehouse's scheme
+/// (io::OpenFileIO): a local folder, as the layout needs an atomic publish
+/// and folders; other schemes are refused with the registry's message.
 Result<std::unique_ptr<Catalog>> OpenHadoopCatalog(const std::string& name, const std::string& warehouse,
                                                    const std::map<std::string, std::string>& options = {});
 

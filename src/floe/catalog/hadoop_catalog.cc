@@ -1,9 +1,11 @@
 // The hadoop catalog (Iceberg's HadoopCatalog layout on a local file
 // system): namespaces are folders, a table is a folder with
-// metadata/v<N>.metadata.json; commits publish v<N+1> with link(2) so that
-// concurrent writers cannot both win (see hadoop_files.h).
+// metadata/v<N>.metadata.json; commits publish v<N+1> with
+// FileIO::PublishIfAbsent so that concurrent writers cannot both win (see
+// hadoop_files.h). Every file and folder is reached through the catalog's
+// FileIO (io_), never the file system directly.
 
-#include <filesystem>
+#include <algorithm>
 #include <mutex>
 
 #include "floe/catalog/catalog.h"
@@ -11,12 +13,10 @@
 #include "floe/catalog/warnings.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
-#include "floe/io/file.h"
+#include "floe/io/file_io.h"
 #include "floe/io/location.h"
 
 namespace floe::catalog {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -31,19 +31,18 @@ void WarnIfHintFailed(const TableIdentifier& id, int64_t version, const Status& 
       id.ToString(), version, st.error().message));
 }
 
-bool IsTableDir(const fs::path& dir) {
-  std::error_code ec;
-  fs::path md = dir / "metadata";
-  if (!fs::is_directory(md, ec)) return false;
-  for (const auto& e : fs::directory_iterator(md, ec)) {
-    if (ParseVersionFileName(e.path().filename().string())) return true;
-  }
-  return false;
+// The last component of a location.
+std::string_view NameOf(std::string_view location) {
+  auto slash = location.rfind('/');
+  return slash == std::string_view::npos ? location : location.substr(slash + 1);
 }
 
 class HadoopCatalog final : public Catalog {
  public:
-  HadoopCatalog(std::string name, std::string warehouse) : name_(std::move(name)), warehouse_(std::move(warehouse)) {}
+  HadoopCatalog(std::string name, std::string warehouse, io::FileIOPtr io)
+      : name_(std::move(name)), warehouse_(std::move(warehouse)) {
+    io_ = std::move(io);
+  }
 
   const std::string& name() const override { return name_; }
 
@@ -54,21 +53,20 @@ class HadoopCatalog final : public Catalog {
     }
     FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
     if (exists) return AlreadyExists("namespace {} already exists", ns.ToString());
-    std::error_code ec;
-    fs::create_directories(NamespaceDir(ns), ec);
-    if (ec) return IoError("cannot create namespace {}: {}", ns.ToString(), ec.message());
+    if (Status st = io_->CreateFolders(NamespaceDir(ns), nullptr); !st) {
+      return IoError("cannot create namespace {}: {}", ns.ToString(), st.error().message);
+    }
     return Ok();
   }
 
   Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override {
     std::vector<Namespace> out;
-    std::error_code ec;
-    fs::path dir = NamespaceDir(parent);
-    if (!parent.empty() && !fs::is_directory(dir, ec)) return NotFound("namespace {} does not exist", parent.ToString());
-    if (!fs::is_directory(dir, ec)) return out;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-      std::string n = e.path().filename().string();
-      if (!e.is_directory() || n.starts_with(".") || IsTableDir(e.path())) continue;
+    FLOE_ASSIGN_OR_RETURN(auto entries, ListIfFolder(NamespaceDir(parent)));
+    if (!parent.empty() && !entries) return NotFound("namespace {} does not exist", parent.ToString());
+    if (!entries) return out;
+    for (const auto& e : *entries) {
+      std::string n(NameOf(e.location));
+      if (e.kind != io::EntryKind::kFolder || n.starts_with(".") || IsTableDir(e.location)) continue;
       if (!parent.empty() && (n == "metadata" || n == "data")) continue;
       Namespace child = parent;
       child.levels.push_back(n);
@@ -80,21 +78,19 @@ class HadoopCatalog final : public Catalog {
 
   Result<bool> NamespaceExists(const Namespace& ns) override {
     if (ns.empty()) return true;
-    std::error_code ec;
-    fs::path dir = NamespaceDir(ns);
-    return fs::is_directory(dir, ec) && !IsTableDir(dir);
+    const std::string dir = NamespaceDir(ns);
+    FLOE_ASSIGN_OR_RETURN(auto entries, ListIfFolder(dir));
+    return entries.has_value() && !IsTableDir(dir);
   }
 
   Status DropNamespace(const Namespace& ns) override {
     FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
     if (ns.empty() || !exists) return NotFound("namespace {} does not exist", ns.ToString());
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(NamespaceDir(ns), ec)) {
-      (void)e;
-      return InvalidArgument("namespace {} is not empty", ns.ToString());
-    }
-    fs::remove(NamespaceDir(ns), ec);
-    if (ec) return IoError("cannot drop namespace {}: {}", ns.ToString(), ec.message());
+    FLOE_ASSIGN_OR_RETURN(auto entries, ListIfFolder(NamespaceDir(ns)));
+    if (entries && !entries->empty()) return InvalidArgument("namespace {} is not empty", ns.ToString());
+    auto removed = io_->RemoveFolderIfEmpty(NamespaceDir(ns));
+    if (!removed) return IoError("cannot drop namespace {}: {}", ns.ToString(), removed.error().message);
+    if (!*removed) return InvalidArgument("namespace {} is not empty", ns.ToString());
     return Ok();
   }
 
@@ -102,9 +98,12 @@ class HadoopCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
     if (!exists) return NotFound("namespace {} does not exist", ns.ToString());
     std::vector<TableIdentifier> out;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(NamespaceDir(ns), ec)) {
-      if (e.is_directory() && IsTableDir(e.path())) out.push_back(TableIdentifier{ns, e.path().filename().string()});
+    FLOE_ASSIGN_OR_RETURN(auto entries, ListIfFolder(NamespaceDir(ns)));
+    if (!entries) return out;
+    for (const auto& e : *entries) {
+      if (e.kind == io::EntryKind::kFolder && IsTableDir(e.location)) {
+        out.push_back(TableIdentifier{ns, std::string(NameOf(e.location))});
+      }
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -115,7 +114,7 @@ class HadoopCatalog final : public Catalog {
   }
 
   Result<LoadedTable> LoadTable(const TableIdentifier& id) override {
-    MetadataDir md(TableDir(id).string());
+    MetadataDir md(TableDir(id), io_);
     FLOE_ASSIGN_OR_RETURN(auto version, md.CurrentVersion());
     if (!version) return NotFound("table {} does not exist", id.ToString());
     FLOE_ASSIGN_OR_RETURN(std::string path, md.ExistingVersionPath(*version));
@@ -127,12 +126,12 @@ class HadoopCatalog final : public Catalog {
     if (!ns_exists) return NotFound("namespace {} does not exist", id.ns.ToString());
     FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
     if (exists) return AlreadyExists("table {} already exists", id.ToString());
-    if (!def.location.empty() && AbsolutePath(def.location) != TableDir(id).string()) {
+    if (!def.location.empty() && AbsolutePath(def.location) != TableDir(id)) {
       return InvalidArgument("the hadoop catalog keeps tables at {}: a custom location is not allowed",
-                             TableDir(id).string());
+                             TableDir(id));
     }
     iceberg::NewTableOptions o;
-    o.location = FileUri(TableDir(id).string());
+    o.location = FileUri(TableDir(id));
     o.schema = def.schema;
     o.spec = def.spec;
     o.sort_order = def.sort_order;
@@ -144,7 +143,7 @@ class HadoopCatalog final : public Catalog {
     o.now_ms = iceberg::NowMillis();
     FLOE_ASSIGN_OR_RETURN(auto metadata, iceberg::NewTableMetadata(o));
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(metadata));
-    MetadataDir md(TableDir(id).string());
+    MetadataDir md(TableDir(id), io_);
     Status st = md.Publish(1, json);
     if (!st) {
       if (st.error().kind == ErrorKind::kCommitFailed) return AlreadyExists("table {} already exists", id.ToString());
@@ -156,8 +155,8 @@ class HadoopCatalog final : public Catalog {
 
   Result<LoadedTable> CommitTable(const LoadedTable& base, iceberg::TableMetadata updated) override {
     FLOE_RETURN_IF_ERROR(CheckLocation(base));
-    MetadataDir md(TableDir(base.id).string());
-    auto base_version = ParseVersionFileName(fs::path(base.metadata_location).filename().string());
+    MetadataDir md(TableDir(base.id), io_);
+    auto base_version = ParseVersionFileName(NameOf(base.metadata_location));
     if (!base_version) return InvalidArgument("{} is not a hadoop-catalog metadata file", base.metadata_location);
     FLOE_ASSIGN_OR_RETURN(auto current, md.CurrentVersion());
     if (!current || *current != *base_version) {
@@ -183,16 +182,16 @@ class HadoopCatalog final : public Catalog {
     if (!exists) return NotFound("table {} does not exist", id.ToString());
     // Files outside the table folder (write.data.path) are only removed by purge,
     // through the table layer; the folder itself always goes, as in Java's HadoopCatalog.
-    std::error_code ec;
-    fs::remove_all(TableDir(id), ec);
-    if (ec) return IoError("cannot drop table {}: {}", id.ToString(), ec.message());
+    if (Status st = io_->DeletePrefix(TableDir(id)); !st) {
+      return IoError("cannot drop table {}: {}", id.ToString(), st.error().message);
+    }
     (void)purge;
     return Ok();
   }
 
   Result<bool> DropIfUnchanged(const LoadedTable& created) override {
-    MetadataDir md(TableDir(created.id).string());
-    auto version = ParseVersionFileName(fs::path(created.metadata_location).filename().string());
+    MetadataDir md(TableDir(created.id), io_);
+    auto version = ParseVersionFileName(NameOf(created.metadata_location));
     if (!version) return InvalidArgument("{} is not a hadoop-catalog metadata file", created.metadata_location);
     FLOE_ASSIGN_OR_RETURN(auto current, md.CurrentVersion());
     if (!current || *current != *version) return false;  // another writer committed: the table stays
@@ -200,34 +199,41 @@ class HadoopCatalog final : public Catalog {
     // no longer commit on top of it (its base is gone: kCommitFailed, then
     // NotFound); one that was already publishing the next version wins, and
     // the table lives on from that version.
-    std::error_code ec;
-    fs::remove(created.metadata_location, ec);
-    if (ec) return IoError("cannot remove {}: {}", created.metadata_location, ec.message());
+    if (Status st = io_->Delete(created.metadata_location); !st) {
+      return IoError("cannot remove {}: {}", created.metadata_location, st.error().message);
+    }
     FLOE_ASSIGN_OR_RETURN(auto after, md.CurrentVersion());
     if (after) return false;
     // Nothing else is published: remove the hint, then the folders if empty
-    // (a folder holding anything another writer put there stays).
-    fs::remove(md.dir() + "/version-hint.text", ec);
-    (void)RemoveEmptyLocalFolders({md.dir(), TableDir(created.id).string() + "/data", TableDir(created.id).string()});
+    // (a folder holding anything another writer put there stays), innermost first.
+    (void)io_->Delete(md.dir() + "/version-hint.text");
+    for (const std::string& dir : {md.dir(), TableDir(created.id) + "/data", TableDir(created.id)}) {
+      (void)io_->RemoveFolderIfEmpty(dir);
+    }
     return true;
   }
 
   Status CheckLocation(const LoadedTable& table) override {
-    const std::string dir = TableDir(table.id).string();
+    const std::string dir = TableDir(table.id);
     const std::string& location = table.metadata.location;
-    LocationMapper plain;  // file: URIs and absolute paths as they are
-    if (auto local = plain.ToLocal(location); local && local->starts_with("/")) {
-      std::string abs = AbsolutePath(*local);
-      if (abs == dir) return Ok();
-      std::error_code ec;
-      if (fs::equivalent(abs, dir, ec)) return Ok();  // the same folder by another path (a symlink)
+    // Through the FileIO: a location mapped (--map) to this folder is this
+    // folder; file: URIs and absolute paths are compared as they are.
+    if (auto local = io_->Canonical(location); local && local->starts_with("/")) {
+      if (*local == dir) return Ok();
+      auto a = io_->Resolve(location);
+      auto b = io_->Resolve(dir);
+      if (a && b && *a == *b) return Ok();  // the same folder by another path (a symlink)
+    }
+    std::string hint;
+    if (io::SchemeOf(location) != "file") {
+      hint = fmt::format(" If this folder is a local copy of {}, map it: --map {}={}", location, location, dir);
     }
     return InvalidArgument(
         "table {} was found at {}, but its metadata names {} as the table location: the folder was "
         "copied or moved (cp -a keeps the absolute locations in the metadata and manifests), so "
         "writing to it, expiring it or removing its orphan files would change the files at {}; "
-        "refused (reading it still works)",
-        table.id.ToString(), dir, location, location);
+        "refused (reading it still works).{}",
+        table.id.ToString(), dir, location, location, hint);
   }
 
   // Rename is not supported, as in Java's HadoopCatalog, by decision: rename(2) of the
@@ -244,19 +250,40 @@ class HadoopCatalog final : public Catalog {
     return Unsupported(
         "the hadoop catalog cannot rename tables: the metadata stores absolute file locations under {} "
         "(use a rest or sql catalog, or copy the table)",
-        TableDir(from).string());
+        TableDir(from));
   }
 
  private:
-  fs::path NamespaceDir(const Namespace& ns) const {
-    fs::path p = warehouse_;
-    for (const auto& l : ns.levels) p /= l;
+  std::string NamespaceDir(const Namespace& ns) const {
+    std::string p = warehouse_;
+    for (const auto& l : ns.levels) p += (p.ends_with("/") ? "" : "/") + l;
     return p;
   }
-  fs::path TableDir(const TableIdentifier& id) const { return NamespaceDir(id.ns) / id.name; }
+  std::string TableDir(const TableIdentifier& id) const {
+    std::string ns = NamespaceDir(id.ns);
+    return ns + (ns.ends_with("/") ? "" : "/") + id.name;
+  }
+
+  // The entries of the folder `dir`; nullopt when it is not a folder.
+  Result<std::optional<std::vector<io::FileInfo>>> ListIfFolder(const std::string& dir) const {
+    auto entries = io_->ListFolder(dir);
+    if (entries) return std::optional<std::vector<io::FileInfo>>(std::move(*entries));
+    if (entries.error().kind == ErrorKind::kNotFound) return std::optional<std::vector<io::FileInfo>>();
+    return Fail(entries.error());
+  }
+
+  // A folder holding metadata/v<N>.metadata.json.
+  bool IsTableDir(const std::string& dir) const {
+    auto md = ListIfFolder(dir + "/metadata");
+    if (!md || !*md) return false;
+    for (const auto& e : **md) {
+      if (ParseVersionFileName(NameOf(e.location))) return true;
+    }
+    return false;
+  }
 
   Result<LoadedTable> LoadAt(const TableIdentifier& id, const std::string& path) {
-    FLOE_ASSIGN_OR_RETURN(std::string text, ReadLocalFile(path));
+    FLOE_ASSIGN_OR_RETURN(std::string text, io::ReadFile(*io_, path));
     if (path.ends_with(".gz.metadata.json")) {
       return Unsupported("{}: gzip metadata is not supported by the hadoop catalog yet", path);
     }
@@ -339,18 +366,20 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
 
 Result<std::unique_ptr<Catalog>> OpenHadoopCatalog(const std::string& name, const std::string& warehouse,
                                                    const std::map<std::string, std::string>& options) {
-  std::string wh = warehouse;
-  if (wh.starts_with("file:")) {
-    LocationMapper m;
-    FLOE_ASSIGN_OR_RETURN(wh, m.ToLocal(wh));
-  } else if (wh.find("://") != std::string::npos) {
-    return Unsupported("hadoop catalog {}: warehouse {} is not a local folder", name, warehouse);
+  // The FileIO by the warehouse's scheme: local for file: URIs and paths;
+  // object storage is refused by the registry until it exists (issue 10).
+  auto io = io::OpenFileIO(warehouse, options);
+  if (!io) return Fail(io.error().WithContext(fmt::format("hadoop catalog {}: warehouse {}", name, warehouse)));
+  auto local = (*io)->LocalPath(warehouse);
+  if (!local) {
+    return Unsupported("hadoop catalog {}: warehouse {} is not a local folder ({})", name, warehouse,
+                       local.error().message);
   }
-  wh = AbsolutePath(wh);
-  std::error_code ec;
-  fs::create_directories(wh, ec);
-  if (ec) return IoError("cannot create warehouse {}: {}", wh, ec.message());
-  return std::unique_ptr<Catalog>(new HadoopCatalog(name, wh));
+  const std::string wh = AbsolutePath(*local);
+  if (Status st = (*io)->CreateFolders(wh, nullptr); !st) {
+    return IoError("cannot create warehouse {}: {}", wh, st.error().message);
+  }
+  return std::unique_ptr<Catalog>(new HadoopCatalog(name, wh, std::move(*io)));
 }
 
 }  // namespace floe::catalog

@@ -1,18 +1,8 @@
 #include "floe/catalog/hadoop_files.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <filesystem>
-
-#include "floe/io/file.h"
 
 namespace floe::catalog {
-
-namespace fs = std::filesystem;
 
 Status ValidateName(std::string_view name, std::string_view what) {
   if (name.empty()) return InvalidArgument("{} name is empty", what);
@@ -50,8 +40,8 @@ std::optional<int64_t> ParseVersionFileName(std::string_view name) {
   return v;
 }
 
-MetadataDir::MetadataDir(std::string table_dir)
-    : table_dir_(std::move(table_dir)), dir_(table_dir_ + "/metadata") {}
+MetadataDir::MetadataDir(std::string table_dir, io::FileIOPtr io)
+    : table_dir_(std::move(table_dir)), dir_(table_dir_ + "/metadata"), io_(std::move(io)) {}
 
 std::string MetadataDir::VersionPath(int64_t version) const {
   return fmt::format("{}/v{}.metadata.json", dir_, version);
@@ -59,19 +49,22 @@ std::string MetadataDir::VersionPath(int64_t version) const {
 
 Result<std::string> MetadataDir::ExistingVersionPath(int64_t version) const {
   std::string plain = VersionPath(version);
-  std::error_code ec;
-  if (fs::exists(plain, ec)) return plain;
+  FLOE_ASSIGN_OR_RETURN(bool plain_exists, io_->Exists(plain));
+  if (plain_exists) return plain;
   std::string gz = fmt::format("{}/v{}.gz.metadata.json", dir_, version);
-  if (fs::exists(gz, ec)) return gz;
+  FLOE_ASSIGN_OR_RETURN(bool gz_exists, io_->Exists(gz));
+  if (gz_exists) return gz;
   return NotFound("metadata version {} does not exist in {}", version, dir_);
 }
 
 Result<std::optional<int64_t>> MetadataDir::CurrentVersion() const {
-  std::error_code ec;
-  if (!fs::is_directory(dir_, ec)) return std::optional<int64_t>{};
+  auto folder = io_->Stat(dir_);
+  if (!folder && folder.error().kind == ErrorKind::kNotFound) return std::optional<int64_t>{};
+  if (!folder) return Fail(folder.error());
+  if (folder->kind == io::EntryKind::kFile) return std::optional<int64_t>{};
   auto exists = [&](int64_t v) { return ExistingVersionPath(v).has_value(); };
   std::optional<int64_t> start;
-  if (auto hint = ReadLocalFile(dir_ + "/version-hint.text")) {
+  if (auto hint = io::ReadFile(*io_, dir_ + "/version-hint.text")) {
     std::string_view h = *hint;
     while (!h.empty() && (h.back() == '\n' || h.back() == '\r' || h.back() == ' ')) h.remove_suffix(1);
     int64_t v = 0;
@@ -80,12 +73,16 @@ Result<std::optional<int64_t>> MetadataDir::CurrentVersion() const {
   }
   if (!start) {
     // No usable hint: the highest version present.
-    for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-      if (auto v = ParseVersionFileName(entry.path().filename().string())) {
+    auto entries = io_->ListFolder(dir_);
+    if (!entries && entries.error().kind == ErrorKind::kNotFound) return std::optional<int64_t>{};
+    if (!entries) return Fail(entries.error());
+    for (const auto& entry : *entries) {
+      std::string_view name = entry.location;
+      name.remove_prefix(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+      if (auto v = ParseVersionFileName(name)) {
         if (!start || *v > *start) start = v;
       }
     }
-    if (ec) return IoError("cannot list {}: {}", dir_, ec.message());
     if (!start) return std::optional<int64_t>{};
   }
   int64_t v = *start;
@@ -94,33 +91,20 @@ Result<std::optional<int64_t>> MetadataDir::CurrentVersion() const {
 }
 
 Status MetadataDir::Publish(int64_t version, std::string_view json, bool sync) const {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) return IoError("cannot create {}: {}", dir_, ec.message());
-  std::string target = VersionPath(version);
-  auto lost_race = [&] {
-    return CommitFailed("metadata version {} of {} was committed by another writer", version,
-                        table_dir_);
-  };
-  auto out = OpenLocalOutput(target, /*overwrite=*/false, sync);
-  if (!out) {
-    if (out.error().kind == ErrorKind::kAlreadyExists) return lost_race();
-    return Fail(out.error());
-  }
-  FLOE_RETURN_IF_ERROR((*out)->Write(json.data(), json.size()));
-  Status st = (*out)->Commit();
-  if (!st) {
-    if (st.error().kind == ErrorKind::kAlreadyExists) {
-      return lost_race();
-    }
-    // The file may have been linked before a later step (folder fsync) failed.
-    if (fs::exists(target, ec)) {
+  const std::string target = VersionPath(version);
+  Status st = io_->PublishIfAbsent(target, json, sync);
+  if (st) return Ok();
+  switch (st.error().kind) {
+    case ErrorKind::kAlreadyExists:
+      return CommitFailed("metadata version {} of {} was committed by another writer", version,
+                          table_dir_);
+    case ErrorKind::kCommitStateUnknown:
+      // The file may have been linked before a later step (folder fsync) failed.
       return CommitStateUnknown("metadata version {} of {} was published but may not be durable: {}",
                                 version, table_dir_, st.error().message);
-    }
-    return st;
+    default:
+      return st;
   }
-  return Ok();
 }
 
 Status MetadataDir::WriteHint(int64_t version) const {
@@ -131,7 +115,7 @@ Status MetadataDir::WriteHint(int64_t version) const {
   // publisher's hint write, so the last hint written names the newest version.
   int64_t v = version;
   for (int round = 0; round < 1000; ++round) {
-    FLOE_RETURN_IF_ERROR(WriteLocalFile(dir_ + "/version-hint.text", fmt::format("{}", v), /*overwrite=*/true));
+    FLOE_RETURN_IF_ERROR(io::WriteFile(*io_, dir_ + "/version-hint.text", fmt::format("{}", v), /*overwrite=*/true));
     int64_t newest = v;
     while (ExistingVersionPath(newest + 1)) ++newest;
     if (newest == v) return Ok();

@@ -2,8 +2,9 @@
 /// The file-system side of Iceberg's HadoopCatalog layout (Iceberg spec: File
 /// System Tables): `<warehouse>/<ns...>/<table>/metadata/v<N>.metadata.json`
 /// plus `version-hint.text`, data under `data/`. Versions are published
-/// without ever replacing an existing file (link(2) of a synced temporary
-/// file), so two processes racing for v<N+1> cannot both win.
+/// without ever replacing an existing file (FileIO::PublishIfAbsent: a link(2)
+/// of a synced temporary file locally), so two processes racing for v<N+1>
+/// cannot both win. Every file operation goes through the catalog's FileIO.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/io/file_io.h"
 #include "floe/util/status.h"
 
 namespace floe::catalog {
@@ -23,7 +25,9 @@ Status ValidateName(std::string_view name, std::string_view what);
 /// The metadata folder of one file-system table.
 class MetadataDir {
  public:
-  explicit MetadataDir(std::string table_dir);
+  /// `table_dir` is a location `io` understands (a local path for the
+  /// hadoop catalog).
+  explicit MetadataDir(std::string table_dir, io::FileIOPtr io = io::LocalFileIO());
 
   const std::string& table_dir() const { return table_dir_; }
   const std::string& dir() const { return dir_; }
@@ -53,6 +57,7 @@ class MetadataDir {
  private:
   std::string table_dir_;
   std::string dir_;
+  io::FileIOPtr io_;
 };
 
 /// Parses `v<N>.metadata.json` / `v<N>.gz.metadata.json`; nullopt otherwise.

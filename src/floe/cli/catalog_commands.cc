@@ -4,6 +4,7 @@
 
 #include "floe/catalog/identifier.h"
 #include "floe/cli/table_args.h"
+#include "floe/io/file_io.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema_json.h"
@@ -40,6 +41,25 @@ Result<std::unique_ptr<catalog::Catalog>> CatalogArgs::Open(
     return UsageError(st.error().message);
   }
   return catalog::OpenCatalog(name, props);
+}
+
+Result<LocationMapper> ParseMaps(const std::vector<std::string>& items) {
+  LocationMapper mapper;
+  for (const std::string& m : items) {
+    size_t eq = m.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == m.size()) {
+      return UsageError(fmt::format("--map '{}': expected PREFIX=DIR", m));
+    }
+    mapper.AddMapping(m.substr(0, eq), AbsolutePath(m.substr(eq + 1)));
+  }
+  return mapper;
+}
+
+Status ApplyMaps(catalog::Catalog* catalog, const std::vector<std::string>& items) {
+  if (items.empty()) return Ok();
+  FLOE_ASSIGN_OR_RETURN(LocationMapper mapper, ParseMaps(items));
+  catalog->SetFileIO(io::MappedFileIO(std::move(mapper), catalog->io()));
+  return Ok();
 }
 
 namespace {

@@ -163,7 +163,7 @@ Status RunScan(const ScanArgs& a) {
   }
 
   std::shared_ptr<const iceberg::TableMetadata> metadata;
-  LocationMapper mapper;
+  io::FileIOPtr files;  // where the table's files are read from
   if (!a.metadata.empty()) {
     std::vector<std::pair<std::string, std::string>> maps;
     for (const std::string& m : a.maps) {
@@ -173,13 +173,14 @@ Status RunScan(const ScanArgs& a) {
     }
     FLOE_ASSIGN_OR_RETURN(auto st, table::OpenStaticTable(a.metadata, maps));
     metadata = st.metadata;
-    mapper = st.mapper;
+    files = st.io;
   } else {
-    if (!a.maps.empty()) return UsageError("--map applies to --metadata only");
     FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(a.table));
     FLOE_ASSIGN_OR_RETURN(auto cat, a.catalog.Open());
+    FLOE_RETURN_IF_ERROR(ApplyMaps(cat.get(), a.maps));
     FLOE_ASSIGN_OR_RETURN(auto loaded, cat->LoadTable(id));
     metadata = std::make_shared<const iceberg::TableMetadata>(std::move(loaded.metadata));
+    files = cat->io();
   }
 
   auto options = table::ScanOptions::FromOptions(sets, metadata->properties);
@@ -188,11 +189,11 @@ Status RunScan(const ScanArgs& a) {
   options->filter_text = a.where;
   if (a.limit >= 0) options->limit = a.limit;
 
-  table::FileManifestSource source(*metadata, mapper);
+  table::FileManifestSource source(*metadata, files);
   FLOE_ASSIGN_OR_RETURN(auto plan, table::PlanScan(metadata, *options, &source));
   table::TableReaderOptions ropt;
   ropt.threads = a.threads > 0 ? a.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  FLOE_ASSIGN_OR_RETURN(auto reader, table::TableReader::Make(std::move(plan), mapper, ropt));
+  FLOE_ASSIGN_OR_RETURN(auto reader, table::TableReader::Make(std::move(plan), files, ropt));
   RowPrinter printer(a.format, reader->schema());
   Batch batch;
   while (true) {
@@ -211,7 +212,7 @@ void AddScanCommand(CLI::App* root, CommandContext* ctx) {
   a->catalog.AddTo(cmd);
   cmd->add_option("--table", a->table, "NS.TABLE");
   cmd->add_option("--metadata", a->metadata, "A metadata file or table folder (no catalog)");
-  cmd->add_option("--map", a->maps, "PREFIX=DIR: read stored locations under PREFIX from DIR")
+  cmd->add_option("--map", a->maps, "PREFIX=DIR: read stored locations under PREFIX from DIR (--metadata or --table)")
       ->allow_extra_args(false);
   cmd->add_option("--set", a->sets, "Read option key=value (snapshot-id, tag, branch, as-of-timestamp, ...)")
       ->allow_extra_args(false);

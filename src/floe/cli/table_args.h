@@ -1,8 +1,8 @@
 /// \file
 /// What the table commands (`floe write`, `scan`, `tables`, `describe`, ...)
 /// share: `--catalog key=value` and `--set key=value` lists, opening the
-/// catalog (hadoop at ./warehouse by default) and loading a table. Internal
-/// to the cli.
+/// catalog (hadoop at ./warehouse by default), `--map PREFIX=DIR` prefix
+/// mappings and loading a table. Internal to the cli.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,6 +14,7 @@
 
 #include "floe/catalog/catalog.h"
 #include "floe/cli/command.h"
+#include "floe/io/location.h"
 #include "floe/util/status.h"
 
 namespace floe::cli {
@@ -31,6 +32,15 @@ struct CatalogArgs {
   /// Opens the catalog; properties checked through the option registry.
   Result<std::unique_ptr<catalog::Catalog>> Open(const std::map<std::string, std::string>& extra = {}) const;
 };
+
+/// Parses `--map PREFIX=DIR` items (DIR made absolute); a usage error names a
+/// bad item.
+Result<LocationMapper> ParseMaps(const std::vector<std::string>& items);
+
+/// Makes `catalog` and the tables it loads reach the locations under each
+/// `--map` prefix in the mapped local folder: its FileIO becomes an
+/// io::MappedFileIO over the one it had. Nothing changes when `items` is empty.
+Status ApplyMaps(catalog::Catalog* catalog, const std::vector<std::string>& items);
 
 /// Registers `floe namespaces|tables|describe|snapshots|options`.
 void AddCatalogCommands(CLI::App* root, CommandContext* ctx);

@@ -18,6 +18,7 @@ struct TableArgs {
   CatalogArgs catalog;
   std::string table;
   std::vector<std::string> sets;
+  std::vector<std::string> maps;  ///< --map PREFIX=DIR
 };
 
 struct Opened {
@@ -29,6 +30,7 @@ Result<Opened> OpenTable(const TableArgs& a) {
   Opened o;
   FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(a.table));
   FLOE_ASSIGN_OR_RETURN(o.cat, a.catalog.Open());
+  FLOE_RETURN_IF_ERROR(ApplyMaps(o.cat.get(), a.maps));
   FLOE_ASSIGN_OR_RETURN(auto loaded, o.cat->LoadTable(id));
   o.table = std::make_unique<table::Table>(o.cat.get(), std::move(loaded));
   return o;
@@ -223,6 +225,9 @@ Status RunRef(const RefArgs& a, bool is_tag) {
 void AddTableOptions(CLI::App* cmd, TableArgs* t) {
   t->catalog.AddTo(cmd);
   cmd->add_option("--table", t->table, "NS.TABLE")->required();
+  cmd->add_option("--map", t->maps,
+                  "PREFIX=DIR: the table's locations under PREFIX are the files under DIR")
+      ->allow_extra_args(false);
 }
 
 }  // namespace

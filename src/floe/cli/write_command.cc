@@ -26,6 +26,7 @@ struct WriteArgs {
   std::string input = "-";
   std::string input_format;
   std::string branch;
+  std::vector<std::string> maps;  ///< --map PREFIX=DIR
   int64_t batch_rows = 65536;
   bool ignore_unknown = false;
 };
@@ -39,6 +40,7 @@ Result<std::string> ReadTextFile(const std::string& path) {
 }
 
 Status RunWrite(const WriteArgs& a) {
+  FLOE_RETURN_IF_ERROR(ParseMaps(a.maps));  // a bad --map is a usage error before anything is opened
   // 1. Configuration: --config YAML, then --set, then --table / --catalog.
   sink::WriteConfig cfg;
   if (!a.config_file.empty()) {
@@ -67,6 +69,10 @@ Status RunWrite(const WriteArgs& a) {
 
   FLOE_RETURN_IF_ERROR(catalog::ParseTableIdentifier(cfg.table));
   FLOE_ASSIGN_OR_RETURN(auto cat, catalog::OpenCatalog(cfg.catalog_name, cfg.catalog_properties));
+  // --map: the table's locations under PREFIX (its metadata `location` or
+  // write.data.path, e.g. s3://bucket/db/t) are written to and read from the
+  // local folder DIR, and recorded in the metadata as they are (s3://...).
+  FLOE_RETURN_IF_ERROR(ApplyMaps(cat.get(), a.maps));
 
   // 2. The input schema (the table's when not given), and the job.
   SchemaPtr input_schema;
@@ -136,6 +142,10 @@ void AddWriteCommand(CLI::App* root, CommandContext* ctx) {
   cmd->add_option("--input-format", a->input_format,
                   "jsonl | csv (default: from the file name, else jsonl)");
   cmd->add_option("--branch", a->branch, "Commit to this branch (created from main when missing)");
+  cmd->add_option("--map", a->maps,
+                  "PREFIX=DIR: the table's locations under PREFIX (e.g. s3://bucket/db/t) are the files "
+                  "under DIR; the metadata keeps recording PREFIX")
+      ->allow_extra_args(false);
   cmd->add_option("--batch-rows", a->batch_rows, "Rows per batch")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
   cmd->add_flag("--ignore-unknown", a->ignore_unknown, "Skip input fields that name no column");

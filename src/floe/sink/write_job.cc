@@ -160,8 +160,7 @@ Status WriteJob::OpenWriter(const WriteConfig& config, const WriteJobOptions& op
                            config::keys::kBranch.name, *branch);
   }
   branch_ = !options.branch.empty() ? options.branch : branch.value_or("");
-  factory_ = std::make_shared<table::OutputFileFactory>(writer_options_.data_location,
-                                                        table_->locations());
+  factory_ = std::make_shared<table::OutputFileFactory>(table_->io(), writer_options_.data_location);
   FLOE_ASSIGN_OR_RETURN(writer_, table::MakeDataWriter(meta, writer_options_, factory_));
   cleanup_->WriterOpened(writer_.get());
   return Ok();

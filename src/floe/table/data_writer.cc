@@ -1,12 +1,7 @@
 #include "floe/table/data_writer.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <thread>
 
 #include "floe/iceberg/schema_json.h"
@@ -27,17 +22,6 @@ namespace {
 constexpr int64_t kFirstSliceRows = 1000;
 constexpr int64_t kMinSliceRows = 64;
 
-// True for `scheme:` prefixes other than a plain path (RFC 3986 scheme characters).
-bool HasScheme(std::string_view loc) {
-  size_t colon = loc.find(':');
-  if (colon == std::string_view::npos || colon == 0) return false;
-  for (size_t i = 0; i < colon; ++i) {
-    char c = loc[i];
-    bool ok = std::isalpha(static_cast<unsigned char>(c)) ||
-              (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'));
-    if (!ok) return false;
-  }
-  return true;
 }
 
 std::string TrimTrailingSlashes(std::string s) {
@@ -93,19 +77,24 @@ Result<DataWriterOptions> DataWriterOptions::Resolve(const iceberg::TableMetadat
 
 // ---------------------------------------------------------------- file factory
 
-OutputFileFactory::OutputFileFactory(std::string data_location, LocationMapper mapper,
+OutputFileFactory::OutputFileFactory(io::FileIOPtr io, std::string data_location,
                                      int32_t partition_id, int64_t task_id, std::string operation_id)
-    : data_location_(TrimTrailingSlashes(std::move(data_location))),
-      mapper_(std::move(mapper)),
+    : io_(io ? std::move(io) : io::LocalFileIO()),
+      data_location_(TrimTrailingSlashes(std::move(data_location))),
       partition_id_(partition_id),
       task_id_(task_id),
       operation_id_(std::move(operation_id)) {
-  local_uri_ = !HasScheme(data_location_) || data_location_.starts_with("file:");
+  local_uri_ = io::SchemeOf(data_location_) == "file";
   if (local_uri_) {
-    auto local = mapper_.ToLocal(data_location_);
+    auto local = io::LocalPathOfUri(data_location_);
     local_root_ = AbsolutePath(local ? *local : data_location_);
   }
 }
+
+OutputFileFactory::OutputFileFactory(std::string data_location, LocationMapper mapper,
+                                     int32_t partition_id, int64_t task_id, std::string operation_id)
+    : OutputFileFactory(io::MappedFileIO(std::move(mapper), io::LocalFileIO()), std::move(data_location),
+                        partition_id, task_id, std::move(operation_id)) {}
 
 Result<OutputFileFactory::NewFile> OutputFileFactory::Open(std::string_view partition_path,
                                                            std::string_view suffix) {
@@ -115,64 +104,39 @@ Result<OutputFileFactory::NewFile> OutputFileFactory::Open(std::string_view part
   std::string rel = partition_path.empty() ? name : fmt::format("{}/{}", partition_path, name);
   NewFile f;
   if (local_uri_) {
-    f.local_path = local_root_ == "/" ? "/" + rel : local_root_ + "/" + rel;
-    f.location = FileUri(f.local_path);
+    f.location = FileUri(local_root_ == "/" ? "/" + rel : local_root_ + "/" + rel);
   } else {
     f.location = data_location_ + "/" + rel;
-    FLOE_ASSIGN_OR_RETURN(f.local_path, mapper_.ToLocal(f.location));
   }
-  const std::string dir = std::filesystem::path(f.local_path).parent_path().string();
-  for (int attempt = 0;; ++attempt) {
-    std::vector<std::string> made;
-    Status st = CreateLocalFolders(dir, &made);
-    if (!made.empty()) {
-      std::lock_guard lock(mu_);
-      created_.insert(made.begin(), made.end());
-    }
-    if (!st) {
-      ReleaseFolders(f.local_path);
-      return Fail(std::move(st).error());
-    }
-    auto out = OpenLocalOutput(f.local_path, /*overwrite=*/false);
-    if (out) {
-      f.output = std::move(*out);
-      break;
-    }
-    // Another write that failed removed the empty folder it had made, between
-    // our check and our open: make it again (a few times at most).
-    if (out.error().kind != ErrorKind::kNotFound || attempt >= 8) {
-      ReleaseFolders(f.local_path);
-      return Fail(std::move(out).error());
-    }
+  // Missing folders (a new table's data folder, partition folders) are made
+  // and remembered, so that a failed write removes them again.
+  std::vector<std::string> made;
+  io::OutputOptions o;
+  o.overwrite = false;
+  o.create_parents = true;
+  o.created_folders = &made;
+  auto out = io_->NewOutput(f.location, o);
+  if (!made.empty()) {
+    std::lock_guard lock(mu_);
+    created_.insert(made.begin(), made.end());
   }
+  if (!out) {
+    ReleaseFolders(f.location);
+    return Fail(std::move(out).error());
+  }
+  f.output = std::move(*out);
+  if (auto local = io_->LocalPath(f.location)) f.local_path = std::move(*local);
   return f;
 }
 
-void OutputFileFactory::Remove(const std::string& local_path) {
-  std::error_code ec;
-  std::filesystem::remove(local_path, ec);
-  ReleaseFolders(local_path);
+void OutputFileFactory::Remove(const std::string& location) {
+  (void)io_->Delete(location);  // already gone is fine
+  ReleaseFolders(location);
 }
 
-void OutputFileFactory::ReleaseFolders(const std::string& local_path) {
+void OutputFileFactory::ReleaseFolders(const std::string& location) {
   std::lock_guard lock(mu_);
-  // Walk up, removing the folders this factory made; stop at the first folder
-  // that is not empty or not ours (its parents hold it, so they are not empty
-  // either). A folder already gone (removed by an earlier call) is passed.
-  std::filesystem::path dir = std::filesystem::path(local_path).parent_path();
-  while (!dir.empty()) {
-    auto it = created_.find(dir.string());
-    if (it == created_.end()) {
-      std::error_code ec;
-      if (std::filesystem::exists(dir, ec) || ec) break;
-    } else if (::rmdir(it->c_str()) == 0 || errno == ENOENT) {
-      created_.erase(it);
-    } else {
-      break;
-    }
-    if (dir == dir.parent_path()) break;
-    dir = dir.parent_path();
-  }
+  io_->ReleaseFolders(location, &created_);
 }
 
 std::vector<std::string> OutputFileFactory::created_folders() const {
@@ -278,10 +242,9 @@ Status RollingFileWriter::OpenFile() {
   const bool deletes = settings_->content().content != DataFileContent::kData;
   FLOE_ASSIGN_OR_RETURN(auto nf, factory_->Open(partition_path_, deletes ? "deletes" : ""));
   location_ = std::move(nf.location);
-  local_path_ = std::move(nf.local_path);
   auto writer = parquet::FileWriter::Open(std::move(nf.output), settings_->schema(), settings_->parquet());
   if (!writer) {
-    factory_->ReleaseFolders(local_path_);  // the output was dropped with its temporary file
+    factory_->ReleaseFolders(location_);  // the output was dropped with its temporary file
     return Fail(std::move(writer).error());
   }
   writer_ = std::move(*writer);
@@ -293,11 +256,11 @@ Status RollingFileWriter::CloseFile() {
   auto result = writer_->Close();
   writer_.reset();
   if (!result) {
-    factory_->ReleaseFolders(local_path_);  // the writer aborted the unfinished file
+    factory_->ReleaseFolders(location_);  // the writer aborted the unfinished file
     return Fail(std::move(result).error());
   }
   // The file exists from here on: remember it before anything else can fail.
-  done_local_.push_back(local_path_);
+  done_locations_.push_back(location_);
   FLOE_ASSIGN_OR_RETURN(DataFile f, settings_->ToDataFile(*result, location_, partition_));
   done_.push_back(std::move(f));
   rows_in_file_ = 0;
@@ -358,10 +321,10 @@ void RollingFileWriter::Abort() {
   if (writer_) {
     writer_->Abort();
     writer_.reset();
-    factory_->ReleaseFolders(local_path_);  // the folder made for the file never finished
+    factory_->ReleaseFolders(location_);  // the folder made for the file never finished
   }
-  for (const auto& p : done_local_) factory_->Remove(p);
-  done_local_.clear();
+  for (const auto& p : done_locations_) factory_->Remove(p);
+  done_locations_.clear();
   done_.clear();
   closed_ = true;
 }

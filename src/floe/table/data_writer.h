@@ -27,6 +27,7 @@
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/io/file.h"
+#include "floe/io/file_io.h"
 #include "floe/io/location.h"
 #include "floe/parquet/writer.h"
 #include "floe/table/partition_key.h"
@@ -64,19 +65,26 @@ struct DataWriterOptions {
 
 /// Names and opens the files of one write task, as Java's OutputFileFactory:
 /// `<data>/<partition path>/<partition id 5 digits>-<task id>-<operation
-/// uuid>-<file count 5 digits>[-<suffix>].parquet`. Thread-safe; share one
-/// factory between the data and delete writers of a task so names never clash.
+/// uuid>-<file count 5 digits>[-<suffix>].parquet`. Files are opened,
+/// removed and their folders released through a FileIO. Thread-safe; share
+/// one factory between the data and delete writers of a task so names never
+/// clash.
 class OutputFileFactory {
  public:
-  /// `data_location` as stored in metadata: `file:` URIs and absolute paths are
-  /// written locally; other schemes need a mapping in `mapper`.
+  /// Writes through `io` (a table's: Table::io()). `data_location` as stored
+  /// in metadata; a `file:` URI or a plain path is recorded as the `file:`
+  /// URI of its absolute path.
+  OutputFileFactory(io::FileIOPtr io, std::string data_location, int32_t partition_id = 0,
+                    int64_t task_id = 0, std::string operation_id = RandomUuid());
+  /// Writes to the local file system, other schemes through the prefix
+  /// mappings of `mapper` (io::MappedFileIO).
   OutputFileFactory(std::string data_location, LocationMapper mapper = {}, int32_t partition_id = 0,
                     int64_t task_id = 0, std::string operation_id = RandomUuid());
 
   /// One new file: where metadata records it, where it is written, and the open output.
   struct NewFile {
     std::string location;    ///< file_path for the DataFile (`file:/...` for local files)
-    std::string local_path;  ///< the local path written
+    std::string local_path;  ///< the local path written, when the FileIO has one (else empty)
     std::unique_ptr<OutputFile> output;
   };
   /// Opens the next file under `partition_path` (may be empty); `suffix` is
@@ -86,28 +94,29 @@ class OutputFileFactory {
   /// again.
   Result<NewFile> Open(std::string_view partition_path, std::string_view suffix = {});
 
-  /// Removes a file this factory opened and was committed, then
-  /// ReleaseFolders(local_path).
-  void Remove(const std::string& local_path);
-  /// Removes the folders above `local_path` that this factory created (the
+  /// Removes a file this factory opened and was committed (by its location,
+  /// or its local path), then ReleaseFolders of it.
+  void Remove(const std::string& location);
+  /// Removes the folders above `location` (or local path) that this factory created (the
   /// data folder of a new table, partition folders) and that are empty now,
   /// innermost first. Folders that existed before, or that another writer
   /// created, are never removed: a failed write leaves the table's folders
   /// as it found them. (Known gap: when two writes share a new partition
   /// folder and both fail, the folder stays, empty, if its maker gave up
   /// before the other write had removed its file.)
-  void ReleaseFolders(const std::string& local_path);
-  /// The folders this factory created and has not removed (tests).
+  void ReleaseFolders(const std::string& location);
+  /// The folders this factory created and has not removed (tests), as the
+  /// FileIO names them (local paths for local files).
   std::vector<std::string> created_folders() const;
 
   const std::string& data_location() const { return data_location_; }
   const std::string& operation_id() const { return operation_id_; }
 
  private:
+  io::FileIOPtr io_;
   std::string data_location_;
-  std::string local_root_;  ///< local folder of data_location_
+  std::string local_root_;  ///< absolute path of data_location_ when it is local
   bool local_uri_ = true;   ///< data_location_ is file: or a plain path
-  LocationMapper mapper_;
   int32_t partition_id_;
   int64_t task_id_;
   std::string operation_id_;
@@ -196,11 +205,11 @@ class RollingFileWriter {
   iceberg::Values partition_;
   std::string partition_path_;
   std::unique_ptr<parquet::FileWriter> writer_;
-  std::string location_, local_path_;
+  std::string location_;  ///< of the open file
   int64_t rows_in_file_ = 0;
   int64_t rows_written_ = 0;
   std::vector<iceberg::DataFile> done_;
-  std::vector<std::string> done_local_;
+  std::vector<std::string> done_locations_;
   bool closed_ = false;
 };
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "floe/iceberg/manifest_io.h"
-#include "floe/io/file.h"
 #include "floe/table/table_internal.h"
 #include "floe/util/uuid.h"
 
@@ -47,11 +46,10 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
     const iceberg::PartitionSpec* mspec = md.SpecById(m.partition_spec_id);
     if (!mspec)
       return Corrupt("manifest {} names unknown spec {}", m.manifest_path, m.partition_spec_id);
-    FLOE_ASSIGN_OR_RETURN(
-        auto path,
-        internal::MetadataFile(table, fmt::format("{}-m{}.avro", RandomUuid(), carried.size())));
-    FLOE_ASSIGN_OR_RETURN(auto out, OpenLocalOutput(path.second));
-    written->local_paths.push_back(path.second);
+    const std::string location =
+        internal::MetadataFile(table, fmt::format("{}-m{}.avro", RandomUuid(), carried.size()));
+    FLOE_ASSIGN_OR_RETURN(auto out, table.io()->NewOutput(location));
+    written->locations.push_back(location);
     FLOE_ASSIGN_OR_RETURN(auto w,
                           iceberg::ManifestWriter::Open(std::move(out), *md.CurrentSchema(), *mspec,
                                                         m.content, attempt.snapshot_id));
@@ -65,7 +63,7 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
       FLOE_RETURN_IF_ERROR(w->Add(next));
     }
     FLOE_ASSIGN_OR_RETURN(auto mf, w->Close());
-    mf.manifest_path = path.first;
+    mf.manifest_path = location;
     carried.push_back(std::move(mf));
   }
   return carried;

@@ -1,22 +1,13 @@
 #include "floe/table/orphans.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/metadata_updates.h"
-#include "floe/io/file.h"
-#include "floe/io/location.h"
-#include "floe/table/table_folders.h"
+#include "floe/io/file_io.h"
 
 namespace floe::table {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -33,26 +24,30 @@ bool IsHidden(std::string_view name) {
          (name.starts_with("_") && name.find('=') == std::string_view::npos);
 }
 
-// Modification time in epoch ms, of the entry itself (not a link's target).
-Result<int64_t> ModifiedMs(const std::string& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0)
-    return IoError("cannot stat {}: {}", path, std::strerror(errno));
-  return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1000000;
+// Whether a file `rel` (its path below the listed folder) is one the
+// listing leaves alone: below a hidden folder, or hidden itself and not a
+// writer's temporary.
+bool SkippedByListing(std::string_view rel) {
+  size_t i = 0;
+  while (true) {
+    const size_t j = rel.find('/', i);
+    const std::string_view part = rel.substr(i, j == std::string_view::npos ? rel.npos : j - i);
+    if (j == std::string_view::npos) return IsHidden(part) && !IsLocalOutputTempName(part);
+    if (IsHidden(part)) return true;
+    i = j + 1;
+  }
 }
 
 // The manifests of a snapshot: its manifest list, or a v1 `manifests` array.
 Result<std::vector<iceberg::ManifestFile>> SnapshotManifests(const Table& table,
                                                              const iceberg::Snapshot& s) {
   if (!s.manifest_list.empty()) {
-    FLOE_ASSIGN_OR_RETURN(std::string local, table.LocalPath(s.manifest_list));
-    FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(local));
+    FLOE_ASSIGN_OR_RETURN(auto in, table.io()->NewInput(s.manifest_list));
     return iceberg::ReadManifestList(*in);
   }
   std::vector<iceberg::ManifestFile> out;
   for (const auto& m : s.manifests) {
-    FLOE_ASSIGN_OR_RETURN(std::string local, table.LocalPath(m));
-    FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(local));
+    FLOE_ASSIGN_OR_RETURN(auto in, table.io()->NewInput(m));
     FLOE_ASSIGN_OR_RETURN(auto mf,
                           iceberg::DescribeV1Manifest(*in, table.metadata(), s.snapshot_id));
     mf.manifest_path = m;
@@ -94,7 +89,7 @@ Result<std::set<std::string>> ReachableFiles(const Table& table) {
   std::set<std::string> out;
   auto add = [&](const std::string& location) {
     if (location.empty()) return;
-    if (auto local = NormalizedLocalPath(table, location)) out.insert(*local);
+    if (auto canonical = table.io()->Canonical(location)) out.insert(*canonical);
   };
   add(table.loaded().metadata_location);
   for (const auto& e : md.metadata_log) add(e.metadata_file);
@@ -116,8 +111,7 @@ Result<std::set<std::string>> ReachableFiles(const Table& table) {
     for (const auto& m : manifests) {
       add(m.manifest_path);
       if (!manifests_read.insert(m.manifest_path).second) continue;
-      FLOE_ASSIGN_OR_RETURN(std::string local, table.LocalPath(m.manifest_path));
-      FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(local));
+      FLOE_ASSIGN_OR_RETURN(auto in, table.io()->NewInput(m.manifest_path));
       FLOE_ASSIGN_OR_RETURN(auto entries, iceberg::ReadManifest(*in, m, md, ro));
       for (const auto& e : entries) {
         if (e.is_live()) add(e.data_file.file_path);
@@ -135,38 +129,28 @@ Result<OrphanResult> RemoveOrphanFiles(Table* table, const OrphanOptions& option
   result.older_than_ms = options.older_than_ms.value_or(iceberg::NowMillis() - kDefaultOrphanAgeMs);
   const std::string& location = table->metadata().location;
   if (location.empty()) return InvalidArgument("table {} has no location", table->id().ToString());
-  FLOE_ASSIGN_OR_RETURN(std::string root, NormalizedLocalPath(*table, location));
+  io::FileIO& io = *table->io();
+  FLOE_ASSIGN_OR_RETURN(std::string root, io.Canonical(location));
   if (root == "/")
     return InvalidArgument("table {}: refusing to list the whole file system",
                            table->id().ToString());
 
   // 1. The candidates: files old enough, listed before the references are
-  // read, so that a commit landing meanwhile is in the references.
+  // read, so that a commit landing meanwhile is in the references. The
+  // listing reports regular files only and enters no folder through a link.
+  std::string listed = location;
+  while (listed.size() > 1 && listed.back() == '/') listed.pop_back();
   std::vector<std::string> candidates;
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) return result;
-  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
-  if (ec) return IoError("cannot list {}: {}", root, ec.message());
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) return IoError("cannot list {}: {}", root, ec.message());
-    const fs::directory_entry& e = *it;
-    const std::string name = e.path().filename().string();
-    std::error_code sec;
-    const fs::file_type type = e.symlink_status(sec).type();
-    if (type == fs::file_type::directory) {
-      if (IsHidden(name)) it.disable_recursion_pending();
-      continue;
-    }
-    // Regular files only: a symbolic link may be how the table reaches its
-    // data (data -> another disk), and nothing names links in the metadata.
-    if (type != fs::file_type::regular) continue;
-    if (IsHidden(name) && !IsLocalOutputTempName(name)) continue;
-    std::string path = AbsolutePath(e.path().string());
-    auto mtime = ModifiedMs(path);
-    if (!mtime) continue;  // gone meanwhile
-    if (*mtime >= result.older_than_ms) continue;
-    candidates.push_back(std::move(path));
-  }
+  FLOE_RETURN_IF_ERROR(io.ListFiles(location, [&](const io::FileInfo& f) -> Status {
+    std::string_view rel = f.location;
+    if (!rel.starts_with(listed)) return Ok();  // not below the folder as listed (never expected)
+    rel.remove_prefix(listed.size());
+    while (rel.starts_with("/")) rel.remove_prefix(1);
+    if (SkippedByListing(rel)) return Ok();
+    if (f.modified_ms >= result.older_than_ms) return Ok();
+    candidates.push_back(f.location);
+    return Ok();
+  }));
 
   // 2. The references, from the table as it is now.
   FLOE_RETURN_IF_ERROR(table->Refresh());
@@ -175,18 +159,18 @@ Result<OrphanResult> RemoveOrphanFiles(Table* table, const OrphanOptions& option
   std::sort(candidates.begin(), candidates.end());
   std::vector<std::string> orphans;
   for (auto& c : candidates) {
-    if (!reachable.contains(c)) orphans.push_back(std::move(c));
+    auto canonical = io.Canonical(c);
+    if (canonical && !reachable.contains(*canonical)) orphans.push_back(std::move(c));
   }
 
   // 3. Remove them.
   int failed = 0;
   std::string first_failure;
   for (const auto& o : orphans) {
-    result.orphan_files.push_back(FileUri(o));
+    result.orphan_files.push_back(o);
     if (options.dry_run) continue;
-    std::error_code rec;
-    if (!fs::remove(o, rec) && rec) {
-      if (failed++ == 0) first_failure = fmt::format("{}: {}", o, rec.message());
+    if (Status st = io.Delete(o); !st) {
+      if (failed++ == 0) first_failure = st.error().message;
     }
   }
   if (failed > 0) {

@@ -42,11 +42,13 @@ struct OrphanOptions {
 
 struct OrphanResult {
   int64_t older_than_ms = 0;              ///< the window's end that applied
-  std::vector<std::string> orphan_files;  ///< `file:` URIs, sorted; removed unless a dry run
+  /// Locations as listed below the table location (`file:` URIs for a local
+  /// table), sorted; removed unless a dry run.
+  std::vector<std::string> orphan_files;
 };
 
-/// Lists every regular file under the table location and removes (or, on a
-/// dry run, reports) those old enough that nothing references. Symbolic
+/// Lists every regular file under the table location (FileIO::ListFiles) and
+/// removes (or, on a dry run, reports) those old enough that nothing references. Symbolic
 /// links are never removed (a link may be how the table reaches its data
 /// folder) nor followed into other folders. Hidden files and
 /// folders (a name starting with `.`, or `_` without `=`, as Iceberg's listing
@@ -57,10 +59,10 @@ struct OrphanResult {
 /// and nothing is removed.
 Result<OrphanResult> RemoveOrphanFiles(Table* table, const OrphanOptions& options);
 
-/// Every file the table's current metadata references, as absolute local
-/// paths: the current and logged metadata files, `version-hint.text`, each
+/// Every file the table's current metadata references, in the canonical form
+/// of the table's FileIO (absolute local paths for a local table): the current and logged metadata files, `version-hint.text`, each
 /// snapshot's manifest list, its manifests and their live data and delete
-/// files, and statistics files. Locations this machine cannot map are left out.
+/// files, and statistics files. Locations the FileIO cannot reach are left out.
 Result<std::set<std::string>> ReachableFiles(const Table& table);
 
 /// Whether `file_name` is a temporary file OpenLocalOutput writes before

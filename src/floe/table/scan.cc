@@ -475,10 +475,9 @@ bool MetricsMayMatch(const Expr& filter, const Schema& schema, const DataFile& f
 
 namespace {
 
-Result<std::unique_ptr<InputFile>> OpenMapped(const LocationMapper& mapper, const std::string& stored,
+Result<std::unique_ptr<InputFile>> OpenStored(io::FileIO& files, const std::string& stored,
                                               std::string_view what) {
-  FLOE_ASSIGN_OR_RETURN(std::string local, mapper.ToLocal(stored));
-  auto in = OpenLocalInput(local);
+  auto in = files.NewInput(stored);
   if (!in) return Fail(in.error().WithContext(fmt::format("{} {}", what, stored)));
   return std::move(*in);
 }
@@ -487,7 +486,7 @@ Result<std::unique_ptr<InputFile>> OpenMapped(const LocationMapper& mapper, cons
 
 Result<std::vector<ManifestFile>> FileManifestSource::ReadManifestList(const Snapshot& snapshot) {
   if (!snapshot.manifest_list.empty()) {
-    FLOE_ASSIGN_OR_RETURN(auto in, OpenMapped(mapper_, snapshot.manifest_list, "manifest list"));
+    FLOE_ASSIGN_OR_RETURN(auto in, OpenStored(*files_, snapshot.manifest_list, "manifest list"));
     auto list = iceberg::ReadManifestList(*in);
     if (!list) {
       return Fail(list.error().WithContext(
@@ -497,7 +496,7 @@ Result<std::vector<ManifestFile>> FileManifestSource::ReadManifestList(const Sna
   }
   std::vector<ManifestFile> out;
   for (const auto& path : snapshot.manifests) {
-    FLOE_ASSIGN_OR_RETURN(auto in, OpenMapped(mapper_, path, "manifest"));
+    FLOE_ASSIGN_OR_RETURN(auto in, OpenStored(*files_, path, "manifest"));
     auto m = iceberg::DescribeV1Manifest(*in, metadata_, snapshot.snapshot_id);
     if (!m) return Fail(m.error().WithContext(fmt::format("snapshot {}: manifest {}", snapshot.snapshot_id, path)));
     m->manifest_path = path;
@@ -507,7 +506,7 @@ Result<std::vector<ManifestFile>> FileManifestSource::ReadManifestList(const Sna
 }
 
 Result<std::vector<ManifestEntry>> FileManifestSource::ReadManifest(const ManifestFile& manifest) {
-  FLOE_ASSIGN_OR_RETURN(auto in, OpenMapped(mapper_, manifest.manifest_path, "manifest"));
+  FLOE_ASSIGN_OR_RETURN(auto in, OpenStored(*files_, manifest.manifest_path, "manifest"));
   iceberg::ManifestReadOptions o;
   o.include_column_stats = true;  // metrics pruning needs them; the plan drops them unless asked
   o.skip_deleted = true;

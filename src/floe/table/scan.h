@@ -23,6 +23,7 @@
 #include "floe/expr/expression.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/table_metadata.h"
+#include "floe/io/file_io.h"
 #include "floe/io/location.h"
 #include "floe/table/split_planner.h"
 #include "floe/types/type.h"
@@ -82,20 +83,23 @@ class ManifestSource {
 };
 
 /// Reads manifest lists and manifests from files (iceberg/manifest_io.h),
-/// stored paths mapped to local ones. v1 snapshots that list their
-/// manifests directly are described from the manifest files.
+/// opened by their stored locations through a FileIO. v1 snapshots that list
+/// their manifests directly are described from the manifest files.
 class FileManifestSource : public ManifestSource {
  public:
   /// `metadata` must outlive the source.
+  FileManifestSource(const iceberg::TableMetadata& metadata, io::FileIOPtr files)
+      : metadata_(metadata), files_(std::move(files)) {}
+  /// The local file system, through the prefix mappings of `mapper`.
   FileManifestSource(const iceberg::TableMetadata& metadata, LocationMapper mapper)
-      : metadata_(metadata), mapper_(std::move(mapper)) {}
+      : FileManifestSource(metadata, io::MappedFileIO(std::move(mapper), io::LocalFileIO())) {}
 
   Result<std::vector<iceberg::ManifestFile>> ReadManifestList(const iceberg::Snapshot& snapshot) override;
   Result<std::vector<iceberg::ManifestEntry>> ReadManifest(const iceberg::ManifestFile& manifest) override;
 
  private:
   const iceberg::TableMetadata& metadata_;
-  LocationMapper mapper_;
+  io::FileIOPtr files_;
 };
 
 /// A delete file that applies to some planned data files.

@@ -8,7 +8,6 @@
 #include "floe/catalog/commit_retry.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/metadata_updates.h"
-#include "floe/io/file.h"
 #include "floe/table/table_internal.h"
 #include "floe/util/uuid.h"
 
@@ -48,16 +47,15 @@ Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
   // the same file (Iceberg spec: Sequence Number Inheritance; PITFALLS 73).
   auto write = [&](const std::vector<DataFile>& files, ManifestContent content) -> Status {
     if (files.empty()) return Ok();
-    FLOE_ASSIGN_OR_RETURN(auto path,
-                          internal::MetadataFile(
-                              *table_, fmt::format("{}-m{}.avro", RandomUuid(), manifests.size())));
-    FLOE_ASSIGN_OR_RETURN(auto out, OpenLocalOutput(path.second));
-    written->local_paths.push_back(path.second);
+    const std::string location = internal::MetadataFile(
+        *table_, fmt::format("{}-m{}.avro", RandomUuid(), manifests.size()));
+    FLOE_ASSIGN_OR_RETURN(auto out, table_->io()->NewOutput(location));
+    written->locations.push_back(location);
     FLOE_ASSIGN_OR_RETURN(auto w,
                           iceberg::ManifestWriter::Open(std::move(out), schema, spec, content));
     for (const auto& f : files) FLOE_RETURN_IF_ERROR(w->AddFile(f));
     FLOE_ASSIGN_OR_RETURN(auto mf, w->Close());
-    mf.manifest_path = path.first;
+    mf.manifest_path = location;
     manifests.push_back(std::move(mf));
     return Ok();
   };
@@ -77,7 +75,7 @@ Result<CommitResult> SnapshotProducer::Commit() {
   // A copy: a retry reloads the table, which replaces the metadata md0 refers to.
   const iceberg::PartitionSpec spec = *md0.DefaultSpec();
 
-  internal::WrittenFiles added_files;  // shared by all attempts
+  internal::WrittenFiles added_files(table_->io());  // shared by all attempts
   auto added = WriteAddedManifests(*schema, spec, &added_files);
   if (!added) {
     added_files.RemoveAll();
@@ -97,7 +95,7 @@ Result<CommitResult> SnapshotProducer::Commit() {
 Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec,
                                  const std::vector<ManifestFile>& added_manifests, bool* unknown,
                                  CommitResult* result) {
-  internal::WrittenFiles written;  // this attempt's list and rewritten manifests
+  internal::WrittenFiles written(table_->io());  // this attempt's list and rewritten manifests
   auto fail = [&](Error e) -> Status {
     if (e.kind == ErrorKind::kCommitStateUnknown) {
       *unknown = true;
@@ -131,12 +129,11 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   if (!carried) return fail(carried.error());
 
   // Manifest list: this commit's manifests first, then the carried ones.
-  auto list_path = internal::MetadataFile(
+  const std::string list_location = internal::MetadataFile(
       *table_, fmt::format("snap-{}-{}-{}.avro", ctx.snapshot_id, attempt + 1, RandomUuid()));
-  if (!list_path) return fail(list_path.error());
-  auto list_out = OpenLocalOutput(list_path->second);
+  auto list_out = table_->io()->NewOutput(list_location);
   if (!list_out) return fail(list_out.error());
-  written.local_paths.push_back(list_path->second);
+  written.locations.push_back(list_location);
   std::optional<int64_t> parent_id;
   if (head) parent_id = head->snapshot_id;
   auto lw = iceberg::ManifestListWriter::Open(std::move(*list_out), ctx.snapshot_id, parent_id,
@@ -163,7 +160,7 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   snap.parent_snapshot_id = parent_id;
   snap.sequence_number = ctx.sequence_number;
   snap.timestamp_ms = std::max(iceberg::NowMillis(), md.last_updated_ms);
-  snap.manifest_list = list_path->first;
+  snap.manifest_list = list_location;
   snap.operation = op;
   snap.summary = properties;
   snap.schema_id = md.current_schema_id;

@@ -2,21 +2,18 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
 #include <set>
 #include <unordered_set>
 
 #include "floe/catalog/commit_retry.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/metadata_updates.h"
-#include "floe/io/file.h"
 #include "floe/table/table_folders.h"
 #include "floe/table/table_internal.h"
 #include "floe/util/uuid.h"
 
 namespace floe::table {
 
-namespace fs = std::filesystem;
 using iceberg::DataFile;
 using iceberg::DataFileContent;
 using iceberg::ManifestContent;
@@ -25,7 +22,10 @@ using iceberg::ManifestEntryStatus;
 using iceberg::ManifestFile;
 
 Table::Table(catalog::Catalog* catalog, catalog::LoadedTable loaded)
-    : catalog_(catalog), loaded_(std::move(loaded)) {}
+    : Table(catalog, std::move(loaded), catalog ? catalog->io() : io::LocalFileIO()) {}
+
+Table::Table(catalog::Catalog* catalog, catalog::LoadedTable loaded, io::FileIOPtr io)
+    : catalog_(catalog), loaded_(std::move(loaded)), io_(io ? std::move(io) : io::LocalFileIO()) {}
 
 Status Table::Refresh() {
   FLOE_ASSIGN_OR_RETURN(loaded_, catalog_->LoadTable(loaded_.id));
@@ -137,11 +137,12 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
   if (expired.empty()) return result;
 
   // Files still referenced by the snapshots that remain (after commit, or
-  // for a dry run: the ones that would remain), by local path: the same
-  // file may be spelled file:/p in one manifest and file:///p in another.
+  // for a dry run: the ones that would remain), by canonical location: the
+  // same file may be spelled file:/p in one manifest and file:///p in another.
+  io::FileIO& io = *table->io();
   auto key = [&](const std::string& location) {
-    auto local = NormalizedLocalPath(*table, location);
-    return local ? *local : location;
+    auto canonical = io.Canonical(location);
+    return canonical ? *canonical : location;
   };
   std::unordered_set<std::string> live;
   std::set<int64_t> expired_ids(result.expired_snapshot_ids.begin(), result.expired_snapshot_ids.end());
@@ -175,15 +176,14 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
   const TableFolders folders = TableFolders::Of(*table);
   for (const auto& c : candidates) {
     if (live.contains(key(c))) continue;
-    auto local = table->LocalPath(c);
-    std::error_code ec;
-    if (!local || !folders.Contains(*local) || fs::is_directory(fs::symlink_status(*local, ec))) {
+    auto entry = io.Stat(c);  // a folder (not a link to one) is never a file of the table
+    if (!folders.Contains(c) || (entry && entry->kind == io::EntryKind::kFolder)) {
       result.refused_files.push_back(c);
       continue;
     }
     result.deleted_files.push_back(c);
     if (options.dry_run) continue;
-    fs::remove(*local, ec);  // already gone is fine
+    (void)io.Delete(c);  // already gone is fine
   }
   return result;
 }

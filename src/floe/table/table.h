@@ -20,36 +20,41 @@
 #include "floe/catalog/catalog.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/table_metadata.h"
-#include "floe/io/location.h"
+#include "floe/io/file_io.h"
 #include "floe/util/status.h"
 
 namespace floe::table {
 
-/// A loaded table and the catalog that commits it.
+/// A loaded table, the catalog that commits it and the FileIO through which
+/// every file of the table is read, written, listed and deleted.
 class Table {
  public:
+  /// The table reaches its files through the catalog's FileIO.
   Table(catalog::Catalog* catalog, catalog::LoadedTable loaded);
+  /// The same, through `io` instead (a decorator of the catalog's).
+  Table(catalog::Catalog* catalog, catalog::LoadedTable loaded, io::FileIOPtr io);
 
   const iceberg::TableMetadata& metadata() const { return loaded_.metadata; }
   const catalog::LoadedTable& loaded() const { return loaded_; }
   const catalog::TableIdentifier& id() const { return loaded_.id; }
   catalog::Catalog* catalog() const { return catalog_; }
-  /// Maps the locations stored in this table's metadata to local paths.
-  const LocationMapper& locations() const { return locations_; }
-  LocationMapper& mutable_locations() { return locations_; }
+  /// Where the locations stored in this table's metadata are read and written.
+  const io::FileIOPtr& io() const { return io_; }
 
   /// Reloads the current metadata from the catalog.
   Status Refresh();
   /// Replaces the loaded state (after a commit).
   void Reset(catalog::LoadedTable loaded) { loaded_ = std::move(loaded); }
 
-  /// The local path of a location stored in the metadata.
-  Result<std::string> LocalPath(std::string_view location) const { return locations_.ToLocal(location); }
+  /// The local path of a location stored in the metadata, for tools and
+  /// tests (kUnsupported when the FileIO keeps it elsewhere). The table code
+  /// itself only passes locations to io().
+  Result<std::string> LocalPath(std::string_view location) const { return io_->LocalPath(location); }
 
  private:
   catalog::Catalog* catalog_;
   catalog::LoadedTable loaded_;
-  LocationMapper locations_;
+  io::FileIOPtr io_;
 };
 
 /// What a commit produced.

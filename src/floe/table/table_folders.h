@@ -2,44 +2,44 @@
 /// The folders a table's files may be deleted from. Metadata names files by
 /// absolute location, and nothing stops a damaged or hostile manifest from
 /// naming a file anywhere; expiry and orphan removal delete only what lies
-/// inside these folders and refuse the rest.
+/// inside these folders and refuse the rest. Locations are compared in the
+/// canonical form of the table's FileIO (io::FileIO::Canonical / Resolve).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "floe/io/file_io.h"
 #include "floe/table/table.h"
 #include "floe/util/status.h"
 
 namespace floe::table {
 
-/// A table's local folders: its `location`, and `write.data.path` /
+/// A table's folders: its `location`, and `write.data.path` /
 /// `write.metadata.path` when set (Iceberg table properties that move new
-/// data or metadata files elsewhere). A location this machine cannot map
-/// (an unmapped `s3://` prefix) adds no folder: nothing under it is deleted.
+/// data or metadata files elsewhere). A location the table's FileIO cannot
+/// reach (an unmapped `s3://` prefix) adds no folder: nothing under it is
+/// deleted.
 class TableFolders {
  public:
   static TableFolders Of(const Table& table);
 
-  /// Whether `local_path` lies strictly inside one of the folders: compared
-  /// after `.`/`..` are resolved lexically, and again with symbolic links
-  /// resolved in its parent folders (a link inside the table to a folder
-  /// elsewhere does not make that folder part of the table). The folder
-  /// itself is not inside.
-  bool Contains(std::string_view local_path) const;
+  /// Whether the file at `location` lies strictly inside one of the
+  /// folders: compared after `.`/`..` are resolved lexically, and again with
+  /// symbolic links resolved in its parent folders (a link inside the table
+  /// to a folder elsewhere does not make that folder part of the table). The
+  /// folder itself is not inside, nor any location with a `.` or `..`
+  /// component (the system would resolve `link/..` through the link).
+  bool Contains(std::string_view location) const;
 
-  /// The folders, absolute and normalized.
+  /// The folders, canonical (for local tables: absolute, normalized paths).
   const std::vector<std::string>& folders() const { return folders_; }
 
  private:
+  io::FileIOPtr io_;
   std::vector<std::string> folders_;
   std::vector<std::string> resolved_;  ///< the same folders with symbolic links resolved
 };
-
-/// The local path of a stored location, absolute and normalized, for
-/// comparing files named in different spellings (`file:/p`, `file:///p`,
-/// `/p`, `/a/../p`). kNotFound / kInvalidArgument as LocationMapper::ToLocal.
-Result<std::string> NormalizedLocalPath(const Table& table, std::string_view location);
 
 }  // namespace floe::table

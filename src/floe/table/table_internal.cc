@@ -2,12 +2,10 @@
 #include "floe/table/table_internal.h"
 
 #include <charconv>
-#include <filesystem>
 #include <type_traits>
 #include <variant>
 
 #include "floe/iceberg/manifest_io.h"
-#include "floe/io/file.h"
 
 namespace floe::table::internal {
 
@@ -43,14 +41,12 @@ int64_t ParseLongOr(const std::map<std::string, std::string>& m, const std::stri
 Result<std::vector<iceberg::ManifestFile>> ReadManifests(const Table& table,
                                                          const iceberg::Snapshot& snapshot) {
   if (!snapshot.manifest_list.empty()) {
-    FLOE_ASSIGN_OR_RETURN(std::string local, table.LocalPath(snapshot.manifest_list));
-    FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(local));
+    FLOE_ASSIGN_OR_RETURN(auto in, table.io()->NewInput(snapshot.manifest_list));
     return iceberg::ReadManifestList(*in);
   }
   std::vector<iceberg::ManifestFile> out;
   for (const auto& m : snapshot.manifests) {
-    FLOE_ASSIGN_OR_RETURN(std::string local, table.LocalPath(m));
-    FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(local));
+    FLOE_ASSIGN_OR_RETURN(auto in, table.io()->NewInput(m));
     FLOE_ASSIGN_OR_RETURN(auto mf,
                           iceberg::DescribeV1Manifest(*in, table.metadata(), snapshot.snapshot_id));
     mf.manifest_path = m;
@@ -62,26 +58,19 @@ Result<std::vector<iceberg::ManifestFile>> ReadManifests(const Table& table,
 Result<std::vector<iceberg::ManifestEntry>> ReadEntries(const Table& table,
                                                         const iceberg::ManifestFile& m,
                                                         bool with_stats) {
-  FLOE_ASSIGN_OR_RETURN(std::string local, table.LocalPath(m.manifest_path));
-  FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(local));
+  FLOE_ASSIGN_OR_RETURN(auto in, table.io()->NewInput(m.manifest_path));
   iceberg::ManifestReadOptions o;
   o.include_column_stats = with_stats;
   return iceberg::ReadManifest(*in, m, table.metadata(), o);
 }
 
-Result<std::pair<std::string, std::string>> MetadataFile(const Table& table,
-                                                         const std::string& name) {
-  std::string uri = table.metadata().location + "/metadata/" + name;
-  FLOE_ASSIGN_OR_RETURN(std::string local, table.LocalPath(uri));
-  return std::pair<std::string, std::string>(uri, local);
+std::string MetadataFile(const Table& table, const std::string& name) {
+  return table.metadata().location + "/metadata/" + name;
 }
 
 void WrittenFiles::RemoveAll() {
-  for (const auto& p : local_paths) {
-    std::error_code ec;
-    std::filesystem::remove(p, ec);
-  }
-  local_paths.clear();
+  for (const auto& location : locations) (void)io_->Delete(location);  // already gone is fine
+  locations.clear();
 }
 
 }  // namespace floe::table::internal

@@ -40,19 +40,22 @@ Result<std::vector<iceberg::ManifestEntry>> ReadEntries(const Table& table,
                                                         const iceberg::ManifestFile& m,
                                                         bool with_stats);
 
-/// `<location>/metadata/<name>` of the table: the URI stored in metadata and
-/// the local path written.
-Result<std::pair<std::string, std::string>> MetadataFile(const Table& table,
-                                                         const std::string& name);
+/// `<location>/metadata/<name>` of the table: the location stored in
+/// metadata and written through the table's FileIO.
+std::string MetadataFile(const Table& table, const std::string& name);
 
-/// Local paths of the files one commit attempt (or all attempts) wrote: they
-/// are removed when the commit is known to have failed, and kept when it
-/// landed or its outcome is unknown (Iceberg spec: Commit Conflict
+/// The locations of the files one commit attempt (or all attempts) wrote:
+/// they are removed when the commit is known to have failed, and kept when
+/// it landed or its outcome is unknown (Iceberg spec: Commit Conflict
 /// Resolution; PITFALLS 94).
 struct WrittenFiles {
-  std::vector<std::string> local_paths;
+  explicit WrittenFiles(io::FileIOPtr io) : io_(std::move(io)) {}
+  std::vector<std::string> locations;
   /// Removes every recorded file (a missing one is fine) and forgets them.
   void RemoveAll();
+
+ private:
+  io::FileIOPtr io_;
 };
 
 }  // namespace floe::table::internal

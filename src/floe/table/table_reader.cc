@@ -199,12 +199,11 @@ struct OpenedFile {
 // manifest entry describes (Iceberg spec: Data File Fields): its size must be
 // file_size_in_bytes and its row count record_count, or a truncated, replaced or
 // swapped file would read as other rows.
-Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file,
-                                 const LocationMapper& mapper, const SchemaPtr& projection,
-                                 parquet::ReaderOptions options, bool by_name_fallback = false) {
+Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file, io::FileIO& files,
+                                 const SchemaPtr& projection, parquet::ReaderOptions options,
+                                 bool by_name_fallback = false) {
   const std::string& stored_path = file.file_path;
-  FLOE_ASSIGN_OR_RETURN(std::string local, mapper.ToLocal(stored_path));
-  auto in = OpenLocalInput(local);
+  auto in = files.NewInput(stored_path);
   if (!in) return Fail(in.error().WithContext(fmt::format("file {}", stored_path)));
   if ((*in)->Size() != file.file_size_in_bytes) {
     return Corrupt(
@@ -229,7 +228,7 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file,
     for (const auto& f : projection->fields()) {
       if (file_schema->FindTopLevel(f.name)) out.present.insert(f.id);
     }
-    auto in2 = OpenLocalInput(local);
+    auto in2 = files.NewInput(stored_path);
     if (!in2) return Fail(in2.error().WithContext(fmt::format("file {}", stored_path)));
     options.match_by_name = true;
     FLOE_ASSIGN_OR_RETURN(out.reader, parquet::FileReader::Open(std::move(*in2), options));
@@ -250,7 +249,7 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file,
     for (int i = 0; i < renamed->num_fields(); ++i) {
       if (file_schema->FindTopLevel(renamed->fields()[i].name)) out.present.insert(projection->fields()[i].id);
     }
-    auto in2 = OpenLocalInput(local);
+    auto in2 = files.NewInput(stored_path);
     if (!in2) return Fail(in2.error().WithContext(fmt::format("file {}", stored_path)));
     options.projection = renamed;
     options.match_by_name = true;
@@ -287,11 +286,11 @@ namespace {
 // Every row of a position delete file, by data file path.
 Result<std::shared_ptr<const DeleteCache::PositionsByFile>> ReadAllPositions(const ScanPlan& plan,
                                                                              const DeleteFileTask& d,
-                                                                             const LocationMapper& mapper) {
+                                                                             io::FileIO& files) {
   auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
       NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
       NestedField{kDeletePosId, "pos", true, LongType(), ""}});
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, mapper, schema, {}, true));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, schema, {}, true));
   if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
     return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
                    kDeleteFilePathId, kDeletePosId);
@@ -321,7 +320,7 @@ Result<std::shared_ptr<const DeleteCache::PositionsByFile>> ReadAllPositions(con
 }
 
 Status LoadPositionDeletes(const ScanPlan& plan, const DeleteFileTask& d, const std::string& data_path,
-                           const LocationMapper& mapper, PositionDeletes* out, DeleteCache* cache) {
+                           io::FileIO& files, PositionDeletes* out, DeleteCache* cache) {
   if (cache) {
     std::shared_ptr<const DeleteCache::PositionsByFile> all;
     {
@@ -329,7 +328,7 @@ Status LoadPositionDeletes(const ScanPlan& plan, const DeleteFileTask& d, const 
       if (auto it = cache->positions.find(d.file.file_path); it != cache->positions.end()) all = it->second;
     }
     if (!all) {
-      FLOE_ASSIGN_OR_RETURN(all, ReadAllPositions(plan, d, mapper));
+      FLOE_ASSIGN_OR_RETURN(all, ReadAllPositions(plan, d, files));
       std::lock_guard lock(cache->mu);
       cache->positions.emplace(d.file.file_path, all);
     }
@@ -339,7 +338,7 @@ Status LoadPositionDeletes(const ScanPlan& plan, const DeleteFileTask& d, const 
   auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
       NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
       NestedField{kDeletePosId, "pos", true, LongType(), ""}});
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, mapper, schema, {}, true));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, schema, {}, true));
   if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
     return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
                    kDeleteFilePathId, kDeletePosId);
@@ -369,9 +368,9 @@ struct EqualityGroup {
 };
 
 Result<std::shared_ptr<const std::vector<Batch>>> ReadEqualityRows(const ScanPlan& plan, const DeleteFileTask& d,
-                                                                    const LocationMapper& mapper,
+                                                                    io::FileIO& files,
                                                                     const SchemaPtr& key_schema) {
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, mapper, key_schema, {}));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, key_schema, {}));
   auto out = std::make_shared<std::vector<Batch>>();
   while (true) {
     Batch b;
@@ -383,7 +382,7 @@ Result<std::shared_ptr<const std::vector<Batch>>> ReadEqualityRows(const ScanPla
   return std::shared_ptr<const std::vector<Batch>>(std::move(out));
 }
 
-Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, const LocationMapper& mapper,
+Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, io::FileIO& files,
                            EqualityGroup* g, DeleteCache* cache) {
   std::shared_ptr<const std::vector<Batch>> rows;
   std::string key = d.file.file_path;
@@ -393,7 +392,7 @@ Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, const 
     if (auto it = cache->equalities.find(key); it != cache->equalities.end()) rows = it->second;
   }
   if (!rows) {
-    FLOE_ASSIGN_OR_RETURN(rows, ReadEqualityRows(plan, d, mapper, g->key_schema));
+    FLOE_ASSIGN_OR_RETURN(rows, ReadEqualityRows(plan, d, files, g->key_schema));
     if (cache) {
       std::lock_guard lock(cache->mu);
       cache->equalities.emplace(key, rows);
@@ -408,7 +407,7 @@ Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, const 
 // --------------------------------------------------------------- one range
 
 Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
-                     const LocationMapper& mapper, int64_t batch_rows, const std::function<Status(Batch&&)>& emit,
+                     io::FileIO& files, int64_t batch_rows, const std::function<Status(Batch&&)>& emit,
                      DeleteCache* cache) {
   const DataFile& file = task.data_file;
   const Schema& table_schema = *plan.table_schema;
@@ -420,7 +419,7 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
   std::vector<int32_t> extra_ids;
   for (const auto& d : task.deletes) {
     if (d->file.content == DataFileContent::kPositionDeletes) {
-      FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, file.file_path, mapper, &positions, cache));
+      FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, file.file_path, files, &positions, cache));
       continue;
     }
     std::vector<int32_t> ids = d->file.equality_ids;
@@ -450,7 +449,7 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
       groups.push_back(std::move(ng));
       g = &groups.back();
     }
-    FLOE_RETURN_IF_ERROR(LoadEqualityDeletes(plan, *d, mapper, g, cache));
+    FLOE_RETURN_IF_ERROR(LoadEqualityDeletes(plan, *d, files, g, cache));
   }
 
   // The read schema: the projection, then the columns deletes and the filter need.
@@ -535,7 +534,7 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
     m.upper_bound = bound(false);
     return !expr::MayMatch(*filter, m);
   };
-  FLOE_ASSIGN_OR_RETURN(OpenedFile opened, OpenProjected(plan, file, mapper, read_schema, ro));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile opened, OpenProjected(plan, file, files, read_schema, ro));
   num_row_groups = opened.reader->num_row_groups();
 
   // Constants for columns the file lacks.
@@ -634,8 +633,8 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
 
 class TableReaderImpl {
  public:
-  TableReaderImpl(ScanPlan plan, LocationMapper mapper, TableReaderOptions options)
-      : plan_(std::move(plan)), mapper_(std::move(mapper)), options_(options) {
+  TableReaderImpl(ScanPlan plan, io::FileIOPtr files, TableReaderOptions options)
+      : plan_(std::move(plan)), files_(std::move(files)), options_(options) {
     slots_.resize(plan_.splits.size());
   }
 
@@ -708,7 +707,7 @@ class TableReaderImpl {
       if (plan_.limit >= 0 && rows >= plan_.limit) break;  // this split alone reached the limit
       const FileScanTask& task = plan_.files[static_cast<size_t>(r.file)];
       FLOE_RETURN_IF_ERROR(ReadFileRange(
-          plan_, task, r, mapper_, options_.batch_rows,
+          plan_, task, r, *files_, options_.batch_rows,
           [&](Batch&& b) {
             rows += b.num_rows;
             out->push_back(std::move(b));
@@ -768,7 +767,7 @@ class TableReaderImpl {
   }
 
   ScanPlan plan_;
-  LocationMapper mapper_;
+  io::FileIOPtr files_;
   TableReaderOptions options_;
   std::shared_ptr<DeleteCache> cache_ = MakeDeleteCache();
   std::vector<Slot> slots_;
@@ -785,11 +784,17 @@ class TableReaderImpl {
 
 Result<std::unique_ptr<TableReader>> TableReader::Make(ScanPlan plan, LocationMapper mapper,
                                                        TableReaderOptions options) {
+  return Make(std::move(plan), io::MappedFileIO(std::move(mapper), io::LocalFileIO()), options);
+}
+
+Result<std::unique_ptr<TableReader>> TableReader::Make(ScanPlan plan, io::FileIOPtr files,
+                                                       TableReaderOptions options) {
+  if (!files) return InvalidArgument("TableReader: no FileIO");
   if (!plan.metadata || !plan.table_schema || !plan.projected_schema || !plan.filter) {
     return InvalidArgument("TableReader: the plan is incomplete (metadata, schemas and filter are required)");
   }
   if (options.batch_rows <= 0) return InvalidArgument("TableReader: batch_rows must be positive");
-  auto impl = std::make_unique<TableReaderImpl>(std::move(plan), std::move(mapper), options);
+  auto impl = std::make_unique<TableReaderImpl>(std::move(plan), std::move(files), options);
   impl->Start();
   return std::unique_ptr<TableReader>(new TableReader(std::move(impl)));
 }
@@ -800,7 +805,18 @@ SchemaPtr TableReader::schema() const { return impl_->schema(); }
 Result<bool> TableReader::Next(Batch* out) { return impl_->Next(out); }
 
 Result<std::vector<Batch>> ReadAll(const ScanPlan& plan, const LocationMapper& mapper, TableReaderOptions options) {
-  FLOE_ASSIGN_OR_RETURN(auto reader, TableReader::Make(plan, mapper, options));
+  return ReadAll(plan, io::MappedFileIO(mapper, io::LocalFileIO()), options);
+}
+
+Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
+                     const LocationMapper& mapper, int64_t batch_rows,
+                     const std::function<Status(Batch&&)>& emit, DeleteCache* cache) {
+  auto files = io::MappedFileIO(mapper, io::LocalFileIO());
+  return ReadFileRange(plan, task, range, *files, batch_rows, emit, cache);
+}
+
+Result<std::vector<Batch>> ReadAll(const ScanPlan& plan, io::FileIOPtr files, TableReaderOptions options) {
+  FLOE_ASSIGN_OR_RETURN(auto reader, TableReader::Make(plan, std::move(files), options));
   std::vector<Batch> out;
   while (true) {
     Batch b;

@@ -10,13 +10,15 @@
 ///    and equality deletes (null-safe, on `equality_ids` only) are applied,
 ///    then the row filter (exact), then the limit;
 ///  - splits are read by a small pool of threads, in plan order by default.
-/// Stored paths are turned into local ones by a LocationMapper.
+/// Every file is opened by its stored location through a FileIO (a table's,
+/// or the local file system with prefix mappings: io::MappedFileIO).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 
+#include "floe/io/file_io.h"
 #include "floe/io/location.h"
 #include "floe/table/scan.h"
 #include "floe/types/column_vector.h"
@@ -40,8 +42,10 @@ class TableReaderImpl;
 /// Reads every split of a plan.
 class TableReader {
  public:
-  /// The plan is copied (shared metadata); `mapper` turns stored paths into
-  /// local ones.
+  /// The plan is copied (shared metadata); files are opened through `files`.
+  static Result<std::unique_ptr<TableReader>> Make(ScanPlan plan, io::FileIOPtr files,
+                                                   TableReaderOptions options = {});
+  /// The same on the local file system, through the prefix mappings of `mapper`.
   static Result<std::unique_ptr<TableReader>> Make(ScanPlan plan, LocationMapper mapper,
                                                    TableReaderOptions options = {});
   ~TableReader();
@@ -69,10 +73,17 @@ std::shared_ptr<DeleteCache> MakeDeleteCache();
 /// batch of the projected schema (deletes and filter applied; no limit).
 /// `cache` (optional) keeps delete files read for later ranges.
 Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
+                     io::FileIO& files, int64_t batch_rows,
+                     const std::function<Status(Batch&&)>& emit, DeleteCache* cache = nullptr);
+/// The same on the local file system, through the prefix mappings of `mapper`.
+Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
                      const LocationMapper& mapper, int64_t batch_rows,
                      const std::function<Status(Batch&&)>& emit, DeleteCache* cache = nullptr);
 
 /// Convenience: plans nothing, reads the whole plan into a vector of batches.
+Result<std::vector<Batch>> ReadAll(const ScanPlan& plan, io::FileIOPtr files,
+                                   TableReaderOptions options = {});
+/// The same on the local file system, through the prefix mappings of `mapper`.
 Result<std::vector<Batch>> ReadAll(const ScanPlan& plan, const LocationMapper& mapper,
                                    TableReaderOptions options = {});
 
