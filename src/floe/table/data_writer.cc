@@ -22,8 +22,6 @@ namespace {
 constexpr int64_t kFirstSliceRows = 1000;
 constexpr int64_t kMinSliceRows = 64;
 
-}
-
 std::string TrimTrailingSlashes(std::string s) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return s;
