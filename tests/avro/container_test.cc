@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <random>
 
+#include "testing/files.h"
+
 namespace floe::avro {
 namespace {
 
@@ -140,9 +142,7 @@ TEST(AvroContainer, WriterRejectsBadInput) {
 }
 
 TEST(AvroContainer, LocalFileLengthAndAtomicity) {
-  fs::path dir = fs::temp_directory_path() / fmt::format("floe_avro_container_{}", ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = test::FreshTestDir("floe_avro_container_");
   AvroSchema schema = TestSchema();
   std::string path = (dir / "list.avro").string();
   {

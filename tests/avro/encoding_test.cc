@@ -7,16 +7,14 @@
 #include <cmath>
 #include <limits>
 
+#include "testing/hex.h"
+
 namespace floe::avro {
 namespace {
 
 using namespace std::string_literals;
 
-std::string Hex(const Buffer& b) {
-  std::string out;
-  for (size_t i = 0; i < b.size(); ++i) out += fmt::format("{:02x}", b.data()[i]);
-  return out;
-}
+std::string Hex(const Buffer& b) { return test::Hex(b.data(), b.size()); }
 
 std::string EncodeLong(int64_t v) {
   Buffer b;

@@ -16,6 +16,7 @@
 #include "floe/catalog/warnings.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
+#include "testing/files.h"
 
 namespace floe::catalog {
 namespace {
@@ -79,16 +80,13 @@ TEST(RunWithRetries, GiveUpMessageNamesWhatWasRetriedAndWhyItStopped) {
 class CatalogSafetyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("floe_catalog_safety_{}_{}", ::getpid(),
-                       testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_catalog_safety_");
     catalog_ = Open(dir_ / "wh");
     ASSERT_TRUE(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
   }
   void TearDown() override {
     SetWarningHandler(nullptr);
-    if (!HasFailure()) fs::remove_all(dir_);
+    test::RemoveTestDirIfPassed(dir_);
   }
 
   static std::unique_ptr<Catalog> Open(const fs::path& warehouse) {

@@ -9,6 +9,9 @@
 
 #include <filesystem>
 
+#include "testing/files.h"
+#include "testing/race.h"
+
 namespace floe::catalog {
 namespace {
 
@@ -17,13 +20,12 @@ namespace fs = std::filesystem;
 class HadoopCatalogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_hadoop_catalog_{}", ::getpid());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_hadoop_catalog_");
     auto c = OpenCatalog("test", {{"catalog-type", "hadoop"}, {"warehouse", dir_.string()}});
     ASSERT_TRUE(c) << c.error().ToString();
     catalog_ = std::move(*c);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   TableDefinition Def() {
     TableDefinition d;
@@ -135,37 +137,24 @@ TEST_F(HadoopCatalogTest, TwoProcessesCommitConcurrently) {
   auto id = *ParseTableIdentifier("db.race");
   ASSERT_TRUE(catalog_->CreateTable(id, Def()));
   const int kCommits = 200;
-  auto child = [&](int who) {
-    auto cat = OpenCatalog("c", {{"warehouse", dir_.string()}});
-    if (!cat) _exit(2);
+  auto child = [&](int who) -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto cat, OpenCatalog("c", {{"warehouse", dir_.string()}}));
     RetryPolicy p;
     p.num_retries = 100000;
     p.min_wait_ms = 0;
     p.max_wait_ms = 3;
     for (int i = 0; i < kCommits; ++i) {
-      Status st = RunWithRetries(p, [&](int) -> Status {
-        FLOE_ASSIGN_OR_RETURN(auto base, (*cat)->LoadTable(id));
+      FLOE_RETURN_IF_ERROR(RunWithRetries(p, [&](int) -> Status {
+        FLOE_ASSIGN_OR_RETURN(auto base, cat->LoadTable(id));
         FLOE_ASSIGN_OR_RETURN(auto next, iceberg::UpdateProperties(
                                              base.metadata, {{fmt::format("p{}-{}", who, i), "x"}}, {}));
-        FLOE_RETURN_IF_ERROR((*cat)->CommitTable(base, std::move(next)));
+        FLOE_RETURN_IF_ERROR(cat->CommitTable(base, std::move(next)));
         return Ok();
-      });
-      if (!st) {
-        fmt::print(stderr, "child {}: {}\n", who, st.error().ToString());
-        _exit(1);
-      }
+      }));
     }
-    _exit(0);
+    return Ok();
   };
-  pid_t a = fork();
-  if (a == 0) child(1);
-  pid_t b = fork();
-  if (b == 0) child(2);
-  int sa = 0, sb = 0;
-  waitpid(a, &sa, 0);
-  waitpid(b, &sb, 0);
-  ASSERT_TRUE(WIFEXITED(sa) && WEXITSTATUS(sa) == 0);
-  ASSERT_TRUE(WIFEXITED(sb) && WEXITSTATUS(sb) == 0);
+  ASSERT_TRUE(test::RaceTwoProcesses(child));
   auto final_table = catalog_->LoadTable(id);
   ASSERT_TRUE(final_table);
   EXPECT_TRUE(final_table->metadata_location.ends_with(fmt::format("v{}.metadata.json", 2 * kCommits + 1)));

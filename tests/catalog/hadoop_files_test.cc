@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <set>
 
+#include "testing/files.h"
+#include "testing/race.h"
+
 namespace floe::catalog {
 namespace {
 
@@ -16,12 +19,8 @@ namespace fs = std::filesystem;
 
 class HadoopFilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_catalog_test_{}", ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test::FreshTestDir("floe_catalog_test_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
   fs::path dir_;
 };
 
@@ -113,34 +112,25 @@ TEST(RunWithRetries, RetriesOnlyCommitFailed) {
 TEST_F(HadoopFilesTest, TwoProcessesCommitWithoutLossOrGaps) {
   const std::string table = (dir_ / "race").string();
   const int kCommits = 200;
-  auto child = [&](int who) {
+  auto child = [&](int who) -> Status {
     MetadataDir md(table);
     RetryPolicy p;
     p.num_retries = 100000;
     p.min_wait_ms = 0;
     p.max_wait_ms = 2;
     for (int i = 0; i < kCommits; ++i) {
-      Status st = RunWithRetries(p, [&](int) -> Status {
+      FLOE_RETURN_IF_ERROR(RunWithRetries(p, [&](int) -> Status {
         auto cur = md.CurrentVersion();
         if (!cur) return Fail(cur.error());
         int64_t next = cur->value_or(0) + 1;
         FLOE_RETURN_IF_ERROR(md.Publish(next, fmt::format("{} {}", who, i), /*sync=*/false));
         (void)md.WriteHint(next);
         return Ok();
-      });
-      if (!st) _exit(1);
+      }));
     }
-    _exit(0);
+    return Ok();
   };
-  pid_t a = fork();
-  if (a == 0) child(1);
-  pid_t b = fork();
-  if (b == 0) child(2);
-  int sa = 0, sb = 0;
-  waitpid(a, &sa, 0);
-  waitpid(b, &sb, 0);
-  ASSERT_TRUE(WIFEXITED(sa) && WEXITSTATUS(sa) == 0);
-  ASSERT_TRUE(WIFEXITED(sb) && WEXITSTATUS(sb) == 0);
+  ASSERT_TRUE(test::RaceTwoProcesses(child));
   MetadataDir md(table);
   ASSERT_EQ(**md.CurrentVersion(), 2 * kCommits);
   std::set<std::string> seen;

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "testing/files.h"
+
 namespace floe::config {
 namespace {
 
@@ -116,12 +118,7 @@ TEST(Options, SupportStatusIsEnforced) {
   EXPECT_EQ(rest.error().kind, ErrorKind::kUnsupported);
 }
 
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::ReadFile;
 
 // Every source file of the library outside the registry, with its text.
 std::vector<std::pair<std::string, std::string>> LibrarySources() {
@@ -131,7 +128,7 @@ std::vector<std::pair<std::string, std::string>> LibrarySources() {
     const auto ext = e.path().extension();
     if (!e.is_regular_file() || (ext != ".cc" && ext != ".h")) continue;
     if (e.path().parent_path().filename() == "config") continue;
-    out.emplace_back(e.path().lexically_relative(root).string(), ReadAll(e.path()));
+    out.emplace_back(e.path().lexically_relative(root).string(), ReadFile(e.path()));
   }
   return out;
 }
@@ -139,7 +136,8 @@ std::vector<std::pair<std::string, std::string>> LibrarySources() {
 // Every keys:: constant is declared, and every implemented option has a reader
 // in the library: its key constant is used outside the registry.
 TEST(Options, EveryImplementedOptionHasAReader) {
-  const std::string header = ReadAll(std::filesystem::path(FLOE_SOURCE_DIR) / "src/floe/config/options.h");
+  const std::string header =
+      ReadFile(std::filesystem::path(FLOE_SOURCE_DIR) / "src/floe/config/options.h");
   const std::regex decl(R"re(Key<[a-z0-9_:]+> (k[A-Za-z0-9]+)\{"([^"]+)"\})re");
   int declared = 0;
   for (auto it = std::sregex_iterator(header.begin(), header.end(), decl); it != std::sregex_iterator(); ++it) {

@@ -14,6 +14,7 @@
 #include "floe/iceberg/table_metadata.h"
 #include "floe/io/file.h"
 #include "test_util.h"
+#include "testing/files.h"
 
 namespace floe::iceberg {
 namespace {
@@ -21,20 +22,10 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 class ManifestIoTable : public ::testing::TestWithParam<std::pair<const char*, bool>> {
  protected:
-  void SetUp() override {
-    tmp_ = fs::temp_directory_path() / ("floe_manifest_io_table_" + std::to_string(::getpid()));
-    fs::remove_all(tmp_);
-    fs::create_directories(tmp_);
-  }
-  void TearDown() override { fs::remove_all(tmp_); }
+  void SetUp() override { tmp_ = test::FreshTestDir("floe_manifest_io_table_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(tmp_); }
   fs::path tmp_;
 };
 
@@ -52,8 +43,8 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
 
   // The metadata file the readers pick (version-hint.text or the highest).
   std::string out, err;
-  ASSERT_EQ(testing::Run("node " + Quote((interop / "verify_table.mjs").string()) + " " + Quote(dir.string()) +
-                             " --info",
+  ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "verify_table.mjs").string()) + " " +
+                             test::ShellQuote(dir.string()) + " --info",
                          &out, &err),
             0)
       << err;
@@ -126,15 +117,16 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
   std::string expected = testing::ReadFile(interop / "golden" / "EXPECTED" / (std::string(name) + ".jsonl"));
   ASSERT_FALSE(expected.empty());
   std::string rows;
-  ASSERT_EQ(testing::Run("node " + Quote((interop / "verify_table.mjs").string()) + " " + Quote(dir.string()) +
-                             " --strict",
+  ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "verify_table.mjs").string()) + " " +
+                             test::ShellQuote(dir.string()) + " --strict",
                          &rows, &err),
             0)
       << err;
   EXPECT_EQ(rows, expected) << err;
   if (check_icebird) {
-    ASSERT_EQ(testing::Run("node " + Quote((interop / "read_table.mjs").string()) + " " + Quote(dir.string()), &rows,
-                           &err),
+    ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "read_table.mjs").string()) + " " +
+                               test::ShellQuote(dir.string()),
+                           &rows, &err),
               0)
         << err;
     EXPECT_EQ(rows, expected) << err;

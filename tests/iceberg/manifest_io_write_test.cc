@@ -20,18 +20,15 @@
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
 #include "test_util.h"
+#include "testing/files.h"
+#include "testing/hex.h"
+#include "testing/schema.h"
 
 namespace floe::iceberg {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 struct Dump {
   Json header;
@@ -42,7 +39,8 @@ struct Dump {
 ::testing::AssertionResult AvroDump(const fs::path& file, Dump* dump) {
   fs::path script = testing::SharedDir() / "interop" / "avro_dump.mjs";
   std::string out, err;
-  int rc = testing::Run("node " + Quote(script.string()) + " " + Quote(file.string()) + " --header --schema --records",
+  int rc = testing::Run("node " + test::ShellQuote(script.string()) + " " +
+                            test::ShellQuote(file.string()) + " --header --schema --records",
                         &out, &err);
   if (rc != 0) return ::testing::AssertionFailure() << "avro_dump failed on " << file << ": " << err;
   size_t start = 0;
@@ -60,34 +58,21 @@ struct Dump {
   return ::testing::AssertionSuccess();
 }
 
-std::string Unhex(std::string_view hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  return out;
-}
-std::string Hex(std::string_view b) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : b) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
+using test::Hex;
+using test::Unhex;
 
-NestedField Col(int32_t id, std::string name, TypePtr type, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(type), {}};
-}
+using test::Field;
 
 /// A table with a column of every primitive type.
 Schema TestSchema() {
-  return Schema({Col(1, "id", LongType(), true), Col(2, "b", BooleanType()), Col(3, "i", IntType()),
-                 Col(4, "l", LongType()), Col(5, "f", FloatType()), Col(6, "d", DoubleType()),
-                 Col(7, "dec", DecimalType(9, 2)), Col(8, "big", DecimalType(38, 10)), Col(9, "dt", DateType()),
-                 Col(10, "t", TimeType()), Col(11, "ts", TimestampType()), Col(12, "tstz", TimestampTzType()),
-                 Col(13, "s", StringType()), Col(14, "u", UuidType()), Col(15, "fx", FixedType(3)),
-                 Col(16, "bin", BinaryType())},
-                0);
+  return Schema(
+      {Field(1, "id", LongType(), true), Field(2, "b", BooleanType()), Field(3, "i", IntType()),
+       Field(4, "l", LongType()), Field(5, "f", FloatType()), Field(6, "d", DoubleType()),
+       Field(7, "dec", DecimalType(9, 2)), Field(8, "big", DecimalType(38, 10)),
+       Field(9, "dt", DateType()), Field(10, "t", TimeType()), Field(11, "ts", TimestampType()),
+       Field(12, "tstz", TimestampTzType()), Field(13, "s", StringType()),
+       Field(14, "u", UuidType()), Field(15, "fx", FixedType(3)), Field(16, "bin", BinaryType())},
+      0);
 }
 
 /// Every transform and every transform result type.
@@ -167,13 +152,8 @@ TableMetadata TestMetadata() {
 
 class ManifestIoWrite : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("floe_manifest_io_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test::FreshTestDir("floe_manifest_io_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
   std::unique_ptr<OutputFile> Out(const std::string& name) { return *OpenLocalOutput((dir_ / name).string()); }
   std::unique_ptr<InputFile> In(const std::string& name) { return *OpenLocalInput((dir_ / name).string()); }
 
@@ -375,8 +355,9 @@ TEST_F(ManifestIoWrite, EveryCodecIsReadByAvsc) {
     // snappy blocks to zeros (a bug in that script; see avsc_records.mjs).
     std::string out, err;
     std::string script = std::string(FLOE_SOURCE_DIR) + "/tests/avro/avsc_records.mjs";
-    ASSERT_EQ(testing::Run("node " + Quote(script) + " " + Quote(testing::SharedDir().string()) + " " +
-                               Quote((dir_ / name).string()),
+    ASSERT_EQ(testing::Run("node " + test::ShellQuote(script) + " " +
+                               test::ShellQuote(testing::SharedDir().string()) + " " +
+                               test::ShellQuote((dir_ / name).string()),
                            &out, &err),
               0)
         << err;

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "iceberg/test_util.h"
+#include "testing/files.h"
 
 namespace floe::iceberg {
 namespace {
@@ -412,8 +413,7 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
       {"synthetic_nested_evolution", "v1.metadata.json", false},
       {"synthetic_type_promotion", "v1.metadata.json", false},
   };
-  fs::path tmp = fs::temp_directory_path() / ("floe_iceberg_interop_" + std::to_string(::getpid()));
-  fs::remove_all(tmp);
+  fs::path tmp = test::FreshTestDir("floe_iceberg_interop_");
   for (const Case& c : cases) {
     SCOPED_TRACE(c.table);
     auto m = Load(c.table, c.metadata);

@@ -8,14 +8,12 @@
 #include <cmath>
 #include <limits>
 
+#include "testing/hex.h"
+
 namespace floe::iceberg {
 namespace {
 
-std::string Hex(std::string_view b) {
-  std::string out;
-  for (unsigned char c : b) out += fmt::format("{:02x}", c);
-  return out;
-}
+using test::Hex;
 
 struct Case {
   TypePtr type;

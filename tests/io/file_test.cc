@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "testing/files.h"
+
 namespace floe {
 namespace {
 
@@ -12,12 +14,8 @@ namespace fs = std::filesystem;
 
 class FileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_io_test_{}", ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test::FreshTestDir("floe_io_test_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
   fs::path dir_;
 };
 

@@ -27,6 +27,7 @@
 #include "floe/parquet/thrift_internal.h"
 #include "floe/util/codec.h"
 #include "parquet/reader_json.h"
+#include "testing/files.h"
 
 namespace floe::parquet::testutil {
 
@@ -269,14 +270,7 @@ inline void AppendPlainBytes(std::vector<uint8_t>* out, const std::string& s) {
 
 namespace stdfs = std::filesystem;
 
-inline std::string SharedDir() {
-  if (const char* env = std::getenv("FLOE_SHARED"); env && *env) return env;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (stdfs::exists(p + "/interop/parquet_rows.mjs")) return p;
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
+using ::floe::test::SharedDir;
 
 /// Runs a shell command; returns its stdout, or sets *ok = false.
 inline std::string RunCommand(const std::string& cmd, bool* ok) {

@@ -5,12 +5,13 @@
 
 #include <random>
 
-#include "floe/types/names.h"
 #include "floe/parquet/bloom_filter.h"
 #include "floe/parquet/column_writer_internal.h"
 #include "floe/parquet/encoder.h"
 #include "floe/parquet/rle_encoder.h"
 #include "floe/parquet/schema_mapping.h"
+#include "floe/types/names.h"
+#include "testing/schema.h"
 
 namespace floe::parquet {
 namespace {
@@ -206,13 +207,11 @@ TEST(WriterBloom, InsertedValuesAreFoundAndSizesArePowersOfTwo) {
 
 // ---- shredder ----
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 TEST(WriterShredder, OptionalListOfOptionalInts) {
   // PITFALLS 12: def 0 null list, 1 empty list, 2 null element, 3 value; rep 0 starts a row.
-  Schema schema({F(1, "a", ListType(2, false, IntType()))});
+  Schema schema({Field(1, "a", ListType(2, false, IntType()))});
   auto ps = MapSchema(schema);
   ASSERT_TRUE(ps);
   const LeafColumn& leaf = ps->leaves[0];
@@ -239,7 +238,7 @@ TEST(WriterShredder, MapOfListsInsideStruct) {
   // struct<m: map<string, list<long>>> (optional everywhere but the key).
   auto lt = ListType(5, false, LongType());
   auto mt = MapType(3, StringType(), 4, false, lt);
-  Schema schema({F(1, "s", StructType({F(2, "m", mt)}))});
+  Schema schema({Field(1, "s", StructType({Field(2, "m", mt)}))});
   auto ps = MapSchema(schema);
   ASSERT_TRUE(ps);
   ASSERT_EQ(ps->leaves.size(), 2u);
@@ -274,7 +273,7 @@ TEST(WriterShredder, MapOfListsInsideStruct) {
 }
 
 TEST(WriterShredder, NullInRequiredFieldIsAnErrorNamingTheField) {
-  Schema schema({F(1, "s", StructType({F(2, "x", IntType(), true)}))});
+  Schema schema({Field(1, "s", StructType({Field(2, "x", IntType(), true)}))});
   auto ps = MapSchema(schema);
   ASSERT_TRUE(ps);
   ColumnVector col(schema.fields()[0].type);
@@ -301,7 +300,7 @@ TEST(WriterSchema, DecimalPhysicalTypes) {
   EXPECT_EQ(PhysicalTypeFor(*DecimalType(10, 2)), PhysicalType::kInt64);
   EXPECT_EQ(PhysicalTypeFor(*DecimalType(18, 2)), PhysicalType::kInt64);
   EXPECT_EQ(PhysicalTypeFor(*DecimalType(19, 2)), PhysicalType::kFixedLenByteArray);
-  Schema schema({F(1, "d", DecimalType(38, 2)), F(2, "e", DecimalType(19, 0))});
+  Schema schema({Field(1, "d", DecimalType(38, 2)), Field(2, "e", DecimalType(19, 0))});
   auto ps = MapSchema(schema);
   ASSERT_TRUE(ps);
   EXPECT_EQ(ps->leaves[0].type_length, 16);

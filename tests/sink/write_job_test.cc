@@ -18,6 +18,7 @@
 #include "floe/io/file.h"
 #include "floe/table/append_files.h"
 #include "floe/types/sql_schema.h"
+#include "testing/files.h"
 
 namespace floe::sink {
 namespace {
@@ -125,16 +126,11 @@ class UnknownOutcomeCatalog : public catalog::Catalog {
 class WriteJobTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("floe_write_job_test_{}_{}", ::getpid(),
-                       testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_write_job_test_");
     catalog_ = std::move(*catalog::OpenHadoopCatalog("t", dir_.string()));
     schema_ = Sql("id BIGINT NOT NULL, region STRING");
   }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   WriteConfig Config(const std::string& table, std::map<std::string, std::string> write = {}) {
     WriteConfig c;

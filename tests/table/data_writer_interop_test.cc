@@ -15,14 +15,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "floe/types/names.h"
 #include "floe/iceberg/schema_json.h"
-#include "floe/parquet/schema_mapping.h"
 #include "floe/iceberg/value.h"
+#include "floe/parquet/schema_mapping.h"
 #include "floe/table/data_writer.h"
 #include "floe/table/partition_key.h"
 #include "floe/types/column_ops.h"
+#include "floe/types/names.h"
 #include "parquet/writer_test_util.h"
+#include "testing/files.h"
+#include "testing/schema.h"
 
 namespace floe::table {
 namespace {
@@ -30,14 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string SharedDir() {
-  if (const char* e = std::getenv("FLOE_SHARED")) return e;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (fs::exists(p + "/interop/parquet_rows.mjs")) return fs::canonical(p).string();
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
+using test::SharedDir;
 
 Result<std::string> RunCommand(const std::string& cmd) {
   FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
@@ -63,22 +58,30 @@ std::vector<json> JsonLines(const std::string& text) {
   return out;
 }
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 SchemaPtr AllTypes() {
   return std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "b", BooleanType()), F(2, "i", IntType()), F(3, "l", LongType(), true),
-      F(4, "f", FloatType()), F(5, "d", DoubleType()), F(6, "dec9", DecimalType(9, 2)),
-      F(7, "dec18", DecimalType(18, 6)), F(8, "dec38", DecimalType(38, 10)), F(9, "dt", DateType()),
-      F(10, "tm", TimeType()), F(11, "ts", TimestampType()), F(12, "tstz", TimestampTzType()),
-      F(13, "s", StringType()), F(14, "u", UuidType()), F(15, "fx", FixedType(5)),
-      F(16, "bin", BinaryType()),
-      F(17, "st", StructType({F(18, "x", IntType()), F(19, "y", StringType())})),
-      F(20, "li", ListType(21, false, IntType())),
-      F(22, "mp", MapType(23, StringType(), 24, false, LongType())),
-      F(25, "a b", StringType())});
+      Field(1, "b", BooleanType()),
+      Field(2, "i", IntType()),
+      Field(3, "l", LongType(), true),
+      Field(4, "f", FloatType()),
+      Field(5, "d", DoubleType()),
+      Field(6, "dec9", DecimalType(9, 2)),
+      Field(7, "dec18", DecimalType(18, 6)),
+      Field(8, "dec38", DecimalType(38, 10)),
+      Field(9, "dt", DateType()),
+      Field(10, "tm", TimeType()),
+      Field(11, "ts", TimestampType()),
+      Field(12, "tstz", TimestampTzType()),
+      Field(13, "s", StringType()),
+      Field(14, "u", UuidType()),
+      Field(15, "fx", FixedType(5)),
+      Field(16, "bin", BinaryType()),
+      Field(17, "st", StructType({Field(18, "x", IntType()), Field(19, "y", StringType())})),
+      Field(20, "li", ListType(21, false, IntType())),
+      Field(22, "mp", MapType(23, StringType(), 24, false, LongType())),
+      Field(25, "a b", StringType())});
 }
 
 // Rows are random (nulls, extremes, nested values) except the partition source

@@ -11,6 +11,7 @@
 #include "floe/iceberg/value.h"
 #include "floe/table/data_writer.h"
 #include "floe/table/partition_key.h"
+#include "testing/schema.h"
 
 namespace floe::table {
 namespace {
@@ -21,9 +22,7 @@ using iceberg::Transform;
 using iceberg::Value;
 using iceberg::Values;
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 // A fresh folder under the build tree, removed at the end.
 class TempDir {
@@ -58,11 +57,11 @@ class TempDir {
 
 SchemaPtr EventSchema() {
   return std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "id", LongType(), true),
-      F(2, "name", StringType()),
-      F(3, "ts", TimestampType()),
-      F(4, "loc", StructType({F(5, "city", StringType()), F(6, "zip", IntType())})),
-      F(7, "tags", ListType(8, false, StringType())),
+      Field(1, "id", LongType(), true),
+      Field(2, "name", StringType()),
+      Field(3, "ts", TimestampType()),
+      Field(4, "loc", StructType({Field(5, "city", StringType()), Field(6, "zip", IntType())})),
+      Field(7, "tags", ListType(8, false, StringType())),
   });
 }
 
@@ -361,10 +360,11 @@ TEST(DataWriterTest, RollsAtSmallTargetSizes) {
 
 TEST(DataWriterTest, MetricsModesPerColumnAndTruncation) {
   TempDir dir("metrics");
-  auto schema = std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "id", LongType(), true), F(2, "s_trunc", StringType()), F(3, "s_full", StringType()),
-      F(4, "s_counts", StringType()), F(5, "s_none", StringType()), F(6, "b", BinaryType()),
-      F(7, "d", DoubleType()), F(8, "s_t4", StringType())});
+  auto schema = std::make_shared<Schema>(
+      std::vector<NestedField>{Field(1, "id", LongType(), true), Field(2, "s_trunc", StringType()),
+                               Field(3, "s_full", StringType()), Field(4, "s_counts", StringType()),
+                               Field(5, "s_none", StringType()), Field(6, "b", BinaryType()),
+                               Field(7, "d", DoubleType()), Field(8, "s_t4", StringType())});
   iceberg::TableMetadata md = Table(dir.str(), iceberg::PartitionSpec::Unpartitioned(),
                                     {{"write.metadata.metrics.column.s_full", "full"},
                                      {"write.metadata.metrics.column.s_counts", "counts"},
@@ -461,7 +461,7 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
     auto w = MakeDataWriter(md, *o, factory);
     ASSERT_TRUE(w);
     ASSERT_TRUE((*w)->Write(EventBatch(0, 3000)));
-    Batch bad(std::make_shared<Schema>(std::vector<NestedField>{F(1, "id", LongType(), true)}));
+    Batch bad(std::make_shared<Schema>(std::vector<NestedField>{Field(1, "id", LongType(), true)}));
     bad.columns[0].Append<int64_t>(1);
     bad.num_rows = 1;
     auto st = (*w)->Write(bad);

@@ -13,6 +13,8 @@
 
 #include "floe/iceberg/value.h"
 #include "floe/table/delete_writer.h"
+#include "testing/files.h"
+#include "testing/schema.h"
 
 namespace floe::table {
 namespace {
@@ -22,18 +24,9 @@ using iceberg::Value;
 using iceberg::Values;
 using nlohmann::json;
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
-std::string SharedDir() {
-  if (const char* e = std::getenv("FLOE_SHARED")) return e;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (fs::exists(p + "/interop/parquet_rows.mjs")) return fs::canonical(p).string();
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
+using test::SharedDir;
 
 // DuckDB's view of one file: metadata lines and {"row":...} lines.
 std::vector<json> ReadWithDuckDb(const std::string& local) {
@@ -80,9 +73,10 @@ class DeleteWriterTest : public testing::Test {
     dir_ = fs::path(FLOE_BINARY_DIR) / "test_tmp" / ("deletes_" + RandomUuid());
     fs::create_directories(dir_);
     schema_ = std::make_shared<Schema>(std::vector<NestedField>{
-        F(1, "id", LongType(), true), F(2, "region", StringType()), F(3, "score", DoubleType()),
-        F(4, "loc", StructType({F(5, "city", StringType()), F(6, "zip", IntType())})),
-        F(7, "tags", ListType(8, false, StringType()))});
+        Field(1, "id", LongType(), true), Field(2, "region", StringType()),
+        Field(3, "score", DoubleType()),
+        Field(4, "loc", StructType({Field(5, "city", StringType()), Field(6, "zip", IntType())})),
+        Field(7, "tags", ListType(8, false, StringType()))});
     auto spec = iceberg::PartitionSpecBuilder(*schema_).Identity("region").Build();
     ASSERT_TRUE(spec);
     spec_ = *spec;
@@ -304,9 +298,11 @@ TEST_F(DeleteWriterTest, EqualityDeletesRejectBadKeys) {
   EXPECT_EQ(missing.error().kind, ErrorKind::kNotFound);
   EXPECT_FALSE(EqualityDeleteWriter::Make(factory_, options_, spec_, schema_, {}));
   // A delete schema must hold the equality columns and match the table's types.
-  auto only_region = std::make_shared<Schema>(std::vector<NestedField>{F(2, "region", StringType())});
+  auto only_region =
+      std::make_shared<Schema>(std::vector<NestedField>{Field(2, "region", StringType())});
   EXPECT_FALSE(EqualityDeleteWriter::Make(factory_, options_, spec_, schema_, {1}, only_region));
-  auto wrong_type = std::make_shared<Schema>(std::vector<NestedField>{F(1, "id", IntType(), true)});
+  auto wrong_type =
+      std::make_shared<Schema>(std::vector<NestedField>{Field(1, "id", IntType(), true)});
   auto wt = EqualityDeleteWriter::Make(factory_, options_, spec_, schema_, {1}, wrong_type);
   ASSERT_FALSE(wt);
   EXPECT_THAT(wt.error().message, testing::HasSubstr("long"));

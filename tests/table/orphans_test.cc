@@ -13,6 +13,7 @@
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
 #include "table/table_fixture.h"
+#include "testing/files.h"
 
 namespace floe::table {
 namespace {
@@ -221,9 +222,7 @@ TEST_F(OrphansTest, CopiedTableFolderIsRefused) {
 }
 
 TEST(IsLocalOutputTempName, MatchesWhatOpenLocalOutputLeavesBehind) {
-  fs::path dir = fs::temp_directory_path() / fmt::format("floe_tmpname_{}", ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = test::FreshTestDir("floe_tmpname_");
   {
     auto out = OpenLocalOutput((dir / "00000-1-abc.parquet").string());
     ASSERT_TRUE(out);

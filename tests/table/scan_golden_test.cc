@@ -24,6 +24,7 @@
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
 #include "floe/util/codec.h"
+#include "testing/files.h"
 
 namespace floe::table {
 namespace {
@@ -31,15 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string Shared() {
-  if (const char* s = std::getenv("FLOE_SHARED"); s && *s) return s;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string dir = std::string(FLOE_SOURCE_DIR) + rel;
-    if (fs::exists(dir + "/interop/golden")) return dir;
-  }
-  return FLOE_SOURCE_DIR "/../shared";
-}
-std::string GoldenDir() { return Shared() + "/interop/golden"; }
+std::string GoldenDir() { return test::SharedDir() + "/interop/golden"; }
 
 std::vector<std::string> SortedLines(const std::string& text) {
   std::vector<std::string> out;
@@ -52,12 +45,7 @@ std::vector<std::string> SortedLines(const std::string& text) {
   return out;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using test::ReadFile;
 
 Result<std::vector<std::string>> Scan(const std::string& table, std::map<std::string, std::string> options = {},
                                       TableReaderOptions reader = {}) {
@@ -88,7 +76,8 @@ struct Reference {
 
 Reference RunVerify(const std::string& table, const std::string& args) {
   std::string err_file = (fs::temp_directory_path() / ("floe_scan_verify_" + std::to_string(::getpid()))).string();
-  std::string cmd = "node '" + Shared() + "/interop/verify_table.mjs' '" + table + "' " + args + " 2>'" + err_file + "'";
+  std::string cmd = "node '" + test::SharedDir() + "/interop/verify_table.mjs' '" + table + "' " +
+                    args + " 2>'" + err_file + "'";
   Reference r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -97,7 +86,7 @@ Reference RunVerify(const std::string& table, const std::string& args) {
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
   int st = ::pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = ReadText(err_file);
+  r.err = ReadFile(err_file);
   fs::remove(err_file);
   return r;
 }
@@ -127,7 +116,7 @@ class GoldenExpected : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenExpected, CurrentSnapshotMatchesExpected) {
   const std::string name = GetParam();
-  auto expected = SortedLines(ReadText(GoldenDir() + "/EXPECTED/" + name + ".jsonl"));
+  auto expected = SortedLines(ReadFile(GoldenDir() + "/EXPECTED/" + name + ".jsonl"));
   ASSERT_FALSE(expected.empty()) << name;
   auto rows = Scan(GoldenDir() + "/" + name);
   ASSERT_TRUE(rows) << name << ": " << rows.error().ToString();
@@ -136,7 +125,7 @@ TEST_P(GoldenExpected, CurrentSnapshotMatchesExpected) {
 
 TEST_P(GoldenExpected, ParallelSmallSplitsGiveTheSameRows) {
   const std::string name = GetParam();
-  auto expected = SortedLines(ReadText(GoldenDir() + "/EXPECTED/" + name + ".jsonl"));
+  auto expected = SortedLines(ReadFile(GoldenDir() + "/EXPECTED/" + name + ".jsonl"));
   TableReaderOptions ro;
   ro.threads = 3;
   ro.batch_rows = 2;
@@ -329,10 +318,9 @@ TEST(GoldenScan, MetadataDiscovery) {
 TEST(GoldenScan, GzipMetadataAndMapRules) {
   // A folder holding only gzip metadata; the data stays in the golden table
   // and is reached through a --map rule, which wins over the table location.
-  fs::path tmp = fs::temp_directory_path() / ("floe_scan_gz_" + std::to_string(::getpid()));
-  fs::remove_all(tmp);
+  fs::path tmp = test::FreshTestDir("floe_scan_gz_");
   fs::create_directories(tmp / "metadata");
-  std::string json = ReadText(GoldenDir() + "/spark_bunnies/metadata/v5.metadata.json");
+  std::string json = ReadFile(GoldenDir() + "/spark_bunnies/metadata/v5.metadata.json");
   auto gz = MakeCompressor(Codec::kGzip);
   ASSERT_TRUE(gz);
   Buffer out;
@@ -358,7 +346,7 @@ TEST(GoldenScan, GzipMetadataAndMapRules) {
     }
   }
   std::sort(lines.begin(), lines.end());
-  EXPECT_EQ(lines, SortedLines(ReadText(GoldenDir() + "/EXPECTED/spark_bunnies.jsonl")));
+  EXPECT_EQ(lines, SortedLines(ReadFile(GoldenDir() + "/EXPECTED/spark_bunnies.jsonl")));
   // Without the rule the data is looked for under the copy: a clear error.
   auto bare = OpenStaticTable(tmp.string());
   ASSERT_TRUE(bare);

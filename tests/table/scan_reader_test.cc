@@ -18,6 +18,7 @@
 #include "floe/table/scan.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
+#include "testing/files.h"
 
 namespace floe::table {
 namespace {
@@ -60,9 +61,7 @@ Written WriteParquet(const std::string& path, SchemaPtr schema, const Batch& bat
 class ScanReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("floe_scan_reader_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::FreshTestDir("floe_scan_reader_");
     // The data file holds only `id` (ids 0..9, two rows per row group).
     auto file_schema = std::make_shared<const Schema>(std::vector<NestedField>{{1, "id", true, LongType(), ""}});
     Batch b(file_schema);
@@ -116,7 +115,7 @@ class ScanReaderTest : public ::testing::Test {
     source_.list = {m};
     source_.entries["m-data"] = {e};
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   void AddPositionDeletes() {
     ManifestFile m;

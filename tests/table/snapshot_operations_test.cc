@@ -20,6 +20,7 @@
 #include "floe/table/overwrite_files.h"
 #include "floe/table/row_delta.h"
 #include "floe/table/table.h"
+#include "testing/files.h"
 
 namespace floe::table {
 namespace {
@@ -82,12 +83,11 @@ Result<CommitResult> CommitThroughOperations(Table* t, const Step& s) {
 class SnapshotOperationsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_snapshot_ops_test_{}", ::getpid());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_snapshot_ops_test_");
     catalog_ = std::move(*catalog::OpenHadoopCatalog("t", dir_.string()));
     ASSERT_TRUE(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   Table Create(const std::string& name, bool partitioned,
                std::map<std::string, std::string> props = {}) {

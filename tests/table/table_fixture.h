@@ -16,6 +16,7 @@
 #include "floe/io/file.h"
 #include "floe/io/location.h"
 #include "floe/table/table.h"
+#include "testing/files.h"
 
 namespace floe::table::testing_util {
 
@@ -24,17 +25,11 @@ namespace fs = std::filesystem;
 class WarehouseTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("floe_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::FreshTestDir("floe_");
     catalog_ = Open(dir_ / "wh");
     ASSERT_TRUE(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
   }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   static std::unique_ptr<catalog::Catalog> Open(const fs::path& warehouse) {
     auto c = catalog::OpenHadoopCatalog("t", warehouse.string());

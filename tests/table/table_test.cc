@@ -9,6 +9,8 @@
 
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
+#include "testing/files.h"
+#include "testing/race.h"
 
 namespace floe::table {
 namespace {
@@ -19,12 +21,11 @@ using iceberg::DataFile;
 class TableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_table_test_{}", ::getpid());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_table_test_");
     catalog_ = std::move(*catalog::OpenHadoopCatalog("t", dir_.string()));
     ASSERT_TRUE(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   // A table partitioned by identity(region).
   Table Create(const std::string& name, bool partitioned, std::map<std::string, std::string> props = {}) {
@@ -187,28 +188,18 @@ TEST_F(TableTest, TwoProcessesAppendConcurrently) {
   Table t = Create("race", false, {{"commit.retry.num-retries", "100000"}, {"commit.retry.min-wait-ms", "0"},
                                    {"commit.retry.max-wait-ms", "5"}});
   const int kCommits = 200;
-  auto child = [&](int who) {
-    auto cat = catalog::OpenHadoopCatalog("c", dir_.string());
-    auto loaded = (*cat)->LoadTable(t.id());
-    Table mine(cat->get(), *loaded);
+  auto child = [&](int who) -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto cat, catalog::OpenHadoopCatalog("c", dir_.string()));
+    FLOE_ASSIGN_OR_RETURN(auto loaded, cat->LoadTable(t.id()));
+    Table mine(cat.get(), std::move(loaded));
     for (int i = 0; i < kCommits; ++i) {
-      auto c = SnapshotUpdate(&mine).AddDataFile(File(mine, fmt::format("{}-{}.parquet", who, i), 1, {})).Commit();
-      if (!c) {
-        fmt::print(stderr, "child {}: {}\n", who, c.error().ToString());
-        _exit(1);
-      }
+      FLOE_RETURN_IF_ERROR(SnapshotUpdate(&mine)
+                               .AddDataFile(File(mine, fmt::format("{}-{}.parquet", who, i), 1, {}))
+                               .Commit());
     }
-    _exit(0);
+    return Ok();
   };
-  pid_t a = fork();
-  if (a == 0) child(1);
-  pid_t b = fork();
-  if (b == 0) child(2);
-  int sa = 0, sb = 0;
-  waitpid(a, &sa, 0);
-  waitpid(b, &sb, 0);
-  ASSERT_TRUE(WIFEXITED(sa) && WEXITSTATUS(sa) == 0);
-  ASSERT_TRUE(WIFEXITED(sb) && WEXITSTATUS(sb) == 0);
+  ASSERT_TRUE(test::RaceTwoProcesses(child));
   ASSERT_TRUE(t.Refresh());
   EXPECT_EQ(t.metadata().snapshots.size(), static_cast<size_t>(2 * kCommits));
   EXPECT_EQ(t.metadata().last_sequence_number, 2 * kCommits);

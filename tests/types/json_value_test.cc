@@ -15,14 +15,12 @@
 #include <sstream>
 
 #include "floe/types/sql_schema.h"
+#include "testing/files.h"
 
 namespace floe {
 namespace {
 
-std::string SharedDir() {
-  const char* env = std::getenv("FLOE_SHARED");
-  return env && *env ? env : FLOE_SOURCE_DIR "/../shared";
-}
+using test::SharedDir;
 
 /// Runs `cmd` with `input` on stdin; returns stdout, or fails the test.
 std::string RunWithInput(const std::string& cmd, const std::string& input) {
