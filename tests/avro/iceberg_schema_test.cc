@@ -12,6 +12,7 @@
 #include "floe/avro/container.h"
 #include "floe/io/file.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::avro {
 namespace {
@@ -127,7 +128,7 @@ TEST(IcebergAvro, JavaManifestSchemasRoundTrip) {
       if (f.path().extension() != ".avro") continue;
       SCOPED_TRACE(f.path().string());
       auto in = OpenLocalInput(f.path().string());
-      ASSERT_TRUE(in);
+      ASSERT_OK(in);
       auto reader = ContainerReader::Open(std::move(*in));
       ASSERT_TRUE(reader) << reader.error().ToString();
       const AvroSchema& written = (*reader)->writer_schema();

@@ -20,6 +20,7 @@
 #include "floe/io/file.h"
 #include "testing/files.h"
 #include "testing/hex.h"
+#include "testing/matchers.h"
 
 namespace floe::avro {
 namespace {
@@ -212,14 +213,14 @@ TEST_F(AvroInterop, FloeFilesReadByAvscForEveryCodec) {
       SCOPED_TRACE(fmt::format("codec {} records {}", CodecName(codec), n));
       fs::path path = dir_ / fmt::format("m-{}-{}.avro", CodecName(codec), n);
       auto out = OpenLocalOutput(path.string());
-      ASSERT_TRUE(out);
+      ASSERT_OK(out);
       WriterOptions options;
       options.codec = codec;
       options.block_size = 4096;  // several blocks for the larger files
       auto writer = ContainerWriter::Open(std::move(*out), *schema, metadata, options);
       ASSERT_TRUE(writer) << writer.error().ToString();
       std::vector<Value> values = RichValues(*schema, n);
-      for (const auto& v : values) ASSERT_TRUE((*writer)->Append(v));
+      for (const auto& v : values) ASSERT_OK((*writer)->Append(v));
       auto length = (*writer)->Close();
       ASSERT_TRUE(length) << length.error().ToString();
       EXPECT_EQ(*length, static_cast<int64_t>(fs::file_size(path)));
@@ -244,7 +245,7 @@ TEST_F(AvroInterop, FloeFilesReadByAvscForEveryCodec) {
 
       // And floe reads back what it wrote.
       auto in = OpenLocalInput(path.string());
-      ASSERT_TRUE(in);
+      ASSERT_OK(in);
       auto reader = ContainerReader::Open(std::move(*in));
       ASSERT_TRUE(reader) << reader.error().ToString();
       auto back = (*reader)->ReadAll();
@@ -279,11 +280,11 @@ TEST_F(AvroInterop, IcebergMappedSchemaReadByAvsc) {
              Value::Record(loc, {Value::Double(52.5), Value::Fixed(std::string(16, '\x11'))}), Value::Long(1)});
   fs::path path = dir_ / "row.avro";
   auto out = OpenLocalOutput(path.string());
-  ASSERT_TRUE(out);
+  ASSERT_OK(out);
   auto writer = ContainerWriter::Open(std::move(*out), *schema, {}, Codec::kDeflateRaw);
-  ASSERT_TRUE(writer);
-  ASSERT_TRUE((*writer)->Append(row));
-  ASSERT_TRUE((*writer)->Close());
+  ASSERT_OK(writer);
+  ASSERT_OK((*writer)->Append(row));
+  ASSERT_OK((*writer)->Close());
   Dump dump;
   ASSERT_TRUE(AvroDump(path, &dump));
   EXPECT_EQ(dump.schema, Json::parse(schema->ToJson()));
@@ -314,7 +315,7 @@ TEST(AvroGolden, JavaWrittenManifestsReadLikeAvsc) {
   for (const auto& path : files) {
     SCOPED_TRACE(path.string());
     auto in = OpenLocalInput(path.string());
-    ASSERT_TRUE(in);
+    ASSERT_OK(in);
     auto reader = ContainerReader::Open(std::move(*in));
     ASSERT_TRUE(reader) << reader.error().ToString();
     auto values = (*reader)->ReadAll();

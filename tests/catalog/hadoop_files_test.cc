@@ -10,6 +10,7 @@
 #include <set>
 
 #include "testing/files.h"
+#include "testing/matchers.h"
 #include "testing/race.h"
 
 namespace floe::catalog {
@@ -25,8 +26,8 @@ class HadoopFilesTest : public ::testing::Test {
 };
 
 TEST(ValidateName, RejectsTraversalAndControlCharacters) {
-  EXPECT_TRUE(ValidateName("events_2024", "table"));
-  EXPECT_TRUE(ValidateName("a.b", "table"));
+  EXPECT_OK(ValidateName("events_2024", "table"));
+  EXPECT_OK(ValidateName("a.b", "table"));
   for (std::string bad : std::vector<std::string>{"", ".", "..", "a/b", "a\\b", "x..y", std::string("a\0b", 3), "a\nb",
                           "tab\there"}) {
     auto st = ValidateName(bad, "table");
@@ -47,8 +48,8 @@ TEST(ParseVersionFileName, AcceptsPlainAndGzip) {
 TEST_F(HadoopFilesTest, PublishNeverReplacesAndHintMayLag) {
   MetadataDir md((dir_ / "t").string());
   EXPECT_EQ(*md.CurrentVersion(), std::nullopt);
-  ASSERT_TRUE(md.Publish(1, "{\"v\":1}"));
-  ASSERT_TRUE(md.WriteHint(1));
+  ASSERT_OK(md.Publish(1, "{\"v\":1}"));
+  ASSERT_OK(md.WriteHint(1));
   EXPECT_EQ(*ReadLocalFile(md.dir() + "/version-hint.text"), "1");
   auto again = md.Publish(1, "{\"v\":\"other\"}");
   ASSERT_FALSE(again);
@@ -56,7 +57,7 @@ TEST_F(HadoopFilesTest, PublishNeverReplacesAndHintMayLag) {
   EXPECT_TRUE(again.error().retryable);
   EXPECT_EQ(*ReadLocalFile(md.VersionPath(1)), "{\"v\":1}");
   // A writer that died before updating the hint: readers still find v2.
-  ASSERT_TRUE(md.Publish(2, "{}"));
+  ASSERT_OK(md.Publish(2, "{}"));
   EXPECT_EQ(**md.CurrentVersion(), 2);
   // No hint at all: the highest version wins.
   fs::remove(md.dir() + "/version-hint.text");
@@ -70,7 +71,7 @@ TEST_F(HadoopFilesTest, PublishNeverReplacesAndHintMayLag) {
 TEST(RetryPolicy, ReadsPropertiesAndRejectsBadValues) {
   auto p = RetryPolicy::FromProperties({{"commit.retry.num-retries", "7"},
                                         {"commit.retry.min-wait-ms", "5"}});
-  ASSERT_TRUE(p);
+  ASSERT_OK(p);
   EXPECT_EQ(p->num_retries, 7);
   EXPECT_EQ(p->min_wait_ms, 5);
   EXPECT_EQ(p->max_wait_ms, 60000);
@@ -89,7 +90,7 @@ TEST(RunWithRetries, RetriesOnlyCommitFailed) {
     ++calls;
     return calls < 3 ? Status(CommitFailed("race")) : Ok();
   });
-  EXPECT_TRUE(st);
+  EXPECT_OK(st);
   EXPECT_EQ(calls, 3);
   calls = 0;
   st = RunWithRetries(p, [&](int) -> Status {
@@ -148,12 +149,12 @@ TEST_F(HadoopFilesTest, AStaleHintWriteNamesTheNewestVersion) {
   // A writer that published v1 writes its hint after another writer already
   // published v2 and v3 (and wrote hint 3): the hint must not go back to 1.
   MetadataDir md((dir_ / "t").string());
-  ASSERT_TRUE(md.Publish(1, "{}"));
-  ASSERT_TRUE(md.Publish(2, "{}"));
-  ASSERT_TRUE(md.Publish(3, "{}"));
-  ASSERT_TRUE(md.WriteHint(1));
+  ASSERT_OK(md.Publish(1, "{}"));
+  ASSERT_OK(md.Publish(2, "{}"));
+  ASSERT_OK(md.Publish(3, "{}"));
+  ASSERT_OK(md.WriteHint(1));
   EXPECT_EQ(*ReadLocalFile(md.dir() + "/version-hint.text"), "3");
-  ASSERT_TRUE(md.WriteHint(3));
+  ASSERT_OK(md.WriteHint(3));
   EXPECT_EQ(*ReadLocalFile(md.dir() + "/version-hint.text"), "3");
 }
 
@@ -167,7 +168,7 @@ namespace {
 
 TEST(Identifier, ParsesNamespacesAndTables) {
   auto id = ParseTableIdentifier("a.b.events");
-  ASSERT_TRUE(id);
+  ASSERT_OK(id);
   EXPECT_EQ(id->ns.levels, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(id->name, "events");
   EXPECT_EQ(id->ToString(), "a.b.events");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::config {
 namespace {
@@ -38,9 +39,9 @@ TEST(Options, WrongTypesAreErrors) {
   auto st = CheckOptions({{"write.parquet.compression-codec", "lzo"}}, uint32_t(Scope::kTable), "x");
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("not one of: zstd, snappy"), std::string::npos);
-  EXPECT_TRUE(CheckOptions({{"write.parquet.bloom-filter-enabled.column.id", "TRUE"},
-                            {"write.parquet.compression-codec", "SNAPPY"}},
-                           uint32_t(Scope::kTable), "x"));
+  EXPECT_OK(CheckOptions({{"write.parquet.bloom-filter-enabled.column.id", "TRUE"},
+                          {"write.parquet.compression-codec", "SNAPPY"}},
+                         uint32_t(Scope::kTable), "x"));
   // A prefix option needs a column name after the prefix.
   EXPECT_FALSE(CheckOptions({{"write.parquet.bloom-filter-enabled.column.", "true"}},
                             uint32_t(Scope::kTable), "x"));
@@ -75,7 +76,7 @@ TEST(Options, FlinkPrecedence) {
   std::map<std::string, std::string> cols2{{"write.parquet.bloom-filter-enabled.column.a", "false"}};
   EXPECT_EQ(*Resolver(cols).Value(keys::kCompressionCodec), "snappy");
   auto bloom = Resolver(std::vector<const std::map<std::string, std::string>*>{&cols2, &cols}).GetColumns(keys::kParquetBloomFilterEnabledColumn);
-  ASSERT_TRUE(bloom);
+  ASSERT_OK(bloom);
   EXPECT_EQ(*bloom, (std::map<std::string, bool>{{"a", false}, {"b.c", false}}));
 }
 
@@ -83,12 +84,12 @@ TEST(Options, RangesRulesAndConflicts) {
   const uint32_t w = uint32_t(Scope::kWrite), r = uint32_t(Scope::kRead), c = uint32_t(Scope::kCatalog);
   EXPECT_FALSE(CheckOptions({{"write-parallelism", "0"}}, w, "--set"));
   EXPECT_FALSE(CheckOptions({{"write-parallelism", "1025"}}, w, "--set"));
-  EXPECT_TRUE(CheckOptions({{"write-parallelism", "3"}}, w, "--set"));
+  EXPECT_OK(CheckOptions({{"write-parallelism", "3"}}, w, "--set"));
   EXPECT_FALSE(CheckOptions({{"limit", "-2"}}, r, "--set"));
   EXPECT_FALSE(CheckOptions({{"snapshot-id", "1"}, {"tag", "t"}}, r, "--set"));
   EXPECT_FALSE(CheckOptions({{"type", "hive"}}, c, "--catalog"));
   EXPECT_FALSE(CheckOptions({{"property-version", "2"}}, c, "--catalog"));
-  EXPECT_TRUE(CheckOptions({{"property-version", "1"}, {"type", "iceberg"}}, c, "--catalog"));
+  EXPECT_OK(CheckOptions({{"property-version", "1"}, {"type", "iceberg"}}, c, "--catalog"));
   auto st = CheckOptions({{"catalog-impl", "x.Y"}, {"catalog-type", "hadoop"}}, c, "--catalog");
   ASSERT_FALSE(st);
   auto metrics = CheckOptions({{"write.metadata.metrics.default", "truncate(0)"}}, uint32_t(Scope::kTable), "x");

@@ -15,6 +15,7 @@
 #include "floe/io/file.h"
 #include "test_util.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::iceberg {
 namespace {
@@ -57,7 +58,7 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
   const std::string& loc = md->location;
 
   auto list_in = OpenLocalInput(Local(dir, loc, snap->manifest_list));
-  ASSERT_TRUE(list_in);
+  ASSERT_OK(list_in);
   auto list = ReadManifestList(**list_in);
   ASSERT_TRUE(list) << list.error().ToString();
 
@@ -69,7 +70,7 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
   for (const ManifestFile& m : *list) {
     SCOPED_TRACE(m.manifest_path);
     auto in = OpenLocalInput(Local(dir, loc, m.manifest_path));
-    ASSERT_TRUE(in);
+    ASSERT_OK(in);
     auto entries = ReadManifest(**in, m, *md);
     ASSERT_TRUE(entries) << entries.error().ToString();
     const PartitionSpec* spec = md->SpecById(m.partition_spec_id);
@@ -85,9 +86,9 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
     for (const ManifestEntry& e : *entries) {
       if (is_new && e.status == ManifestEntryStatus::kAdded && e.snapshot_id == snap->snapshot_id &&
           e.sequence_number == m.sequence_number && e.file_sequence_number == m.sequence_number) {
-        ASSERT_TRUE((*w)->AddFile(e.data_file));
+        ASSERT_OK((*w)->AddFile(e.data_file));
       } else {
-        ASSERT_TRUE((*w)->Add(e));
+        ASSERT_OK((*w)->Add(e));
       }
     }
     auto written = (*w)->Close();
@@ -105,7 +106,7 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
     // The originals go, so that only floe's files can be read.
     fs::remove(Local(dir, loc, m.manifest_path));
   }
-  ASSERT_TRUE((*lw)->Close());
+  ASSERT_OK((*lw)->Close());
   fs::remove(Local(dir, loc, snap->manifest_list));
 
   Json meta = Json::parse(metadata_text);

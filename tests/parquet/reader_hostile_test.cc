@@ -9,6 +9,7 @@
 #include <random>
 
 #include "parquet/reader_test_util.h"
+#include "testing/matchers.h"
 
 namespace floe::parquet {
 namespace {
@@ -112,12 +113,12 @@ TEST(ReaderHostile, HugeClaimsAreRefusedBeforeAllocating) {
   // (field 2, zigzag varint) to a huge value by re-serializing the header.
   uint32_t hsize = static_cast<uint32_t>(f.size() - 4);
   fmtns::PageHeader ph;
-  ASSERT_TRUE(DeserializeThrift(reinterpret_cast<const uint8_t*>(f.data()) + 4, &hsize, &ph,
-                                "page header"));
+  ASSERT_OK(DeserializeThrift(reinterpret_cast<const uint8_t*>(f.data()) + 4, &hsize, &ph,
+                              "page header"));
   ph.__set_uncompressed_page_size(0x7ffffff0);
   ph.__set_compressed_page_size(0x7ffffff0);
   Buffer nb;
-  ASSERT_TRUE(SerializeThrift(ph, &nb));
+  ASSERT_OK(SerializeThrift(ph, &nb));
   std::string patched = f.substr(0, 4) +
                         std::string(reinterpret_cast<const char*>(nb.data()), nb.size()) +
                         f.substr(4 + hsize);

@@ -9,6 +9,7 @@
 
 #include "floe/parquet/writer.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 #include "testing/schema.h"
 
 namespace floe::parquet {
@@ -20,7 +21,7 @@ using test::Field;
 
 TEST(WriterOptions, DefaultsAreIcebergs) {
   auto o = WriterOptions::FromProperties({});
-  ASSERT_TRUE(o);
+  ASSERT_OK(o);
   EXPECT_EQ(o->row_group_size_bytes, 134217728);
   EXPECT_EQ(o->page_size_bytes, 1048576);
   EXPECT_EQ(o->page_row_limit, 20000);
@@ -95,7 +96,7 @@ class WriterFiles : public ::testing::Test {
   void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
   std::unique_ptr<OutputFile> Out(const std::string& name) {
     auto o = OpenLocalOutput((dir_ / name).string(), true);
-    EXPECT_TRUE(o);
+    EXPECT_OK(o);
     return std::move(*o);
   }
   fs::path dir_;
@@ -124,7 +125,7 @@ TEST_F(WriterFiles, BadBatchesAreRejectedWithNames) {
   auto schema = std::make_shared<Schema>(std::vector<NestedField>{
       Field(1, "a", LongType(), true), Field(2, "dec", DecimalType(4, 2))});
   auto w = FileWriter::Open(Out("bad.parquet"), schema, {});
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   Batch b(schema);
   b.columns[0].AppendNull();  // required
   b.columns[1].Append<int128_t>(1);
@@ -161,7 +162,7 @@ TEST_F(WriterFiles, MetricsAreIcebergs) {
   WriterOptions opt;
   opt.row_group_size_bytes = 1;  // one row group per batch: bounds merge across groups
   auto w = FileWriter::Open(Out("m.parquet"), schema, opt);
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   int64_t before = (*w)->EstimatedFileSize();
   for (int part = 0; part < 2; ++part) {
     Batch b(schema);
@@ -181,7 +182,7 @@ TEST_F(WriterFiles, MetricsAreIcebergs) {
       b.columns[6].Append(std::nanf(""));
       ++b.num_rows;
     }
-    ASSERT_TRUE((*w)->Write(b));
+    ASSERT_OK((*w)->Write(b));
   }
   EXPECT_GT((*w)->EstimatedFileSize(), before);
   auto r = (*w)->Close();

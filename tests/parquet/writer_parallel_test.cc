@@ -15,6 +15,7 @@
 #include "floe/parquet/page_pool_internal.h"
 #include "floe/parquet/writer.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 #include "testing/schema.h"
 #include "writer_test_util.h"
 
@@ -114,7 +115,7 @@ class WriterParallel : public ::testing::Test {
   std::string Write(const std::string& name, const SchemaPtr& schema, const std::vector<Batch>& batches,
                     const WriterOptions& options, WriteResult* result) {
     auto out = OpenLocalOutput((dir_ / name).string(), true);
-    EXPECT_TRUE(out);
+    EXPECT_OK(out);
     auto w = FileWriter::Open(std::move(*out), schema, options);
     EXPECT_TRUE(w) << w.error().ToString();
     if (!w) return "";
@@ -238,14 +239,14 @@ TEST_F(WriterParallel, OpenFilesShareOneWorkerBudget) {
   std::vector<std::unique_ptr<FileWriter>> writers;
   for (int i = 0; i < files; ++i) {
     auto out = OpenLocalOutput((dir_ / fmt::format("f{}.parquet", i)).string(), true);
-    ASSERT_TRUE(out);
+    ASSERT_OK(out);
     auto w = FileWriter::Open(std::move(*out), schema, o);
     ASSERT_TRUE(w) << w.error().ToString();
     writers.push_back(std::move(*w));
     EXPECT_LE(PagePool::LiveWorkersForTesting(), PagePool::WorkerBudget()) << i;
   }
   EXPECT_EQ(PagePool::LiveWorkersForTesting(), PagePool::WorkerBudget());
-  for (auto& w : writers) ASSERT_TRUE(w->Write(b));
+  for (auto& w : writers) ASSERT_OK(w->Write(b));
   for (int i = 0; i < files; ++i) {
     auto r = writers[static_cast<size_t>(i)]->Close();
     ASSERT_TRUE(r) << r.error().ToString();
@@ -273,7 +274,7 @@ TEST_F(WriterParallel, CompressorFailureOnAnyThreadIsAnErrorAndLeavesNoFile) {
       o.write_batch_rows = 64;
       const std::string name = fmt::format("fail_p{}_{}.parquet", p, fail_after);
       auto out = OpenLocalOutput((dir_ / name).string(), true);
-      ASSERT_TRUE(out);
+      ASSERT_OK(out);
       auto w = FileWriter::Open(std::move(*out), schema, o);
       ASSERT_TRUE(w) << w.error().ToString();
       std::optional<Error> error;
@@ -309,7 +310,7 @@ TEST_F(WriterParallel, FailingOutputFileIsAnErrorAndLeavesNoFile) {
       o.row_group_size_bytes = 30000;
       const std::string name = fmt::format("out_p{}_{}.parquet", p, limit);
       auto out = OpenLocalOutput((dir_ / name).string(), true);
-      ASSERT_TRUE(out);
+      ASSERT_OK(out);
       auto w = FileWriter::Open(std::unique_ptr<OutputFile>(new FailingOutput(std::move(*out), limit)),
                                 schema, o);
       std::optional<Error> error;
@@ -345,10 +346,10 @@ TEST_F(WriterParallel, AbortWithPagesInFlightLeavesNothing) {
       o.page_row_limit = 20;
       o.codec = Codec::kBrotli;  // slow: pages are still queued when Abort comes
       auto out = OpenLocalOutput((dir_ / "aborted.parquet").string(), true);
-      ASSERT_TRUE(out);
+      ASSERT_OK(out);
       auto w = FileWriter::Open(std::move(*out), schema, o);
-      ASSERT_TRUE(w);
-      for (const Batch& b : batches) ASSERT_TRUE((*w)->Write(b));
+      ASSERT_OK(w);
+      for (const Batch& b : batches) ASSERT_OK((*w)->Write(b));
       if (!destroy_only) {
         (*w)->Abort();
         EXPECT_FALSE((*w)->Write(batches[0])) << "Write after Abort";
@@ -365,7 +366,7 @@ TEST_F(WriterParallel, BadParallelismIsAnError) {
   WriterOptions o;
   o.parallelism = 0;
   auto out = OpenLocalOutput((dir_ / "x.parquet").string(), true);
-  ASSERT_TRUE(out);
+  ASSERT_OK(out);
   auto w = FileWriter::Open(std::move(*out), schema, o);
   ASSERT_FALSE(w);
   EXPECT_NE(w.error().message.find("parallelism 0"), std::string::npos) << w.error().message;

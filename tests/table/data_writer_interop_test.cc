@@ -24,6 +24,7 @@
 #include "floe/types/names.h"
 #include "parquet/writer_test_util.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 #include "testing/schema.h"
 
 namespace floe::table {
@@ -188,21 +189,21 @@ TEST_P(DataWriterInteropTest, DuckDbReadsFilesAndMetricsAgree) {
   auto factory = std::make_shared<OutputFileFactory>(options->data_location);
   auto writer = MakeDataWriter(md, *options, factory);
   ASSERT_TRUE(writer) << writer.error().ToString();
-  ASSERT_TRUE((*writer)->Write(rows));
+  ASSERT_OK((*writer)->Write(rows));
   auto files = (*writer)->Close();
   ASSERT_TRUE(files) << files.error().ToString();
 
   // Expected rows per partition tuple.
   auto keyer = PartitionKeyer::Make(*spec, schema);
-  ASSERT_TRUE(keyer);
+  ASSERT_OK(keyer);
   auto groups = keyer->Group(rows);
-  ASSERT_TRUE(groups);
+  ASSERT_OK(groups);
   ASSERT_EQ(files->size(), groups->size());
   std::unordered_map<iceberg::Values, const PartitionGroup*, PartitionTupleHash> by_tuple;
   for (const auto& g : *groups) by_tuple[g.partition] = &g;
 
   auto schema_json = iceberg::SchemaToJson(*schema);
-  ASSERT_TRUE(schema_json);
+  ASSERT_OK(schema_json);
   const std::string script = SharedDir() + "/interop/parquet_rows.mjs";
   int64_t total = 0;
   for (const auto& f : *files) {
@@ -211,7 +212,7 @@ TEST_P(DataWriterInteropTest, DuckDbReadsFilesAndMetricsAgree) {
     const std::string local = f.file_path.substr(5);
     if (!spec->is_unpartitioned()) {
       auto path = PartitionPath(*spec, *schema, f.partition);
-      ASSERT_TRUE(path);
+      ASSERT_OK(path);
       EXPECT_EQ(fs::path(local).parent_path().string(), (dir / "data" / *path).string());
     }
     EXPECT_EQ(f.file_size_in_bytes, static_cast<int64_t>(fs::file_size(local)));

@@ -25,6 +25,7 @@
 #include "floe/types/json_value.h"
 #include "floe/util/codec.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::table {
 namespace {
@@ -214,7 +215,7 @@ TEST(GoldenErrors, DeletionVectorsAreUnsupportedButEarlierSnapshotsRead) {
   // The snapshots before the first DV read (the 8 appended rows), the
   // others fail with the same error.
   auto table = OpenStaticTable(dir);
-  ASSERT_TRUE(table);
+  ASSERT_OK(table);
   int readable = 0;
   int with_dvs = 0;
   for (const auto& entry : table->metadata->snapshot_log) {
@@ -257,7 +258,7 @@ TEST(GoldenScan, ProjectionFilterAndLimit) {
   ASSERT_TRUE(rows) << rows.error().ToString();
   ASSERT_EQ(rows->size(), 10u);
   auto t = OpenStaticTable(dir);
-  ASSERT_TRUE(t);
+  ASSERT_OK(t);
   ScanOptions o;
   o.columns = {"a"};
   o.filter_text = "a > 4 AND a < 11";
@@ -283,7 +284,7 @@ TEST(GoldenScan, ProjectionFilterAndLimit) {
     o.limit = 3;
     o.split.split_size = 1;
     auto p = PlanScan(t->metadata, o, &src);
-    ASSERT_TRUE(p);
+    ASSERT_OK(p);
     TableReaderOptions ro;
     ro.threads = threads;
     auto bs = ReadAll(*p, t->mapper, ro);
@@ -297,16 +298,16 @@ TEST(GoldenScan, ProjectionFilterAndLimit) {
 TEST(GoldenScan, MetadataDiscovery) {
   // version-hint.text, N-uuid names, a single unnumbered file, an explicit file.
   auto a = FindMetadataFile(GoldenDir() + "/spark_bunnies");
-  ASSERT_TRUE(a);
+  ASSERT_OK(a);
   EXPECT_THAT(*a, ::testing::EndsWith("v5.metadata.json"));
   auto b = FindMetadataFile(GoldenDir() + "/spark_pos_deletes_files");
-  ASSERT_TRUE(b);
+  ASSERT_OK(b);
   EXPECT_THAT(*b, HasSubstr("00002-"));
   auto c = FindMetadataFile(GoldenDir() + "/synthetic_eq_delete_cross_partition/metadata");
-  ASSERT_TRUE(c);
+  ASSERT_OK(c);
   EXPECT_THAT(*c, ::testing::EndsWith("vfinal.metadata.json"));
   auto d = FindMetadataFile(GoldenDir() + "/spark_bunnies/metadata/v1.metadata.json");
-  ASSERT_TRUE(d);
+  ASSERT_OK(d);
   auto v1 = Scan(*d);
   ASSERT_TRUE(v1) << v1.error().ToString();
   EXPECT_EQ(v1->size(), 21u);
@@ -322,9 +323,9 @@ TEST(GoldenScan, GzipMetadataAndMapRules) {
   fs::create_directories(tmp / "metadata");
   std::string json = ReadFile(GoldenDir() + "/spark_bunnies/metadata/v5.metadata.json");
   auto gz = MakeCompressor(Codec::kGzip);
-  ASSERT_TRUE(gz);
+  ASSERT_OK(gz);
   Buffer out;
-  ASSERT_TRUE((*gz)->Compress(reinterpret_cast<const uint8_t*>(json.data()), json.size(), &out));
+  ASSERT_OK((*gz)->Compress(reinterpret_cast<const uint8_t*>(json.data()), json.size(), &out));
   {
     std::ofstream f(tmp / "metadata" / "v5.gz.metadata.json", std::ios::binary);
     f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
@@ -349,7 +350,7 @@ TEST(GoldenScan, GzipMetadataAndMapRules) {
   EXPECT_EQ(lines, SortedLines(ReadFile(GoldenDir() + "/EXPECTED/spark_bunnies.jsonl")));
   // Without the rule the data is looked for under the copy: a clear error.
   auto bare = OpenStaticTable(tmp.string());
-  ASSERT_TRUE(bare);
+  ASSERT_OK(bare);
   FileManifestSource bare_src(*bare->metadata, bare->mapper);
   auto failed = PlanScan(bare->metadata, ScanOptions{}, &bare_src);
   ASSERT_FALSE(failed);

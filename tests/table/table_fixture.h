@@ -17,6 +17,7 @@
 #include "floe/io/location.h"
 #include "floe/table/table.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::table::testing_util {
 
@@ -27,7 +28,7 @@ class WarehouseTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test::FreshTestDir("floe_");
     catalog_ = Open(dir_ / "wh");
-    ASSERT_TRUE(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
+    ASSERT_OK(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
   }
   void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
@@ -53,7 +54,7 @@ class WarehouseTest : public ::testing::Test {
   // manifest entry a writer would add.
   static iceberg::DataFile FileAt(const std::string& local, int64_t rows = 1) {
     fs::create_directories(fs::path(local).parent_path());
-    EXPECT_TRUE(WriteLocalFile(local, "x"));
+    EXPECT_OK(WriteLocalFile(local, "x"));
     iceberg::DataFile f;
     f.file_path = FileUri(local);
     f.record_count = rows;

@@ -10,6 +10,7 @@
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 #include "testing/race.h"
 
 namespace floe::table {
@@ -23,7 +24,7 @@ class TableTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test::FreshTestDir("floe_table_test_");
     catalog_ = std::move(*catalog::OpenHadoopCatalog("t", dir_.string()));
-    ASSERT_TRUE(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
+    ASSERT_OK(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
   }
   void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
@@ -47,7 +48,7 @@ class TableTest : public ::testing::Test {
     DataFile f;
     std::string local = *t.LocalPath(t.metadata().location) + "/data/" + name;
     fs::create_directories(fs::path(local).parent_path());
-    EXPECT_TRUE(WriteLocalFile(local, "x"));
+    EXPECT_OK(WriteLocalFile(local, "x"));
     f.file_path = FileUri(local);
     f.record_count = rows;
     f.file_size_in_bytes = 100 + rows;
@@ -76,7 +77,7 @@ TEST_F(TableTest, AppendsBuildSnapshotsWithInheritedSequenceNumbers) {
   EXPECT_EQ(c1->operation, "append");
   EXPECT_EQ(c1->sequence_number, 1);
   auto c2 = SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet", 5, {})).AddDataFile(File(t, "c.parquet", 1, {})).Commit();
-  ASSERT_TRUE(c2);
+  ASSERT_OK(c2);
   const auto& md = t.metadata();
   ASSERT_EQ(md.snapshots.size(), 2u);
   EXPECT_EQ(md.last_sequence_number, 2);
@@ -99,11 +100,11 @@ TEST_F(TableTest, AppendsBuildSnapshotsWithInheritedSequenceNumbers) {
 
 TEST_F(TableTest, OverwriteReplacesOnlyTouchedPartitions) {
   Table t = Create("p", true);
-  ASSERT_TRUE(SnapshotUpdate(&t)
-                  .AddDataFile(File(t, "eu1.parquet", 3, "eu"))
-                  .AddDataFile(File(t, "us1.parquet", 4, "us"))
-                  .AddDataFile(File(t, "null1.parquet", 1, std::nullopt))
-                  .Commit());
+  ASSERT_OK(SnapshotUpdate(&t)
+                .AddDataFile(File(t, "eu1.parquet", 3, "eu"))
+                .AddDataFile(File(t, "us1.parquet", 4, "us"))
+                .AddDataFile(File(t, "null1.parquet", 1, std::nullopt))
+                .Commit());
   auto c = SnapshotUpdate(&t).AddDataFile(File(t, "eu2.parquet", 7, "eu")).OverwritePartitions().Commit();
   ASSERT_TRUE(c) << c.error().ToString();
   EXPECT_EQ(c->operation, "overwrite");
@@ -113,20 +114,24 @@ TEST_F(TableTest, OverwriteReplacesOnlyTouchedPartitions) {
   EXPECT_EQ(LivePaths(t, *t.metadata().CurrentSnapshot()),
             (std::set<std::string>{"eu2.parquet", "us1.parquet", "null1.parquet"}));
   // A null partition value is a partition too.
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "null2.parquet", 2, std::nullopt)).OverwritePartitions().Commit());
+  ASSERT_OK(SnapshotUpdate(&t)
+                .AddDataFile(File(t, "null2.parquet", 2, std::nullopt))
+                .OverwritePartitions()
+                .Commit());
   EXPECT_EQ(LivePaths(t, *t.metadata().CurrentSnapshot()),
             (std::set<std::string>{"eu2.parquet", "us1.parquet", "null2.parquet"}));
   // Unpartitioned tables are overwritten whole.
   Table u = Create("u", false);
-  ASSERT_TRUE(SnapshotUpdate(&u).AddDataFile(File(u, "x.parquet", 3, {})).Commit());
-  ASSERT_TRUE(SnapshotUpdate(&u).AddDataFile(File(u, "y.parquet", 3, {})).OverwritePartitions().Commit());
+  ASSERT_OK(SnapshotUpdate(&u).AddDataFile(File(u, "x.parquet", 3, {})).Commit());
+  ASSERT_OK(
+      SnapshotUpdate(&u).AddDataFile(File(u, "y.parquet", 3, {})).OverwritePartitions().Commit());
   EXPECT_EQ(LivePaths(u, *u.metadata().CurrentSnapshot()), (std::set<std::string>{"y.parquet"}));
 }
 
 TEST_F(TableTest, BranchesAndTags) {
   Table t = Create("b", false);
   auto c1 = *SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet", 1, {})).Commit();
-  ASSERT_TRUE(SetRef(&t, "v1", /*is_tag=*/true));
+  ASSERT_OK(SetRef(&t, "v1", /*is_tag=*/true));
   auto dev = SnapshotUpdate(&t).AddDataFile(File(t, "dev.parquet", 1, {})).ToBranch("dev").Commit();
   ASSERT_TRUE(dev) << dev.error().ToString();
   const auto& md = t.metadata();
@@ -156,7 +161,7 @@ TEST_F(TableTest, ExpireDeletesOnlyUnreferencedFiles) {
   ExpireOptions o = dry;
   o.dry_run = false;
   r = ExpireSnapshots(&t, o);
-  ASSERT_TRUE(r);
+  ASSERT_OK(r);
   EXPECT_EQ(t.metadata().snapshots.size(), 1u);
   EXPECT_EQ(t.metadata().snapshots[0].snapshot_id, c3.snapshot_id);
   EXPECT_FALSE(fs::exists(data + "a.parquet"));  // only c1 had it
@@ -170,9 +175,9 @@ TEST_F(TableTest, ExpireDeletesOnlyUnreferencedFiles) {
 
 TEST_F(TableTest, LostRaceWithoutRetriesLeavesNoDebris) {
   Table t = Create("r", false, {{"commit.retry.num-retries", "0"}});
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet", 1, {})).Commit());
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet", 1, {})).Commit());
   Table stale(catalog_.get(), t.loaded());
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet", 1, {})).Commit());
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet", 1, {})).Commit());
   std::string meta = *t.LocalPath(t.metadata().location) + "/metadata";
   size_t before = std::distance(fs::directory_iterator(meta), fs::directory_iterator());
   // `stale` still sees version 2; with no retries its commit must fail and clean up.
@@ -200,7 +205,7 @@ TEST_F(TableTest, TwoProcessesAppendConcurrently) {
     return Ok();
   };
   ASSERT_TRUE(test::RaceTwoProcesses(child));
-  ASSERT_TRUE(t.Refresh());
+  ASSERT_OK(t.Refresh());
   EXPECT_EQ(t.metadata().snapshots.size(), static_cast<size_t>(2 * kCommits));
   EXPECT_EQ(t.metadata().last_sequence_number, 2 * kCommits);
   EXPECT_EQ(LivePaths(t, *t.metadata().CurrentSnapshot()).size(), static_cast<size_t>(2 * kCommits));

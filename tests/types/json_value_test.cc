@@ -16,6 +16,7 @@
 
 #include "floe/types/sql_schema.h"
 #include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe {
 namespace {
@@ -257,7 +258,7 @@ TEST(JsonValue, NestedRowsInSchemaOrder) {
   auto schema = ParseSqlColumns(
       "id BIGINT NOT NULL, tags ARRAY<STRING>, loc STRUCT<lat DOUBLE, lon DOUBLE>, "
       "m MAP<STRING, INT>, `we\"ird` INT");
-  ASSERT_TRUE(schema);
+  ASSERT_OK(schema);
   Batch batch(std::make_shared<Schema>(*schema));
   // row 0: everything present
   batch.columns[0].Append<int64_t>(7);
