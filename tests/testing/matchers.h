@@ -28,9 +28,9 @@ namespace floe {
 inline void PrintTo(const Error& e, std::ostream* os) { *os << e.ToString(); }
 
 /// gtest prints a Result as "OK" (with its value) or as its error, instead of
-/// the object's bytes (found by argument-dependent lookup through Error).
+/// the object's bytes.
 template <typename T>
-void PrintTo(const std::expected<T, Error>& r, std::ostream* os) {
+void PrintTo(const Result<T>& r, std::ostream* os) {
   if (!r.has_value()) {
     *os << "error (" << r.error().ToString() << ")";
   } else if constexpr (std::is_void_v<T>) {
