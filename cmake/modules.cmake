@@ -32,13 +32,25 @@ function(floe_module name)
   set(FLOE_ALL_MODULES ${FLOE_ALL_MODULES} floe_${name} PARENT_SCOPE)
 endfunction()
 
+# floe_testing: the test support library (tests/testing/*.cc, included as
+# "testing/..."): shared-folder lookup, files, hex, the two-process race and
+# the Result matchers. It uses floe_util only, so linking it pulls no module
+# into a test that does not test it.
+function(floe_add_test_support)
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/testing/*.cc)
+  add_library(floe_testing STATIC ${srcs})
+  target_include_directories(floe_testing PUBLIC ${CMAKE_SOURCE_DIR}/tests)
+  target_link_libraries(floe_testing PUBLIC floe_util GTest::gtest GTest::gmock)
+  target_compile_definitions(floe_testing PRIVATE FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+endfunction()
+
 function(floe_add_module_tests)
   foreach(lib ${FLOE_ALL_MODULES})
     string(REPLACE "floe_" "" name ${lib})
     file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/${name}/*.cc)
     if(srcs)
       add_executable(${name}_test ${srcs})
-      target_link_libraries(${name}_test PRIVATE ${FLOE_ALL_MODULES} GTest::gtest GTest::gmock GTest::gtest_main)
+      target_link_libraries(${name}_test PRIVATE ${FLOE_ALL_MODULES} floe_testing GTest::gtest GTest::gmock GTest::gtest_main)
       target_include_directories(${name}_test PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_BINARY_DIR}/gen)
       target_compile_definitions(${name}_test PRIVATE
         FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}" FLOE_BINARY_DIR="${CMAKE_BINARY_DIR}")

@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <random>
 
+#include "testing/files.h"
+#include "testing/matchers.h"
+
 namespace floe::avro {
 namespace {
 
@@ -66,9 +69,9 @@ std::string WriteToString(const AvroSchema& schema, const std::vector<Value>& va
   std::string bytes;
   auto w = ContainerWriter::Open(std::make_unique<MemoryOutput>(&bytes), schema, std::move(metadata), options);
   EXPECT_TRUE(w) << w.error().ToString();
-  for (const auto& v : values) EXPECT_TRUE((*w)->Append(v));
+  for (const auto& v : values) EXPECT_OK((*w)->Append(v));
   auto len = (*w)->Close();
-  EXPECT_TRUE(len);
+  EXPECT_OK(len);
   EXPECT_EQ(*len, static_cast<int64_t>(bytes.size()));
   return bytes;
 }
@@ -95,7 +98,7 @@ TEST(AvroContainer, HeaderLayout) {
   EXPECT_EQ((*reader)->writer_schema().ToJson(), schema.ToJson());
   Value v;
   auto more = (*reader)->Next(&v);
-  ASSERT_TRUE(more);
+  ASSERT_OK(more);
   EXPECT_FALSE(*more);
 }
 
@@ -127,44 +130,42 @@ TEST(AvroContainer, WriterRejectsBadInput) {
   EXPECT_FALSE(ContainerWriter::Open(std::make_unique<MemoryOutput>(&bytes), schema, {}, brotli));
 
   auto w = ContainerWriter::Open(std::make_unique<MemoryOutput>(&bytes), schema, {});
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   auto st = (*w)->Append(Value::Record(schema.root(), {Value::String("p"), Value::String("not a long"), Value::Null()}));
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("manifest_length"), std::string::npos) << st.error().message;
   // The failed record left nothing behind.
-  ASSERT_TRUE((*w)->Append(TestValues(schema, 1)[0]));
-  ASSERT_TRUE((*w)->Close());
+  ASSERT_OK((*w)->Append(TestValues(schema, 1)[0]));
+  ASSERT_OK((*w)->Close());
   auto back = ReadFromString(bytes);
   ASSERT_TRUE(back) << back.error().ToString();
   EXPECT_EQ(back->size(), 1u);
 }
 
 TEST(AvroContainer, LocalFileLengthAndAtomicity) {
-  fs::path dir = fs::temp_directory_path() / fmt::format("floe_avro_container_{}", ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = test::FreshTestDir("floe_avro_container_");
   AvroSchema schema = TestSchema();
   std::string path = (dir / "list.avro").string();
   {
     auto out = OpenLocalOutput(path);
-    ASSERT_TRUE(out);
+    ASSERT_OK(out);
     auto w = ContainerWriter::Open(std::move(*out), schema, {{"snapshot-id", "1"}});
-    ASSERT_TRUE(w);
-    ASSERT_TRUE((*w)->Append(TestValues(schema, 1)[0]));
+    ASSERT_OK(w);
+    ASSERT_OK((*w)->Append(TestValues(schema, 1)[0]));
     // Destroyed without Close: nothing is published.
   }
   EXPECT_FALSE(fs::exists(path));
   auto out = OpenLocalOutput(path);
   auto w = ContainerWriter::Open(std::move(*out), schema, {{"snapshot-id", "1"}});
-  for (const auto& v : TestValues(schema, 10)) ASSERT_TRUE((*w)->Append(v));
+  for (const auto& v : TestValues(schema, 10)) ASSERT_OK((*w)->Append(v));
   auto len = (*w)->Close();
-  ASSERT_TRUE(len);
+  ASSERT_OK(len);
   EXPECT_EQ(*len, static_cast<int64_t>(fs::file_size(path)));
   auto in = OpenLocalInput(path);
   auto r = ContainerReader::Open(std::move(*in));
-  ASSERT_TRUE(r);
+  ASSERT_OK(r);
   auto all = (*r)->ReadAll();
-  ASSERT_TRUE(all);
+  ASSERT_OK(all);
   EXPECT_EQ(all->size(), 10u);
   fs::remove_all(dir);
 }

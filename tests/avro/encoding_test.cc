@@ -7,16 +7,15 @@
 #include <cmath>
 #include <limits>
 
+#include "testing/hex.h"
+#include "testing/matchers.h"
+
 namespace floe::avro {
 namespace {
 
 using namespace std::string_literals;
 
-std::string Hex(const Buffer& b) {
-  std::string out;
-  for (size_t i = 0; i < b.size(); ++i) out += fmt::format("{:02x}", b.data()[i]);
-  return out;
-}
+std::string Hex(const Buffer& b) { return test::Hex(b.data(), b.size()); }
 
 std::string EncodeLong(int64_t v) {
   Buffer b;
@@ -126,17 +125,17 @@ TEST(AvroEncoding, UnionBranchIndexes) {
   NodePtr u = MakeUnion({MakePrimitive(AvroType::kNull), MakePrimitive(AvroType::kLong),
                          MakePrimitive(AvroType::kString)});
   std::string hex;
-  ASSERT_TRUE(RoundTrip(u, Value::Null(), &hex));
+  ASSERT_OK(RoundTrip(u, Value::Null(), &hex));
   EXPECT_EQ(hex, "00");
   auto l = RoundTrip(u, Value::Long(1), &hex);
-  ASSERT_TRUE(l);
+  ASSERT_OK(l);
   EXPECT_EQ(hex, "0202");
   auto s = RoundTrip(u, Value::String("a"), &hex);
-  ASSERT_TRUE(s);
+  ASSERT_OK(s);
   EXPECT_EQ(hex, "040261");
   // An int value is promoted to the long branch.
   auto i = RoundTrip(u, Value::Int(3), &hex);
-  ASSERT_TRUE(i);
+  ASSERT_OK(i);
   EXPECT_EQ(hex, "0206");
   EXPECT_EQ(*i, Value::Long(3));
   // A value that fits no branch.
@@ -183,12 +182,12 @@ TEST(AvroEncoding, TruncatedInputIsCorruptEverywhere) {
   auto schema = AvroSchema::Parse(R"({"type":"record","name":"r","fields":[
     {"name":"s","type":"string"},{"name":"d","type":"double"},
     {"name":"a","type":{"type":"array","items":["null","long"]}}]})");
-  ASSERT_TRUE(schema);
+  ASSERT_OK(schema);
   Value v = Value::Record(schema->root(), {Value::String("abc"), Value::Double(2.5),
                                            Value::Array({Value::Null(), Value::Long(5)})});
   Buffer b;
   Encoder e(&b);
-  ASSERT_TRUE(EncodeValue(*schema->root(), v, &e));
+  ASSERT_OK(EncodeValue(*schema->root(), v, &e));
   for (size_t n = 0; n < b.size(); ++n) {
     Decoder d(b.data(), n);
     auto r = DecodeValue(schema->root(), &d);
@@ -200,7 +199,7 @@ TEST(AvroEncoding, TruncatedInputIsCorruptEverywhere) {
 TEST(AvroEncoding, EncodeRejectsValuesThatDoNotFit) {
   auto schema = AvroSchema::Parse(R"({"type":"record","name":"r","fields":[
     {"name":"a","type":"int"},{"name":"f","type":{"type":"fixed","name":"f2","size":2}}]})");
-  ASSERT_TRUE(schema);
+  ASSERT_OK(schema);
   Buffer b;
   Encoder e(&b);
   auto st = EncodeValue(*schema->root(), Value::Record(schema->root(), {Value::String("x"), Value::Fixed("ab")}), &e);
@@ -265,7 +264,7 @@ TEST(AvroResolution, ByNameWithoutIdsAndErrors) {
   auto resolver = Resolver::Make(reader->root(), writer->root());
   ASSERT_TRUE(resolver) << resolver.error().ToString();
   auto out = resolver->Resolve(Value::Record(writer->root(), {Value::Long(2), Value::String("q")}));
-  ASSERT_TRUE(out);
+  ASSERT_OK(out);
   EXPECT_EQ(*out->field("y"), Value::Bytes("q"));
   EXPECT_EQ(*out->field("x2"), Value::Double(2));
 
@@ -281,9 +280,9 @@ TEST(AvroResolution, ByNameWithoutIdsAndErrors) {
   auto w2 = AvroSchema::Parse(R"({"type":"record","name":"a","fields":[{"name":"x","type":"long","field-id":1},{"name":"old","type":"long","field-id":2}]})");
   auto r2 = AvroSchema::Parse(R"({"type":"record","name":"a","fields":[{"name":"x","type":"long","field-id":2}]})");
   auto res2 = Resolver::Make(r2->root(), w2->root());
-  ASSERT_TRUE(res2);
+  ASSERT_OK(res2);
   auto o2 = res2->Resolve(Value::Record(w2->root(), {Value::Long(10), Value::Long(20)}));
-  ASSERT_TRUE(o2);
+  ASSERT_OK(o2);
   EXPECT_EQ(*o2->field("x"), Value::Long(20));
 }
 

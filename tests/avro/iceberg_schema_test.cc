@@ -11,6 +11,8 @@
 
 #include "floe/avro/container.h"
 #include "floe/io/file.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::avro {
 namespace {
@@ -112,14 +114,7 @@ TEST(IcebergAvro, FromAvroNeedsIds) {
   EXPECT_EQ(r.error().kind, ErrorKind::kUnsupported);
 }
 
-fs::path SharedDir() {
-  if (const char* env = std::getenv("FLOE_SHARED"); env && *env) return env;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    fs::path p = fs::path(FLOE_SOURCE_DIR + std::string(rel));
-    if (fs::exists(p / "interop" / "golden")) return p;
-  }
-  return fs::path(FLOE_SOURCE_DIR) / ".." / "shared";
-}
+fs::path SharedDir() { return test::SharedDir(); }
 
 // Java's manifest and manifest-list schemas -> Iceberg -> Avro again gives
 // Java's schema back, attribute for attribute.
@@ -133,7 +128,7 @@ TEST(IcebergAvro, JavaManifestSchemasRoundTrip) {
       if (f.path().extension() != ".avro") continue;
       SCOPED_TRACE(f.path().string());
       auto in = OpenLocalInput(f.path().string());
-      ASSERT_TRUE(in);
+      ASSERT_OK(in);
       auto reader = ContainerReader::Open(std::move(*in));
       ASSERT_TRUE(reader) << reader.error().ToString();
       const AvroSchema& written = (*reader)->writer_schema();

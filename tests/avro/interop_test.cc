@@ -18,6 +18,9 @@
 #include "floe/avro/container.h"
 #include "floe/avro/iceberg_schema.h"
 #include "floe/io/file.h"
+#include "testing/files.h"
+#include "testing/hex.h"
+#include "testing/matchers.h"
 
 namespace floe::avro {
 namespace {
@@ -25,14 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-fs::path SharedDir() {
-  if (const char* env = std::getenv("FLOE_SHARED"); env && *env) return env;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    fs::path p = fs::path(FLOE_SOURCE_DIR + std::string(rel));
-    if (fs::exists(p / "interop" / "avro_dump.mjs")) return fs::canonical(p);
-  }
-  return fs::path(FLOE_SOURCE_DIR) / ".." / "shared";
-}
+fs::path SharedDir() { return test::SharedDir(); }
 
 struct Run {
   int status = -1;
@@ -51,18 +47,6 @@ Run RunCommand(const std::string& cmd) {
   return r;
 }
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 /// avro_dump's output, split into header, schema and record lines.
 struct Dump {
   Json header;
@@ -73,7 +57,8 @@ struct Dump {
 ::testing::AssertionResult AvroDump(const fs::path& file, Dump* dump) {
   fs::path script = SharedDir() / "interop" / "avro_dump.mjs";
   if (!fs::exists(script)) return ::testing::AssertionFailure() << "avro_dump.mjs not found at " << script;
-  Run r = RunCommand("node " + Quote(script.string()) + " " + Quote(file.string()) + " --header --schema --records");
+  Run r = RunCommand("node " + test::ShellQuote(script.string()) + " " +
+                     test::ShellQuote(file.string()) + " --header --schema --records");
   if (r.status != 0) {
     return ::testing::AssertionFailure() << "avro_dump failed (" << r.status << ") on " << file << ":\n" << r.output;
   }
@@ -119,7 +104,9 @@ Json HeaderAsDump(const Metadata& metadata) {
 /// codec and a CRC32 check; see that script for why).
 ::testing::AssertionResult AvscRecords(const fs::path& file, std::vector<std::string>* records) {
   fs::path script = fs::path(FLOE_SOURCE_DIR) / "tests" / "avro" / "avsc_records.mjs";
-  Run r = RunCommand("node " + Quote(script.string()) + " " + Quote(SharedDir().string()) + " " + Quote(file.string()));
+  Run r =
+      RunCommand("node " + test::ShellQuote(script.string()) + " " +
+                 test::ShellQuote(SharedDir().string()) + " " + test::ShellQuote(file.string()));
   if (r.status != 0) {
     return ::testing::AssertionFailure() << "avsc_records failed (" << r.status << ") on " << file << ":\n" << r.output;
   }
@@ -142,12 +129,8 @@ std::vector<std::string> RecordLines(const std::vector<Value>& values) {
 
 class AvroInterop : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_avro_interop_{}", ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test::FreshTestDir("floe_avro_interop_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
   fs::path dir_;
 };
 
@@ -178,11 +161,7 @@ const char* kRichSchema = R"({"type":"record","name":"manifest_entry","fields":[
     {"name":"any","type":["null","long","string"],"default":null,"field-id":156},
     {"name":"hash","type":{"type":"fixed","name":"md5","size":4},"field-id":157}]}}]})";
 
-std::string Unhex(std::string_view hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  return out;
-}
+using test::Unhex;
 
 std::vector<Value> RichValues(const AvroSchema& schema, int n) {
   const NodePtr& root = schema.root();
@@ -234,14 +213,14 @@ TEST_F(AvroInterop, FloeFilesReadByAvscForEveryCodec) {
       SCOPED_TRACE(fmt::format("codec {} records {}", CodecName(codec), n));
       fs::path path = dir_ / fmt::format("m-{}-{}.avro", CodecName(codec), n);
       auto out = OpenLocalOutput(path.string());
-      ASSERT_TRUE(out);
+      ASSERT_OK(out);
       WriterOptions options;
       options.codec = codec;
       options.block_size = 4096;  // several blocks for the larger files
       auto writer = ContainerWriter::Open(std::move(*out), *schema, metadata, options);
       ASSERT_TRUE(writer) << writer.error().ToString();
       std::vector<Value> values = RichValues(*schema, n);
-      for (const auto& v : values) ASSERT_TRUE((*writer)->Append(v));
+      for (const auto& v : values) ASSERT_OK((*writer)->Append(v));
       auto length = (*writer)->Close();
       ASSERT_TRUE(length) << length.error().ToString();
       EXPECT_EQ(*length, static_cast<int64_t>(fs::file_size(path)));
@@ -266,7 +245,7 @@ TEST_F(AvroInterop, FloeFilesReadByAvscForEveryCodec) {
 
       // And floe reads back what it wrote.
       auto in = OpenLocalInput(path.string());
-      ASSERT_TRUE(in);
+      ASSERT_OK(in);
       auto reader = ContainerReader::Open(std::move(*in));
       ASSERT_TRUE(reader) << reader.error().ToString();
       auto back = (*reader)->ReadAll();
@@ -301,11 +280,11 @@ TEST_F(AvroInterop, IcebergMappedSchemaReadByAvsc) {
              Value::Record(loc, {Value::Double(52.5), Value::Fixed(std::string(16, '\x11'))}), Value::Long(1)});
   fs::path path = dir_ / "row.avro";
   auto out = OpenLocalOutput(path.string());
-  ASSERT_TRUE(out);
+  ASSERT_OK(out);
   auto writer = ContainerWriter::Open(std::move(*out), *schema, {}, Codec::kDeflateRaw);
-  ASSERT_TRUE(writer);
-  ASSERT_TRUE((*writer)->Append(row));
-  ASSERT_TRUE((*writer)->Close());
+  ASSERT_OK(writer);
+  ASSERT_OK((*writer)->Append(row));
+  ASSERT_OK((*writer)->Close());
   Dump dump;
   ASSERT_TRUE(AvroDump(path, &dump));
   EXPECT_EQ(dump.schema, Json::parse(schema->ToJson()));
@@ -336,7 +315,7 @@ TEST(AvroGolden, JavaWrittenManifestsReadLikeAvsc) {
   for (const auto& path : files) {
     SCOPED_TRACE(path.string());
     auto in = OpenLocalInput(path.string());
-    ASSERT_TRUE(in);
+    ASSERT_OK(in);
     auto reader = ContainerReader::Open(std::move(*in));
     ASSERT_TRUE(reader) << reader.error().ToString();
     auto values = (*reader)->ReadAll();

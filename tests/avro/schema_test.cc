@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "testing/matchers.h"
+
 namespace floe::avro {
 namespace {
 
@@ -104,7 +106,7 @@ TEST(AvroSchema, BuiltSchemasValidateAndWriteReferences) {
   NodePtr rec = MakeRecord("top", {MakeField("a", fixed, 1), MakeField("b", fixed, 2),
                                    MakeField("c", MakeOptional(MakePrimitive(AvroType::kLong)), 3)});
   AvroSchema s(rec);
-  ASSERT_TRUE(s.Validate());
+  ASSERT_OK(s.Validate());
   auto j = nlohmann::json::parse(s.ToJson());
   EXPECT_EQ(j["fields"][0]["type"]["type"], "fixed");
   EXPECT_EQ(j["fields"][1]["type"], "f16");

@@ -16,6 +16,8 @@
 #include "floe/catalog/warnings.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::catalog {
 namespace {
@@ -79,16 +81,13 @@ TEST(RunWithRetries, GiveUpMessageNamesWhatWasRetriedAndWhyItStopped) {
 class CatalogSafetyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("floe_catalog_safety_{}_{}", ::getpid(),
-                       testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_catalog_safety_");
     catalog_ = Open(dir_ / "wh");
-    ASSERT_TRUE(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
+    ASSERT_OK(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
   }
   void TearDown() override {
     SetWarningHandler(nullptr);
-    if (!HasFailure()) fs::remove_all(dir_);
+    test::RemoveTestDirIfPassed(dir_);
   }
 
   static std::unique_ptr<Catalog> Open(const fs::path& warehouse) {
@@ -132,14 +131,14 @@ TEST_F(CatalogSafetyTest, FailedVersionHintUpdateIsReportedAndTheCommitStands) {
   // A good hint write warns about nothing.
   fs::remove_all(hint);
   warnings.clear();
-  ASSERT_TRUE(catalog_->CommitTable(
-      *loaded, *iceberg::UpdateProperties(loaded->metadata, {{"k", "2"}}, {})));
+  ASSERT_OK(catalog_->CommitTable(*loaded,
+                                  *iceberg::UpdateProperties(loaded->metadata, {{"k", "2"}}, {})));
   EXPECT_TRUE(warnings.empty()) << warnings[0];
 }
 
 TEST_F(CatalogSafetyTest, CopiedTableFolderIsRefusedForCommits) {
   auto t = Create("db.t");
-  ASSERT_TRUE(catalog_->CheckLocation(t));
+  ASSERT_OK(catalog_->CheckLocation(t));
   fs::copy(dir_ / "wh", dir_ / "copy", fs::copy_options::recursive);
   auto copy_catalog = Open(dir_ / "copy");
   auto copied = copy_catalog->LoadTable(t.id);
@@ -165,10 +164,10 @@ TEST_F(CatalogSafetyTest, TableReachedThroughASymlinkedWarehouseIsItself) {
   fs::create_directory_symlink(dir_ / "wh", dir_ / "link");
   auto via_link = Open(dir_ / "link");
   auto loaded = via_link->LoadTable(t.id);
-  ASSERT_TRUE(loaded);
-  EXPECT_TRUE(via_link->CheckLocation(*loaded));
-  EXPECT_TRUE(via_link->CommitTable(
-      *loaded, *iceberg::UpdateProperties(loaded->metadata, {{"k", "1"}}, {})));
+  ASSERT_OK(loaded);
+  EXPECT_OK(via_link->CheckLocation(*loaded));
+  EXPECT_OK(via_link->CommitTable(*loaded,
+                                  *iceberg::UpdateProperties(loaded->metadata, {{"k", "1"}}, {})));
 }
 
 }  // namespace

@@ -9,6 +9,10 @@
 
 #include <filesystem>
 
+#include "testing/files.h"
+#include "testing/matchers.h"
+#include "testing/race.h"
+
 namespace floe::catalog {
 namespace {
 
@@ -17,13 +21,12 @@ namespace fs = std::filesystem;
 class HadoopCatalogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_hadoop_catalog_{}", ::getpid());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_hadoop_catalog_");
     auto c = OpenCatalog("test", {{"catalog-type", "hadoop"}, {"warehouse", dir_.string()}});
     ASSERT_TRUE(c) << c.error().ToString();
     catalog_ = std::move(*c);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   TableDefinition Def() {
     TableDefinition d;
@@ -39,9 +42,9 @@ class HadoopCatalogTest : public ::testing::Test {
 TEST_F(HadoopCatalogTest, NamespacesAndTables) {
   auto db = *ParseNamespace("db");
   auto nested = *ParseNamespace("db.inner");
-  ASSERT_TRUE(catalog_->CreateNamespace(db, {}));
+  ASSERT_OK(catalog_->CreateNamespace(db, {}));
   EXPECT_EQ(catalog_->CreateNamespace(db, {}).error().kind, ErrorKind::kAlreadyExists);
-  ASSERT_TRUE(catalog_->CreateNamespace(nested, {}));
+  ASSERT_OK(catalog_->CreateNamespace(nested, {}));
   auto id = *ParseTableIdentifier("db.events");
   auto created = catalog_->CreateTable(id, Def());
   ASSERT_TRUE(created) << created.error().ToString();
@@ -61,18 +64,18 @@ TEST_F(HadoopCatalogTest, NamespacesAndTables) {
   EXPECT_EQ(catalog_->CreateTable(*ParseTableIdentifier("nope.t"), Def()).error().kind, ErrorKind::kNotFound);
 
   auto loaded = catalog_->LoadTable(id);
-  ASSERT_TRUE(loaded);
+  ASSERT_OK(loaded);
   EXPECT_EQ(loaded->metadata.table_uuid, created->metadata.table_uuid);
   EXPECT_EQ(catalog_->RenameTable(id, *ParseTableIdentifier("db.other")).error().kind, ErrorKind::kUnsupported);
-  ASSERT_TRUE(catalog_->DropTable(id, false));
+  ASSERT_OK(catalog_->DropTable(id, false));
   EXPECT_EQ(catalog_->LoadTable(id).error().kind, ErrorKind::kNotFound);
-  ASSERT_TRUE(catalog_->DropNamespace(nested));
-  ASSERT_TRUE(catalog_->DropNamespace(db));
+  ASSERT_OK(catalog_->DropNamespace(nested));
+  ASSERT_OK(catalog_->DropNamespace(db));
   EXPECT_FALSE(*catalog_->NamespaceExists(db));
 }
 
 TEST_F(HadoopCatalogTest, StaleCommitsFailAndTheLogGrows) {
-  ASSERT_TRUE(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
+  ASSERT_OK(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
   auto t = *catalog_->CreateTable(*ParseTableIdentifier("db.t"), Def());
   auto v2 = catalog_->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "1"}}, {}));
   ASSERT_TRUE(v2) << v2.error().ToString();
@@ -87,7 +90,7 @@ TEST_F(HadoopCatalogTest, StaleCommitsFailAndTheLogGrows) {
 }
 
 TEST_F(HadoopCatalogTest, DropIfUnchangedKeepsATableSomeoneCommittedTo) {
-  ASSERT_TRUE(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
+  ASSERT_OK(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
   // Nobody committed: the table and its folder go; the namespace stays.
   auto id = *ParseTableIdentifier("db.t");
   auto t = *catalog_->CreateTable(id, Def());
@@ -99,19 +102,19 @@ TEST_F(HadoopCatalogTest, DropIfUnchangedKeepsATableSomeoneCommittedTo) {
   EXPECT_TRUE(fs::is_directory(dir_ / "db"));
   // Another writer committed v2: nothing is removed.
   t = *catalog_->CreateTable(id, Def());
-  ASSERT_TRUE(catalog_->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "1"}}, {})));
+  ASSERT_OK(catalog_->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "1"}}, {})));
   dropped = catalog_->DropIfUnchanged(t);
-  ASSERT_TRUE(dropped);
+  ASSERT_OK(dropped);
   EXPECT_FALSE(*dropped);
   auto now = catalog_->LoadTable(id);
-  ASSERT_TRUE(now);
+  ASSERT_OK(now);
   EXPECT_EQ(now->metadata.properties.at("k"), "1");
   EXPECT_TRUE(fs::exists(dir_ / "db/t/metadata/v1.metadata.json"));
   // A file another writer left in the table folder keeps the folder.
   auto id2 = *ParseTableIdentifier("db.u");
   auto u = *catalog_->CreateTable(id2, Def());
   fs::create_directories(dir_ / "db/u/data");
-  ASSERT_TRUE(WriteLocalFile((dir_ / "db/u/data/x.parquet").string(), "x"));
+  ASSERT_OK(WriteLocalFile((dir_ / "db/u/data/x.parquet").string(), "x"));
   ASSERT_TRUE(*catalog_->DropIfUnchanged(u));
   EXPECT_FALSE(*catalog_->TableExists(id2));
   EXPECT_TRUE(fs::exists(dir_ / "db/u/data/x.parquet"));
@@ -119,10 +122,10 @@ TEST_F(HadoopCatalogTest, DropIfUnchangedKeepsATableSomeoneCommittedTo) {
 }
 
 TEST_F(HadoopCatalogTest, WrittenMetadataPassesTheSpecCheck) {
-  ASSERT_TRUE(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
+  ASSERT_OK(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
   auto t = *catalog_->CreateTable(*ParseTableIdentifier("db.t"), Def());
   auto text = ReadLocalFile(t.metadata_location);
-  ASSERT_TRUE(text);
+  ASSERT_OK(text);
   auto st = iceberg::CheckV2MetadataJson(*text);
   EXPECT_TRUE(st) << st.error().ToString();
   EXPECT_EQ(text->find("current-snapshot-id"), std::string::npos);  // empty table: omitted
@@ -131,43 +134,30 @@ TEST_F(HadoopCatalogTest, WrittenMetadataPassesTheSpecCheck) {
 // Two processes commit 200 property changes each to one table: every change
 // lands exactly once and the versions have no gaps.
 TEST_F(HadoopCatalogTest, TwoProcessesCommitConcurrently) {
-  ASSERT_TRUE(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
+  ASSERT_OK(catalog_->CreateNamespace(*ParseNamespace("db"), {}));
   auto id = *ParseTableIdentifier("db.race");
-  ASSERT_TRUE(catalog_->CreateTable(id, Def()));
+  ASSERT_OK(catalog_->CreateTable(id, Def()));
   const int kCommits = 200;
-  auto child = [&](int who) {
-    auto cat = OpenCatalog("c", {{"warehouse", dir_.string()}});
-    if (!cat) _exit(2);
+  auto child = [&](int who) -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto cat, OpenCatalog("c", {{"warehouse", dir_.string()}}));
     RetryPolicy p;
     p.num_retries = 100000;
     p.min_wait_ms = 0;
     p.max_wait_ms = 3;
     for (int i = 0; i < kCommits; ++i) {
-      Status st = RunWithRetries(p, [&](int) -> Status {
-        FLOE_ASSIGN_OR_RETURN(auto base, (*cat)->LoadTable(id));
+      FLOE_RETURN_IF_ERROR(RunWithRetries(p, [&](int) -> Status {
+        FLOE_ASSIGN_OR_RETURN(auto base, cat->LoadTable(id));
         FLOE_ASSIGN_OR_RETURN(auto next, iceberg::UpdateProperties(
                                              base.metadata, {{fmt::format("p{}-{}", who, i), "x"}}, {}));
-        FLOE_RETURN_IF_ERROR((*cat)->CommitTable(base, std::move(next)));
+        FLOE_RETURN_IF_ERROR(cat->CommitTable(base, std::move(next)));
         return Ok();
-      });
-      if (!st) {
-        fmt::print(stderr, "child {}: {}\n", who, st.error().ToString());
-        _exit(1);
-      }
+      }));
     }
-    _exit(0);
+    return Ok();
   };
-  pid_t a = fork();
-  if (a == 0) child(1);
-  pid_t b = fork();
-  if (b == 0) child(2);
-  int sa = 0, sb = 0;
-  waitpid(a, &sa, 0);
-  waitpid(b, &sb, 0);
-  ASSERT_TRUE(WIFEXITED(sa) && WEXITSTATUS(sa) == 0);
-  ASSERT_TRUE(WIFEXITED(sb) && WEXITSTATUS(sb) == 0);
+  ASSERT_TRUE(test::RaceTwoProcesses(child));
   auto final_table = catalog_->LoadTable(id);
-  ASSERT_TRUE(final_table);
+  ASSERT_OK(final_table);
   EXPECT_TRUE(final_table->metadata_location.ends_with(fmt::format("v{}.metadata.json", 2 * kCommits + 1)));
   for (int v = 1; v <= 2 * kCommits + 1; ++v) {
     EXPECT_TRUE(fs::exists(dir_ / fmt::format("db/race/metadata/v{}.metadata.json", v))) << v;

@@ -1,5 +1,6 @@
-// Helpers shared by the tests that drive the built `floe` command: file
-// contents, shell quoting, and where shared/interop lives.
+// Helpers shared by the tests that drive the built `floe` command: running a
+// command line in a test's folder; files, quoting, test folders and where
+// shared/interop lives come from the test support library (testing/files.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "testing/files.h"
+
 namespace floe_cli_test {
 
 namespace fs = std::filesystem;
@@ -21,47 +24,14 @@ struct RunResult {
   std::string out, err;
 };
 
-inline std::string ReadFile(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using floe::test::FreshTestDir;
+using floe::test::ReadFile;
+using floe::test::RemoveTestDirIfPassed;
+using floe::test::SharedDir;
+using floe::test::WriteFile;
 
-inline void WriteFile(const fs::path& p, const std::string& data) {
-  std::ofstream f(p, std::ios::binary);
-  f << data;
-}
-
-/// Single-quotes `s` for /bin/sh.
-inline std::string Shell(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
-/// A fresh folder for the running test: `<tmp>/<prefix><pid>_<test name>`.
-/// The pid keeps two checkouts running the same tests at once (helpers, the
-/// integrator) out of each other's folders.
-inline fs::path FreshTestDir(const std::string& prefix) {
-  fs::path dir = fs::path(testing::TempDir()) /
-                 (prefix + std::to_string(::getpid()) + "_" +
-                  testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-/// Removes a test's folder unless the test failed (kept for a look).
-inline void RemoveTestDirIfPassed(const fs::path& dir) {
-  if (!testing::Test::HasFailure()) {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-}
+/// Single-quotes `s` for /bin/sh (the CLI tests' short name for ShellQuote).
+inline std::string Shell(const std::string& s) { return floe::test::ShellQuote(s); }
 
 /// Runs a /bin/sh command line in `dir`, stdout and stderr captured apart
 /// (through files in `dir`, removed afterwards).
@@ -77,16 +47,6 @@ inline RunResult RunIn(const fs::path& dir, const std::string& cmd) {
   fs::remove(out);
   fs::remove(err);
   return r;
-}
-
-/// FLOE_SHARED, else ../shared beside the source tree (../../shared from a worktree).
-inline std::string SharedDir() {
-  const char* env = std::getenv("FLOE_SHARED");
-  if (env && *env) return env;
-  for (const char* c : {FLOE_SOURCE_DIR "/../shared", FLOE_SOURCE_DIR "/../../shared"}) {
-    if (fs::exists(fs::path(c) / "interop")) return c;
-  }
-  return FLOE_SOURCE_DIR "/../shared";
 }
 
 }  // namespace floe_cli_test

@@ -121,13 +121,14 @@ class ConcurrencyCli : public testing::Test {
   /// Runs writer.sh for each process at once, commits first..first+count-1
   /// (plus p * `spread` for process p); returns the wall time in seconds.
   double RunWriters(int processes, int first, int count, const std::string& table, int spread = 0) {
-    std::string cmd;
+    std::vector<std::string> writers;
     for (int p = 0; p < processes; ++p) {
-      cmd += "sh writer.sh " + std::to_string(p) + " " + std::to_string(first + p * spread) + " " +
-             std::to_string(count) + " " + table + " & ";
+      writers.push_back("sh writer.sh " + std::to_string(p) + " " +
+                        std::to_string(first + p * spread) + " " + std::to_string(count) + " " +
+                        table);
     }
     auto start = std::chrono::steady_clock::now();
-    RunResult r = Sh("{ " + cmd + "wait; }");
+    RunResult r = Sh(floe::test::ShellConcurrently(writers));
     EXPECT_EQ(r.rc, 0) << r.err;
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
@@ -475,7 +476,7 @@ TEST_F(ConcurrencyCli, FirstWritesRacingToCreateATableBothAppend) {
                 " --input - >/dev/null 2>>err.$p || echo \"fail $t $?\" >>log.$p\n"
             "  t=$((t + 1))\n"
             "done\n");
-  RunResult r = Sh("{ sh first.sh 0 & sh first.sh 1 & wait; }");
+  RunResult r = Sh(floe::test::ShellConcurrently({"sh first.sh 0", "sh first.sh 1"}));
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(ReadFile(dir_ / "log.0") + ReadFile(dir_ / "log.1"), "") << ReadFile(dir_ / "err.0") << ReadFile(dir_ / "err.1");
   for (int t = 0; t < kTables; ++t) {
@@ -507,7 +508,7 @@ TEST_F(ConcurrencyCli, AFailedFirstWriteKeepsATableAnotherWriterCommittedTo) {
   const std::string b =
       "while [ ! -f warehouse/db/n/metadata/v1.metadata.json ]; do sleep 0.05; done; sleep 0.2; " + floe +
       " write --table db.n --input b_row.jsonl >b.out 2>b.err; echo $? >b.rc; touch b.done";
-  RunResult r = Sh("{ ( " + a + " ) & ( " + b + " ) & wait; }");
+  RunResult r = Sh(floe::test::ShellConcurrently({a, b}));
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(ReadFile(dir_ / "b.rc"), "0\n") << ReadFile(dir_ / "b.err");
   EXPECT_EQ(ReadFile(dir_ / "a.rc"), "1\n") << ReadFile(dir_ / "a.err");

@@ -24,6 +24,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/io/location.h"
 #include "floe/table/table.h"
+#include "testing/matchers.h"
 
 namespace {
 
@@ -83,9 +84,9 @@ TEST_F(TableSafetyCli, ExpireRefusesAFileOutsideTheTableThatATamperedManifestNam
   int64_t tampered = 0;
   {
     auto cat = floe::catalog::OpenHadoopCatalog("t", (dir_ / "warehouse").string());
-    ASSERT_TRUE(cat);
+    ASSERT_OK(cat);
     auto loaded = (*cat)->LoadTable(*floe::catalog::ParseTableIdentifier("db.t"));
-    ASSERT_TRUE(loaded);
+    ASSERT_OK(loaded);
     floe::table::Table t(cat->get(), std::move(*loaded));
     floe::iceberg::DataFile f;
     f.file_path = floe::FileUri(victim.string());

@@ -8,6 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "testing/files.h"
+#include "testing/matchers.h"
+
 namespace floe::config {
 namespace {
 
@@ -36,9 +39,9 @@ TEST(Options, WrongTypesAreErrors) {
   auto st = CheckOptions({{"write.parquet.compression-codec", "lzo"}}, uint32_t(Scope::kTable), "x");
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("not one of: zstd, snappy"), std::string::npos);
-  EXPECT_TRUE(CheckOptions({{"write.parquet.bloom-filter-enabled.column.id", "TRUE"},
-                            {"write.parquet.compression-codec", "SNAPPY"}},
-                           uint32_t(Scope::kTable), "x"));
+  EXPECT_OK(CheckOptions({{"write.parquet.bloom-filter-enabled.column.id", "TRUE"},
+                          {"write.parquet.compression-codec", "SNAPPY"}},
+                         uint32_t(Scope::kTable), "x"));
   // A prefix option needs a column name after the prefix.
   EXPECT_FALSE(CheckOptions({{"write.parquet.bloom-filter-enabled.column.", "true"}},
                             uint32_t(Scope::kTable), "x"));
@@ -73,7 +76,7 @@ TEST(Options, FlinkPrecedence) {
   std::map<std::string, std::string> cols2{{"write.parquet.bloom-filter-enabled.column.a", "false"}};
   EXPECT_EQ(*Resolver(cols).Value(keys::kCompressionCodec), "snappy");
   auto bloom = Resolver(std::vector<const std::map<std::string, std::string>*>{&cols2, &cols}).GetColumns(keys::kParquetBloomFilterEnabledColumn);
-  ASSERT_TRUE(bloom);
+  ASSERT_OK(bloom);
   EXPECT_EQ(*bloom, (std::map<std::string, bool>{{"a", false}, {"b.c", false}}));
 }
 
@@ -81,12 +84,12 @@ TEST(Options, RangesRulesAndConflicts) {
   const uint32_t w = uint32_t(Scope::kWrite), r = uint32_t(Scope::kRead), c = uint32_t(Scope::kCatalog);
   EXPECT_FALSE(CheckOptions({{"write-parallelism", "0"}}, w, "--set"));
   EXPECT_FALSE(CheckOptions({{"write-parallelism", "1025"}}, w, "--set"));
-  EXPECT_TRUE(CheckOptions({{"write-parallelism", "3"}}, w, "--set"));
+  EXPECT_OK(CheckOptions({{"write-parallelism", "3"}}, w, "--set"));
   EXPECT_FALSE(CheckOptions({{"limit", "-2"}}, r, "--set"));
   EXPECT_FALSE(CheckOptions({{"snapshot-id", "1"}, {"tag", "t"}}, r, "--set"));
   EXPECT_FALSE(CheckOptions({{"type", "hive"}}, c, "--catalog"));
   EXPECT_FALSE(CheckOptions({{"property-version", "2"}}, c, "--catalog"));
-  EXPECT_TRUE(CheckOptions({{"property-version", "1"}, {"type", "iceberg"}}, c, "--catalog"));
+  EXPECT_OK(CheckOptions({{"property-version", "1"}, {"type", "iceberg"}}, c, "--catalog"));
   auto st = CheckOptions({{"catalog-impl", "x.Y"}, {"catalog-type", "hadoop"}}, c, "--catalog");
   ASSERT_FALSE(st);
   auto metrics = CheckOptions({{"write.metadata.metrics.default", "truncate(0)"}}, uint32_t(Scope::kTable), "x");
@@ -116,12 +119,7 @@ TEST(Options, SupportStatusIsEnforced) {
   EXPECT_EQ(rest.error().kind, ErrorKind::kUnsupported);
 }
 
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::ReadFile;
 
 // Every source file of the library outside the registry, with its text.
 std::vector<std::pair<std::string, std::string>> LibrarySources() {
@@ -131,7 +129,7 @@ std::vector<std::pair<std::string, std::string>> LibrarySources() {
     const auto ext = e.path().extension();
     if (!e.is_regular_file() || (ext != ".cc" && ext != ".h")) continue;
     if (e.path().parent_path().filename() == "config") continue;
-    out.emplace_back(e.path().lexically_relative(root).string(), ReadAll(e.path()));
+    out.emplace_back(e.path().lexically_relative(root).string(), ReadFile(e.path()));
   }
   return out;
 }
@@ -139,7 +137,8 @@ std::vector<std::pair<std::string, std::string>> LibrarySources() {
 // Every keys:: constant is declared, and every implemented option has a reader
 // in the library: its key constant is used outside the registry.
 TEST(Options, EveryImplementedOptionHasAReader) {
-  const std::string header = ReadAll(std::filesystem::path(FLOE_SOURCE_DIR) / "src/floe/config/options.h");
+  const std::string header =
+      ReadFile(std::filesystem::path(FLOE_SOURCE_DIR) / "src/floe/config/options.h");
   const std::regex decl(R"re(Key<[a-z0-9_:]+> (k[A-Za-z0-9]+)\{"([^"]+)"\})re");
   int declared = 0;
   for (auto it = std::sregex_iterator(header.begin(), header.end(), decl); it != std::sregex_iterator(); ++it) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "floe/expr/expression.h"
+#include "testing/matchers.h"
 
 namespace floe::expr {
 namespace {
@@ -149,7 +150,7 @@ TEST(DeepFilter, FlatAndChainOfTenThousandTermsWorksEveryWay) {
   EXPECT_FALSE(MayMatch(**bound, IdRange(-20000, 0)));  // every term needs id > 0
   EXPECT_TRUE(MayMatch(**bound, IdRange(-5, 5)));
   auto with_null = Parse(text + " AND name IS NOT NULL");
-  ASSERT_TRUE(with_null);
+  ASSERT_OK(with_null);
   auto b2 = Bind(*with_null, DeepSchema());
   ASSERT_TRUE(b2) << b2.error().ToString();
   EXPECT_EQ(Eval(*b2), (std::vector<uint8_t>{1, 0, 1}));

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "testing/matchers.h"
+
 namespace floe::expr {
 namespace {
 
@@ -106,7 +108,7 @@ TEST(Expression, ErrorsNamePositionsAndColumns) {
   ASSERT_FALSE(b);
   EXPECT_FALSE(Parse("name LIKE '%x'"));
   // Case-insensitive by default (Flink's case-sensitive=false), sensitive on request.
-  EXPECT_TRUE(Bind(*Parse("ID = 1"), TestSchema()));
+  EXPECT_OK(Bind(*Parse("ID = 1"), TestSchema()));
   EXPECT_FALSE(Bind(*Parse("ID = 1"), TestSchema(), /*case_sensitive=*/true));
 }
 

@@ -13,6 +13,7 @@
 
 #include "floe/format/jsonl_reader.h"
 #include "format/decode_test_util.h"
+#include "testing/matchers.h"
 
 namespace floe::format {
 namespace {
@@ -43,7 +44,7 @@ Decoded Decode(std::string_view sql, const std::string& input, bool fast, Decode
       break;
     }
     if (!*more) break;
-    EXPECT_TRUE(batch.Validate());
+    EXPECT_OK(batch.Validate());
     for (int64_t r = 0; r < batch.num_rows; ++r) {
       AppendJsonRow(batch, r, &out.text);
       out.text += '\n';

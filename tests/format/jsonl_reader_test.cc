@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "format/decode_test_util.h"
+#include "testing/matchers.h"
 
 namespace floe::format {
 namespace {
@@ -147,7 +148,7 @@ TEST(Jsonl, StreamsInBatchesAcrossSmallChunks) {
   DecodeOptions opt;
   opt.batch_rows = 64;
   auto reader = JsonlReader::FromString(MakeSchema("id BIGINT NOT NULL, s STRING"), in, opt);
-  ASSERT_TRUE(reader);
+  ASSERT_OK(reader);
   Batch batch;
   int64_t expect = 0, batches = 0;
   while (true) {
@@ -174,7 +175,7 @@ TEST(Jsonl, StreamsInBatchesAcrossSmallChunks) {
   }
   opt.chunk_bytes = 100;
   auto fr = JsonlReader::Open(MakeSchema("id BIGINT NOT NULL, s STRING"), path, opt);
-  ASSERT_TRUE(fr);
+  ASSERT_OK(fr);
   int64_t total = 0;
   while (true) {
     auto more = (*fr)->Next(&batch);
@@ -297,7 +298,7 @@ TEST(Jsonl, DeepNestingAndLongLinesFromAFile) {
   opt = {};
   opt.chunk_bytes = 4096;
   auto reader = JsonlReader::Open(MakeSchema("s STRING"), path, opt);
-  ASSERT_TRUE(reader);
+  ASSERT_OK(reader);
   Batch batch;
   auto more = (*reader)->Next(&batch);
   ASSERT_TRUE(more && *more) << (more ? "" : more.error().ToString());
@@ -317,7 +318,7 @@ TEST(Jsonl, IgnoreUnknownKeysOption) {
 
 TEST(Jsonl, ErrorStopsTheReader) {
   auto reader = JsonlReader::FromString(MakeSchema("a INT"), "{\"a\": \"x\"}\n{\"a\": 1}\n");
-  ASSERT_TRUE(reader);
+  ASSERT_OK(reader);
   Batch batch;
   auto r1 = (*reader)->Next(&batch);
   ASSERT_FALSE(r1);

@@ -16,6 +16,7 @@
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
 #include "test_util.h"
+#include "testing/hex.h"
 
 namespace floe::iceberg {
 namespace {
@@ -24,21 +25,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using testing::SharedDir;
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string Hex(std::string_view b) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : b) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
+using test::Hex;
 
 /// A partition value in the form verify_table prints it (lib/canonical.mjs
 /// for decimals, uuid and fixed as hex; integers and dates as numbers).
@@ -213,7 +200,8 @@ TEST(ManifestIoGolden, EveryManifestOfEveryGoldenTableMatchesTheReferenceReader)
   for (const auto& dir : dirs) {
     SCOPED_TRACE(dir.filename().string());
     std::string out, err;
-    std::string cmd = "node " + Quote((interop / "verify_table.mjs").string()) + " " + Quote(dir.string()) + " --info";
+    std::string cmd = "node " + test::ShellQuote((interop / "verify_table.mjs").string()) + " " +
+                      test::ShellQuote(dir.string()) + " --info";
     ASSERT_EQ(testing::Run(cmd, &out, &err), 0) << err;
     Json current = Json::parse(out);
     Table t{dir, {}};

@@ -14,6 +14,8 @@
 #include "floe/iceberg/table_metadata.h"
 #include "floe/io/file.h"
 #include "test_util.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::iceberg {
 namespace {
@@ -21,20 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 class ManifestIoTable : public ::testing::TestWithParam<std::pair<const char*, bool>> {
  protected:
-  void SetUp() override {
-    tmp_ = fs::temp_directory_path() / ("floe_manifest_io_table_" + std::to_string(::getpid()));
-    fs::remove_all(tmp_);
-    fs::create_directories(tmp_);
-  }
-  void TearDown() override { fs::remove_all(tmp_); }
+  void SetUp() override { tmp_ = test::FreshTestDir("floe_manifest_io_table_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(tmp_); }
   fs::path tmp_;
 };
 
@@ -52,8 +44,8 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
 
   // The metadata file the readers pick (version-hint.text or the highest).
   std::string out, err;
-  ASSERT_EQ(testing::Run("node " + Quote((interop / "verify_table.mjs").string()) + " " + Quote(dir.string()) +
-                             " --info",
+  ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "verify_table.mjs").string()) + " " +
+                             test::ShellQuote(dir.string()) + " --info",
                          &out, &err),
             0)
       << err;
@@ -66,7 +58,7 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
   const std::string& loc = md->location;
 
   auto list_in = OpenLocalInput(Local(dir, loc, snap->manifest_list));
-  ASSERT_TRUE(list_in);
+  ASSERT_OK(list_in);
   auto list = ReadManifestList(**list_in);
   ASSERT_TRUE(list) << list.error().ToString();
 
@@ -78,7 +70,7 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
   for (const ManifestFile& m : *list) {
     SCOPED_TRACE(m.manifest_path);
     auto in = OpenLocalInput(Local(dir, loc, m.manifest_path));
-    ASSERT_TRUE(in);
+    ASSERT_OK(in);
     auto entries = ReadManifest(**in, m, *md);
     ASSERT_TRUE(entries) << entries.error().ToString();
     const PartitionSpec* spec = md->SpecById(m.partition_spec_id);
@@ -94,9 +86,9 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
     for (const ManifestEntry& e : *entries) {
       if (is_new && e.status == ManifestEntryStatus::kAdded && e.snapshot_id == snap->snapshot_id &&
           e.sequence_number == m.sequence_number && e.file_sequence_number == m.sequence_number) {
-        ASSERT_TRUE((*w)->AddFile(e.data_file));
+        ASSERT_OK((*w)->AddFile(e.data_file));
       } else {
-        ASSERT_TRUE((*w)->Add(e));
+        ASSERT_OK((*w)->Add(e));
       }
     }
     auto written = (*w)->Close();
@@ -114,7 +106,7 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
     // The originals go, so that only floe's files can be read.
     fs::remove(Local(dir, loc, m.manifest_path));
   }
-  ASSERT_TRUE((*lw)->Close());
+  ASSERT_OK((*lw)->Close());
   fs::remove(Local(dir, loc, snap->manifest_list));
 
   Json meta = Json::parse(metadata_text);
@@ -126,15 +118,16 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
   std::string expected = testing::ReadFile(interop / "golden" / "EXPECTED" / (std::string(name) + ".jsonl"));
   ASSERT_FALSE(expected.empty());
   std::string rows;
-  ASSERT_EQ(testing::Run("node " + Quote((interop / "verify_table.mjs").string()) + " " + Quote(dir.string()) +
-                             " --strict",
+  ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "verify_table.mjs").string()) + " " +
+                             test::ShellQuote(dir.string()) + " --strict",
                          &rows, &err),
             0)
       << err;
   EXPECT_EQ(rows, expected) << err;
   if (check_icebird) {
-    ASSERT_EQ(testing::Run("node " + Quote((interop / "read_table.mjs").string()) + " " + Quote(dir.string()), &rows,
-                           &err),
+    ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "read_table.mjs").string()) + " " +
+                               test::ShellQuote(dir.string()),
+                           &rows, &err),
               0)
         << err;
     EXPECT_EQ(rows, expected) << err;

@@ -20,18 +20,16 @@
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
 #include "test_util.h"
+#include "testing/files.h"
+#include "testing/hex.h"
+#include "testing/matchers.h"
+#include "testing/schema.h"
 
 namespace floe::iceberg {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 struct Dump {
   Json header;
@@ -42,7 +40,8 @@ struct Dump {
 ::testing::AssertionResult AvroDump(const fs::path& file, Dump* dump) {
   fs::path script = testing::SharedDir() / "interop" / "avro_dump.mjs";
   std::string out, err;
-  int rc = testing::Run("node " + Quote(script.string()) + " " + Quote(file.string()) + " --header --schema --records",
+  int rc = testing::Run("node " + test::ShellQuote(script.string()) + " " +
+                            test::ShellQuote(file.string()) + " --header --schema --records",
                         &out, &err);
   if (rc != 0) return ::testing::AssertionFailure() << "avro_dump failed on " << file << ": " << err;
   size_t start = 0;
@@ -60,34 +59,21 @@ struct Dump {
   return ::testing::AssertionSuccess();
 }
 
-std::string Unhex(std::string_view hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  return out;
-}
-std::string Hex(std::string_view b) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : b) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
+using test::Hex;
+using test::Unhex;
 
-NestedField Col(int32_t id, std::string name, TypePtr type, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(type), {}};
-}
+using test::Field;
 
 /// A table with a column of every primitive type.
 Schema TestSchema() {
-  return Schema({Col(1, "id", LongType(), true), Col(2, "b", BooleanType()), Col(3, "i", IntType()),
-                 Col(4, "l", LongType()), Col(5, "f", FloatType()), Col(6, "d", DoubleType()),
-                 Col(7, "dec", DecimalType(9, 2)), Col(8, "big", DecimalType(38, 10)), Col(9, "dt", DateType()),
-                 Col(10, "t", TimeType()), Col(11, "ts", TimestampType()), Col(12, "tstz", TimestampTzType()),
-                 Col(13, "s", StringType()), Col(14, "u", UuidType()), Col(15, "fx", FixedType(3)),
-                 Col(16, "bin", BinaryType())},
-                0);
+  return Schema(
+      {Field(1, "id", LongType(), true), Field(2, "b", BooleanType()), Field(3, "i", IntType()),
+       Field(4, "l", LongType()), Field(5, "f", FloatType()), Field(6, "d", DoubleType()),
+       Field(7, "dec", DecimalType(9, 2)), Field(8, "big", DecimalType(38, 10)),
+       Field(9, "dt", DateType()), Field(10, "t", TimeType()), Field(11, "ts", TimestampType()),
+       Field(12, "tstz", TimestampTzType()), Field(13, "s", StringType()),
+       Field(14, "u", UuidType()), Field(15, "fx", FixedType(3)), Field(16, "bin", BinaryType())},
+      0);
 }
 
 /// Every transform and every transform result type.
@@ -167,13 +153,8 @@ TableMetadata TestMetadata() {
 
 class ManifestIoWrite : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("floe_manifest_io_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test::FreshTestDir("floe_manifest_io_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
   std::unique_ptr<OutputFile> Out(const std::string& name) { return *OpenLocalOutput((dir_ / name).string()); }
   std::unique_ptr<InputFile> In(const std::string& name) { return *OpenLocalInput((dir_ / name).string()); }
 
@@ -183,14 +164,14 @@ class ManifestIoWrite : public ::testing::Test {
     o.codec = codec;
     auto w = ManifestWriter::Open(Out(name), TestSchema(), TestSpec(), ManifestContent::kData, kUnassigned, o);
     EXPECT_TRUE(w) << w.error().ToString();
-    EXPECT_TRUE((*w)->AddFile(FullFile()));
+    EXPECT_OK((*w)->AddFile(FullFile()));
     DataFile nulls;
     nulls.file_path = "file:/warehouse/t/data/nulls.parquet";
     nulls.partition = Values(19, Value::Null());
     nulls.partition[3] = Value::Float(std::numeric_limits<float>::quiet_NaN());
     nulls.record_count = 1;
     nulls.file_size_in_bytes = 99;
-    EXPECT_TRUE((*w)->AddFile(nulls));
+    EXPECT_OK((*w)->AddFile(nulls));
     ManifestEntry existing;
     existing.status = ManifestEntryStatus::kExisting;
     existing.snapshot_id = 5;
@@ -200,7 +181,7 @@ class ManifestIoWrite : public ::testing::Test {
     existing.data_file.partition = SmallPartition();
     existing.data_file.record_count = 7;
     existing.data_file.file_size_in_bytes = 700;
-    EXPECT_TRUE((*w)->Add(existing));
+    EXPECT_OK((*w)->Add(existing));
     ManifestEntry deleted = existing;
     deleted.status = ManifestEntryStatus::kDeleted;
     deleted.snapshot_id = 42;
@@ -208,7 +189,7 @@ class ManifestIoWrite : public ::testing::Test {
     deleted.file_sequence_number = 1;
     deleted.data_file.file_path = "file:/warehouse/t/data/gone.parquet";
     deleted.data_file.record_count = 3;
-    EXPECT_TRUE((*w)->Add(deleted));
+    EXPECT_OK((*w)->Add(deleted));
     auto m = (*w)->Close();
     EXPECT_TRUE(m) << m.error().ToString();
     return *m;
@@ -375,8 +356,9 @@ TEST_F(ManifestIoWrite, EveryCodecIsReadByAvsc) {
     // snappy blocks to zeros (a bug in that script; see avsc_records.mjs).
     std::string out, err;
     std::string script = std::string(FLOE_SOURCE_DIR) + "/tests/avro/avsc_records.mjs";
-    ASSERT_EQ(testing::Run("node " + Quote(script) + " " + Quote(testing::SharedDir().string()) + " " +
-                               Quote((dir_ / name).string()),
+    ASSERT_EQ(testing::Run("node " + test::ShellQuote(script) + " " +
+                               test::ShellQuote(testing::SharedDir().string()) + " " +
+                               test::ShellQuote((dir_ / name).string()),
                            &out, &err),
               0)
         << err;
@@ -413,8 +395,8 @@ TEST_F(ManifestIoWrite, ListAssignsSequenceNumbersAndRoundTrips) {
   pos.record_count = 1;
   pos.file_size_in_bytes = 200;
   pos.referenced_data_file = "file:/warehouse/t/data/a.parquet";
-  ASSERT_TRUE((*w)->AddFile(eq));
-  ASSERT_TRUE((*w)->AddFile(pos));
+  ASSERT_OK((*w)->AddFile(eq));
+  ASSERT_OK((*w)->AddFile(pos));
   DataFile wrong = FullFile();
   auto bad = (*w)->AddFile(wrong);
   ASSERT_FALSE(bad);
@@ -464,7 +446,7 @@ TEST_F(ManifestIoWrite, ListAssignsSequenceNumbersAndRoundTrips) {
   ASSERT_FALSE(rejected);
   EXPECT_EQ(rejected.error().kind, ErrorKind::kInvalidArgument);
   auto length = (*lw)->Close();
-  ASSERT_TRUE(length);
+  ASSERT_OK(length);
   EXPECT_EQ(*length, static_cast<int64_t>(fs::file_size(dir_ / "snap-1.avro")));
 
   EXPECT_EQ(a->sequence_number, 4);
@@ -539,7 +521,7 @@ TEST_F(ManifestIoWrite, ListAssignsSequenceNumbersAndRoundTrips) {
   EXPECT_EQ((*entries)[2].data_file.partition, SmallPartition());
   EXPECT_EQ((*entries)[3].status, ManifestEntryStatus::kDeleted);
   EXPECT_EQ((*entries)[3].snapshot_id, 42);
-  EXPECT_TRUE(ValidateManifest((*list)[0], *entries));
+  EXPECT_OK(ValidateManifest((*list)[0], *entries));
 
   auto dentries = ReadManifest(*In("d0.avro"), (*list)[1], md);
   ASSERT_TRUE(dentries) << dentries.error().ToString();
@@ -550,7 +532,7 @@ TEST_F(ManifestIoWrite, ListAssignsSequenceNumbersAndRoundTrips) {
 
   // Planning read: no metrics, no DELETED entries.
   auto plan = ReadManifestForPlanning(*In("m0.avro"), (*list)[0], md);
-  ASSERT_TRUE(plan);
+  ASSERT_OK(plan);
   ASSERT_EQ(plan->size(), 3u);
   EXPECT_TRUE((*plan)[0].data_file.column_sizes.empty());
   EXPECT_TRUE((*plan)[0].data_file.lower_bounds.empty());
@@ -561,23 +543,23 @@ TEST_F(ManifestIoWrite, ListAssignsSequenceNumbersAndRoundTrips) {
 TEST_F(ManifestIoWrite, RetriedCommitReusesTheManifestWithANewSequenceNumber) {
   ManifestFile data = WriteDataManifest("m0.avro");
   auto first = ManifestListWriter::Open(Out("snap-a.avro"), 9, 8, 4);
-  ASSERT_TRUE(first);
-  ASSERT_TRUE((*first)->Add(data));
-  ASSERT_TRUE((*first)->Close());
+  ASSERT_OK(first);
+  ASSERT_OK((*first)->Add(data));
+  ASSERT_OK((*first)->Close());
   // The commit lost a race; the retry lists the same manifest at seq 6.
   auto second = ManifestListWriter::Open(Out("snap-b.avro"), 9, 8, 6);
-  ASSERT_TRUE(second);
+  ASSERT_OK(second);
   auto listed = (*second)->Add(data);
-  ASSERT_TRUE(listed);
-  ASSERT_TRUE((*second)->Close());
+  ASSERT_OK(listed);
+  ASSERT_OK((*second)->Close());
   Dump dump;
   ASSERT_TRUE(AvroDump(dir_ / "snap-b.avro", &dump));
   EXPECT_EQ(dump.header["parent-snapshot-id"], "8");
   EXPECT_EQ(dump.records[0]["sequence_number"], 6);
   auto list = ReadManifestList(*In("snap-b.avro"));
-  ASSERT_TRUE(list);
+  ASSERT_OK(list);
   auto entries = ReadManifest(*In("m0.avro"), (*list)[0], TestMetadata());
-  ASSERT_TRUE(entries);
+  ASSERT_OK(entries);
   EXPECT_EQ((*entries)[0].sequence_number, 6);
   EXPECT_EQ((*entries)[0].snapshot_id, 9);
   EXPECT_EQ((*entries)[2].sequence_number, 3) << "EXISTING keeps its own";
@@ -585,7 +567,7 @@ TEST_F(ManifestIoWrite, RetriedCommitReusesTheManifestWithANewSequenceNumber) {
 
 TEST_F(ManifestIoWrite, InvalidEntriesAreRejectedWithTheirFileAndRule) {
   auto w = ManifestWriter::Open(Out("bad.avro"), TestSchema(), TestSpec(), ManifestContent::kData, 7);
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   DataFile f = FullFile();
   f.partition.pop_back();
   auto s = (*w)->AddFile(f);
@@ -607,9 +589,9 @@ TEST_F(ManifestIoWrite, InvalidEntriesAreRejectedWithTheirFileAndRule) {
   DataFile eq = FullFile();
   eq.content = DataFileContent::kEqualityDeletes;
   EXPECT_FALSE((*w)->AddFile(eq)) << "a delete file in a data manifest";
-  ASSERT_TRUE((*w)->AddFile(FullFile()));
+  ASSERT_OK((*w)->AddFile(FullFile()));
   auto m = (*w)->Close();
-  ASSERT_TRUE(m);
+  ASSERT_OK(m);
   EXPECT_EQ(m->added_snapshot_id, 7);
   EXPECT_EQ(m->added_files_count, 1) << "rejected entries are not written";
 }
@@ -678,15 +660,16 @@ TEST_F(ManifestIoWrite, V1ManifestListReadsWithAppendixEDefaults) {
     avro::NodePtr root;
   } h{schema->root()};
   auto w = avro::ContainerWriter::Open(Out("v1-list.avro"), *schema, {{"snapshot-id", "12"}}, Codec::kDeflateRaw);
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   const avro::NodePtr& r508 = h.root->fields[7].type->branches[1]->items;
-  ASSERT_TRUE((*w)->Append(avro::Value::Record(
-      h.root, {avro::Value::String("file:/t/metadata/m0.avro"), avro::Value::Long(900), avro::Value::Int(0),
-               avro::Value::Long(12), avro::Value::Int(3), avro::Value::Null(), avro::Value::Int(0),
-               avro::Value::Array({avro::Value::Record(r508, {avro::Value::Boolean(true), avro::Value::Bytes("a"),
-                                                              avro::Value::Null()})}),
-               avro::Value::Long(30)})));
-  ASSERT_TRUE((*w)->Close());
+  ASSERT_OK((*w)->Append(avro::Value::Record(
+      h.root,
+      {avro::Value::String("file:/t/metadata/m0.avro"), avro::Value::Long(900), avro::Value::Int(0),
+       avro::Value::Long(12), avro::Value::Int(3), avro::Value::Null(), avro::Value::Int(0),
+       avro::Value::Array({avro::Value::Record(
+           r508, {avro::Value::Boolean(true), avro::Value::Bytes("a"), avro::Value::Null()})}),
+       avro::Value::Long(30)})));
+  ASSERT_OK((*w)->Close());
   ManifestListInfo info;
   auto list = ReadManifestList(*In("v1-list.avro"), &info);
   ASSERT_TRUE(list) << list.error().ToString();
@@ -713,15 +696,15 @@ TEST_F(ManifestIoWrite, ManyEntriesSpanBlocksAndReadBack) {
   constexpr int kEntries = 20000;
   auto start = std::chrono::steady_clock::now();
   auto w = ManifestWriter::Open(Out("big.avro"), TestSchema(), TestSpec(), ManifestContent::kData);
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   for (int i = 0; i < kEntries; ++i) {
     DataFile f = FullFile();
     f.file_path = "file:/warehouse/t/data/f-" + std::to_string(i) + ".parquet";
     f.partition[2] = Value::Long(i);
-    ASSERT_TRUE((*w)->AddFile(std::move(f)));
+    ASSERT_OK((*w)->AddFile(std::move(f)));
   }
   auto m = (*w)->Close();
-  ASSERT_TRUE(m);
+  ASSERT_OK(m);
   auto mid = std::chrono::steady_clock::now();
   EXPECT_EQ(m->manifest_length, static_cast<int64_t>(fs::file_size(dir_ / "big.avro")));
   m->sequence_number = 1;

@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+#include "testing/matchers.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -33,7 +35,7 @@ TEST(Manifest, AddedEntriesInheritFromTheManifestList) {
   EXPECT_FALSE(e.sequence_number);
   EXPECT_FALSE(e.file_sequence_number);
   ManifestFile m = ListEntry(7, 42);
-  ASSERT_TRUE(InheritFromManifest(m, 2, &e));
+  ASSERT_OK(InheritFromManifest(m, 2, &e));
   EXPECT_EQ(e.snapshot_id, 42);
   EXPECT_EQ(e.sequence_number, 7);
   EXPECT_EQ(e.file_sequence_number, 7);
@@ -41,7 +43,7 @@ TEST(Manifest, AddedEntriesInheritFromTheManifestList) {
   // Explicit values are never replaced.
   ManifestEntry explicit_seq = AddedEntry(File("s3://b/t/data/b.parquet", 1));
   explicit_seq.sequence_number = 3;
-  ASSERT_TRUE(InheritFromManifest(m, 2, &explicit_seq));
+  ASSERT_OK(InheritFromManifest(m, 2, &explicit_seq));
   EXPECT_EQ(explicit_seq.sequence_number, 3);
   EXPECT_EQ(explicit_seq.file_sequence_number, 7);
 }
@@ -60,21 +62,21 @@ TEST(Manifest, ExistingAndDeletedEntriesNeedExplicitSequenceNumbers) {
       << st.error().message;
   // A v1 manifest reads missing sequence numbers as 0.
   ManifestEntry v1 = existing;
-  ASSERT_TRUE(InheritFromManifest(m, 1, &v1));
+  ASSERT_OK(InheritFromManifest(m, 1, &v1));
   EXPECT_EQ(v1.sequence_number, 2);
   EXPECT_EQ(v1.file_sequence_number, 0);
 
   // Carrying an entry forward: only after inheritance, and DELETED records the deleter.
   ManifestEntry added = AddedEntry(File("s3://b/t/data/c.parquet", 5));
   EXPECT_FALSE(ExistingEntry(added));
-  ASSERT_TRUE(InheritFromManifest(m, 2, &added));
+  ASSERT_OK(InheritFromManifest(m, 2, &added));
   auto carried = ExistingEntry(added);
-  ASSERT_TRUE(carried);
+  ASSERT_OK(carried);
   EXPECT_EQ(carried->status, ManifestEntryStatus::kExisting);
   EXPECT_EQ(carried->sequence_number, 7);
   EXPECT_EQ(carried->snapshot_id, 42);
   auto deleted = DeletedEntry(added, 99);
-  ASSERT_TRUE(deleted);
+  ASSERT_OK(deleted);
   EXPECT_EQ(deleted->status, ManifestEntryStatus::kDeleted);
   EXPECT_EQ(deleted->snapshot_id, 99);
   EXPECT_EQ(deleted->sequence_number, 7);
@@ -105,7 +107,7 @@ TEST(Manifest, CountsAndMinSequenceNumber) {
   EXPECT_EQ(m.existing_rows_count, 20);
   EXPECT_EQ(m.deleted_rows_count, 5);
   EXPECT_EQ(m.min_sequence_number, 3);
-  EXPECT_TRUE(ValidateManifest(m, entries));
+  EXPECT_OK(ValidateManifest(m, entries));
   EXPECT_EQ(CountEntries({entries[0]}, 9).min_sequence_number, 9);
 
   ManifestFile wrong = m;
@@ -131,7 +133,7 @@ TEST(Manifest, DataFileRulesAndNames) {
   eq.content = DataFileContent::kEqualityDeletes;
   EXPECT_FALSE(eq.Validate());
   eq.equality_ids = {1};
-  EXPECT_TRUE(eq.Validate());
+  EXPECT_OK(eq.Validate());
   DataFile pos = File("s3://b/t/data/pos.parquet", 1);
   pos.content = DataFileContent::kPositionDeletes;
   pos.sort_order_id = 0;
@@ -170,9 +172,9 @@ TEST(Metrics, ModesAndProperties) {
   EXPECT_EQ(config->ModeFor("loc.city"), MetricsMode::Truncate(4));
   Schema schema({{1, "name", false, StringType(), {}},
                  {2, "loc", false, StructType({{3, "city", false, StringType(), {}}}), {}}});
-  EXPECT_TRUE(config->ValidateColumns(schema));
+  EXPECT_OK(config->ValidateColumns(schema));
   auto missing = MetricsConfig::FromProperties({{"write.metadata.metrics.column.nope", "full"}});
-  ASSERT_TRUE(missing);
+  ASSERT_OK(missing);
   EXPECT_FALSE(missing->ValidateColumns(schema));
   auto bad = MetricsConfig::FromProperties({{"write.metadata.metrics.default", "truncate(-1)"}});
   ASSERT_FALSE(bad);
@@ -254,10 +256,10 @@ TEST(PartitionSummary, BoundsSkipNullsAndNaN) {
                           {1001, "x", false, DoubleType(), {}},
                           {1002, "s", false, StringType(), {}}});
   PartitionSummaryBuilder b(type);
-  ASSERT_TRUE(b.Add({Value::Date(5), Value::Double(2.5), Value::String("b")}));
-  ASSERT_TRUE(b.Add({Value::Date(-3), Value::Double(std::nan("")), Value::Null()}));
-  ASSERT_TRUE(b.Add({Value::Date(9), Value::Double(-0.0), Value::String("\xC3\xA9")}));
-  ASSERT_TRUE(b.Add({Value::Date(1), Value::Double(0.0), Value::String("a")}));
+  ASSERT_OK(b.Add({Value::Date(5), Value::Double(2.5), Value::String("b")}));
+  ASSERT_OK(b.Add({Value::Date(-3), Value::Double(std::nan("")), Value::Null()}));
+  ASSERT_OK(b.Add({Value::Date(9), Value::Double(-0.0), Value::String("\xC3\xA9")}));
+  ASSERT_OK(b.Add({Value::Date(1), Value::Double(0.0), Value::String("a")}));
   EXPECT_FALSE(b.Add({Value::Date(1)}));                                          // wrong arity
   EXPECT_FALSE(b.Add({Value::Long(1), Value::Double(0.0), Value::String("a")}));  // wrong form
   auto s = b.Finish();
@@ -275,7 +277,7 @@ TEST(PartitionSummary, BoundsSkipNullsAndNaN) {
   EXPECT_EQ((*s)[2].upper_bound, "\xC3\xA9");  // bytes compare unsigned
 
   PartitionSummaryBuilder all_null(StructType({{1000, "p", false, IntType(), {}}}));
-  ASSERT_TRUE(all_null.Add({Value::Null()}));
+  ASSERT_OK(all_null.Add({Value::Null()}));
   auto n = all_null.Finish();
   EXPECT_TRUE((*n)[0].contains_null);
   EXPECT_FALSE((*n)[0].lower_bound);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/matchers.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -45,7 +47,7 @@ TEST(SchemaJson, NestedTypesRoundTrip) {
   EXPECT_EQ(defaults[9].write_default, "null");
 
   auto text = SchemaToJson(*s, &defaults);
-  ASSERT_TRUE(text);
+  ASSERT_OK(text);
   FieldDefaults defaults2;
   auto again = SchemaFromJson(*text, &defaults2);
   ASSERT_TRUE(again) << again.error().ToString() << "\n" << *text;
@@ -126,19 +128,19 @@ TEST(PartitionSpec, BuilderAssignsIdsAndJavaNames) {
   EXPECT_FALSE(spec->is_unpartitioned());
 
   auto type = spec->PartitionType(schema);
-  ASSERT_TRUE(type);
+  ASSERT_OK(type);
   EXPECT_EQ((*type)->ToString(),
             "struct<id_bucket: int, name_trunc: string, ts_day: date, d_month: int, loc.city: "
             "string, amt: decimal(10, 2), score_null: double>");
 
   // Ids continue from last-partition-id in an evolved spec.
   auto next = PartitionSpecBuilder(schema, 1006).Hour("ts").Build(4);
-  ASSERT_TRUE(next);
+  ASSERT_OK(next);
   EXPECT_EQ(next->fields()[0].field_id, 1007);
   EXPECT_EQ(next->fields()[0].name, "ts_hour");
 
   auto text = PartitionSpecToJson(*spec);
-  ASSERT_TRUE(text);
+  ASSERT_OK(text);
   auto back = PartitionSpecFromJson(*text);
   ASSERT_TRUE(back) << back.error().ToString();
   EXPECT_EQ(*back, *spec);
@@ -147,7 +149,7 @@ TEST(PartitionSpec, BuilderAssignsIdsAndJavaNames) {
   // v1 fields without ids get 1000, 1001, ...
   auto v1 = PartitionFieldsFromJson(
       R"([{"name":"a","transform":"identity","source-id":1},{"name":"b","transform":"bucket[2]","source-id":2}])", 0);
-  ASSERT_TRUE(v1);
+  ASSERT_OK(v1);
   EXPECT_EQ(v1->fields()[1].field_id, 1001);
   EXPECT_TRUE(PartitionSpec().is_unpartitioned());
   EXPECT_EQ(PartitionSpec().LastAssignedFieldId(), 999);
@@ -170,11 +172,11 @@ TEST(PartitionSpec, RulesGiveClearErrors) {
   expect_error(PartitionSpecBuilder(schema).Bucket("id", 4, "name").Build(), "clashes with schema column 'name'");
   expect_error(PartitionSpecBuilder(schema).Identity("id", "name").Build(), "clashes with schema column 'name'");
   // Identity of the column itself may use the column's name.
-  EXPECT_TRUE(PartitionSpecBuilder(schema).Identity("name").Build());
+  EXPECT_OK(PartitionSpecBuilder(schema).Identity("name").Build());
   // Different bucket counts on one column are allowed (Java allows them too).
-  EXPECT_TRUE(PartitionSpecBuilder(schema).Bucket("id", 4).Bucket("id", 8, "id_bucket8").Build());
+  EXPECT_OK(PartitionSpecBuilder(schema).Bucket("id", 4).Bucket("id", 8, "id_bucket8").Build());
   auto unknown = PartitionSpecFromJson(R"({"spec-id":1,"fields":[{"name":"z","transform":"zorder","source-id":1,"field-id":1000}]})");
-  ASSERT_TRUE(unknown);  // readers must accept unknown transforms
+  ASSERT_OK(unknown);  // readers must accept unknown transforms
   auto st = unknown->Validate(schema);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().kind, ErrorKind::kUnsupported);
@@ -186,13 +188,13 @@ TEST(SortOrder, JsonAndValidation) {
   Schema schema = TestSchema();
   SortOrder order(1, {{Transform::Bucket(4), 1, SortDirection::kDesc, NullOrder::kNullsLast},
                       {Transform::Identity(), 2, SortDirection::kAsc, NullOrder::kNullsFirst}});
-  EXPECT_TRUE(order.Validate(schema));
+  EXPECT_OK(order.Validate(schema));
   auto text = SortOrderToJson(order);
-  ASSERT_TRUE(text);
+  ASSERT_OK(text);
   EXPECT_NE(text->find("\"direction\":\"desc\""), std::string::npos);
   EXPECT_NE(text->find("\"null-order\":\"nulls-last\""), std::string::npos);
   EXPECT_EQ(*SortOrderFromJson(*text), order);
-  EXPECT_TRUE(SortOrder::Unsorted().Validate(schema));
+  EXPECT_OK(SortOrder::Unsorted().Validate(schema));
   EXPECT_EQ(*SortOrderToJson(SortOrder::Unsorted()), R"({"order-id":0,"fields":[]})");
   EXPECT_FALSE(SortOrder(0, order.fields()).Validate(schema));
   EXPECT_FALSE(SortOrder(2, {}).Validate(schema));
@@ -212,7 +214,7 @@ namespace {
 TEST(PartitionSpec, PartitionColumnsOfABatch) {
   auto schema = std::make_shared<const Schema>(TestSchema());
   auto spec = PartitionSpecBuilder(*schema).Bucket("id", 8).Day("ts").Identity("loc.city").Build();
-  ASSERT_TRUE(spec);
+  ASSERT_OK(spec);
   Batch batch(schema);
   // Three rows; row 1 has a null struct `loc`, row 2 a null ts.
   const int64_t ts0 = 1510871468000000;  // 2017-11-16T22:31:08Z
@@ -268,9 +270,11 @@ TEST(SchemaJson, DefaultsMustFitTheFieldType) {
         R"J({{"type":"struct","fields":[{{"id":1,"name":"f","required":false,"type":{},"initial-default":{}}}]}})J",
         type, initial);
   };
-  EXPECT_TRUE(SchemaFromJson(field("\"int\"", "34")));
-  EXPECT_TRUE(SchemaFromJson(field("\"date\"", "\"2017-11-16\"")));
-  EXPECT_TRUE(SchemaFromJson(field(R"({"type":"struct","fields":[{"id":2,"name":"x","required":false,"type":"int","write-default":0}]})", "{}")));
+  EXPECT_OK(SchemaFromJson(field("\"int\"", "34")));
+  EXPECT_OK(SchemaFromJson(field("\"date\"", "\"2017-11-16\"")));
+  EXPECT_OK(SchemaFromJson(field(
+      R"({"type":"struct","fields":[{"id":2,"name":"x","required":false,"type":"int","write-default":0}]})",
+      "{}")));
   auto bad = SchemaFromJson(field("\"int\"", "\"34\""));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().kind, ErrorKind::kCorrupt);
@@ -315,7 +319,7 @@ TEST(PartitionSpec, JavaPartitionPaths) {
             "ts_day=2017-11-16/ts+hour=2017-11-16-22/d_month=2017-11/d_year=1969/"
             "name=a+b%2F%C3%BC/id_bucket=3/amount_trunc=14.20");
   auto nulls = PartitionPath(s, **type, Values(7, Value::Null()));
-  ASSERT_TRUE(nulls);
+  ASSERT_OK(nulls);
   EXPECT_EQ(nulls->substr(0, 23), "ts_day=null/ts+hour=nul");
   EXPECT_FALSE(PartitionPath(s, **type, {Value::Null()}));
 

@@ -12,6 +12,8 @@
 #include <regex>
 
 #include "iceberg/test_util.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::iceberg {
 namespace {
@@ -114,7 +116,7 @@ TEST(TableMetadata, JavaBunniesFacts) {
   // Time travel through the snapshot log.
   ASSERT_EQ(m->snapshot_log.size(), 3u);
   auto at_first = m->SnapshotAsOf(m->snapshot_log[0].timestamp_ms);
-  ASSERT_TRUE(at_first);
+  ASSERT_OK(at_first);
   EXPECT_EQ((*at_first)->snapshot_id, 4951213507629824583);
   auto between = m->SnapshotAsOf(m->snapshot_log[1].timestamp_ms - 1);
   EXPECT_EQ((*between)->snapshot_id, 4951213507629824583);
@@ -139,13 +141,13 @@ TEST(TableMetadata, PartitionedSpecsWithBucketAndIdentity) {
   EXPECT_EQ(spec->fields()[1].field_id, 1001);
   EXPECT_EQ(m->last_partition_id, 1001);
   auto type = spec->PartitionType(*m->CurrentSchema());
-  ASSERT_TRUE(type);
+  ASSERT_OK(type);
   EXPECT_EQ((*type)->fields[0].type->id, TypeId::kInt);
   EXPECT_EQ((*type)->fields[0].id, 1000);
   EXPECT_EQ((*type)->fields[1].type->id, m->CurrentSchema()->FindField(3)->type->id);
 
   auto g = Load("synthetic_eq_global_delete", "v1.metadata.json");
-  ASSERT_TRUE(g);
+  ASSERT_OK(g);
   ASSERT_EQ(g->specs.size(), 2u);
   EXPECT_TRUE(g->SpecById(0)->is_unpartitioned());
   EXPECT_FALSE(g->SpecById(1)->is_unpartitioned());
@@ -373,7 +375,7 @@ TEST(TableMetadata, SpecCheckCatchesBrokenJson) {
   TableMetadata m = NewTable();
   AddSnapshot(&m, 7, 1700000001000);
   std::string good = *TableMetadataToJson(m);
-  ASSERT_TRUE(CheckV2MetadataJson(good));
+  ASSERT_OK(CheckV2MetadataJson(good));
   auto broken = [&](const std::string& from, const std::string& to) {
     std::string s = good;
     auto at = s.find(from);
@@ -412,15 +414,14 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
       {"synthetic_nested_evolution", "v1.metadata.json", false},
       {"synthetic_type_promotion", "v1.metadata.json", false},
   };
-  fs::path tmp = fs::temp_directory_path() / ("floe_iceberg_interop_" + std::to_string(::getpid()));
-  fs::remove_all(tmp);
+  fs::path tmp = test::FreshTestDir("floe_iceberg_interop_");
   for (const Case& c : cases) {
     SCOPED_TRACE(c.table);
     auto m = Load(c.table, c.metadata);
     ASSERT_TRUE(m) << m.error().ToString();
     auto text = TableMetadataToJson(*m);
     ASSERT_TRUE(text) << text.error().ToString();
-    ASSERT_TRUE(CheckV2MetadataJson(*text));
+    ASSERT_OK(CheckV2MetadataJson(*text));
     auto reread = TableMetadataFromJson(*text);
     ASSERT_TRUE(reread) << reread.error().ToString();
     EXPECT_EQ(*reread, *m);
@@ -471,7 +472,7 @@ TEST(TableMetadataBuilding, NewTableGetsFreshIdsLikeJava) {
   o.location = "s3://bucket/db/t/";
   o.schema = schema;
   auto spec = PartitionSpecBuilder(schema).Day("ts").Bucket("id", 4).Build(5);
-  ASSERT_TRUE(spec);
+  ASSERT_OK(spec);
   o.spec = *spec;
   o.sort_order = SortOrder(9, {{Transform::Identity(), 10, SortDirection::kAsc, NullOrder::kNullsFirst}});
   o.properties["write.format.default"] = "parquet";
@@ -503,13 +504,13 @@ TEST(TableMetadataBuilding, NewTableGetsFreshIdsLikeJava) {
   EXPECT_EQ(m->SortOrderById(1)->fields()[0].source_id, 1);
   auto text = TableMetadataToJson(*m);
   ASSERT_TRUE(text) << text.error().ToString();
-  EXPECT_TRUE(CheckV2MetadataJson(*text));
+  EXPECT_OK(CheckV2MetadataJson(*text));
 
   NewTableOptions plain;
   plain.location = "file:/tmp/t";
   plain.schema = Schema({{1, "x", false, IntType(), {}}});
   auto u = NewTableMetadata(plain);
-  ASSERT_TRUE(u);
+  ASSERT_OK(u);
   EXPECT_EQ(u->default_sort_order_id, 0);
   EXPECT_EQ(u->last_partition_id, 999);
   EXPECT_NE(u->table_uuid, m->table_uuid);
@@ -521,7 +522,7 @@ TEST(TableMetadataBuilding, SnapshotsAdvanceSequenceNumbersAndRefs) {
   o.schema = Schema({{1, "x", false, IntType(), {}}});
   o.now_ms = 1000;
   auto m = NewTableMetadata(o);
-  ASSERT_TRUE(m);
+  ASSERT_OK(m);
   auto snap = [&](int64_t id, std::optional<int64_t> parent, int64_t seq, int64_t ts) {
     Snapshot s;
     s.snapshot_id = id;
@@ -532,7 +533,7 @@ TEST(TableMetadataBuilding, SnapshotsAdvanceSequenceNumbersAndRefs) {
     s.operation = SnapshotOperation::kAppend;
     return s;
   };
-  ASSERT_TRUE(AddSnapshot(&*m, snap(11, std::nullopt, 1, 2000), 2001));
+  ASSERT_OK(AddSnapshot(&*m, snap(11, std::nullopt, 1, 2000), 2001));
   EXPECT_EQ(m->current_snapshot_id, 11);
   EXPECT_EQ(m->last_sequence_number, 1);
   EXPECT_EQ(m->last_updated_ms, 2001);
@@ -544,11 +545,11 @@ TEST(TableMetadataBuilding, SnapshotsAdvanceSequenceNumbersAndRefs) {
   EXPECT_FALSE(AddSnapshot(&*m, snap(12, std::nullopt, 2, 3000), 3000));
   EXPECT_EQ(AddSnapshot(&*m, snap(11, 11, 2, 3000), 3000).error().kind, ErrorKind::kAlreadyExists);
   // A branch: main and the log stay put.
-  ASSERT_TRUE(AddSnapshot(&*m, snap(12, 11, 2, 3000), 3000, "audit"));
+  ASSERT_OK(AddSnapshot(&*m, snap(12, 11, 2, 3000), 3000, "audit"));
   EXPECT_EQ(m->current_snapshot_id, 11);
   EXPECT_EQ(m->refs.at("audit").snapshot_id, 12);
   EXPECT_EQ(m->snapshot_log.size(), 1u);
-  ASSERT_TRUE(AddSnapshot(&*m, snap(13, 11, 3, 4000), 4000));
+  ASSERT_OK(AddSnapshot(&*m, snap(13, 11, 3, 4000), 4000));
   EXPECT_EQ(m->current_snapshot_id, 13);
   AddMetadataLogEntry(&*m, "file:/tmp/t/metadata/v1.metadata.json", 1000, 2);
   AddMetadataLogEntry(&*m, "file:/tmp/t/metadata/v2.metadata.json", 2001, 2);
@@ -560,13 +561,13 @@ TEST(TableMetadataBuilding, SnapshotsAdvanceSequenceNumbersAndRefs) {
   auto check = CheckV2MetadataJson(*text);
   EXPECT_TRUE(check) << check.error().ToString();
   auto back = TableMetadataFromJson(*text);
-  ASSERT_TRUE(back);
+  ASSERT_OK(back);
   EXPECT_EQ(*back, *m);
   EXPECT_GT(NewSnapshotId(), 0);
   EXPECT_NE(NewSnapshotId(), NewSnapshotId());
   std::string u = NewUuid();
   EXPECT_EQ(u[14], '4');
-  EXPECT_TRUE(ParseUuid(u));
+  EXPECT_OK(ParseUuid(u));
 }
 
 }  // namespace
@@ -580,9 +581,9 @@ namespace {
 TEST(TableMetadata, ReadsGzipMetadata) {
   std::string text = ReadFile(Golden() / "java_bunnies" / "metadata" / "v5.metadata.json");
   auto gz = MakeCompressor(Codec::kGzip);
-  ASSERT_TRUE(gz);
+  ASSERT_OK(gz);
   Buffer out;
-  ASSERT_TRUE((*gz)->Compress(reinterpret_cast<const uint8_t*>(text.data()), text.size(), &out));
+  ASSERT_OK((*gz)->Compress(reinterpret_cast<const uint8_t*>(text.data()), text.size(), &out));
   std::string compressed(reinterpret_cast<const char*>(out.data()), out.size());
   auto m = TableMetadataFromJson(compressed);
   ASSERT_TRUE(m) << m.error().ToString();

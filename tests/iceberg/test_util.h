@@ -1,5 +1,6 @@
-// Helpers for the iceberg tests: locating ../shared (the golden tables and the
-// interop readers), reading files, running a command.
+// Helpers for the iceberg tests: running a command; the shared folder (the
+// golden tables and the interop readers) and whole files come from
+// testing/files.h.
 #pragma once
 
 #include <cstdio>
@@ -11,30 +12,15 @@
 #include <sstream>
 #include <string>
 
+#include "testing/files.h"
+
 namespace floe::iceberg::testing {
 
-/// The shared folder: $FLOE_SHARED, else ../shared next to the source tree
-/// (main checkout) or two levels up (a helper worktree under wt/).
-inline std::filesystem::path SharedDir() {
-  if (const char* env = std::getenv("FLOE_SHARED"); env && *env) return env;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::filesystem::path p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (std::filesystem::exists(p / "interop" / "README.md")) return std::filesystem::canonical(p);
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
+/// The shared folder (testing/files.h), as a path.
+inline std::filesystem::path SharedDir() { return floe::test::SharedDir(); }
 
-inline std::string ReadFile(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-inline void WriteFile(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
+using floe::test::ReadFile;
+using floe::test::WriteFile;
 
 /// Runs a shell command; returns its exit status and stdout (stderr goes to `err`).
 inline int Run(const std::string& command, std::string* out, std::string* err) {

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/matchers.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -104,7 +106,7 @@ TEST(Transform, ParsesAndPrints) {
   EXPECT_FALSE(Transform::Parse("truncate[-1]"));
   EXPECT_FALSE(Transform::Parse("zorder"));
   auto unknown = Transform::Parse("zorder", /*allow_unknown=*/true);
-  ASSERT_TRUE(unknown);
+  ASSERT_OK(unknown);
   EXPECT_TRUE(unknown->is_unknown());
   EXPECT_EQ(unknown->ToString(), "zorder");
   auto r = unknown->ResultType(IntType());
@@ -214,14 +216,14 @@ TEST(Transform, VectorizedApplyMatchesSingleValues) {
   col.AppendBytes("\xC3\xA9t\xC3\xA9");
   auto bucket = Transform::Bucket(16).Apply(col);
   ASSERT_TRUE(bucket) << bucket.error().ToString();
-  ASSERT_TRUE(bucket->Validate());
+  ASSERT_OK(bucket->Validate());
   EXPECT_EQ(bucket->type->id, TypeId::kInt);
   EXPECT_EQ(bucket->length, 4);
   EXPECT_EQ(bucket->data<int32_t>()[0], BucketOfHash(1210000089, 16));
   EXPECT_TRUE(bucket->IsNull(1));
   auto trunc = Transform::Truncate(2).Apply(col);
-  ASSERT_TRUE(trunc);
-  ASSERT_TRUE(trunc->Validate());
+  ASSERT_OK(trunc);
+  ASSERT_OK(trunc->Validate());
   EXPECT_EQ(trunc->bytes(0), "ic");
   EXPECT_TRUE(trunc->IsNull(1));
   EXPECT_EQ(trunc->bytes(2), "");
@@ -231,7 +233,7 @@ TEST(Transform, VectorizedApplyMatchesSingleValues) {
   for (int64_t v : {int64_t{-1}, int64_t{0}, int64_t{1511000000000000}}) ts.Append(v);
   ts.AppendNull();
   auto days = Transform::Day().Apply(ts);
-  ASSERT_TRUE(days);
+  ASSERT_OK(days);
   EXPECT_EQ(days->type->id, TypeId::kDate);
   EXPECT_EQ(days->data<int32_t>()[0], -1);
   EXPECT_EQ(days->data<int32_t>()[1], 0);
@@ -244,7 +246,7 @@ TEST(Transform, VectorizedApplyMatchesSingleValues) {
   ColumnVector dec(DecimalType(9, 2));
   dec.Append(int128_t{1420});
   auto b = Transform::Bucket(100).Apply(dec);
-  ASSERT_TRUE(b);
+  ASSERT_OK(b);
   EXPECT_EQ(b->data<int32_t>()[0], BucketOfHash(-500754589, 100));
 
   auto bad = Transform::Hour().Apply(dec);

@@ -8,14 +8,13 @@
 #include <cmath>
 #include <limits>
 
+#include "testing/hex.h"
+#include "testing/matchers.h"
+
 namespace floe::iceberg {
 namespace {
 
-std::string Hex(std::string_view b) {
-  std::string out;
-  for (unsigned char c : b) out += fmt::format("{:02x}", c);
-  return out;
-}
+using test::Hex;
 
 struct Case {
   TypePtr type;
@@ -90,8 +89,8 @@ TEST(Value, BinaryAndJsonRoundTripForEveryType) {
 
     // Through a column and back.
     ColumnVector col(c.type);
-    ASSERT_TRUE(AppendValue(&col, c.value));
-    ASSERT_TRUE(AppendValue(&col, Value::Null()));
+    ASSERT_OK(AppendValue(&col, c.value));
+    ASSERT_OK(AppendValue(&col, Value::Null()));
     EXPECT_EQ(ValueAt(col, 0), c.value);
     EXPECT_TRUE(ValueAt(col, 1).is_null());
   }
@@ -107,7 +106,7 @@ TEST(Value, NaNAndNullAndFloats) {
   // A float read back from its JSON text is the same float.
   for (float f : {0.1f, 3.4028235e38f, 1e-45f, -123.456f}) {
     auto text = ToJsonText(*FloatType(), Value::Float(f));
-    ASSERT_TRUE(text);
+    ASSERT_OK(text);
     EXPECT_EQ(FromJsonText(*FloatType(), *text)->as_float(), f) << *text;
   }
 }
@@ -189,9 +188,9 @@ TEST(Value, NestedJsonSingleValuesThroughColumns) {
   ColumnVector col(type);
   const std::string text =
       R"({"1":34,"2":["a",null],"4":{"keys":["x","y"],"values":["2017-11-16",null]}})";
-  ASSERT_TRUE(AppendJsonText(&col, text));
-  ASSERT_TRUE(AppendJsonText(&col, "null"));
-  ASSERT_TRUE(AppendJsonText(&col, "{}"));  // missing fields are null
+  ASSERT_OK(AppendJsonText(&col, text));
+  ASSERT_OK(AppendJsonText(&col, "null"));
+  ASSERT_OK(AppendJsonText(&col, "{}"));  // missing fields are null
   ASSERT_TRUE(col.Validate()) << col.Validate().error().ToString();
   EXPECT_EQ(col.length, 3);
   auto json_at = [&](int64_t row) {
@@ -226,7 +225,7 @@ TEST(Value, PromotedDateBoundOutsideTheNanosecondRange) {
   auto v = FromBinary(*Primitive(TypeId::kTimestampNs), std::string("\x01\x02\x03\x04", 4));
   ASSERT_FALSE(v);
   EXPECT_EQ(v.error().kind, ErrorKind::kCorrupt);
-  EXPECT_TRUE(FromBinary(*TimestampType(), std::string("\x01\x02\x03\x04", 4)));
+  EXPECT_OK(FromBinary(*TimestampType(), std::string("\x01\x02\x03\x04", 4)));
 }
 
 }  // namespace

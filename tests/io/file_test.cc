@@ -5,6 +5,9 @@
 
 #include <filesystem>
 
+#include "testing/files.h"
+#include "testing/matchers.h"
+
 namespace floe {
 namespace {
 
@@ -12,12 +15,8 @@ namespace fs = std::filesystem;
 
 class FileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_io_test_{}", ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test::FreshTestDir("floe_io_test_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
   fs::path dir_;
 };
 
@@ -25,16 +24,16 @@ TEST_F(FileTest, CommitPublishesAndAbortLeavesNothing) {
   std::string path = (dir_ / "a.bin").string();
   {
     auto out = OpenLocalOutput(path);
-    ASSERT_TRUE(out);
-    ASSERT_TRUE((*out)->Write("hello", 5));
+    ASSERT_OK(out);
+    ASSERT_OK((*out)->Write("hello", 5));
     EXPECT_EQ((*out)->Tell(), 5);
     EXPECT_FALSE(fs::exists(path));  // not visible before commit
-    ASSERT_TRUE((*out)->Commit());
+    ASSERT_OK((*out)->Commit());
   }
   EXPECT_EQ(*ReadLocalFile(path), "hello");
   {
     auto out = OpenLocalOutput((dir_ / "b.bin").string());
-    ASSERT_TRUE((*out)->Write("x", 1));
+    ASSERT_OK((*out)->Write("x", 1));
     // destroyed without commit
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
@@ -42,9 +41,9 @@ TEST_F(FileTest, CommitPublishesAndAbortLeavesNothing) {
 
 TEST_F(FileTest, CommitNeverReplacesWithoutOverwrite) {
   std::string path = (dir_ / "v1.json").string();
-  ASSERT_TRUE(WriteLocalFile(path, "one", false));
+  ASSERT_OK(WriteLocalFile(path, "one", false));
   auto out = OpenLocalOutput(path + ".x");
-  ASSERT_TRUE(out);
+  ASSERT_OK(out);
   auto again = OpenLocalOutput(path);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().kind, ErrorKind::kAlreadyExists);
@@ -53,11 +52,11 @@ TEST_F(FileTest, CommitNeverReplacesWithoutOverwrite) {
 
 TEST_F(FileTest, ReadsPastTheEndAreCorruptNotCrashes) {
   std::string path = (dir_ / "c.bin").string();
-  ASSERT_TRUE(WriteLocalFile(path, "abc"));
+  ASSERT_OK(WriteLocalFile(path, "abc"));
   auto in = OpenLocalInput(path);
-  ASSERT_TRUE(in);
+  ASSERT_OK(in);
   uint8_t buf[8];
-  EXPECT_TRUE((*in)->ReadAt(1, 2, buf));
+  EXPECT_OK((*in)->ReadAt(1, 2, buf));
   auto st = (*in)->ReadAt(2, 5, buf);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().kind, ErrorKind::kCorrupt);
@@ -68,13 +67,13 @@ TEST_F(FileTest, ReadsPastTheEndAreCorruptNotCrashes) {
 TEST_F(FileTest, CreateFoldersReportsOnlyTheFoldersItMade) {
   fs::create_directories(dir_ / "a");
   std::vector<std::string> made;
-  ASSERT_TRUE(CreateLocalFolders((dir_ / "a/b/c").string(), &made));
+  ASSERT_OK(CreateLocalFolders((dir_ / "a/b/c").string(), &made));
   EXPECT_EQ(made, (std::vector<std::string>{(dir_ / "a/b").string(), (dir_ / "a/b/c").string()}));
   made.clear();
-  ASSERT_TRUE(CreateLocalFolders((dir_ / "a/b/c/").string(), &made));  // all there already
+  ASSERT_OK(CreateLocalFolders((dir_ / "a/b/c/").string(), &made));  // all there already
   EXPECT_TRUE(made.empty());
   // A file in the way is an error naming it.
-  ASSERT_TRUE(WriteLocalFile((dir_ / "f").string(), "x"));
+  ASSERT_OK(WriteLocalFile((dir_ / "f").string(), "x"));
   auto st = CreateLocalFolders((dir_ / "f/g").string(), &made);
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("f/g"), std::string::npos) << st.error().message;
@@ -83,9 +82,9 @@ TEST_F(FileTest, CreateFoldersReportsOnlyTheFoldersItMade) {
 
 TEST_F(FileTest, RemoveEmptyFoldersKeepsFoldersWithContent) {
   std::vector<std::string> made;
-  ASSERT_TRUE(CreateLocalFolders((dir_ / "x/y/z").string(), &made));
-  ASSERT_TRUE(CreateLocalFolders((dir_ / "x/w").string(), &made));
-  ASSERT_TRUE(WriteLocalFile((dir_ / "x/w/keep").string(), "k"));
+  ASSERT_OK(CreateLocalFolders((dir_ / "x/y/z").string(), &made));
+  ASSERT_OK(CreateLocalFolders((dir_ / "x/w").string(), &made));
+  ASSERT_OK(WriteLocalFile((dir_ / "x/w/keep").string(), "k"));
   // x/y/z and x/y go (innermost first, whatever the order given); x/w holds a
   // file, so x/w and x stay.
   auto removed = RemoveEmptyLocalFolders(made);

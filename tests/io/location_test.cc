@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/matchers.h"
+
 namespace floe {
 namespace {
 
@@ -30,7 +32,7 @@ TEST(Location, TableLocationsMapEverySpelling) {
   EXPECT_EQ(*f.ToLocal("/old/place/t/data/a"), "/new/t/data/a");
   EXPECT_EQ(*f.ToLocal("file:///old/place/t/data/a"), "/new/t/data/a");
   auto mp = ParseMapping("s3://b/x=/tmp/x");
-  ASSERT_TRUE(mp);
+  ASSERT_OK(mp);
   EXPECT_EQ(mp->first, "s3://b/x");
   EXPECT_FALSE(ParseMapping("nodir="));
 }

@@ -18,6 +18,7 @@
 #include "floe/parquet/reader.h"
 #include "parquet/reader_json.h"
 #include "parquet/reader_test_util.h"
+#include "testing/files.h"
 
 namespace floe::parquet {
 namespace {
@@ -54,8 +55,7 @@ void ExpectSameRows(const std::string& file, const std::vector<std::string>& duc
 class InteropRead : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("floe_interop_read_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
+    dir_ = test::FreshTestDir("floe_interop_read_");
     bool ok = true;
     std::string out =
         RunCommand("FLOE_SHARED='" + SharedDir() + "' node '" + std::string(FLOE_SOURCE_DIR) +
@@ -64,7 +64,7 @@ class InteropRead : public ::testing::Test {
     gen_ok_ = ok;
     gen_out_ = out;
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void TearDownTestSuite() { test::RemoveTestDirIfPassed(dir_); }
 
   static std::vector<std::string> Files(const std::string& prefix) {
     std::vector<std::string> out;

@@ -19,6 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/parquet/writer.h"
+#include "testing/files.h"
+#include "testing/hex.h"
+#include "testing/schema.h"
 #include "writer_test_util.h"
 
 namespace floe::parquet {
@@ -28,50 +31,44 @@ namespace fs = std::filesystem;
 using testing::CanonicalRows;
 using testing::RandomFiller;
 
-std::string SharedDir() {
-  if (const char* e = std::getenv("FLOE_SHARED")) return e;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (fs::exists(p + "/interop/lib/canonical.mjs")) return fs::canonical(p).string();
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
+using test::SharedDir;
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 // Every floe type but timestamptz_ns (DuckDB has no such type; it gets its own file).
 SchemaPtr AllTypesSchema() {
   std::vector<NestedField> f;
-  f.push_back(F(1, "b", BooleanType()));
-  f.push_back(F(2, "i", IntType()));
-  f.push_back(F(3, "l", LongType(), true));
-  f.push_back(F(4, "f", FloatType()));
-  f.push_back(F(5, "d", DoubleType()));
-  f.push_back(F(6, "dec9", DecimalType(9, 2)));
-  f.push_back(F(7, "dec18", DecimalType(18, 6)));
-  f.push_back(F(8, "dec38", DecimalType(38, 10)));
-  f.push_back(F(9, "dt", DateType()));
-  f.push_back(F(10, "tm", TimeType()));
-  f.push_back(F(11, "ts", TimestampType()));
-  f.push_back(F(12, "tstz", TimestampTzType()));
-  f.push_back(F(13, "tsn", Primitive(TypeId::kTimestampNs)));
-  f.push_back(F(14, "s", StringType()));
-  f.push_back(F(15, "u", UuidType()));
-  f.push_back(F(16, "fx", FixedType(5)));
-  f.push_back(F(17, "bin", BinaryType()));
-  f.push_back(F(18, "st", StructType({F(19, "x", IntType(), true), F(20, "y", StringType())})));
-  f.push_back(F(21, "li", ListType(22, false, IntType())));
-  f.push_back(F(23, "mp", MapType(24, StringType(), 25, false, LongType())));
+  f.push_back(Field(1, "b", BooleanType()));
+  f.push_back(Field(2, "i", IntType()));
+  f.push_back(Field(3, "l", LongType(), true));
+  f.push_back(Field(4, "f", FloatType()));
+  f.push_back(Field(5, "d", DoubleType()));
+  f.push_back(Field(6, "dec9", DecimalType(9, 2)));
+  f.push_back(Field(7, "dec18", DecimalType(18, 6)));
+  f.push_back(Field(8, "dec38", DecimalType(38, 10)));
+  f.push_back(Field(9, "dt", DateType()));
+  f.push_back(Field(10, "tm", TimeType()));
+  f.push_back(Field(11, "ts", TimestampType()));
+  f.push_back(Field(12, "tstz", TimestampTzType()));
+  f.push_back(Field(13, "tsn", Primitive(TypeId::kTimestampNs)));
+  f.push_back(Field(14, "s", StringType()));
+  f.push_back(Field(15, "u", UuidType()));
+  f.push_back(Field(16, "fx", FixedType(5)));
+  f.push_back(Field(17, "bin", BinaryType()));
+  f.push_back(
+      Field(18, "st", StructType({Field(19, "x", IntType(), true), Field(20, "y", StringType())})));
+  f.push_back(Field(21, "li", ListType(22, false, IntType())));
+  f.push_back(Field(23, "mp", MapType(24, StringType(), 25, false, LongType())));
   // list<struct<a: list<map<int, list<string>>>, z: decimal(20,3)>>
   auto inner_list = ListType(30, false, StringType());
   auto m = MapType(28, IntType(), 29, false, inner_list);
   auto a = ListType(27, false, m);
-  f.push_back(F(26, "deep", ListType(31, false, StructType({F(32, "a", a), F(33, "z", DecimalType(20, 3))}))));
-  f.push_back(F(34, "1st col", IntType()));
-  f.push_back(F(35, "a b", StringType()));
-  f.push_back(F(36, "req_list", ListType(37, true, LongType()), true));
+  f.push_back(Field(
+      26, "deep",
+      ListType(31, false, StructType({Field(32, "a", a), Field(33, "z", DecimalType(20, 3))}))));
+  f.push_back(Field(34, "1st col", IntType()));
+  f.push_back(Field(35, "a b", StringType()));
+  f.push_back(Field(36, "req_list", ListType(37, true, LongType()), true));
   return std::make_shared<Schema>(std::move(f));
 }
 
@@ -111,10 +108,7 @@ Batch MakeBatch(SchemaPtr schema, uint64_t seed, int64_t rows, double null_rate 
 
 class InteropWrite : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("floe_pq_interop_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
+  static void SetUpTestSuite() { dir_ = test::FreshTestDir("floe_pq_interop_"); }
   static void TearDownTestSuite() {
     // Kept on failure, or with FLOE_KEEP_TEST_FILES set, for inspection.
     if (!::testing::Test::HasFailure() && !std::getenv("FLOE_KEEP_TEST_FILES")) fs::remove_all(dir_);
@@ -380,9 +374,9 @@ TEST_F(InteropWrite, Matrix) {
   {
     Case c;
     c.name = "big_strings";
-    c.schema = std::make_shared<Schema>(std::vector<NestedField>{
-        F(1, "id", LongType(), true), F(2, "s", StringType()),
-        F(3, "ls", ListType(4, false, StringType()))});
+    c.schema = std::make_shared<Schema>(
+        std::vector<NestedField>{Field(1, "id", LongType(), true), Field(2, "s", StringType()),
+                                 Field(3, "ls", ListType(4, false, StringType()))});
     c.batches.push_back(MakeBatch(c.schema, seed++, 12, 0.1, 3, 1 << 20));
     cases.push_back(std::move(c));
   }
@@ -390,7 +384,8 @@ TEST_F(InteropWrite, Matrix) {
     Case c;
     c.name = "timestamptz_ns";
     c.schema = std::make_shared<Schema>(std::vector<NestedField>{
-        F(1, "t", Primitive(TypeId::kTimestampTzNs)), F(2, "l", ListType(3, false, Primitive(TypeId::kTimestampTzNs)))});
+        Field(1, "t", Primitive(TypeId::kTimestampTzNs)),
+        Field(2, "l", ListType(3, false, Primitive(TypeId::kTimestampTzNs)))});
     c.readers = {"hyparquet", "parquet-wasm"};
     c.batches.push_back(MakeBatch(c.schema, seed++, 200));
     cases.push_back(std::move(c));
@@ -469,27 +464,15 @@ TEST_F(InteropWrite, Matrix) {
   }
 }
 
-
-std::string HexOf(const void* p, size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char c = static_cast<const unsigned char*>(p)[i];
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
-
 // Page-level statistics through the page index (hyparquet decodes the ColumnIndex and
 // OffsetIndex), checked against min/max/null counts the test computes for each page's
 // row range; bloom filters through DuckDB's parquet_bloom_probe.
 TEST_F(InteropWrite, PageIndexStatisticsAndBloomFilters) {
   Case c;
   c.name = "page_index_bloom";
-  c.schema = std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "id", LongType(), true), F(2, "i", IntType()), F(3, "s", StringType()),
-      F(4, "d", DoubleType())});
+  c.schema = std::make_shared<Schema>(
+      std::vector<NestedField>{Field(1, "id", LongType(), true), Field(2, "i", IntType()),
+                               Field(3, "s", StringType()), Field(4, "d", DoubleType())});
   c.options.page_row_limit = 100;
   c.options.write_batch_rows = 250;
   c.options.row_group_size_bytes = 9000;
@@ -584,8 +567,8 @@ TEST_F(InteropWrite, PageIndexStatisticsAndBloomFilters) {
       std::string lo, hi;
       int64_t nulls = 0;
       if (col == "id") {
-        lo = HexOf(&ids[r0], 8);
-        hi = HexOf(&ids[r1 - 1], 8);
+        lo = test::Hex(&ids[r0], 8);
+        hi = test::Hex(&ids[r1 - 1], 8);
       } else if (col == "i") {
         std::optional<int32_t> mn, mx;
         for (int64_t r = r0; r < r1; ++r) {
@@ -593,8 +576,8 @@ TEST_F(InteropWrite, PageIndexStatisticsAndBloomFilters) {
           if (!mn || *is[r] < *mn) mn = is[r];
           if (!mx || *is[r] > *mx) mx = is[r];
         }
-        lo = HexOf(&*mn, 4);
-        hi = HexOf(&*mx, 4);
+        lo = test::Hex(&*mn, 4);
+        hi = test::Hex(&*mx, 4);
       } else if (col == "s") {
         std::optional<std::string> mn, mx;
         for (int64_t r = r0; r < r1; ++r) {
@@ -602,8 +585,8 @@ TEST_F(InteropWrite, PageIndexStatisticsAndBloomFilters) {
           if (!mn || *ss[r] < *mn) mn = ss[r];
           if (!mx || *ss[r] > *mx) mx = ss[r];
         }
-        lo = HexOf(mn->data(), mn->size());
-        hi = HexOf(mx->data(), mx->size());
+        lo = test::Hex(mn->data(), mn->size());
+        hi = test::Hex(mx->data(), mx->size());
       } else if (col == "d") {
         std::optional<double> mn, mx;
         for (int64_t r = r0; r < r1; ++r) {
@@ -614,8 +597,8 @@ TEST_F(InteropWrite, PageIndexStatisticsAndBloomFilters) {
         }
         if (*mn == 0) mn = -0.0;  // zero min is -0.0, zero max +0.0
         if (*mx == 0) mx = 0.0;
-        lo = HexOf(&*mn, 8);
-        hi = HexOf(&*mx, 8);
+        lo = test::Hex(&*mn, 8);
+        hi = test::Hex(&*mx, 8);
       }
       EXPECT_EQ(ci["min_hex"][p].get<std::string>(), lo) << col << " page " << p << " rg " << g;
       EXPECT_EQ(ci["max_hex"][p].get<std::string>(), hi) << col << " page " << p << " rg " << g;

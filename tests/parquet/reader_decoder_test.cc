@@ -12,6 +12,7 @@
 
 #include "floe/parquet/decoder.h"
 #include "floe/parquet/rle_decoder.h"
+#include "testing/matchers.h"
 
 namespace floe::parquet {
 namespace {
@@ -220,7 +221,7 @@ TEST(DeltaBinaryPacked, Errors) {
   // (width 8); missing padding is accepted, missing value bits are not.
   auto pad_cut = enc;
   pad_cut.resize(pad_cut.size() - 28);
-  EXPECT_TRUE(DecodeAll(Encoding::kDeltaBinaryPacked, PhysicalType::kInt64, pad_cut, 5));
+  EXPECT_OK(DecodeAll(Encoding::kDeltaBinaryPacked, PhysicalType::kInt64, pad_cut, 5));
   auto cut = enc;
   cut.resize(cut.size() - 30);
   auto r = DecodeAll(Encoding::kDeltaBinaryPacked, PhysicalType::kInt64, cut, 5);
@@ -228,7 +229,7 @@ TEST(DeltaBinaryPacked, Errors) {
   EXPECT_EQ(r.error().kind, ErrorKind::kCorrupt);
   // Asking for more than present.
   auto dec = MakeValueDecoder(Encoding::kDeltaBinaryPacked, PhysicalType::kInt64, 0).value();
-  ASSERT_TRUE(dec->SetData(enc.data(), enc.size(), 5));
+  ASSERT_OK(dec->SetData(enc.data(), enc.size(), 5));
   PhysicalValues out;
   EXPECT_FALSE(dec->Decode(6, &out));
   // Bad header: zero miniblocks.
@@ -317,7 +318,7 @@ TEST(ByteStreamSplit, FloatsDoublesAndFixed) {
   // FLBA(3): streams of 2 values.
   std::vector<uint8_t> e3 = {'a', 'x', 'b', 'y', 'c', 'z'};
   auto o3 = DecodeAll(Encoding::kByteStreamSplit, PhysicalType::kFixedLenByteArray, e3, 2, 3);
-  ASSERT_TRUE(o3);
+  ASSERT_OK(o3);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(o3->values.data()), 6), "abcxyz");
   enc.pop_back();
   EXPECT_FALSE(DecodeAll(Encoding::kByteStreamSplit, PhysicalType::kFloat, enc, 5));
@@ -326,19 +327,19 @@ TEST(ByteStreamSplit, FloatsDoublesAndFixed) {
 TEST(Plain, TypesAndTruncation) {
   std::vector<uint8_t> bools = {0b10110101, 0b1};
   auto b = DecodeAll(Encoding::kPlain, PhysicalType::kBoolean, bools, 9, 0, nullptr, {3, 6});
-  ASSERT_TRUE(b);
+  ASSERT_OK(b);
   EXPECT_EQ(Values<uint8_t>(*b), (std::vector<uint8_t>{1, 0, 1, 0, 1, 1, 0, 1, 1}));
   EXPECT_FALSE(DecodeAll(Encoding::kPlain, PhysicalType::kBoolean, bools, 17));
   std::vector<uint8_t> ba = {3, 0, 0, 0, 'a', 'b', 'c', 0, 0, 0, 0, 2, 0, 0, 0, 'x'};
   auto s = DecodeAll(Encoding::kPlain, PhysicalType::kByteArray, ba, 2);
-  ASSERT_TRUE(s);
+  ASSERT_OK(s);
   EXPECT_EQ(Strings(*s), (std::vector<std::string>{"abc", ""}));
   auto r = DecodeAll(Encoding::kPlain, PhysicalType::kByteArray, ba, 3);  // third is cut short
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::kCorrupt);
   std::vector<uint8_t> i32 = {1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
   auto iv = DecodeAll(Encoding::kPlain, PhysicalType::kInt32, i32, 2);
-  ASSERT_TRUE(iv);
+  ASSERT_OK(iv);
   EXPECT_EQ(Values<int32_t>(*iv), (std::vector<int32_t>{1, -1}));
   EXPECT_FALSE(DecodeAll(Encoding::kPlain, PhysicalType::kInt32, i32, 3));
 }
@@ -347,7 +348,7 @@ TEST(Dictionary, IndicesAndBounds) {
   PhysicalValues dict;
   auto d = DecodeAll(Encoding::kPlain, PhysicalType::kByteArray,
                      {1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'c', 0, 0, 0, 0}, 3);
-  ASSERT_TRUE(d);
+  ASSERT_OK(d);
   dict = std::move(*d);
   std::vector<uint8_t> idx = {2};  // bit width 2
   PutUleb(&idx, (1 << 1) | 1);

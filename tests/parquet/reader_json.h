@@ -16,6 +16,7 @@
 #include <string>
 
 #include "floe/types/column_vector.h"
+#include "testing/hex.h"
 
 namespace floe::testing {
 
@@ -204,15 +205,7 @@ inline std::string JsonString(std::string_view s) {
   return out + "\"";
 }
 
-inline std::string HexString(std::string_view s) {
-  static const char* d = "0123456789abcdef";
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    out.push_back(d[c >> 4]);
-    out.push_back(d[c & 15]);
-  }
-  return out + "\"";
-}
+inline std::string HexString(std::string_view s) { return "\"" + ::floe::test::Hex(s) + "\""; }
 
 /// Canonical JSON of row i of column c.
 inline std::string ValueJson(const ColumnVector& c, int64_t i) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parquet/reader_test_util.h"
+#include "testing/matchers.h"
 
 namespace floe::parquet {
 namespace {
@@ -134,7 +135,7 @@ TEST(ReaderProjection, MatchByName) {
       NestedField{101, "st", false, StructType({NestedField{102, "a", false, IntType()}})},
   });
   auto by_id = Read({.projection = proj});
-  ASSERT_TRUE(by_id);
+  ASSERT_OK(by_id);
   EXPECT_EQ((*by_id)[0], R"({"s":null,"st":null})");
   auto by_name = Read({.projection = proj, .match_by_name = true});
   ASSERT_TRUE(by_name) << by_name.error().ToString();
@@ -152,20 +153,20 @@ TEST(ReaderProjection, FileWithoutIdsMatchesOnlyByName) {
   rg.chunks = {{.values = {7, 0, 0, 0}}, {.def = {1}, .values = {9, 0, 0, 0}}};
   std::string f = BuildParquet(s, {rg});
   auto r = FileReader::Open(MemoryInput(f, "noids.parquet"));
-  ASSERT_TRUE(r);
+  ASSERT_OK(r);
   EXPECT_FALSE((*r)->has_field_ids());
   EXPECT_EQ((*r)->file_schema()->fields()[0].id, 1);
   auto proj =
       std::make_shared<Schema>(std::vector<NestedField>{NestedField{1, "b", false, IntType()}});
   auto by_id = FloeRows(MemoryInput(f, "noids.parquet"), {.projection = proj});
-  ASSERT_TRUE(by_id);
+  ASSERT_OK(by_id);
   EXPECT_EQ((*by_id)[0], R"({"b":null})");
   auto by_name =
       FloeRows(MemoryInput(f, "noids.parquet"), {.projection = proj, .match_by_name = true});
-  ASSERT_TRUE(by_name);
+  ASSERT_OK(by_name);
   EXPECT_EQ((*by_name)[0], R"({"b":9})");
   auto whole = FloeRows(MemoryInput(f, "noids.parquet"), {});
-  ASSERT_TRUE(whole);
+  ASSERT_OK(whole);
   EXPECT_EQ((*whole)[0], R"({"a":7,"b":9})");
 }
 
@@ -183,7 +184,7 @@ TEST(ReaderProjection, RowGroupSkippingAndPositions) {
     return st.index == 1 || hi < 2;  // skips groups 0 and 1
   };
   auto r = FileReader::Open(MemoryInput(SampleFile(), "sample.parquet"), opts);
-  ASSERT_TRUE(r);
+  ASSERT_OK(r);
   Batch b;
   auto more = (*r)->Next(&b);
   ASSERT_TRUE(more && *more);
@@ -191,14 +192,14 @@ TEST(ReaderProjection, RowGroupSkippingAndPositions) {
   EXPECT_EQ(b.num_rows, 2);
   EXPECT_EQ(b.columns[0].data<int32_t>()[0], 4);
   more = (*r)->Next(&b);
-  ASSERT_TRUE(more);
+  ASSERT_OK(more);
   EXPECT_FALSE(*more);
   EXPECT_EQ(seen, (std::vector<int>{0, 1, 2}));
 }
 
 TEST(ReaderProjection, StatisticsInIcebergForm) {
   auto r = FileReader::Open(MemoryInput(SampleFile(), "sample.parquet"));
-  ASSERT_TRUE(r);
+  ASSERT_OK(r);
   const auto& st = (*r)->row_group_stats(2);
   const ColumnStats* id = st.Find(1);
   ASSERT_TRUE(id && id->lower && id->upper);

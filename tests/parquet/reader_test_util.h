@@ -27,6 +27,8 @@
 #include "floe/parquet/thrift_internal.h"
 #include "floe/util/codec.h"
 #include "parquet/reader_json.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::parquet::testutil {
 
@@ -173,7 +175,8 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
           const size_t usize = body.size() + vals.size();
           if (ch.snappy && ch.v2_is_compressed) {
             Buffer c;
-            (void)MakeCompressor(Codec::kSnappy).value()->Compress(vals.data(), vals.size(), &c);
+            EXPECT_OK(
+                MakeCompressor(Codec::kSnappy).value()->Compress(vals.data(), vals.size(), &c));
             vals.assign(c.data(), c.data() + c.size());
           }
           body.insert(body.end(), vals.begin(), vals.end());
@@ -190,7 +193,7 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
           h2.__set_is_compressed(ch.v2_is_compressed);
           ph.__set_data_page_header_v2(h2);
           Buffer hb;
-          (void)SerializeThrift(ph, &hb);
+          EXPECT_OK(SerializeThrift(ph, &hb));
           file.append(reinterpret_cast<const char*>(hb.data()), hb.size());
           file.append(reinterpret_cast<const char*>(body.data()), body.size());
           continue;
@@ -199,7 +202,7 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
         const size_t usize = body.size();
         if (ch.snappy) {
           Buffer c;
-          (void)MakeCompressor(Codec::kSnappy).value()->Compress(body.data(), body.size(), &c);
+          EXPECT_OK(MakeCompressor(Codec::kSnappy).value()->Compress(body.data(), body.size(), &c));
           body.assign(c.data(), c.data() + c.size());
         }
         ph.__set_type(fmtns::PageType::DATA_PAGE);
@@ -213,7 +216,7 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
         dh.__set_repetition_level_encoding(lenc);
         ph.__set_data_page_header(dh);
         Buffer hb;
-        (void)SerializeThrift(ph, &hb);
+        EXPECT_OK(SerializeThrift(ph, &hb));
         file.append(reinterpret_cast<const char*>(hb.data()), hb.size());
         file.append(reinterpret_cast<const char*>(body.data()), body.size());
       }
@@ -247,7 +250,7 @@ inline std::string BuildParquet(const std::vector<fmtns::SchemaElement>& schema,
   if (!kv.empty()) meta.__isset.key_value_metadata = true;
   meta.__set_created_by("floe reader tests");
   Buffer fb;
-  (void)SerializeThrift(meta, &fb);
+  EXPECT_OK(SerializeThrift(meta, &fb));
   file.append(reinterpret_cast<const char*>(fb.data()), fb.size());
   uint32_t len = static_cast<uint32_t>(fb.size());
   file.append(reinterpret_cast<const char*>(&len), 4);
@@ -269,14 +272,7 @@ inline void AppendPlainBytes(std::vector<uint8_t>* out, const std::string& s) {
 
 namespace stdfs = std::filesystem;
 
-inline std::string SharedDir() {
-  if (const char* env = std::getenv("FLOE_SHARED"); env && *env) return env;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (stdfs::exists(p + "/interop/parquet_rows.mjs")) return p;
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
+using ::floe::test::SharedDir;
 
 /// Runs a shell command; returns its stdout, or sets *ok = false.
 inline std::string RunCommand(const std::string& cmd, bool* ok) {

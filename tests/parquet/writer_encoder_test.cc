@@ -5,12 +5,14 @@
 
 #include <random>
 
-#include "floe/types/names.h"
 #include "floe/parquet/bloom_filter.h"
 #include "floe/parquet/column_writer_internal.h"
 #include "floe/parquet/encoder.h"
 #include "floe/parquet/rle_encoder.h"
 #include "floe/parquet/schema_mapping.h"
+#include "floe/types/names.h"
+#include "testing/matchers.h"
+#include "testing/schema.h"
 
 namespace floe::parquet {
 namespace {
@@ -206,15 +208,13 @@ TEST(WriterBloom, InsertedValuesAreFoundAndSizesArePowersOfTwo) {
 
 // ---- shredder ----
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 TEST(WriterShredder, OptionalListOfOptionalInts) {
   // PITFALLS 12: def 0 null list, 1 empty list, 2 null element, 3 value; rep 0 starts a row.
-  Schema schema({F(1, "a", ListType(2, false, IntType()))});
+  Schema schema({Field(1, "a", ListType(2, false, IntType()))});
   auto ps = MapSchema(schema);
-  ASSERT_TRUE(ps);
+  ASSERT_OK(ps);
   const LeafColumn& leaf = ps->leaves[0];
   EXPECT_EQ(leaf.max_def, 3);
   EXPECT_EQ(leaf.max_rep, 1);
@@ -228,7 +228,7 @@ TEST(WriterShredder, OptionalListOfOptionalInts) {
   col.children[0].Append<int32_t>(8);                 // [8]
   col.CloseListRow();
   LeafLevels lv;
-  ASSERT_TRUE(ShredLeaf(leaf, col, 4, &lv));
+  ASSERT_OK(ShredLeaf(leaf, col, 4, &lv));
   EXPECT_EQ(lv.def, (std::vector<int16_t>{0, 1, 2, 3, 3}));
   EXPECT_EQ(lv.rep, (std::vector<int16_t>{0, 0, 0, 1, 0}));
   EXPECT_EQ(lv.positions, (std::vector<int64_t>{1, 2}));
@@ -239,9 +239,9 @@ TEST(WriterShredder, MapOfListsInsideStruct) {
   // struct<m: map<string, list<long>>> (optional everywhere but the key).
   auto lt = ListType(5, false, LongType());
   auto mt = MapType(3, StringType(), 4, false, lt);
-  Schema schema({F(1, "s", StructType({F(2, "m", mt)}))});
+  Schema schema({Field(1, "s", StructType({Field(2, "m", mt)}))});
   auto ps = MapSchema(schema);
-  ASSERT_TRUE(ps);
+  ASSERT_OK(ps);
   ASSERT_EQ(ps->leaves.size(), 2u);
   const LeafColumn& vals = ps->leaves[1];
   EXPECT_EQ(vals.DottedPath(), "s.m.key_value.value.list.element");
@@ -264,19 +264,19 @@ TEST(WriterShredder, MapOfListsInsideStruct) {
   m.CloseListRow();
   col.AppendStructRow();
   LeafLevels lv;
-  ASSERT_TRUE(ShredLeaf(vals, col, 3, &lv));
+  ASSERT_OK(ShredLeaf(vals, col, 3, &lv));
   EXPECT_EQ(lv.def, (std::vector<int16_t>{6, 6, 3, 0, 2}));
   EXPECT_EQ(lv.rep, (std::vector<int16_t>{0, 2, 1, 0, 0}));
   LeafLevels keys;
-  ASSERT_TRUE(ShredLeaf(ps->leaves[0], col, 3, &keys));
+  ASSERT_OK(ShredLeaf(ps->leaves[0], col, 3, &keys));
   EXPECT_EQ(keys.def, (std::vector<int16_t>{3, 3, 0, 2}));
   EXPECT_EQ(keys.rep, (std::vector<int16_t>{0, 1, 0, 0}));
 }
 
 TEST(WriterShredder, NullInRequiredFieldIsAnErrorNamingTheField) {
-  Schema schema({F(1, "s", StructType({F(2, "x", IntType(), true)}))});
+  Schema schema({Field(1, "s", StructType({Field(2, "x", IntType(), true)}))});
   auto ps = MapSchema(schema);
-  ASSERT_TRUE(ps);
+  ASSERT_OK(ps);
   ColumnVector col(schema.fields()[0].type);
   col.children[0].Append<int32_t>(1);
   col.AppendStructRow();
@@ -301,9 +301,9 @@ TEST(WriterSchema, DecimalPhysicalTypes) {
   EXPECT_EQ(PhysicalTypeFor(*DecimalType(10, 2)), PhysicalType::kInt64);
   EXPECT_EQ(PhysicalTypeFor(*DecimalType(18, 2)), PhysicalType::kInt64);
   EXPECT_EQ(PhysicalTypeFor(*DecimalType(19, 2)), PhysicalType::kFixedLenByteArray);
-  Schema schema({F(1, "d", DecimalType(38, 2)), F(2, "e", DecimalType(19, 0))});
+  Schema schema({Field(1, "d", DecimalType(38, 2)), Field(2, "e", DecimalType(19, 0))});
   auto ps = MapSchema(schema);
-  ASSERT_TRUE(ps);
+  ASSERT_OK(ps);
   EXPECT_EQ(ps->leaves[0].type_length, 16);
   EXPECT_EQ(ps->leaves[1].type_length, 9);
 }

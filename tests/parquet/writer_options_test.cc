@@ -8,19 +8,20 @@
 #include <filesystem>
 
 #include "floe/parquet/writer.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
+#include "testing/schema.h"
 
 namespace floe::parquet {
 namespace {
 
 namespace fs = std::filesystem;
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 TEST(WriterOptions, DefaultsAreIcebergs) {
   auto o = WriterOptions::FromProperties({});
-  ASSERT_TRUE(o);
+  ASSERT_OK(o);
   EXPECT_EQ(o->row_group_size_bytes, 134217728);
   EXPECT_EQ(o->page_size_bytes, 1048576);
   EXPECT_EQ(o->page_row_limit, 20000);
@@ -91,21 +92,19 @@ TEST(WriterOptions, BadValuesNameKeyAndValue) {
 
 class WriterFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("floe_pq_writer_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = test::FreshTestDir("floe_pq_writer_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
   std::unique_ptr<OutputFile> Out(const std::string& name) {
     auto o = OpenLocalOutput((dir_ / name).string(), true);
-    EXPECT_TRUE(o);
+    EXPECT_OK(o);
     return std::move(*o);
   }
   fs::path dir_;
 };
 
 TEST_F(WriterFiles, OptionsNamingMissingOrUnfitColumnsFail) {
-  auto schema = std::make_shared<Schema>(std::vector<NestedField>{F(1, "a", StringType()), F(2, "b", BooleanType())});
+  auto schema = std::make_shared<Schema>(
+      std::vector<NestedField>{Field(1, "a", StringType()), Field(2, "b", BooleanType())});
   WriterOptions o;
   o.bloom_filter_columns["nope"] = true;
   auto w = FileWriter::Open(Out("x.parquet"), schema, o);
@@ -124,9 +123,9 @@ TEST_F(WriterFiles, OptionsNamingMissingOrUnfitColumnsFail) {
 
 TEST_F(WriterFiles, BadBatchesAreRejectedWithNames) {
   auto schema = std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "a", LongType(), true), F(2, "dec", DecimalType(4, 2))});
+      Field(1, "a", LongType(), true), Field(2, "dec", DecimalType(4, 2))});
   auto w = FileWriter::Open(Out("bad.parquet"), schema, {});
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   Batch b(schema);
   b.columns[0].AppendNull();  // required
   b.columns[1].Append<int128_t>(1);
@@ -145,7 +144,8 @@ TEST_F(WriterFiles, BadBatchesAreRejectedWithNames) {
   e.columns[0].Append<int64_t>(1);
   e.num_rows = 1;  // column 'dec' short
   EXPECT_FALSE((*w)->Write(e));
-  auto other = std::make_shared<Schema>(std::vector<NestedField>{F(1, "a", IntType(), true), F(2, "dec", DecimalType(4, 2))});
+  auto other = std::make_shared<Schema>(
+      std::vector<NestedField>{Field(1, "a", IntType(), true), Field(2, "dec", DecimalType(4, 2))});
   Batch o(other);
   st = (*w)->Write(o);
   ASSERT_FALSE(st);
@@ -156,13 +156,13 @@ TEST_F(WriterFiles, BadBatchesAreRejectedWithNames) {
 
 TEST_F(WriterFiles, MetricsAreIcebergs) {
   auto schema = std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "l", LongType()), F(2, "d", DoubleType()), F(3, "s", StringType()),
-      F(4, "dec", DecimalType(20, 2)), F(5, "li", ListType(6, true, IntType())),
-      F(7, "b", BooleanType()), F(8, "nn", FloatType())});
+      Field(1, "l", LongType()), Field(2, "d", DoubleType()), Field(3, "s", StringType()),
+      Field(4, "dec", DecimalType(20, 2)), Field(5, "li", ListType(6, true, IntType())),
+      Field(7, "b", BooleanType()), Field(8, "nn", FloatType())});
   WriterOptions opt;
   opt.row_group_size_bytes = 1;  // one row group per batch: bounds merge across groups
   auto w = FileWriter::Open(Out("m.parquet"), schema, opt);
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   int64_t before = (*w)->EstimatedFileSize();
   for (int part = 0; part < 2; ++part) {
     Batch b(schema);
@@ -182,7 +182,7 @@ TEST_F(WriterFiles, MetricsAreIcebergs) {
       b.columns[6].Append(std::nanf(""));
       ++b.num_rows;
     }
-    ASSERT_TRUE((*w)->Write(b));
+    ASSERT_OK((*w)->Write(b));
   }
   EXPECT_GT((*w)->EstimatedFileSize(), before);
   auto r = (*w)->Close();

@@ -14,6 +14,9 @@
 
 #include "floe/parquet/page_pool_internal.h"
 #include "floe/parquet/writer.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
+#include "testing/schema.h"
 #include "writer_test_util.h"
 
 namespace floe::parquet {
@@ -22,30 +25,32 @@ namespace {
 namespace fs = std::filesystem;
 using testing::RandomFiller;
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 SchemaPtr MatrixSchema() {
   std::vector<NestedField> f;
-  f.push_back(F(1, "b", BooleanType()));
-  f.push_back(F(2, "i", IntType()));
-  f.push_back(F(3, "l", LongType(), true));
-  f.push_back(F(4, "f", FloatType()));
-  f.push_back(F(5, "d", DoubleType()));
-  f.push_back(F(6, "dec9", DecimalType(9, 2)));
-  f.push_back(F(7, "dec38", DecimalType(38, 10)));
-  f.push_back(F(8, "dt", DateType()));
-  f.push_back(F(9, "ts", TimestampType()));
-  f.push_back(F(10, "s", StringType()));
-  f.push_back(F(11, "u", UuidType()));
-  f.push_back(F(12, "fx", FixedType(5)));
-  f.push_back(F(13, "bin", BinaryType()));
-  f.push_back(F(14, "st", StructType({F(15, "x", IntType(), true), F(16, "y", StringType())})));
-  f.push_back(F(17, "li", ListType(18, false, IntType())));
-  f.push_back(F(19, "mp", MapType(20, StringType(), 21, false, LongType())));
+  f.push_back(Field(1, "b", BooleanType()));
+  f.push_back(Field(2, "i", IntType()));
+  f.push_back(Field(3, "l", LongType(), true));
+  f.push_back(Field(4, "f", FloatType()));
+  f.push_back(Field(5, "d", DoubleType()));
+  f.push_back(Field(6, "dec9", DecimalType(9, 2)));
+  f.push_back(Field(7, "dec38", DecimalType(38, 10)));
+  f.push_back(Field(8, "dt", DateType()));
+  f.push_back(Field(9, "ts", TimestampType()));
+  f.push_back(Field(10, "s", StringType()));
+  f.push_back(Field(11, "u", UuidType()));
+  f.push_back(Field(12, "fx", FixedType(5)));
+  f.push_back(Field(13, "bin", BinaryType()));
+  f.push_back(
+      Field(14, "st", StructType({Field(15, "x", IntType(), true), Field(16, "y", StringType())})));
+  f.push_back(Field(17, "li", ListType(18, false, IntType())));
+  f.push_back(Field(19, "mp", MapType(20, StringType(), 21, false, LongType())));
   auto inner = ListType(24, false, StringType());
-  f.push_back(F(22, "deep", ListType(23, false, StructType({F(25, "a", inner), F(26, "z", DecimalType(20, 3))}))));
+  f.push_back(
+      Field(22, "deep",
+            ListType(23, false,
+                     StructType({Field(25, "a", inner), Field(26, "z", DecimalType(20, 3))}))));
   return std::make_shared<Schema>(std::move(f));
 }
 
@@ -61,10 +66,7 @@ std::vector<Batch> MatrixBatches(const SchemaPtr& schema, uint64_t seed) {
   return out;
 }
 
-std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using test::ReadFile;
 
 // Restores the real compressors when a test ends.
 struct FactoryGuard {
@@ -106,20 +108,14 @@ class FailingOutput final : public OutputFile {
 
 class WriterParallel : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("floe_pq_parallel_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = test::FreshTestDir("floe_pq_parallel_"); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   // Writes `batches` to `name` with `options`; the file's bytes, or "" on failure.
   std::string Write(const std::string& name, const SchemaPtr& schema, const std::vector<Batch>& batches,
                     const WriterOptions& options, WriteResult* result) {
     auto out = OpenLocalOutput((dir_ / name).string(), true);
-    EXPECT_TRUE(out);
+    EXPECT_OK(out);
     auto w = FileWriter::Open(std::move(*out), schema, options);
     EXPECT_TRUE(w) << w.error().ToString();
     if (!w) return "";
@@ -132,7 +128,7 @@ class WriterParallel : public ::testing::Test {
     EXPECT_TRUE(r) << name << ": " << r.error().ToString();
     if (!r) return "";
     *result = std::move(*r);
-    return ReadAll(dir_ / name);
+    return ReadFile(dir_ / name);
   }
 
   fs::path dir_;
@@ -202,7 +198,7 @@ TEST_F(WriterParallel, FilesAreByteIdenticalForOneTwoAndFourThreads) {
 // many times over.
 TEST_F(WriterParallel, ManyPagesInFlightStayInOrder) {
   auto schema = std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "id", LongType(), true), F(2, "s", StringType()), F(3, "d", DoubleType())});
+      Field(1, "id", LongType(), true), Field(2, "s", StringType()), Field(3, "d", DoubleType())});
   Batch b(schema);
   RandomFiller filler(7, 0.05);
   filler.Fill(&b, 60000);
@@ -227,7 +223,7 @@ TEST_F(WriterParallel, ManyPagesInFlightStayInOrder) {
 // thread, with the same bytes.
 TEST_F(WriterParallel, OpenFilesShareOneWorkerBudget) {
   auto schema = std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "id", LongType(), true), F(2, "s", StringType()), F(3, "d", DoubleType())});
+      Field(1, "id", LongType(), true), Field(2, "s", StringType()), Field(3, "d", DoubleType())});
   Batch b(schema);
   RandomFiller filler(11, 0.1);
   filler.Fill(&b, 5000);
@@ -243,19 +239,19 @@ TEST_F(WriterParallel, OpenFilesShareOneWorkerBudget) {
   std::vector<std::unique_ptr<FileWriter>> writers;
   for (int i = 0; i < files; ++i) {
     auto out = OpenLocalOutput((dir_ / fmt::format("f{}.parquet", i)).string(), true);
-    ASSERT_TRUE(out);
+    ASSERT_OK(out);
     auto w = FileWriter::Open(std::move(*out), schema, o);
     ASSERT_TRUE(w) << w.error().ToString();
     writers.push_back(std::move(*w));
     EXPECT_LE(PagePool::LiveWorkersForTesting(), PagePool::WorkerBudget()) << i;
   }
   EXPECT_EQ(PagePool::LiveWorkersForTesting(), PagePool::WorkerBudget());
-  for (auto& w : writers) ASSERT_TRUE(w->Write(b));
+  for (auto& w : writers) ASSERT_OK(w->Write(b));
   for (int i = 0; i < files; ++i) {
     auto r = writers[static_cast<size_t>(i)]->Close();
     ASSERT_TRUE(r) << r.error().ToString();
     writers[static_cast<size_t>(i)].reset();
-    EXPECT_TRUE(ReadAll(dir_ / fmt::format("f{}.parquet", i)) == one) << i;
+    EXPECT_TRUE(ReadFile(dir_ / fmt::format("f{}.parquet", i)) == one) << i;
     ExpectSameMetrics(base, *r, fmt::format("f{}", i));
   }
   EXPECT_EQ(PagePool::LiveWorkersForTesting(), 0);
@@ -278,7 +274,7 @@ TEST_F(WriterParallel, CompressorFailureOnAnyThreadIsAnErrorAndLeavesNoFile) {
       o.write_batch_rows = 64;
       const std::string name = fmt::format("fail_p{}_{}.parquet", p, fail_after);
       auto out = OpenLocalOutput((dir_ / name).string(), true);
-      ASSERT_TRUE(out);
+      ASSERT_OK(out);
       auto w = FileWriter::Open(std::move(*out), schema, o);
       ASSERT_TRUE(w) << w.error().ToString();
       std::optional<Error> error;
@@ -314,7 +310,7 @@ TEST_F(WriterParallel, FailingOutputFileIsAnErrorAndLeavesNoFile) {
       o.row_group_size_bytes = 30000;
       const std::string name = fmt::format("out_p{}_{}.parquet", p, limit);
       auto out = OpenLocalOutput((dir_ / name).string(), true);
-      ASSERT_TRUE(out);
+      ASSERT_OK(out);
       auto w = FileWriter::Open(std::unique_ptr<OutputFile>(new FailingOutput(std::move(*out), limit)),
                                 schema, o);
       std::optional<Error> error;
@@ -350,10 +346,10 @@ TEST_F(WriterParallel, AbortWithPagesInFlightLeavesNothing) {
       o.page_row_limit = 20;
       o.codec = Codec::kBrotli;  // slow: pages are still queued when Abort comes
       auto out = OpenLocalOutput((dir_ / "aborted.parquet").string(), true);
-      ASSERT_TRUE(out);
+      ASSERT_OK(out);
       auto w = FileWriter::Open(std::move(*out), schema, o);
-      ASSERT_TRUE(w);
-      for (const Batch& b : batches) ASSERT_TRUE((*w)->Write(b));
+      ASSERT_OK(w);
+      for (const Batch& b : batches) ASSERT_OK((*w)->Write(b));
       if (!destroy_only) {
         (*w)->Abort();
         EXPECT_FALSE((*w)->Write(batches[0])) << "Write after Abort";
@@ -370,7 +366,7 @@ TEST_F(WriterParallel, BadParallelismIsAnError) {
   WriterOptions o;
   o.parallelism = 0;
   auto out = OpenLocalOutput((dir_ / "x.parquet").string(), true);
-  ASSERT_TRUE(out);
+  ASSERT_OK(out);
   auto w = FileWriter::Open(std::move(*out), schema, o);
   ASSERT_FALSE(w);
   EXPECT_NE(w.error().message.find("parallelism 0"), std::string::npos) << w.error().message;

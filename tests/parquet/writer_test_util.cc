@@ -7,8 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "floe/types/names.h"
 #include "floe/parquet/schema_mapping.h"
+#include "floe/types/names.h"
+#include "testing/hex.h"
 
 namespace floe::parquet::testing {
 
@@ -56,16 +57,6 @@ std::string JsonString(std::string_view s) {
     }
   }
   return out + "\"";
-}
-
-std::string Hex(std::string_view b) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : b) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
 }
 
 // Formats shortest-digit scientific text ("d.ddde±x") the way JavaScript prints numbers.
@@ -221,12 +212,12 @@ std::string CanonicalValue(const ColumnVector& col, int64_t i, bool mask) {
       return "\"" + Timestamp(col.data<int64_t>()[i], 1000000000, 9) + "+00:00\"";
     case TypeId::kString: return JsonString(col.bytes(i));
     case TypeId::kUuid: {
-      std::string h = Hex(col.bytes(i));
+      std::string h = test::Hex(col.bytes(i));
       return fmt::format("\"{}-{}-{}-{}-{}\"", h.substr(0, 8), h.substr(8, 4), h.substr(12, 4),
                          h.substr(16, 4), h.substr(20));
     }
     case TypeId::kFixed:
-    case TypeId::kBinary: return "\"" + Hex(col.bytes(i)) + "\"";
+    case TypeId::kBinary: return "\"" + test::Hex(col.bytes(i)) + "\"";
     case TypeId::kStruct: {
       std::string out = "{";
       for (size_t f = 0; f < t.fields.size(); ++f) {

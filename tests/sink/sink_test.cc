@@ -12,6 +12,7 @@
 #include "floe/sink/write_config.h"
 #include "floe/types/json_value.h"
 #include "floe/types/sql_schema.h"
+#include "testing/matchers.h"
 
 namespace floe::sink {
 namespace {
@@ -57,18 +58,19 @@ TEST(WriteConfig, NotImplementedOptionsAreRefused) {
     EXPECT_FALSE(c) << yaml;
   }
   // Stored for other engines when a table is created.
-  EXPECT_TRUE(WriteConfig::FromYaml("table_properties: {write.delete.mode: merge-on-read}\n", "t.yaml"));
+  EXPECT_OK(
+      WriteConfig::FromYaml("table_properties: {write.delete.mode: merge-on-read}\n", "t.yaml"));
   WriteConfig c;
   EXPECT_FALSE(c.Set("write.update.mode", "merge-on-read"));
   EXPECT_FALSE(c.Set("distribution-mode", "hash"));
   EXPECT_FALSE(c.Set("table", "db.t_{a.b}"));
-  EXPECT_TRUE(c.Set("keep", "a,b"));
+  EXPECT_OK(c.Set("keep", "a,b"));
   auto st = c.Set("drop", "c");
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("keep"), std::string::npos) << st.error().message;
-  EXPECT_TRUE(c.Set("table", "db.t"));
+  EXPECT_OK(c.Set("table", "db.t"));
   EXPECT_FALSE(c.SetTable("db.u", "--table"));
-  EXPECT_TRUE(c.SetTable("db.t", "--table"));
+  EXPECT_OK(c.SetTable("db.t", "--table"));
 }
 
 TEST(WriteConfig, ErrorsNameTheKey) {
@@ -86,8 +88,8 @@ TEST(WriteConfig, ErrorsNameTheKey) {
   EXPECT_NE(bad_yaml.error().message.find("t.yaml"), std::string::npos);
 
   WriteConfig c;
-  EXPECT_TRUE(c.Set("overwrite-enabled", "true"));
-  EXPECT_TRUE(c.Set("write.parquet.page-size-bytes", "65536"));
+  EXPECT_OK(c.Set("overwrite-enabled", "true"));
+  EXPECT_OK(c.Set("write.parquet.page-size-bytes", "65536"));
   EXPECT_EQ(c.table_properties.at("write.parquet.page-size-bytes"), "65536");
   EXPECT_EQ(c.table_properties.count("overwrite-enabled"), 0u);
   auto st = c.Set("write-parallelizm", "2");
@@ -129,7 +131,7 @@ TEST(WriteConfig, PartitionAndSortFields) {
 
 Batch Decode(SchemaPtr schema, const std::string& jsonl) {
   auto r = format::JsonlReader::FromString(schema, jsonl);
-  EXPECT_TRUE(r);
+  EXPECT_OK(r);
   Batch b(schema);
   auto more = (*r)->Next(&b);
   EXPECT_TRUE(more && *more);
@@ -150,20 +152,20 @@ TEST(Projector, KeepDropOnlyAndBind) {
   const std::string rows = R"({"a":1,"b":"p","rec":{"x":5,"y":"q"}})" "\n" R"({"a":2,"b":null,"rec":null})" "\n";
 
   auto keep = Projector::Make(in, {ProjectionKind::kKeep, {"b", "a"}});
-  ASSERT_TRUE(keep);
-  ASSERT_TRUE(keep->Bind(Sql("a INT, b STRING")));
+  ASSERT_OK(keep);
+  ASSERT_OK(keep->Bind(Sql("a INT, b STRING")));
   Batch out;
-  ASSERT_TRUE(keep->Apply(Decode(in, rows), &out, 1));
+  ASSERT_OK(keep->Apply(Decode(in, rows), &out, 1));
   EXPECT_EQ(Rows(out), "{\"a\":1,\"b\":\"p\"}\n{\"a\":2,\"b\":null}\n");
 
   auto drop = Projector::Make(in, {ProjectionKind::kDrop, {"rec"}});
-  ASSERT_TRUE(drop);
+  ASSERT_OK(drop);
   EXPECT_EQ(drop->projected_schema()->num_fields(), 2);
 
   auto only = Projector::Make(in, {ProjectionKind::kOnly, {"rec"}});
-  ASSERT_TRUE(only);
-  ASSERT_TRUE(only->Bind(Sql("x INT, y STRING")));
-  ASSERT_TRUE(only->Apply(Decode(in, rows), &out, 1));
+  ASSERT_OK(only);
+  ASSERT_OK(only->Bind(Sql("x INT, y STRING")));
+  ASSERT_OK(only->Apply(Decode(in, rows), &out, 1));
   EXPECT_EQ(Rows(out), "{\"x\":5,\"y\":\"q\"}\n{\"x\":null,\"y\":null}\n");
 
   EXPECT_FALSE(Projector::Make(in, {ProjectionKind::kOnly, {"a"}}));
@@ -176,12 +178,14 @@ TEST(Projector, KeepDropOnlyAndBind) {
   EXPECT_FALSE(none->Bind(Sql("a BIGINT, b STRING")));
   EXPECT_FALSE(none->Bind(Sql("a INT, b STRING, c INT NOT NULL")));
   EXPECT_FALSE(none->Bind(Sql("a INT")));
-  ASSERT_TRUE(none->Bind(Sql("c DOUBLE, b STRING, a INT")));
+  ASSERT_OK(none->Bind(Sql("c DOUBLE, b STRING, a INT")));
   SchemaPtr two = Sql("a INT, b STRING");
-  ASSERT_TRUE(none->Apply(Decode(two, R"({"a":7,"b":"z"})" "\n"), &out, 1));
+  ASSERT_OK(none->Apply(Decode(two, R"({"a":7,"b":"z"})"
+                                    "\n"),
+                        &out, 1));
   EXPECT_EQ(Rows(out), "{\"c\":null,\"b\":\"z\",\"a\":7}\n");
   // Null in a NOT NULL table column: the row is named.
-  ASSERT_TRUE(none->Bind(Sql("a INT NOT NULL, b STRING")));
+  ASSERT_OK(none->Bind(Sql("a INT NOT NULL, b STRING")));
   auto st = none->Apply(Decode(two, "{\"a\":1}\n{\"a\":null}\n"), &out, 101);
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("row 102"), std::string::npos) << st.error().message;
@@ -196,9 +200,9 @@ TEST_P(PipelineTest, RowsInOrderAndErrorsStopBothStages) {
   format::DecodeOptions dopt;
   dopt.batch_rows = 100;
   auto reader = format::JsonlReader::FromString(s, jsonl, dopt);
-  ASSERT_TRUE(reader);
+  ASSERT_OK(reader);
   auto proj = Projector::Make(s, {});
-  ASSERT_TRUE(proj->Bind(s));
+  ASSERT_OK(proj->Bind(s));
   int64_t next = 0;
   bool ordered = true;
   PipelineOptions opt;

@@ -18,6 +18,8 @@
 #include "floe/io/file.h"
 #include "floe/table/append_files.h"
 #include "floe/types/sql_schema.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::sink {
 namespace {
@@ -125,16 +127,11 @@ class UnknownOutcomeCatalog : public catalog::Catalog {
 class WriteJobTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("floe_write_job_test_{}_{}", ::getpid(),
-                       testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_write_job_test_");
     catalog_ = std::move(*catalog::OpenHadoopCatalog("t", dir_.string()));
     schema_ = Sql("id BIGINT NOT NULL, region STRING");
   }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   WriteConfig Config(const std::string& table, std::map<std::string, std::string> write = {}) {
     WriteConfig c;
@@ -152,7 +149,7 @@ class WriteJobTest : public ::testing::Test {
     c.table_properties = std::move(table_properties);
     auto job = WriteJob::Open(c, catalog_.get(), schema_);
     ASSERT_TRUE(job) << job.error().ToString();
-    ASSERT_TRUE((*job)->Write(Rows(schema_, JsonRows(0, 1))));
+    ASSERT_OK((*job)->Write(Rows(schema_, JsonRows(0, 1))));
     auto r = (*job)->Commit();
     ASSERT_TRUE(r) << r.error().ToString();
   }
@@ -169,9 +166,9 @@ TEST_F(WriteJobTest, CreatesTheTableAndCommits) {
   auto job = WriteJob::Open(Config("db.t"), schema_);
   ASSERT_TRUE(job) << job.error().ToString();
   EXPECT_TRUE((*job)->created_table());
-  ASSERT_TRUE((*job)->Write(Rows(schema_, JsonRows(0, 3))));
+  ASSERT_OK((*job)->Write(Rows(schema_, JsonRows(0, 3))));
   const Batch second = Rows(schema_, JsonRows(3, 2));
-  ASSERT_TRUE((*job)->Write(second));  // the const& overload copies
+  ASSERT_OK((*job)->Write(second));  // the const& overload copies
   EXPECT_EQ(second.num_rows, 2);
   auto r = (*job)->Commit({{"floe.input", "test"}});
   ASSERT_TRUE(r) << r.error().ToString();
@@ -201,7 +198,7 @@ TEST_F(WriteJobTest, RunsTheDecoderPipelineAndSecondWriteAppends) {
   format::DecodeOptions o;
   o.batch_rows = 7;
   auto reader = format::JsonlReader::FromString((*job)->input_schema(), JsonRows(1, 100), o);
-  ASSERT_TRUE(reader);
+  ASSERT_OK(reader);
   auto stats = (*job)->Run([&](Batch* b) { return (*reader)->Next(b); }, "rows.jsonl");
   ASSERT_TRUE(stats) << stats.error().ToString();
   EXPECT_EQ(stats->rows, 100);
@@ -226,7 +223,7 @@ TEST_F(WriteJobTest, BadRowMidInputLeavesTheTableAsItWas) {
     o.batch_rows = 1000;
     std::string input = JsonRows(1, 20000) + "{\"id\": \"not a number\"}\n";
     auto reader = format::JsonlReader::FromString((*job)->input_schema(), input, o);
-    ASSERT_TRUE(reader);
+    ASSERT_OK(reader);
     int max_files = 0;
     auto stats = (*job)->Run(
         [&](Batch* b) {
@@ -252,7 +249,7 @@ TEST_F(WriteJobTest, FailingWriteOfANewTableDropsIt) {
       WriteJob::Open(Config("db.n", {{"target-file-size-bytes", "1"}}), catalog_.get(), schema_);
   ASSERT_TRUE(job) << job.error().ToString();
   ASSERT_TRUE((*job)->created_table());
-  ASSERT_TRUE((*job)->Write(Rows(schema_, JsonRows(0, 20000))));
+  ASSERT_OK((*job)->Write(Rows(schema_, JsonRows(0, 20000))));
   EXPECT_GT(CountParquet(TableDir("n") / "data"), 0);
   Batch bad = Rows(schema_, JsonRows(20000, 3));
   bad.columns[0].SetValid(1, false);  // a null id, which is NOT NULL
@@ -272,14 +269,14 @@ TEST_F(WriteJobTest, DestructionWithoutCommitUndoesTheWrite) {
     auto job =
         WriteJob::Open(Config("db.e", {{"target-file-size-bytes", "1"}}), catalog_.get(), nullptr);
     ASSERT_TRUE(job) << job.error().ToString();
-    ASSERT_TRUE((*job)->Write(Rows(schema_, JsonRows(0, 20000))));
+    ASSERT_OK((*job)->Write(Rows(schema_, JsonRows(0, 20000))));
     EXPECT_GT(CountParquet(TableDir("e") / "data"), 2);
   }
   EXPECT_EQ(Tree(TableDir("e")), before);
   {
     auto job = WriteJob::Open(Config("db.fresh"), catalog_.get(), schema_);
     ASSERT_TRUE(job) << job.error().ToString();
-    ASSERT_TRUE((*job)->Write(Rows(schema_, JsonRows(0, 10))));
+    ASSERT_OK((*job)->Write(Rows(schema_, JsonRows(0, 10))));
     (*job)->Abort();  // explicitly, then destroyed: undone once
     EXPECT_FALSE(fs::exists(TableDir("fresh")));
   }
@@ -291,7 +288,7 @@ TEST_F(WriteJobTest, RefusesRowKindsOtherThanInsert) {
   ASSERT_TRUE(job) << job.error().ToString();
   Batch inserts = Rows(schema_, JsonRows(0, 2));
   inserts.row_kinds = {RowKind::kInsert, RowKind::kInsert};
-  ASSERT_TRUE((*job)->Write(std::move(inserts)));
+  ASSERT_OK((*job)->Write(std::move(inserts)));
   Batch changes = Rows(schema_, JsonRows(2, 3));
   changes.row_kinds = {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kDelete};
   Status st = (*job)->Write(std::move(changes));
@@ -313,7 +310,7 @@ TEST_F(WriteJobTest, LostCommitRaceWithoutRetriesLeavesTheTableAsTheWinnerLeftIt
   // Another writer commits after the job loaded the table.
   MakeTable("race");
   const auto after_winner = Tree(TableDir("race"));
-  ASSERT_TRUE((*job)->Write(Rows(schema_, JsonRows(0, 20000))));
+  ASSERT_OK((*job)->Write(Rows(schema_, JsonRows(0, 20000))));
   EXPECT_GT(CountParquet(TableDir("race") / "data" / "region=eu"), 2);  // a folder the job made
   auto r = (*job)->Commit();
   ASSERT_FALSE(r);
@@ -328,7 +325,7 @@ TEST_F(WriteJobTest, LostRaceOnATableItCreatedKeepsTheTableTheWinnerCommittedTo)
   auto job = WriteJob::Open(c, catalog_.get(), schema_);
   ASSERT_TRUE(job) << job.error().ToString();
   ASSERT_TRUE((*job)->created_table());
-  ASSERT_TRUE((*job)->Write(Rows(schema_, JsonRows(0, 10))));
+  ASSERT_OK((*job)->Write(Rows(schema_, JsonRows(0, 10))));
   MakeTable("both");  // appends to the table the job created
   const auto after_winner = Tree(TableDir("both"));
   auto r = (*job)->Commit();
@@ -342,7 +339,7 @@ TEST_F(WriteJobTest, UnknownCommitOutcomeKeepsEveryFile) {
   UnknownOutcomeCatalog unknown(catalog_.get());
   auto job = WriteJob::Open(Config("db.u"), &unknown, schema_);
   ASSERT_TRUE(job) << job.error().ToString();
-  ASSERT_TRUE((*job)->Write(Rows(schema_, JsonRows(0, 10))));
+  ASSERT_OK((*job)->Write(Rows(schema_, JsonRows(0, 10))));
   auto r = (*job)->Commit();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::kCommitStateUnknown);
@@ -388,7 +385,7 @@ TEST_F(WriteJobTest, OverwriteReplacesWrittenPartitionsOnABranch) {
   auto job = WriteJob::Open(Config("db.b", {{"overwrite-enabled", "true"}}), catalog_.get(),
                             nullptr, WriteJobOptions{.branch = "dev"});
   ASSERT_TRUE(job) << job.error().ToString();
-  ASSERT_TRUE((*job)->Write(
+  ASSERT_OK((*job)->Write(
       Rows(schema_, "{\"id\": 5, \"region\": \"us\"}\n{\"id\": 6, \"region\": \"us\"}\n")));
   auto r = (*job)->Commit();
   ASSERT_TRUE(r) << r.error().ToString();

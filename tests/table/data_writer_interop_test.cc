@@ -15,14 +15,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "floe/types/names.h"
 #include "floe/iceberg/schema_json.h"
-#include "floe/parquet/schema_mapping.h"
 #include "floe/iceberg/value.h"
+#include "floe/parquet/schema_mapping.h"
 #include "floe/table/data_writer.h"
 #include "floe/table/partition_key.h"
 #include "floe/types/column_ops.h"
+#include "floe/types/names.h"
 #include "parquet/writer_test_util.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
+#include "testing/schema.h"
 
 namespace floe::table {
 namespace {
@@ -30,14 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string SharedDir() {
-  if (const char* e = std::getenv("FLOE_SHARED")) return e;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (fs::exists(p + "/interop/parquet_rows.mjs")) return fs::canonical(p).string();
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
+using test::SharedDir;
 
 Result<std::string> RunCommand(const std::string& cmd) {
   FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
@@ -63,22 +59,30 @@ std::vector<json> JsonLines(const std::string& text) {
   return out;
 }
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 SchemaPtr AllTypes() {
   return std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "b", BooleanType()), F(2, "i", IntType()), F(3, "l", LongType(), true),
-      F(4, "f", FloatType()), F(5, "d", DoubleType()), F(6, "dec9", DecimalType(9, 2)),
-      F(7, "dec18", DecimalType(18, 6)), F(8, "dec38", DecimalType(38, 10)), F(9, "dt", DateType()),
-      F(10, "tm", TimeType()), F(11, "ts", TimestampType()), F(12, "tstz", TimestampTzType()),
-      F(13, "s", StringType()), F(14, "u", UuidType()), F(15, "fx", FixedType(5)),
-      F(16, "bin", BinaryType()),
-      F(17, "st", StructType({F(18, "x", IntType()), F(19, "y", StringType())})),
-      F(20, "li", ListType(21, false, IntType())),
-      F(22, "mp", MapType(23, StringType(), 24, false, LongType())),
-      F(25, "a b", StringType())});
+      Field(1, "b", BooleanType()),
+      Field(2, "i", IntType()),
+      Field(3, "l", LongType(), true),
+      Field(4, "f", FloatType()),
+      Field(5, "d", DoubleType()),
+      Field(6, "dec9", DecimalType(9, 2)),
+      Field(7, "dec18", DecimalType(18, 6)),
+      Field(8, "dec38", DecimalType(38, 10)),
+      Field(9, "dt", DateType()),
+      Field(10, "tm", TimeType()),
+      Field(11, "ts", TimestampType()),
+      Field(12, "tstz", TimestampTzType()),
+      Field(13, "s", StringType()),
+      Field(14, "u", UuidType()),
+      Field(15, "fx", FixedType(5)),
+      Field(16, "bin", BinaryType()),
+      Field(17, "st", StructType({Field(18, "x", IntType()), Field(19, "y", StringType())})),
+      Field(20, "li", ListType(21, false, IntType())),
+      Field(22, "mp", MapType(23, StringType(), 24, false, LongType())),
+      Field(25, "a b", StringType())});
 }
 
 // Rows are random (nulls, extremes, nested values) except the partition source
@@ -185,21 +189,21 @@ TEST_P(DataWriterInteropTest, DuckDbReadsFilesAndMetricsAgree) {
   auto factory = std::make_shared<OutputFileFactory>(options->data_location);
   auto writer = MakeDataWriter(md, *options, factory);
   ASSERT_TRUE(writer) << writer.error().ToString();
-  ASSERT_TRUE((*writer)->Write(rows));
+  ASSERT_OK((*writer)->Write(rows));
   auto files = (*writer)->Close();
   ASSERT_TRUE(files) << files.error().ToString();
 
   // Expected rows per partition tuple.
   auto keyer = PartitionKeyer::Make(*spec, schema);
-  ASSERT_TRUE(keyer);
+  ASSERT_OK(keyer);
   auto groups = keyer->Group(rows);
-  ASSERT_TRUE(groups);
+  ASSERT_OK(groups);
   ASSERT_EQ(files->size(), groups->size());
   std::unordered_map<iceberg::Values, const PartitionGroup*, PartitionTupleHash> by_tuple;
   for (const auto& g : *groups) by_tuple[g.partition] = &g;
 
   auto schema_json = iceberg::SchemaToJson(*schema);
-  ASSERT_TRUE(schema_json);
+  ASSERT_OK(schema_json);
   const std::string script = SharedDir() + "/interop/parquet_rows.mjs";
   int64_t total = 0;
   for (const auto& f : *files) {
@@ -208,7 +212,7 @@ TEST_P(DataWriterInteropTest, DuckDbReadsFilesAndMetricsAgree) {
     const std::string local = f.file_path.substr(5);
     if (!spec->is_unpartitioned()) {
       auto path = PartitionPath(*spec, *schema, f.partition);
-      ASSERT_TRUE(path);
+      ASSERT_OK(path);
       EXPECT_EQ(fs::path(local).parent_path().string(), (dir / "data" / *path).string());
     }
     EXPECT_EQ(f.file_size_in_bytes, static_cast<int64_t>(fs::file_size(local)));

@@ -11,6 +11,8 @@
 #include "floe/iceberg/value.h"
 #include "floe/table/data_writer.h"
 #include "floe/table/partition_key.h"
+#include "testing/matchers.h"
+#include "testing/schema.h"
 
 namespace floe::table {
 namespace {
@@ -21,9 +23,7 @@ using iceberg::Transform;
 using iceberg::Value;
 using iceberg::Values;
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
 // A fresh folder under the build tree, removed at the end.
 class TempDir {
@@ -58,11 +58,11 @@ class TempDir {
 
 SchemaPtr EventSchema() {
   return std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "id", LongType(), true),
-      F(2, "name", StringType()),
-      F(3, "ts", TimestampType()),
-      F(4, "loc", StructType({F(5, "city", StringType()), F(6, "zip", IntType())})),
-      F(7, "tags", ListType(8, false, StringType())),
+      Field(1, "id", LongType(), true),
+      Field(2, "name", StringType()),
+      Field(3, "ts", TimestampType()),
+      Field(4, "loc", StructType({Field(5, "city", StringType()), Field(6, "zip", IntType())})),
+      Field(7, "tags", ListType(8, false, StringType())),
   });
 }
 
@@ -194,11 +194,11 @@ TEST(PartitionKeyerTest, GroupsRowsByTupleWithNestedSources) {
         EXPECT_EQ(g.partition[0].as_bytes(), fmt::format("c{}", r % 3)) << r;
       }
       auto tuple = keyer->TupleOf(b, r);
-      ASSERT_TRUE(tuple);
+      ASSERT_OK(tuple);
       EXPECT_TRUE(*tuple == g.partition);
     }
     auto path = PartitionPath(*spec, *schema, g.partition);
-    ASSERT_TRUE(path);
+    ASSERT_OK(path);
     EXPECT_TRUE(seen.insert(*path).second) << "two groups for " << *path;
   }
   EXPECT_EQ(total, 30);
@@ -239,13 +239,13 @@ TEST(DataWriterOptionsTest, ResolvesWithFlinkPrecedence) {
   EXPECT_EQ(job->parquet.compression_level, 3);
 
   auto defaults = Resolve(Table("/w/t/", iceberg::PartitionSpec::Unpartitioned()));
-  ASSERT_TRUE(defaults);
+  ASSERT_OK(defaults);
   EXPECT_EQ(defaults->target_file_size_bytes, 536870912);
   EXPECT_EQ(defaults->parquet.codec, Codec::kZstd);
   EXPECT_EQ(defaults->data_location, "/w/t/data");
 
   auto path = Resolve(Table("/w/t", iceberg::PartitionSpec::Unpartitioned(), {{"write.data.path", "s3://b/d/"}}));
-  ASSERT_TRUE(path);
+  ASSERT_OK(path);
   EXPECT_EQ(path->data_location, "s3://b/d");
 }
 
@@ -285,10 +285,10 @@ TEST(DataWriterTest, NamesFilesAsJavaAndFillsDataFiles) {
   TempDir dir("names");
   auto schema = EventSchema();
   auto spec = iceberg::PartitionSpecBuilder(*schema).Day("ts").Identity("name").Build();
-  ASSERT_TRUE(spec);
+  ASSERT_OK(spec);
   auto md = Table(FileUri(dir.str()), *spec);
   auto o = Resolve(md);
-  ASSERT_TRUE(o);
+  ASSERT_OK(o);
   auto files = WriteAll(md, *o, {EventBatch(0, 100)});
   ASSERT_TRUE(files) << files.error().ToString();
   int64_t rows = 0;
@@ -313,7 +313,7 @@ TEST(DataWriterTest, NamesFilesAsJavaAndFillsDataFiles) {
     EXPECT_EQ(f.sort_order_id, 0);
     EXPECT_FALSE(f.split_offsets.empty());
     EXPECT_EQ(f.split_offsets[0], 4);
-    EXPECT_TRUE(f.Validate());
+    EXPECT_OK(f.Validate());
     // Top-level and struct leaves have bounds; list leaves counts only.
     EXPECT_TRUE(f.lower_bounds.contains(1));
     EXPECT_TRUE(f.lower_bounds.contains(3));
@@ -333,7 +333,7 @@ TEST(DataWriterTest, RollsAtSmallTargetSizes) {
   TempDir dir("roll");
   auto md = Table(dir.str(), iceberg::PartitionSpec::Unpartitioned());
   auto o = Resolve(md, {{"target-file-size-bytes", "32768"}});
-  ASSERT_TRUE(o);
+  ASSERT_OK(o);
   o->parquet.codec = Codec::kUncompressed;
   o->parquet.dictionary_enabled = false;
   std::vector<Batch> batches;
@@ -361,10 +361,11 @@ TEST(DataWriterTest, RollsAtSmallTargetSizes) {
 
 TEST(DataWriterTest, MetricsModesPerColumnAndTruncation) {
   TempDir dir("metrics");
-  auto schema = std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "id", LongType(), true), F(2, "s_trunc", StringType()), F(3, "s_full", StringType()),
-      F(4, "s_counts", StringType()), F(5, "s_none", StringType()), F(6, "b", BinaryType()),
-      F(7, "d", DoubleType()), F(8, "s_t4", StringType())});
+  auto schema = std::make_shared<Schema>(
+      std::vector<NestedField>{Field(1, "id", LongType(), true), Field(2, "s_trunc", StringType()),
+                               Field(3, "s_full", StringType()), Field(4, "s_counts", StringType()),
+                               Field(5, "s_none", StringType()), Field(6, "b", BinaryType()),
+                               Field(7, "d", DoubleType()), Field(8, "s_t4", StringType())});
   iceberg::TableMetadata md = Table(dir.str(), iceberg::PartitionSpec::Unpartitioned(),
                                     {{"write.metadata.metrics.column.s_full", "full"},
                                      {"write.metadata.metrics.column.s_counts", "counts"},
@@ -372,7 +373,7 @@ TEST(DataWriterTest, MetricsModesPerColumnAndTruncation) {
                                      {"write.metadata.metrics.column.s_t4", "truncate(4)"}});
   md.schemas = {schema};
   auto o = Resolve(md);
-  ASSERT_TRUE(o);
+  ASSERT_OK(o);
   Batch b(schema);
   const std::string lo = "aaaaaaaaaaaaaaaaaaaaaaaa";  // 24 chars
   const std::string hi = "zzzzzzzzzzzzzzzzzzzzzzzz";
@@ -419,15 +420,15 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
   TempDir dir("abort");
   auto schema = EventSchema();
   auto spec = iceberg::PartitionSpecBuilder(*schema).Identity("name").Build();
-  ASSERT_TRUE(spec);
+  ASSERT_OK(spec);
   auto md = Table(dir.str(), *spec);
   auto o = Resolve(md, {{"target-file-size-bytes", "4096"}});
-  ASSERT_TRUE(o);
+  ASSERT_OK(o);
   auto factory = std::make_shared<OutputFileFactory>(o->data_location);
   {
     auto w = MakeDataWriter(md, *o, factory);
-    ASSERT_TRUE(w);
-    for (int i = 0; i < 5; ++i) ASSERT_TRUE((*w)->Write(EventBatch(i * 20000, 20000)));
+    ASSERT_OK(w);
+    for (int i = 0; i < 5; ++i) ASSERT_OK((*w)->Write(EventBatch(i * 20000, 20000)));
     EXPECT_GT(dir.Files().size(), 3u);  // finished files and open temporaries
     (*w)->Abort();
     EXPECT_THAT(dir.Files(), testing::IsEmpty());
@@ -440,8 +441,8 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
     // Folders that were there before stay, even when empty; new ones go.
     fs::create_directories(dir.str() + "/data/name=name-1");
     auto w = MakeDataWriter(md, *o, factory);
-    ASSERT_TRUE(w);
-    ASSERT_TRUE((*w)->Write(EventBatch(0, 20000)));
+    ASSERT_OK(w);
+    ASSERT_OK((*w)->Write(EventBatch(0, 20000)));
     EXPECT_TRUE(fs::exists(dir.str() + "/data/name=name-0"));
     (*w)->Abort();
     EXPECT_TRUE(fs::is_directory(dir.str() + "/data/name=name-1"));
@@ -452,16 +453,16 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
   {
     // Destroyed without Close: a failed write, nothing stays.
     auto w = MakeDataWriter(md, *o, factory);
-    ASSERT_TRUE(w);
-    ASSERT_TRUE((*w)->Write(EventBatch(0, 5000)));
+    ASSERT_OK(w);
+    ASSERT_OK((*w)->Write(EventBatch(0, 5000)));
   }
   EXPECT_THAT(dir.Files(), testing::IsEmpty());
   {
     // A bad batch fails with a message; Abort cleans up what came before.
     auto w = MakeDataWriter(md, *o, factory);
-    ASSERT_TRUE(w);
-    ASSERT_TRUE((*w)->Write(EventBatch(0, 3000)));
-    Batch bad(std::make_shared<Schema>(std::vector<NestedField>{F(1, "id", LongType(), true)}));
+    ASSERT_OK(w);
+    ASSERT_OK((*w)->Write(EventBatch(0, 3000)));
+    Batch bad(std::make_shared<Schema>(std::vector<NestedField>{Field(1, "id", LongType(), true)}));
     bad.columns[0].Append<int64_t>(1);
     bad.num_rows = 1;
     auto st = (*w)->Write(bad);
@@ -472,10 +473,10 @@ TEST(DataWriterTest, AbortLeavesNoFiles) {
   EXPECT_THAT(dir.Files(), testing::IsEmpty());
   // Close then Abort (a commit that failed for good) removes the closed files too.
   auto w = MakeDataWriter(md, *o, factory);
-  ASSERT_TRUE(w);
-  ASSERT_TRUE((*w)->Write(EventBatch(0, 300)));
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->Write(EventBatch(0, 300)));
   auto files = (*w)->Close();
-  ASSERT_TRUE(files);
+  ASSERT_OK(files);
   EXPECT_EQ(dir.Files().size(), files->size());
   (*w)->Abort();
   EXPECT_THAT(dir.Files(), testing::IsEmpty());
@@ -488,12 +489,12 @@ TEST(DataWriterTest, FactoriesRemoveOnlyTheFoldersTheyMade) {
   OutputFileFactory a(data), b(data);
   // a makes k=1 and k=1/j=2 and publishes a file; b makes only k=1/j=3.
   auto fa = a.Open("k=1/j=2");
-  ASSERT_TRUE(fa);
-  ASSERT_TRUE(fa->output->Write("x", 1));
-  ASSERT_TRUE(fa->output->Commit());
+  ASSERT_OK(fa);
+  ASSERT_OK(fa->output->Write("x", 1));
+  ASSERT_OK(fa->output->Commit());
   EXPECT_EQ(a.created_folders(), (std::vector<std::string>{data + "/k=1", data + "/k=1/j=2"}));
   auto fb = b.Open("k=1/j=3");
-  ASSERT_TRUE(fb);
+  ASSERT_OK(fb);
   EXPECT_EQ(b.created_folders(), (std::vector<std::string>{data + "/k=1/j=3"}));
   // a takes its file back: j=2 goes, k=1 stays (b's folder is in it).
   a.Remove(fa->local_path);
@@ -512,7 +513,7 @@ TEST(DataWriterTest, FactoriesRemoveOnlyTheFoldersTheyMade) {
   EXPECT_TRUE(fs::is_directory(data));
   EXPECT_THAT(a.created_folders(), testing::IsEmpty());
   // A file where a folder should be: a clear error, nothing made.
-  ASSERT_TRUE(WriteLocalFile(data + "/k=9", "f"));
+  ASSERT_OK(WriteLocalFile(data + "/k=9", "f"));
   auto bad = a.Open("k=9/j=1");
   ASSERT_FALSE(bad);
   EXPECT_THAT(bad.error().message, testing::HasSubstr("k=9"));
@@ -522,10 +523,10 @@ TEST(DataWriterTest, FactoriesRemoveOnlyTheFoldersTheyMade) {
 TEST(DataWriterTest, UnmappedRemoteLocationIsAnError) {
   auto md = Table("s3://bucket/t", iceberg::PartitionSpec::Unpartitioned());
   auto o = Resolve(md);
-  ASSERT_TRUE(o);
+  ASSERT_OK(o);
   auto factory = std::make_shared<OutputFileFactory>(o->data_location);
   auto w = MakeDataWriter(md, *o, factory);
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   auto st = (*w)->Write(EventBatch(0, 10));
   ASSERT_FALSE(st);
   EXPECT_THAT(st.error().message, testing::HasSubstr("s3://bucket/t/data"));
@@ -535,13 +536,13 @@ TEST(DataWriterTest, MappedRemoteLocationKeepsTheUriInMetadata) {
   TempDir dir("mapped");
   auto md = Table("s3://bucket/t", iceberg::PartitionSpec::Unpartitioned());
   auto o = Resolve(md);
-  ASSERT_TRUE(o);
+  ASSERT_OK(o);
   LocationMapper mapper;
   mapper.AddMapping("s3://bucket/t", dir.str());
   auto factory = std::make_shared<OutputFileFactory>(o->data_location, mapper);
   auto w = MakeDataWriter(md, *o, factory);
-  ASSERT_TRUE(w);
-  ASSERT_TRUE((*w)->Write(EventBatch(0, 10)));
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->Write(EventBatch(0, 10)));
   auto files = (*w)->Close();
   ASSERT_TRUE(files) << files.error().ToString();
   ASSERT_EQ(files->size(), 1u);

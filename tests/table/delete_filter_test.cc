@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/matchers.h"
+
 namespace floe::table {
 namespace {
 
@@ -52,24 +54,24 @@ TEST(DeleteFilter, PositionsAcrossBatches) {
 TEST(DeleteFilter, EqualityIsNullSafeAndUsesOnlyTheKeyColumns) {
   Schema s = TableSchema();
   auto eq = EqualityDeletes::Make({1}, s);
-  ASSERT_TRUE(eq);
+  ASSERT_OK(eq);
   // Delete rows where id = 1 or id is null; the name column of the delete
   // file is ignored (Java writes full rows with nulls outside the key).
-  ASSERT_TRUE(eq->AddDeletes(Rows({{1, "other", 0}, {std::nullopt, std::nullopt, -1}})));
+  ASSERT_OK(eq->AddDeletes(Rows({{1, "other", 0}, {std::nullopt, std::nullopt, -1}})));
   Batch data = Rows({{1, "a", 1}, {2, "b", 2}, {std::nullopt, "c", 3}, {1, std::nullopt, -1}});
   std::vector<uint8_t> keep(4, 1);
-  ASSERT_TRUE(eq->Apply(data, keep));
+  ASSERT_OK(eq->Apply(data, keep));
   EXPECT_EQ(keep, (std::vector<uint8_t>{0, 1, 0, 0}));
 }
 
 TEST(DeleteFilter, CompositeAndNestedKeys) {
   Schema s = TableSchema();
   auto eq = EqualityDeletes::Make({2, 4}, s);
-  ASSERT_TRUE(eq);
-  ASSERT_TRUE(eq->AddDeletes(Rows({{0, "x", 5}, {0, "y", -1}})));  // (x,5), (y,null: parent null)
+  ASSERT_OK(eq);
+  ASSERT_OK(eq->AddDeletes(Rows({{0, "x", 5}, {0, "y", -1}})));  // (x,5), (y,null: parent null)
   Batch data = Rows({{1, "x", 5}, {2, "x", 6}, {3, "y", -1}, {4, "y", 0}});
   std::vector<uint8_t> keep(4, 1);
-  ASSERT_TRUE(eq->Apply(data, keep));
+  ASSERT_OK(eq->Apply(data, keep));
   EXPECT_EQ(keep, (std::vector<uint8_t>{0, 1, 0, 1}));
   EXPECT_FALSE(EqualityDeletes::Make({6}, s));
   EXPECT_FALSE(EqualityDeletes::Make({3}, s));  // a struct is not a primitive key

@@ -13,6 +13,9 @@
 
 #include "floe/iceberg/value.h"
 #include "floe/table/delete_writer.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
+#include "testing/schema.h"
 
 namespace floe::table {
 namespace {
@@ -22,18 +25,9 @@ using iceberg::Value;
 using iceberg::Values;
 using nlohmann::json;
 
-NestedField F(int id, std::string name, TypePtr t, bool required = false) {
-  return NestedField{id, std::move(name), required, std::move(t), ""};
-}
+using test::Field;
 
-std::string SharedDir() {
-  if (const char* e = std::getenv("FLOE_SHARED")) return e;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string p = std::string(FLOE_SOURCE_DIR) + rel;
-    if (fs::exists(p + "/interop/parquet_rows.mjs")) return fs::canonical(p).string();
-  }
-  return std::string(FLOE_SOURCE_DIR) + "/../shared";
-}
+using test::SharedDir;
 
 // DuckDB's view of one file: metadata lines and {"row":...} lines.
 std::vector<json> ReadWithDuckDb(const std::string& local) {
@@ -80,11 +74,12 @@ class DeleteWriterTest : public testing::Test {
     dir_ = fs::path(FLOE_BINARY_DIR) / "test_tmp" / ("deletes_" + RandomUuid());
     fs::create_directories(dir_);
     schema_ = std::make_shared<Schema>(std::vector<NestedField>{
-        F(1, "id", LongType(), true), F(2, "region", StringType()), F(3, "score", DoubleType()),
-        F(4, "loc", StructType({F(5, "city", StringType()), F(6, "zip", IntType())})),
-        F(7, "tags", ListType(8, false, StringType()))});
+        Field(1, "id", LongType(), true), Field(2, "region", StringType()),
+        Field(3, "score", DoubleType()),
+        Field(4, "loc", StructType({Field(5, "city", StringType()), Field(6, "zip", IntType())})),
+        Field(7, "tags", ListType(8, false, StringType()))});
     auto spec = iceberg::PartitionSpecBuilder(*schema_).Identity("region").Build();
-    ASSERT_TRUE(spec);
+    ASSERT_OK(spec);
     spec_ = *spec;
     options_.data_location = FileUri(dir_.string() + "/data");
     factory_ = std::make_shared<OutputFileFactory>(options_.data_location, LocationMapper(), 0, 3);
@@ -131,10 +126,10 @@ TEST_F(DeleteWriterTest, PositionDeletesAreSortedWithFullBounds) {
   const std::string b = "file:/warehouse/db/t/data/region=r0/00000-1-aaaa-00002.parquet";
   const std::string c = "file:/warehouse/db/t/data/region=r1/00000-1-aaaa-00003.parquet";
   const Values r0{Value::String("r0")}, r1{Value::String("r1")};
-  ASSERT_TRUE((*w)->Delete(b, 7, r0));
-  ASSERT_TRUE((*w)->Delete(a, std::vector<int64_t>{9, 2, 2, 0}, r0));
-  ASSERT_TRUE((*w)->Delete(b, 1, r0));
-  ASSERT_TRUE((*w)->Delete(c, std::vector<int64_t>{5, 4}, r1));
+  ASSERT_OK((*w)->Delete(b, 7, r0));
+  ASSERT_OK((*w)->Delete(a, std::vector<int64_t>{9, 2, 2, 0}, r0));
+  ASSERT_OK((*w)->Delete(b, 1, r0));
+  ASSERT_OK((*w)->Delete(c, std::vector<int64_t>{5, 4}, r1));
   EXPECT_EQ((*w)->buffered(), 8);
   auto files = (*w)->Close();
   ASSERT_TRUE(files) << files.error().ToString();
@@ -157,7 +152,7 @@ TEST_F(DeleteWriterTest, PositionDeletesAreSortedWithFullBounds) {
       << f0.file_path;
   EXPECT_THAT(f0.file_path, testing::HasSubstr("/data/region=r0/00000-3-"));
   EXPECT_THAT(f1.file_path, testing::HasSubstr("/data/region=r1/00000-3-"));
-  EXPECT_TRUE(f0.Validate());
+  EXPECT_OK(f0.Validate());
 
   auto lines = ReadWithDuckDb(f0.file_path.substr(5));
   auto rows = Rows(lines);
@@ -183,7 +178,7 @@ TEST_F(DeleteWriterTest, PositionDeletesAreSortedWithFullBounds) {
 
 TEST_F(DeleteWriterTest, PositionDeletesRejectBadInputAndAbortCleansUp) {
   auto w = PositionDeleteWriter::Make(factory_, options_, spec_, schema_);
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   auto neg = (*w)->Delete("file:/x.parquet", -1, {Value::String("r0")});
   ASSERT_FALSE(neg);
   EXPECT_THAT(neg.error().message, testing::HasSubstr("negative"));
@@ -192,9 +187,9 @@ TEST_F(DeleteWriterTest, PositionDeletesRejectBadInputAndAbortCleansUp) {
   ASSERT_FALSE(arity);
   EXPECT_THAT(arity.error().message, testing::HasSubstr("partition"));
   EXPECT_FALSE((*w)->Delete("file:/x.parquet", 1, {Value::Int(3)}));  // wrong type
-  ASSERT_TRUE((*w)->Delete("file:/x.parquet", 1, {Value::String("r0")}));
+  ASSERT_OK((*w)->Delete("file:/x.parquet", 1, {Value::String("r0")}));
   auto files = (*w)->Close();
-  ASSERT_TRUE(files);
+  ASSERT_OK(files);
   EXPECT_EQ(Files().size(), 1u);
   (*w)->Abort();
   EXPECT_THAT(Files(), testing::IsEmpty());
@@ -205,11 +200,11 @@ TEST_F(DeleteWriterTest, PositionDeletesRollAndKeepOrderAcrossFiles) {
   small.target_file_size_bytes = 8192;
   small.parquet.codec = Codec::kUncompressed;
   auto w = PositionDeleteWriter::Make(factory_, small, iceberg::PartitionSpec::Unpartitioned(), schema_);
-  ASSERT_TRUE(w);
+  ASSERT_OK(w);
   for (int f = 2; f >= 0; --f) {
     std::vector<int64_t> pos;
     for (int64_t i = 20000; i-- > 0;) pos.push_back(i * 3);
-    ASSERT_TRUE((*w)->Delete(fmt::format("file:/t/data/f{}.parquet", f), pos));
+    ASSERT_OK((*w)->Delete(fmt::format("file:/t/data/f{}.parquet", f), pos));
   }
   auto files = (*w)->Close();
   ASSERT_TRUE(files) << files.error().ToString();
@@ -240,11 +235,11 @@ TEST_F(DeleteWriterTest, EqualityDeletesProjectKeysAndTakePartitionsFromRows) {
   Batch full = FullRows(6);
   auto keys = ProjectBatch(full, (*w)->delete_schema());
   ASSERT_TRUE(keys) << keys.error().ToString();
-  ASSERT_TRUE(keys->Validate());
+  ASSERT_OK(keys->Validate());
   auto no_source = (*w)->Write(*keys);
   ASSERT_FALSE(no_source);
   EXPECT_THAT(no_source.error().message, testing::HasSubstr("partition source"));
-  ASSERT_TRUE((*w)->Write(*keys, full));
+  ASSERT_OK((*w)->Write(*keys, full));
   auto files = (*w)->Close();
   ASSERT_TRUE(files) << files.error().ToString();
   ASSERT_EQ(files->size(), 2u);
@@ -254,7 +249,7 @@ TEST_F(DeleteWriterTest, EqualityDeletesProjectKeysAndTakePartitionsFromRows) {
     EXPECT_FALSE(f.sort_order_id.has_value());
     EXPECT_EQ(f.record_count, 3);
     EXPECT_TRUE(f.file_path.ends_with("-deletes.parquet")) << f.file_path;
-    EXPECT_TRUE(f.Validate());
+    EXPECT_OK(f.Validate());
     const std::string region = f.partition[0].as_bytes();
     EXPECT_THAT(f.file_path, testing::HasSubstr("/data/region=" + region + "/"));
     auto lines = ReadWithDuckDb(f.file_path.substr(5));
@@ -277,8 +272,8 @@ TEST_F(DeleteWriterTest, EqualityDeletesProjectKeysAndTakePartitionsFromRows) {
 TEST_F(DeleteWriterTest, EqualityDeletesOfFullRowsPartitionThemselves) {
   auto w = EqualityDeleteWriter::Make(factory_, options_, spec_, schema_, {1}, schema_, 0);
   ASSERT_TRUE(w) << w.error().ToString();
-  ASSERT_TRUE((*w)->Write(FullRows(4)));
-  ASSERT_TRUE((*w)->WriteToPartition({Value::String("r9")}, FullRows(1)));
+  ASSERT_OK((*w)->Write(FullRows(4)));
+  ASSERT_OK((*w)->WriteToPartition({Value::String("r9")}, FullRows(1)));
   auto files = (*w)->Close();
   ASSERT_TRUE(files) << files.error().ToString();
   ASSERT_EQ(files->size(), 3u);
@@ -304,9 +299,11 @@ TEST_F(DeleteWriterTest, EqualityDeletesRejectBadKeys) {
   EXPECT_EQ(missing.error().kind, ErrorKind::kNotFound);
   EXPECT_FALSE(EqualityDeleteWriter::Make(factory_, options_, spec_, schema_, {}));
   // A delete schema must hold the equality columns and match the table's types.
-  auto only_region = std::make_shared<Schema>(std::vector<NestedField>{F(2, "region", StringType())});
+  auto only_region =
+      std::make_shared<Schema>(std::vector<NestedField>{Field(2, "region", StringType())});
   EXPECT_FALSE(EqualityDeleteWriter::Make(factory_, options_, spec_, schema_, {1}, only_region));
-  auto wrong_type = std::make_shared<Schema>(std::vector<NestedField>{F(1, "id", IntType(), true)});
+  auto wrong_type =
+      std::make_shared<Schema>(std::vector<NestedField>{Field(1, "id", IntType(), true)});
   auto wt = EqualityDeleteWriter::Make(factory_, options_, spec_, schema_, {1}, wrong_type);
   ASSERT_FALSE(wt);
   EXPECT_THAT(wt.error().message, testing::HasSubstr("long"));
@@ -314,8 +311,8 @@ TEST_F(DeleteWriterTest, EqualityDeletesRejectBadKeys) {
 
 TEST_F(DeleteWriterTest, EqualityDeleteAbortLeavesNoFiles) {
   auto w = EqualityDeleteWriter::Make(factory_, options_, spec_, schema_, {1}, schema_);
-  ASSERT_TRUE(w);
-  ASSERT_TRUE((*w)->Write(FullRows(10)));
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->Write(FullRows(10)));
   (*w)->Abort();
   EXPECT_THAT(Files(), testing::IsEmpty());
 }

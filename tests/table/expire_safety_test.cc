@@ -8,6 +8,7 @@
 
 #include "floe/table/table.h"
 #include "table/table_fixture.h"
+#include "testing/matchers.h"
 
 namespace floe::table {
 namespace {
@@ -64,16 +65,16 @@ TEST_F(ExpireSafetyTest, DotDotPathsAndSiblingPrefixesAreOutside) {
   FileAt(escaped.string());
   iceberg::DataFile dotdot = FileAt(in_sibling.string());
   auto c1 = SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).AddDataFile(dotdot).Commit();
-  ASSERT_TRUE(c1);
+  ASSERT_OK(c1);
   // A second tampered entry climbs out of the data folder.
   iceberg::DataFile climb;
   climb.file_path = FileUri(TableDir(t) + "/data/../../../../escaped.txt");
   climb.record_count = 1;
   climb.file_size_in_bytes = 1;
   auto c2 = SnapshotUpdate(&t).AddDataFile(climb).Commit();
-  ASSERT_TRUE(c2);
+  ASSERT_OK(c2);
   auto c3 = SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet")).OverwriteAll().Commit();
-  ASSERT_TRUE(c3);
+  ASSERT_OK(c3);
   ExpireOptions o;
   o.snapshot_ids = {c1->snapshot_id, c2->snapshot_id};
   auto r = ExpireSnapshots(&t, o);
@@ -113,8 +114,8 @@ TEST_F(ExpireSafetyTest, WriteDataPathCountsAsInsideTheTable) {
 TEST_F(ExpireSafetyTest, CopiedTableFolderIsNotExpired) {
   Table t = Create("e");
   auto c1 = SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).Commit();
-  ASSERT_TRUE(c1);
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet")).OverwriteAll().Commit());
+  ASSERT_OK(c1);
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet")).OverwriteAll().Commit());
   fs::copy(dir_ / "wh", dir_ / "copy", fs::copy_options::recursive);
   auto copy_catalog = Open(dir_ / "copy");
   Table copy(copy_catalog.get(), *copy_catalog->LoadTable(t.id()));

@@ -13,6 +13,8 @@
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
 #include "table/table_fixture.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::table {
 namespace {
@@ -42,10 +44,10 @@ class OrphansTest : public WarehouseTest {
     Table t = Create("o");
     auto c1 = SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).Commit();
     EXPECT_TRUE(c1) << c1.error().ToString();
-    EXPECT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet")).OverwriteAll().Commit());
-    EXPECT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "dev.parquet")).ToBranch("dev").Commit());
-    EXPECT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "c.parquet")).Commit());
-    EXPECT_TRUE(SetRef(&t, "v1", /*is_tag=*/true));
+    EXPECT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet")).OverwriteAll().Commit());
+    EXPECT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "dev.parquet")).ToBranch("dev").Commit());
+    EXPECT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "c.parquet")).Commit());
+    EXPECT_OK(SetRef(&t, "v1", /*is_tag=*/true));
     // The killed expire: c1 leaves the metadata, its files stay on disk.
     killed_expire_list_ = *t.LocalPath(t.metadata().SnapshotById(c1->snapshot_id)->manifest_list);
     auto next = iceberg::RemoveSnapshots(t.metadata(), {c1->snapshot_id});
@@ -109,13 +111,13 @@ TEST_F(OrphansTest, RemovesOldDebrisAndNothingAnySnapshotRefOrMetadataFileNeeds)
   // The table still reads on every ref.
   for (const char* ref : {"main", "dev", "v1"}) {
     auto s = t.metadata().SnapshotByRef(ref);
-    ASSERT_TRUE(s);
+    ASSERT_OK(s);
     auto live = LiveEntries(t, **s);
     EXPECT_TRUE(live) << ref << ": " << live.error().ToString();
   }
   // A second run finds nothing.
   auto again = RemoveOrphanFiles(&t, {});
-  ASSERT_TRUE(again);
+  ASSERT_OK(again);
   EXPECT_TRUE(again->orphan_files.empty());
 }
 
@@ -158,7 +160,7 @@ TEST_F(OrphansTest, FilesYoungerThanTheWindowAreKept) {
 
 TEST_F(OrphansTest, HiddenFilesOtherThanWriterTemporariesAreLeftAlone) {
   Table t = Create("h");
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).Commit());
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).Commit());
   const fs::path dir = TableDir(t);
   for (std::string f :
        {".keep", "data/.hidden", ".git/objects/x", "data/_SUCCESS", "data/.x.tmp", "data/.tmp"}) {
@@ -177,7 +179,7 @@ TEST_F(OrphansTest, SymbolicLinksAreNeverRemoved) {
   fs::create_directories(dir_ / "wh/db/l");
   fs::create_directory_symlink(dir_ / "bigdisk", dir_ / "wh/db/l/data");
   Table t = Create("l");
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).Commit());
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).Commit());
   fs::create_symlink(dir_ / "bigdisk/a.parquet", dir_ / "wh/db/l/stray-link");
   FileAt((dir_ / "bigdisk/unreferenced.parquet").string());
   AgeAll(dir_, 4 * kDay);
@@ -192,10 +194,10 @@ TEST_F(OrphansTest, SymbolicLinksAreNeverRemoved) {
 
 TEST_F(OrphansTest, ACommitThisHandleHasNotSeenIsHonoured) {
   Table t = Create("c");
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).Commit());
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet")).Commit());
   Table stale(catalog_.get(), t.loaded());
   // Another writer commits a file written long ago.
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "late.parquet")).Commit());
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "late.parquet")).Commit());
   AgeAll(TableDir(t), 4 * kDay);
   auto r = RemoveOrphanFiles(&stale, {});
   ASSERT_TRUE(r) << r.error().ToString();
@@ -221,13 +223,11 @@ TEST_F(OrphansTest, CopiedTableFolderIsRefused) {
 }
 
 TEST(IsLocalOutputTempName, MatchesWhatOpenLocalOutputLeavesBehind) {
-  fs::path dir = fs::temp_directory_path() / fmt::format("floe_tmpname_{}", ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::path dir = test::FreshTestDir("floe_tmpname_");
   {
     auto out = OpenLocalOutput((dir / "00000-1-abc.parquet").string());
-    ASSERT_TRUE(out);
-    ASSERT_TRUE((*out)->Write("x", 1));
+    ASSERT_OK(out);
+    ASSERT_OK((*out)->Write("x", 1));
     auto names = FilesUnder(dir);  // the temporary a kill -9 would leave
     ASSERT_EQ(names.size(), 1u);
     EXPECT_TRUE(IsLocalOutputTempName(*names.begin())) << *names.begin();

@@ -24,6 +24,8 @@
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
 #include "floe/util/codec.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::table {
 namespace {
@@ -31,15 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string Shared() {
-  if (const char* s = std::getenv("FLOE_SHARED"); s && *s) return s;
-  for (const char* rel : {"/../shared", "/../../shared"}) {
-    std::string dir = std::string(FLOE_SOURCE_DIR) + rel;
-    if (fs::exists(dir + "/interop/golden")) return dir;
-  }
-  return FLOE_SOURCE_DIR "/../shared";
-}
-std::string GoldenDir() { return Shared() + "/interop/golden"; }
+std::string GoldenDir() { return test::SharedDir() + "/interop/golden"; }
 
 std::vector<std::string> SortedLines(const std::string& text) {
   std::vector<std::string> out;
@@ -52,12 +46,7 @@ std::vector<std::string> SortedLines(const std::string& text) {
   return out;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using test::ReadFile;
 
 Result<std::vector<std::string>> Scan(const std::string& table, std::map<std::string, std::string> options = {},
                                       TableReaderOptions reader = {}) {
@@ -88,7 +77,8 @@ struct Reference {
 
 Reference RunVerify(const std::string& table, const std::string& args) {
   std::string err_file = (fs::temp_directory_path() / ("floe_scan_verify_" + std::to_string(::getpid()))).string();
-  std::string cmd = "node '" + Shared() + "/interop/verify_table.mjs' '" + table + "' " + args + " 2>'" + err_file + "'";
+  std::string cmd = "node '" + test::SharedDir() + "/interop/verify_table.mjs' '" + table + "' " +
+                    args + " 2>'" + err_file + "'";
   Reference r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -97,7 +87,7 @@ Reference RunVerify(const std::string& table, const std::string& args) {
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
   int st = ::pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = ReadText(err_file);
+  r.err = ReadFile(err_file);
   fs::remove(err_file);
   return r;
 }
@@ -127,7 +117,7 @@ class GoldenExpected : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenExpected, CurrentSnapshotMatchesExpected) {
   const std::string name = GetParam();
-  auto expected = SortedLines(ReadText(GoldenDir() + "/EXPECTED/" + name + ".jsonl"));
+  auto expected = SortedLines(ReadFile(GoldenDir() + "/EXPECTED/" + name + ".jsonl"));
   ASSERT_FALSE(expected.empty()) << name;
   auto rows = Scan(GoldenDir() + "/" + name);
   ASSERT_TRUE(rows) << name << ": " << rows.error().ToString();
@@ -136,7 +126,7 @@ TEST_P(GoldenExpected, CurrentSnapshotMatchesExpected) {
 
 TEST_P(GoldenExpected, ParallelSmallSplitsGiveTheSameRows) {
   const std::string name = GetParam();
-  auto expected = SortedLines(ReadText(GoldenDir() + "/EXPECTED/" + name + ".jsonl"));
+  auto expected = SortedLines(ReadFile(GoldenDir() + "/EXPECTED/" + name + ".jsonl"));
   TableReaderOptions ro;
   ro.threads = 3;
   ro.batch_rows = 2;
@@ -225,7 +215,7 @@ TEST(GoldenErrors, DeletionVectorsAreUnsupportedButEarlierSnapshotsRead) {
   // The snapshots before the first DV read (the 8 appended rows), the
   // others fail with the same error.
   auto table = OpenStaticTable(dir);
-  ASSERT_TRUE(table);
+  ASSERT_OK(table);
   int readable = 0;
   int with_dvs = 0;
   for (const auto& entry : table->metadata->snapshot_log) {
@@ -268,7 +258,7 @@ TEST(GoldenScan, ProjectionFilterAndLimit) {
   ASSERT_TRUE(rows) << rows.error().ToString();
   ASSERT_EQ(rows->size(), 10u);
   auto t = OpenStaticTable(dir);
-  ASSERT_TRUE(t);
+  ASSERT_OK(t);
   ScanOptions o;
   o.columns = {"a"};
   o.filter_text = "a > 4 AND a < 11";
@@ -294,7 +284,7 @@ TEST(GoldenScan, ProjectionFilterAndLimit) {
     o.limit = 3;
     o.split.split_size = 1;
     auto p = PlanScan(t->metadata, o, &src);
-    ASSERT_TRUE(p);
+    ASSERT_OK(p);
     TableReaderOptions ro;
     ro.threads = threads;
     auto bs = ReadAll(*p, t->mapper, ro);
@@ -308,16 +298,16 @@ TEST(GoldenScan, ProjectionFilterAndLimit) {
 TEST(GoldenScan, MetadataDiscovery) {
   // version-hint.text, N-uuid names, a single unnumbered file, an explicit file.
   auto a = FindMetadataFile(GoldenDir() + "/spark_bunnies");
-  ASSERT_TRUE(a);
+  ASSERT_OK(a);
   EXPECT_THAT(*a, ::testing::EndsWith("v5.metadata.json"));
   auto b = FindMetadataFile(GoldenDir() + "/spark_pos_deletes_files");
-  ASSERT_TRUE(b);
+  ASSERT_OK(b);
   EXPECT_THAT(*b, HasSubstr("00002-"));
   auto c = FindMetadataFile(GoldenDir() + "/synthetic_eq_delete_cross_partition/metadata");
-  ASSERT_TRUE(c);
+  ASSERT_OK(c);
   EXPECT_THAT(*c, ::testing::EndsWith("vfinal.metadata.json"));
   auto d = FindMetadataFile(GoldenDir() + "/spark_bunnies/metadata/v1.metadata.json");
-  ASSERT_TRUE(d);
+  ASSERT_OK(d);
   auto v1 = Scan(*d);
   ASSERT_TRUE(v1) << v1.error().ToString();
   EXPECT_EQ(v1->size(), 21u);
@@ -329,14 +319,13 @@ TEST(GoldenScan, MetadataDiscovery) {
 TEST(GoldenScan, GzipMetadataAndMapRules) {
   // A folder holding only gzip metadata; the data stays in the golden table
   // and is reached through a --map rule, which wins over the table location.
-  fs::path tmp = fs::temp_directory_path() / ("floe_scan_gz_" + std::to_string(::getpid()));
-  fs::remove_all(tmp);
+  fs::path tmp = test::FreshTestDir("floe_scan_gz_");
   fs::create_directories(tmp / "metadata");
-  std::string json = ReadText(GoldenDir() + "/spark_bunnies/metadata/v5.metadata.json");
+  std::string json = ReadFile(GoldenDir() + "/spark_bunnies/metadata/v5.metadata.json");
   auto gz = MakeCompressor(Codec::kGzip);
-  ASSERT_TRUE(gz);
+  ASSERT_OK(gz);
   Buffer out;
-  ASSERT_TRUE((*gz)->Compress(reinterpret_cast<const uint8_t*>(json.data()), json.size(), &out));
+  ASSERT_OK((*gz)->Compress(reinterpret_cast<const uint8_t*>(json.data()), json.size(), &out));
   {
     std::ofstream f(tmp / "metadata" / "v5.gz.metadata.json", std::ios::binary);
     f.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
@@ -358,10 +347,10 @@ TEST(GoldenScan, GzipMetadataAndMapRules) {
     }
   }
   std::sort(lines.begin(), lines.end());
-  EXPECT_EQ(lines, SortedLines(ReadText(GoldenDir() + "/EXPECTED/spark_bunnies.jsonl")));
+  EXPECT_EQ(lines, SortedLines(ReadFile(GoldenDir() + "/EXPECTED/spark_bunnies.jsonl")));
   // Without the rule the data is looked for under the copy: a clear error.
   auto bare = OpenStaticTable(tmp.string());
-  ASSERT_TRUE(bare);
+  ASSERT_OK(bare);
   FileManifestSource bare_src(*bare->metadata, bare->mapper);
   auto failed = PlanScan(bare->metadata, ScanOptions{}, &bare_src);
   ASSERT_FALSE(failed);

@@ -12,6 +12,7 @@
 
 #include "floe/iceberg/value.h"
 #include "floe/table/scan.h"
+#include "testing/matchers.h"
 
 namespace floe::table {
 namespace {
@@ -254,7 +255,7 @@ TEST(ScanDeleteAttachment, SequenceNumbersAndScopes) {
       Delete(DataFileContent::kEqualityDeletes, "eq-global-3", 3, 0, {}),   // equal seq: no
       Delete(DataFileContent::kPositionDeletes, "pos-unpart-5", 5, 0, {}),  // spec 0 files only
   };
-  ASSERT_TRUE(AttachDeletes(*md, deletes, &files));
+  ASSERT_OK(AttachDeletes(*md, deletes, &files));
   EXPECT_THAT(Attached(files[0]), ::testing::ElementsAre("pos-eu-3", "eq-eu-4", "eq-global-4"));
   EXPECT_THAT(Attached(files[1]), ::testing::ElementsAre("eq-global-4"));
   EXPECT_THAT(Attached(files[2]), ::testing::ElementsAre("pos-unpart-5", "eq-global-4"));
@@ -265,7 +266,7 @@ TEST(ScanDeleteAttachment, ReferencedDataFile) {
   std::vector<FileScanTask> files = {DataTask("a", 1, 0, {}), DataTask("b", 1, 0, {})};
   auto d = Delete(DataFileContent::kPositionDeletes, "pos-a", 2, 0, {});
   std::const_pointer_cast<DeleteFileTask>(d)->file.referenced_data_file = "a";
-  ASSERT_TRUE(AttachDeletes(*md, {d}, &files));
+  ASSERT_OK(AttachDeletes(*md, {d}, &files));
   EXPECT_THAT(Attached(files[0]), ::testing::ElementsAre("pos-a"));
   EXPECT_TRUE(Attached(files[1]).empty());
 }
@@ -318,10 +319,10 @@ TEST(ScanOptionsTest, ValuesDefaultsAndTableProperties) {
   EXPECT_EQ(r->split.lookback, 3);
   // A statement option wins over the table property.
   auto s = ScanOptions::FromOptions({{"split-size", "2000"}}, {{"read.split.target-size", "1000"}});
-  ASSERT_TRUE(s);
+  ASSERT_OK(s);
   EXPECT_EQ(s->split.split_size, 2000);
   auto d = ScanOptions::FromOptions({}, {});
-  ASSERT_TRUE(d);
+  ASSERT_OK(d);
   EXPECT_EQ(d->split.split_size, 134217728);
   EXPECT_EQ(d->limit, -1);
   EXPECT_FALSE(d->case_sensitive);
@@ -448,17 +449,17 @@ TEST(ScanPlanTest, SnapshotSelectionAndDeletedEntries) {
   EXPECT_THAT(PlannedPaths(*cur), ::testing::ElementsAre("d", "c", "b"));
   EXPECT_EQ(cur->snapshot_id, 4);
   auto s2 = h.Plan({{"snapshot-id", "2"}});
-  ASSERT_TRUE(s2);
+  ASSERT_OK(s2);
   EXPECT_THAT(PlannedPaths(*s2), ::testing::ElementsAre("b", "a"));
   auto tag = h.Plan({{"tag", "t2"}});
-  ASSERT_TRUE(tag);
+  ASSERT_OK(tag);
   EXPECT_EQ(tag->snapshot_id, 2);
   auto asof = h.Plan({{"as-of-timestamp", "3500"}});
-  ASSERT_TRUE(asof);
+  ASSERT_OK(asof);
   EXPECT_EQ(asof->snapshot_id, 3);
   EXPECT_THAT(PlannedPaths(*asof), ::testing::ElementsAre("c", "b"));
   auto branch = h.Plan({{"branch", "main"}});
-  ASSERT_TRUE(branch);
+  ASSERT_OK(branch);
   EXPECT_EQ(branch->snapshot_id, 4);
   auto missing = h.Plan({{"snapshot-id", "99"}});
   ASSERT_FALSE(missing);
@@ -485,7 +486,7 @@ TEST(ScanPlanTest, IncrementalAppendsOnly) {
   EXPECT_EQ(over.error().kind, ErrorKind::kUnsupported);
   EXPECT_THAT(over.error().message, HasSubstr("overwrite"));
   auto tags = h.Plan({{"start-tag", "t2"}, {"end-snapshot-id", "2"}});
-  ASSERT_TRUE(tags);
+  ASSERT_OK(tags);
   EXPECT_TRUE(tags->files.empty());
   auto backwards = h.Plan({{"start-snapshot-id", "4"}, {"end-snapshot-id", "2"}});
   ASSERT_FALSE(backwards);
@@ -541,19 +542,19 @@ TEST(ScanPlanTest, PartitionAndMetricsPruningInPlans) {
   EXPECT_THAT(PlannedPaths(*p), ::testing::ElementsAre("eu", "us"));
   o.filter_text = "region = 'us' AND id = 1";
   p = PlanScan(md, o, &src);
-  ASSERT_TRUE(p);
+  ASSERT_OK(p);
   EXPECT_TRUE(p->files.empty());
   EXPECT_EQ(p->counters.data_files_skipped_by_partition, 1);
   EXPECT_EQ(p->counters.data_files_skipped_by_metrics, 1);
   // Stats are dropped unless include-column-stats.
   o.filter_text = "region = 'us'";
   p = PlanScan(md, o, &src);
-  ASSERT_TRUE(p);
+  ASSERT_OK(p);
   ASSERT_EQ(p->files.size(), 1u);
   EXPECT_TRUE(p->files[0].data_file.lower_bounds.empty());
   o.include_column_stats = true;
   p = PlanScan(md, o, &src);
-  ASSERT_TRUE(p);
+  ASSERT_OK(p);
   EXPECT_FALSE(p->files[0].data_file.lower_bounds.empty());
 }
 

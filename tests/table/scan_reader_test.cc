@@ -18,6 +18,8 @@
 #include "floe/table/scan.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::table {
 namespace {
@@ -48,10 +50,10 @@ Written WriteParquet(const std::string& path, SchemaPtr schema, const Batch& bat
   o.row_group_size_bytes = 1;  // a row group per write batch
   o.write_batch_rows = rows_per_group;
   auto out = OpenLocalOutput(path, true);
-  EXPECT_TRUE(out);
+  EXPECT_OK(out);
   auto w = parquet::FileWriter::Open(std::move(*out), schema, o);
   EXPECT_TRUE(w) << w.error().ToString();
-  EXPECT_TRUE((*w)->Write(batch));
+  EXPECT_OK((*w)->Write(batch));
   auto r = (*w)->Close();
   EXPECT_TRUE(r) << r.error().ToString();
   return {path, *r};
@@ -60,9 +62,7 @@ Written WriteParquet(const std::string& path, SchemaPtr schema, const Batch& bat
 class ScanReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("floe_scan_reader_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::FreshTestDir("floe_scan_reader_");
     // The data file holds only `id` (ids 0..9, two rows per row group).
     auto file_schema = std::make_shared<const Schema>(std::vector<NestedField>{{1, "id", true, LongType(), ""}});
     Batch b(file_schema);
@@ -116,7 +116,7 @@ class ScanReaderTest : public ::testing::Test {
     source_.list = {m};
     source_.entries["m-data"] = {e};
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   void AddPositionDeletes() {
     ManifestFile m;
@@ -139,7 +139,7 @@ class ScanReaderTest : public ::testing::Test {
     FLOE_ASSIGN_OR_RETURN(auto batches, ReadAll(plan, LocationMapper(), ro));
     std::vector<std::string> lines;
     for (const auto& b : batches) {
-      EXPECT_TRUE(b.Validate());
+      EXPECT_OK(b.Validate());
       for (int64_t i = 0; i < b.num_rows; ++i) {
         std::string s;
         AppendJsonRow(b, i, &s);
@@ -174,7 +174,7 @@ TEST_F(ScanReaderTest, FilterOnPartitionConstantAndProjection) {
                                             R"({"note":"hello","id":9})"));
   o.filter_text = "region = 'us'";
   auto none = Read(o);
-  ASSERT_TRUE(none);
+  ASSERT_OK(none);
   EXPECT_TRUE(none->empty());
 }
 

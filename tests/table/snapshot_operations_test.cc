@@ -20,6 +20,8 @@
 #include "floe/table/overwrite_files.h"
 #include "floe/table/row_delta.h"
 #include "floe/table/table.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::table {
 namespace {
@@ -82,12 +84,11 @@ Result<CommitResult> CommitThroughOperations(Table* t, const Step& s) {
 class SnapshotOperationsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_snapshot_ops_test_{}", ::getpid());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_snapshot_ops_test_");
     catalog_ = std::move(*catalog::OpenHadoopCatalog("t", dir_.string()));
-    ASSERT_TRUE(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
+    ASSERT_OK(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   Table Create(const std::string& name, bool partitioned,
                std::map<std::string, std::string> props = {}) {
@@ -112,7 +113,7 @@ class SnapshotOperationsTest : public ::testing::Test {
     f.content = content;
     std::string local = *t.LocalPath(t.metadata().location) + "/data/" + name;
     fs::create_directories(fs::path(local).parent_path());
-    EXPECT_TRUE(WriteLocalFile(local, "x"));
+    EXPECT_OK(WriteLocalFile(local, "x"));
     f.file_path = FileUri(local);
     f.record_count = rows;
     f.file_size_in_bytes = 100 + rows;
@@ -358,12 +359,12 @@ TEST_F(SnapshotOperationsTest, OperationClassesSummariesAsBeforeTheSplit) {
 TEST_F(SnapshotOperationsTest, RetriedOverwriteFiltersTheNewParentAndLeavesNoDebris) {
   Table t =
       Create("retry", true, {{"commit.retry.min-wait-ms", "0"}, {"commit.retry.max-wait-ms", "1"}});
-  ASSERT_TRUE(AppendFiles(&t)
-                  .AddDataFile(File(t, "eu1", 3, "eu"))
-                  .AddDataFile(File(t, "us1", 4, "us"))
-                  .Commit());
+  ASSERT_OK(AppendFiles(&t)
+                .AddDataFile(File(t, "eu1", 3, "eu"))
+                .AddDataFile(File(t, "us1", 4, "us"))
+                .Commit());
   Table stale(catalog_.get(), t.loaded());
-  ASSERT_TRUE(AppendFiles(&t).AddDataFile(File(t, "eu2", 5, "eu")).Commit());
+  ASSERT_OK(AppendFiles(&t).AddDataFile(File(t, "eu2", 5, "eu")).Commit());
   auto c = OverwriteFiles(&stale, OverwriteMode::kPartitions)
                .AddDataFile(File(t, "eu3", 1, "eu"))
                .Commit();
@@ -386,7 +387,7 @@ TEST_F(SnapshotOperationsTest, RowDeltaOfDataOnlyIsAnAppend) {
 
 TEST_F(SnapshotOperationsTest, OperationsCommitToABranch) {
   Table t = Create("br", false);
-  ASSERT_TRUE(AppendFiles(&t).AddDataFile(File(t, "a", 1, {})).Commit());
+  ASSERT_OK(AppendFiles(&t).AddDataFile(File(t, "a", 1, {})).Commit());
   auto dev = OverwriteFiles(&t, OverwriteMode::kAll)
                  .AddDataFile(File(t, "b", 2, {}))
                  .ToBranch("dev")

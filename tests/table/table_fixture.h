@@ -16,6 +16,8 @@
 #include "floe/io/file.h"
 #include "floe/io/location.h"
 #include "floe/table/table.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe::table::testing_util {
 
@@ -24,17 +26,11 @@ namespace fs = std::filesystem;
 class WarehouseTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("floe_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::FreshTestDir("floe_");
     catalog_ = Open(dir_ / "wh");
-    ASSERT_TRUE(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
+    ASSERT_OK(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
   }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   static std::unique_ptr<catalog::Catalog> Open(const fs::path& warehouse) {
     auto c = catalog::OpenHadoopCatalog("t", warehouse.string());
@@ -58,7 +54,7 @@ class WarehouseTest : public ::testing::Test {
   // manifest entry a writer would add.
   static iceberg::DataFile FileAt(const std::string& local, int64_t rows = 1) {
     fs::create_directories(fs::path(local).parent_path());
-    EXPECT_TRUE(WriteLocalFile(local, "x"));
+    EXPECT_OK(WriteLocalFile(local, "x"));
     iceberg::DataFile f;
     f.file_path = FileUri(local);
     f.record_count = rows;

@@ -9,6 +9,9 @@
 
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
+#include "testing/race.h"
 
 namespace floe::table {
 namespace {
@@ -19,12 +22,11 @@ using iceberg::DataFile;
 class TableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("floe_table_test_{}", ::getpid());
-    fs::remove_all(dir_);
+    dir_ = test::FreshTestDir("floe_table_test_");
     catalog_ = std::move(*catalog::OpenHadoopCatalog("t", dir_.string()));
-    ASSERT_TRUE(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
+    ASSERT_OK(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   // A table partitioned by identity(region).
   Table Create(const std::string& name, bool partitioned, std::map<std::string, std::string> props = {}) {
@@ -46,7 +48,7 @@ class TableTest : public ::testing::Test {
     DataFile f;
     std::string local = *t.LocalPath(t.metadata().location) + "/data/" + name;
     fs::create_directories(fs::path(local).parent_path());
-    EXPECT_TRUE(WriteLocalFile(local, "x"));
+    EXPECT_OK(WriteLocalFile(local, "x"));
     f.file_path = FileUri(local);
     f.record_count = rows;
     f.file_size_in_bytes = 100 + rows;
@@ -75,7 +77,7 @@ TEST_F(TableTest, AppendsBuildSnapshotsWithInheritedSequenceNumbers) {
   EXPECT_EQ(c1->operation, "append");
   EXPECT_EQ(c1->sequence_number, 1);
   auto c2 = SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet", 5, {})).AddDataFile(File(t, "c.parquet", 1, {})).Commit();
-  ASSERT_TRUE(c2);
+  ASSERT_OK(c2);
   const auto& md = t.metadata();
   ASSERT_EQ(md.snapshots.size(), 2u);
   EXPECT_EQ(md.last_sequence_number, 2);
@@ -98,11 +100,11 @@ TEST_F(TableTest, AppendsBuildSnapshotsWithInheritedSequenceNumbers) {
 
 TEST_F(TableTest, OverwriteReplacesOnlyTouchedPartitions) {
   Table t = Create("p", true);
-  ASSERT_TRUE(SnapshotUpdate(&t)
-                  .AddDataFile(File(t, "eu1.parquet", 3, "eu"))
-                  .AddDataFile(File(t, "us1.parquet", 4, "us"))
-                  .AddDataFile(File(t, "null1.parquet", 1, std::nullopt))
-                  .Commit());
+  ASSERT_OK(SnapshotUpdate(&t)
+                .AddDataFile(File(t, "eu1.parquet", 3, "eu"))
+                .AddDataFile(File(t, "us1.parquet", 4, "us"))
+                .AddDataFile(File(t, "null1.parquet", 1, std::nullopt))
+                .Commit());
   auto c = SnapshotUpdate(&t).AddDataFile(File(t, "eu2.parquet", 7, "eu")).OverwritePartitions().Commit();
   ASSERT_TRUE(c) << c.error().ToString();
   EXPECT_EQ(c->operation, "overwrite");
@@ -112,20 +114,24 @@ TEST_F(TableTest, OverwriteReplacesOnlyTouchedPartitions) {
   EXPECT_EQ(LivePaths(t, *t.metadata().CurrentSnapshot()),
             (std::set<std::string>{"eu2.parquet", "us1.parquet", "null1.parquet"}));
   // A null partition value is a partition too.
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "null2.parquet", 2, std::nullopt)).OverwritePartitions().Commit());
+  ASSERT_OK(SnapshotUpdate(&t)
+                .AddDataFile(File(t, "null2.parquet", 2, std::nullopt))
+                .OverwritePartitions()
+                .Commit());
   EXPECT_EQ(LivePaths(t, *t.metadata().CurrentSnapshot()),
             (std::set<std::string>{"eu2.parquet", "us1.parquet", "null2.parquet"}));
   // Unpartitioned tables are overwritten whole.
   Table u = Create("u", false);
-  ASSERT_TRUE(SnapshotUpdate(&u).AddDataFile(File(u, "x.parquet", 3, {})).Commit());
-  ASSERT_TRUE(SnapshotUpdate(&u).AddDataFile(File(u, "y.parquet", 3, {})).OverwritePartitions().Commit());
+  ASSERT_OK(SnapshotUpdate(&u).AddDataFile(File(u, "x.parquet", 3, {})).Commit());
+  ASSERT_OK(
+      SnapshotUpdate(&u).AddDataFile(File(u, "y.parquet", 3, {})).OverwritePartitions().Commit());
   EXPECT_EQ(LivePaths(u, *u.metadata().CurrentSnapshot()), (std::set<std::string>{"y.parquet"}));
 }
 
 TEST_F(TableTest, BranchesAndTags) {
   Table t = Create("b", false);
   auto c1 = *SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet", 1, {})).Commit();
-  ASSERT_TRUE(SetRef(&t, "v1", /*is_tag=*/true));
+  ASSERT_OK(SetRef(&t, "v1", /*is_tag=*/true));
   auto dev = SnapshotUpdate(&t).AddDataFile(File(t, "dev.parquet", 1, {})).ToBranch("dev").Commit();
   ASSERT_TRUE(dev) << dev.error().ToString();
   const auto& md = t.metadata();
@@ -155,7 +161,7 @@ TEST_F(TableTest, ExpireDeletesOnlyUnreferencedFiles) {
   ExpireOptions o = dry;
   o.dry_run = false;
   r = ExpireSnapshots(&t, o);
-  ASSERT_TRUE(r);
+  ASSERT_OK(r);
   EXPECT_EQ(t.metadata().snapshots.size(), 1u);
   EXPECT_EQ(t.metadata().snapshots[0].snapshot_id, c3.snapshot_id);
   EXPECT_FALSE(fs::exists(data + "a.parquet"));  // only c1 had it
@@ -169,9 +175,9 @@ TEST_F(TableTest, ExpireDeletesOnlyUnreferencedFiles) {
 
 TEST_F(TableTest, LostRaceWithoutRetriesLeavesNoDebris) {
   Table t = Create("r", false, {{"commit.retry.num-retries", "0"}});
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet", 1, {})).Commit());
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "a.parquet", 1, {})).Commit());
   Table stale(catalog_.get(), t.loaded());
-  ASSERT_TRUE(SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet", 1, {})).Commit());
+  ASSERT_OK(SnapshotUpdate(&t).AddDataFile(File(t, "b.parquet", 1, {})).Commit());
   std::string meta = *t.LocalPath(t.metadata().location) + "/metadata";
   size_t before = std::distance(fs::directory_iterator(meta), fs::directory_iterator());
   // `stale` still sees version 2; with no retries its commit must fail and clean up.
@@ -187,29 +193,19 @@ TEST_F(TableTest, TwoProcessesAppendConcurrently) {
   Table t = Create("race", false, {{"commit.retry.num-retries", "100000"}, {"commit.retry.min-wait-ms", "0"},
                                    {"commit.retry.max-wait-ms", "5"}});
   const int kCommits = 200;
-  auto child = [&](int who) {
-    auto cat = catalog::OpenHadoopCatalog("c", dir_.string());
-    auto loaded = (*cat)->LoadTable(t.id());
-    Table mine(cat->get(), *loaded);
+  auto child = [&](int who) -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto cat, catalog::OpenHadoopCatalog("c", dir_.string()));
+    FLOE_ASSIGN_OR_RETURN(auto loaded, cat->LoadTable(t.id()));
+    Table mine(cat.get(), std::move(loaded));
     for (int i = 0; i < kCommits; ++i) {
-      auto c = SnapshotUpdate(&mine).AddDataFile(File(mine, fmt::format("{}-{}.parquet", who, i), 1, {})).Commit();
-      if (!c) {
-        fmt::print(stderr, "child {}: {}\n", who, c.error().ToString());
-        _exit(1);
-      }
+      FLOE_RETURN_IF_ERROR(SnapshotUpdate(&mine)
+                               .AddDataFile(File(mine, fmt::format("{}-{}.parquet", who, i), 1, {}))
+                               .Commit());
     }
-    _exit(0);
+    return Ok();
   };
-  pid_t a = fork();
-  if (a == 0) child(1);
-  pid_t b = fork();
-  if (b == 0) child(2);
-  int sa = 0, sb = 0;
-  waitpid(a, &sa, 0);
-  waitpid(b, &sb, 0);
-  ASSERT_TRUE(WIFEXITED(sa) && WEXITSTATUS(sa) == 0);
-  ASSERT_TRUE(WIFEXITED(sb) && WEXITSTATUS(sb) == 0);
-  ASSERT_TRUE(t.Refresh());
+  ASSERT_TRUE(test::RaceTwoProcesses(child));
+  ASSERT_OK(t.Refresh());
   EXPECT_EQ(t.metadata().snapshots.size(), static_cast<size_t>(2 * kCommits));
   EXPECT_EQ(t.metadata().last_sequence_number, 2 * kCommits);
   EXPECT_EQ(LivePaths(t, *t.metadata().CurrentSnapshot()).size(), static_cast<size_t>(2 * kCommits));

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/matchers.h"
+
 namespace floe {
 namespace {
 
@@ -61,14 +63,14 @@ TEST(ColumnOps, BatchTakeCarriesRowKindsAndSequences) {
   std::vector<uint8_t> sel{0, 1, 0, 1, 1};
   auto idx = SelectedIndices(sel);
   Batch t = Take(b, idx);
-  ASSERT_TRUE(t.Validate());
+  ASSERT_OK(t.Validate());
   EXPECT_EQ(t.num_rows, 3);
   EXPECT_EQ(t.columns[0].data<int64_t>()[2], 40);
   EXPECT_EQ(t.row_kinds[0], RowKind::kDelete);
   EXPECT_EQ(t.sequence_numbers, (std::vector<int64_t>{2, 4, 5}));
   Batch r(schema);
   AppendRange(b, 3, 5, &r);
-  EXPECT_TRUE(r.Validate());
+  EXPECT_OK(r.Validate());
   EXPECT_EQ(r.sequence_numbers, (std::vector<int64_t>{4, 5}));
 }
 

@@ -16,14 +16,13 @@
 
 #include "floe/types/sql_schema.h"
 #include "floe/util/civil_time.h"
+#include "testing/files.h"
+#include "testing/matchers.h"
 
 namespace floe {
 namespace {
 
-std::string SharedDir() {
-  const char* env = std::getenv("FLOE_SHARED");
-  return env && *env ? env : FLOE_SOURCE_DIR "/../shared";
-}
+using test::SharedDir;
 
 /// Runs `cmd` with `input` on stdin; returns stdout, or fails the test.
 std::string RunWithInput(const std::string& cmd, const std::string& input) {
@@ -260,7 +259,7 @@ TEST(JsonValue, NestedRowsInSchemaOrder) {
   auto schema = ParseSqlColumns(
       "id BIGINT NOT NULL, tags ARRAY<STRING>, loc STRUCT<lat DOUBLE, lon DOUBLE>, "
       "m MAP<STRING, INT>, `we\"ird` INT");
-  ASSERT_TRUE(schema);
+  ASSERT_OK(schema);
   Batch batch(std::make_shared<Schema>(*schema));
   // row 0: everything present
   batch.columns[0].Append<int64_t>(7);

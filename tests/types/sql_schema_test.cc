@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/matchers.h"
+
 namespace floe {
 namespace {
 
@@ -80,7 +82,7 @@ TEST(SqlSchema, TopLevelColumnsNullabilityAndDocs) {
   EXPECT_FALSE(s->fields()[2].required);
   // Names keep their spelling; quoted names may hold a doubled backquote.
   auto q = ParseSqlColumns("`we``ird` int, Mixed_Case1 string");
-  ASSERT_TRUE(q);
+  ASSERT_OK(q);
   EXPECT_EQ(q->fields()[0].name, "we`ird");
   EXPECT_EQ(q->fields()[1].name, "Mixed_Case1");
 }
@@ -110,7 +112,7 @@ TEST(SqlSchema, NestedTypesAndIdsAsIcebergAssignsThem) {
   EXPECT_EQ(f[4].type->value().id, 10);
   EXPECT_FALSE(f[4].type->value().required);
   EXPECT_EQ(s->HighestFieldId(), 10);
-  EXPECT_TRUE(s->Validate());
+  EXPECT_OK(s->Validate());
 }
 
 TEST(SqlSchema, DeepNestingIdsDepthFirstPerStruct) {
@@ -153,7 +155,7 @@ TEST(SqlSchema, StructSpellings) {
   }
   // Closing '>>' of nested types is two tokens.
   auto s = ParseSqlColumns("x ARRAY<ARRAY<INT>>, y INT");
-  ASSERT_TRUE(s);
+  ASSERT_OK(s);
   EXPECT_EQ(s->fields()[0].type->ToString(), "list<list<int>>");
 }
 
@@ -204,12 +206,12 @@ TEST(SqlSchema, DeepNestingIsBounded) {
   for (int i = 0; i < 50; ++i) ok += "ARRAY<";
   ok += "INT";
   for (int i = 0; i < 50; ++i) ok += ">";
-  EXPECT_TRUE(ParseSqlColumns(ok));
+  EXPECT_OK(ParseSqlColumns(ok));
 }
 
 TEST(SqlSchema, SingleType) {
   auto t = ParseSqlType("MAP<STRING, ARRAY<INT>>", 100);
-  ASSERT_TRUE(t);
+  ASSERT_OK(t);
   EXPECT_EQ((*t)->key().id, 100);
   EXPECT_EQ((*t)->value().id, 101);
   EXPECT_EQ((*t)->value().type->element().id, 102);
@@ -232,7 +234,7 @@ TEST(SqlSchema, FormatRoundTrips) {
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(FormatSqlColumns(*s), text);
   auto again = ParseSqlColumns(FormatSqlColumns(*s));
-  ASSERT_TRUE(again);
+  ASSERT_OK(again);
   EXPECT_EQ(*again, *s);
 }
 

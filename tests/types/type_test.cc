@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/matchers.h"
+
 namespace floe {
 namespace {
 
@@ -28,7 +30,7 @@ TEST(Schema, ValidatesIdsNamesAndIdentifiers) {
   Schema ok({{1, "id", true, LongType(), {}},
              {2, "tags", false, ListType(3, false, StringType()), {}}},
             0, {1});
-  EXPECT_TRUE(ok.Validate());
+  EXPECT_OK(ok.Validate());
   EXPECT_EQ(ok.HighestFieldId(), 3);
   EXPECT_EQ(ok.FindField(3)->name, "element");
   Schema dup_id({{1, "a", true, LongType(), {}}, {2, "b", false, ListType(1, false, IntType()), {}}});
@@ -59,7 +61,7 @@ TEST(ColumnVector, AppendsNestedRowsAndValidates) {
   ColumnVector s(StructType({{1, "a", false, IntType(), {}}}));
   s.AppendNull();
   EXPECT_EQ(s.children[0].length, 1);
-  EXPECT_TRUE(s.Validate());
+  EXPECT_OK(s.Validate());
   s.children[0].Append<int32_t>(5);
   EXPECT_FALSE(s.Validate());  // child longer than the struct
 }

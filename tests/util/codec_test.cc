@@ -5,6 +5,8 @@
 #include <random>
 #include <string>
 
+#include "testing/matchers.h"
+
 namespace floe {
 namespace {
 
@@ -23,7 +25,7 @@ TEST_P(CodecRoundTrip, ExactAndAppend) {
     auto c = MakeCompressor(GetParam());
     ASSERT_TRUE(c) << c.error().ToString();
     Buffer out;
-    ASSERT_TRUE((*c)->Compress(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &out));
+    ASSERT_OK((*c)->Compress(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &out));
     std::string back(n, '\0');
     auto st = DecompressExact(GetParam(), out.data(), out.size(),
                               reinterpret_cast<uint8_t*>(back.data()), n);
@@ -31,7 +33,7 @@ TEST_P(CodecRoundTrip, ExactAndAppend) {
     EXPECT_EQ(back, in);
     if (GetParam() != Codec::kBrotli && GetParam() != Codec::kLz4Raw) {
       Buffer app;
-      ASSERT_TRUE(DecompressAppend(GetParam(), out.data(), out.size(), &app, n + 10));
+      ASSERT_OK(DecompressAppend(GetParam(), out.data(), out.size(), &app, n + 10));
       EXPECT_EQ(std::string(reinterpret_cast<char*>(app.data()), app.size()), in);
     }
   }
@@ -41,7 +43,7 @@ TEST_P(CodecRoundTrip, CorruptInputIsAnError) {
   std::string in = Sample(5000);
   auto c = MakeCompressor(GetParam());
   Buffer out;
-  ASSERT_TRUE((*c)->Compress(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &out));
+  ASSERT_OK((*c)->Compress(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &out));
   std::string back(in.size() + 7, '\0');
   // Wrong expected size is always detected.
   auto st = DecompressExact(GetParam(), out.data(), out.size(),
@@ -65,7 +67,7 @@ TEST(Codec, AppendRefusesToGrowPastTheLimit) {
   std::string in(1 << 20, 'x');
   auto c = MakeCompressor(Codec::kDeflateRaw);
   Buffer out;
-  ASSERT_TRUE((*c)->Compress(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &out));
+  ASSERT_OK((*c)->Compress(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &out));
   Buffer app;
   auto st = DecompressAppend(Codec::kDeflateRaw, out.data(), out.size(), &app, 1000);
   ASSERT_FALSE(st);

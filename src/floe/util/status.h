@@ -1,5 +1,6 @@
 /// \file
-/// floe's one error model: `Result<T>` (= std::expected<T, Error>) and `Status`.
+/// floe's one error model: `Result<T>` (a must-use std::expected<T, Error>)
+/// and `Status` (= Result<void>).
 /// No exception crosses a module boundary; code that calls a throwing library
 /// (Thrift, yaml-cpp) catches at its edge and returns an Error.
 #pragma once
@@ -43,9 +44,36 @@ struct Error {
   Error WithContext(std::string_view context) &&;
 };
 
+/// A value or the Error that kept it from being made: std::expected<T, Error>
+/// that must be used. Ignoring a Result is a compile warning (an error in
+/// floe's own build, -Werror=unused-result): a failed write, commit or close
+/// must never pass unnoticed. Where ignoring is right, write `(void)` and say
+/// why in a comment.
+///
+/// Why a class and not `[[nodiscard]]` on each declaration: the attribute
+/// then sits in one place and covers every function, lambda and std::function
+/// that returns a Result, including the ones written tomorrow, where a
+/// per-declaration attribute is forgotten on the first new function. The class
+/// adds nothing else: it is a std::expected (same layout, same members,
+/// inherited constructors), so `return value;`, `return Fail(...)`, `return
+/// {};` and the FLOE_* macros work unchanged, and it converts to and from
+/// std::expected<T, Error>. Monadic members (and_then, transform) return
+/// plain std::expected, which converts back on return.
 template <typename T>
-using Result = std::expected<T, Error>;
-using Status = std::expected<void, Error>;
+class [[nodiscard]] Result : public std::expected<T, Error> {
+ public:
+  using Base = std::expected<T, Error>;
+  using Base::Base;
+  using Base::operator=;
+
+  Result() = default;
+  // The base class's copy and move constructors are not inherited.
+  Result(const Base& other) : Base(other) {}        // NOLINT(google-explicit-constructor)
+  Result(Base&& other) : Base(std::move(other)) {}  // NOLINT(google-explicit-constructor)
+};
+
+/// Success or an Error, and must be used like any Result.
+using Status = Result<void>;
 
 /// The success value of a Status.
 inline Status Ok() { return {}; }
