@@ -1,7 +1,7 @@
 # Helpers that keep the top-level CMakeLists short: one static library per
 # module (src/floe/<module>/*.cc), one test executable per module
-# (tests/<module>/*.cc), one benchmark executable per *_benchmark.cc and one
-# fuzzer per *_fuzz.cc.
+# (tests/<module>/*.cc, linking that module only), one benchmark executable per
+# *_benchmark.cc and one fuzzer per *_fuzz.cc.
 
 set(FLOE_ALL_MODULES "")
 
@@ -50,7 +50,10 @@ function(floe_add_module_tests)
     file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/${name}/*.cc)
     if(srcs)
       add_executable(${name}_test ${srcs})
-      target_link_libraries(${name}_test PRIVATE ${FLOE_ALL_MODULES} floe_testing GTest::gtest GTest::gmock GTest::gtest_main)
+      # Only the module under test (its declared dependencies come with it)
+      # and the test support library: a test that uses a higher module does
+      # not link, so it belongs with that module's tests or in tests/cli.
+      target_link_libraries(${name}_test PRIVATE floe_${name} floe_testing GTest::gtest GTest::gmock GTest::gtest_main)
       target_include_directories(${name}_test PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_BINARY_DIR}/gen)
       target_compile_definitions(${name}_test PRIVATE
         FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}" FLOE_BINARY_DIR="${CMAKE_BINARY_DIR}")
