@@ -123,6 +123,7 @@ Status Projector::Apply(Batch&& in, Batch* out, int64_t first_row) const {
   out->num_rows = in.num_rows;
   out->row_kinds = std::move(in.row_kinds);
   out->sequence_numbers = std::move(in.sequence_numbers);
+  out->positions = std::move(in.positions);
   std::vector<ColumnVector>* source = &in.columns;
   if (only_index_ >= 0) source = &in.columns[only_index_].children;
   out->columns.resize(table_->num_fields());

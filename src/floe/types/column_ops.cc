@@ -110,6 +110,9 @@ Batch Take(const Batch& src, std::span<const int64_t> indices) {
   if (!src.row_kinds.empty()) {
     for (int64_t i : indices) out.row_kinds.push_back(src.row_kinds[i]);
   }
+  if (!src.positions.empty()) {
+    for (int64_t i : indices) out.positions.push_back(src.positions[i]);
+  }
   if (!src.sequence_numbers.empty()) {
     for (int64_t i : indices) out.sequence_numbers.push_back(src.sequence_numbers[i]);
   }
@@ -122,6 +125,10 @@ void AppendRange(const Batch& src, int64_t begin, int64_t end, Batch* dst) {
   if (!src.row_kinds.empty()) {
     dst->row_kinds.resize(static_cast<size_t>(dst->num_rows), RowKind::kInsert);
     dst->row_kinds.insert(dst->row_kinds.end(), src.row_kinds.begin() + begin, src.row_kinds.begin() + end);
+  }
+  if (!src.positions.empty()) {
+    dst->positions.resize(static_cast<size_t>(dst->num_rows), 0);
+    dst->positions.insert(dst->positions.end(), src.positions.begin() + begin, src.positions.begin() + end);
   }
   if (!src.sequence_numbers.empty()) {
     dst->sequence_numbers.resize(static_cast<size_t>(dst->num_rows), 0);

@@ -162,6 +162,7 @@ void Batch::Clear() {
   num_rows = 0;
   row_kinds.clear();
   sequence_numbers.clear();
+  positions.clear();
 }
 
 Status Batch::Validate() const {
@@ -183,6 +184,9 @@ Status Batch::Validate() const {
   }
   if (!sequence_numbers.empty() && static_cast<int64_t>(sequence_numbers.size()) != num_rows) {
     return Internal("batch has {} sequence numbers for {} rows", sequence_numbers.size(), num_rows);
+  }
+  if (!positions.empty() && static_cast<int64_t>(positions.size()) != num_rows) {
+    return Internal("batch has {} input positions for {} rows", positions.size(), num_rows);
   }
   return Ok();
 }

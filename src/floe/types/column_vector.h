@@ -96,6 +96,10 @@ struct Batch {
   int64_t num_rows = 0;
   std::vector<RowKind> row_kinds;          ///< empty = all inserts
   std::vector<int64_t> sequence_numbers;   ///< empty = none
+  /// Where each row came from in its input (the 1-based line of a JSONL or
+  /// Debezium input, the record number of a CSV input); empty = not tracked.
+  /// Several rows may share a position (a Debezium update gives two).
+  std::vector<int64_t> positions;
 
   Batch() = default;
   /// An empty batch with one empty column per field of `schema`.
