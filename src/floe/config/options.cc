@@ -198,6 +198,8 @@ const std::vector<OptionDef>& Registry() {
       {K(kCompressionStrategy), .scopes = kW, .type = T::kEnum, .doc = "ORC compression strategy.",
        .enum_values = {"speed", "compression"}, .support = Support::kNotYet,
        .missing = "it applies to ORC files; floe writes Parquet"},
+      {K(kEqualityFieldColumns), .scopes = kW, .type = T::kList,
+       .doc = "Key columns of an upsert / CDC write (Beam's equality_columns)."},
       {K(kWriteParallelism), .scopes = kW, .type = T::kInt,
        .doc = "Encoder threads (default: the number of cores).", .min = 1, .max = 1024},
 
@@ -321,10 +323,76 @@ const std::vector<OptionDef>& Registry() {
       {K(kBeamPartitionFields), .scopes = kB, .type = T::kList,
        .doc = "Partition fields of a new table: col, bucket(col, N), truncate(col, W), year|month|day|hour(col)."},
       {K(kBeamSortFields), .scopes = kB, .type = T::kList,
-       .doc = "Sort order of a new table: `col [asc|desc] [nulls first|last]`."},
+       .doc = "Sort order of a new table: `term [asc|desc] [nulls first|last]`, a term being a column or a "
+              "transform of one (`bucket(id, 4) desc`, `day(ts)`)."},
       {K(kBeamTableProperties), .scopes = kB, .type = T::kMap, .doc = "Table properties of a new table."},
       {K(kBeamWriteProperties), .scopes = kB, .type = T::kMap,
        .doc = "Write options of this job (Flink write option names and table properties)."},
+      // ---- Beam: merge-on-read (CDC) and streaming
+      {K(kBeamMode), .scopes = kB, .type = T::kEnum, .default_value = "append",
+       .doc = "append: every row is an insert. merge-on-read: rows are changes (insert, update, delete) "
+              "resolved per key and written as data files plus equality deletes.",
+       .enum_values = {"append", "merge-on-read"}},
+      {K(kBeamSequenceNumberColumn), .scopes = kB, .type = T::kString,
+       .default_value = "_commit_snapshot_sequence_number",
+       .doc = "Merge-on-read: the column (a dotted path into structs allowed) that orders changes of one key; "
+              "stripped before writing."},
+      {K(kBeamChangeTypeColumn), .scopes = kB, .type = T::kString,
+       .doc = "Merge-on-read: the column holding each row's change type (INSERT, UPDATE_BEFORE, UPDATE_AFTER, "
+              "DELETE, or Flink's +I -U +U -D); stripped before writing. Unset: every row is an insert (an "
+              "upsert with upsert)."},
+      {K(kBeamChangeTypeMap), .scopes = kB, .type = T::kMap,
+       .doc = "Merge-on-read: maps the change type column's values to change types, e.g. {c: INSERT, u: "
+              "UPDATE_AFTER, d: DELETE} (the inverse form {INSERT: c, ...} is accepted too)."},
+      {K(kBeamUpsert), .scopes = kB, .type = T::kBool, .default_value = "false",
+       .doc = "Merge-on-read: every insert or update replaces the key's row (after-images only; UPDATE_BEFORE "
+              "rows are dropped)."},
+      {K(kBeamEqualityColumns), .scopes = kB, .type = T::kList,
+       .doc = "Merge-on-read: the key columns (default: the table's identifier fields; required when the table "
+              "does not exist yet and the schema declares no PRIMARY KEY)."},
+      {K(kBeamSnapshotProperties), .scopes = kB, .type = T::kMap,
+       .doc = "Extra snapshot summary properties of every commit (the floe. prefix is reserved)."},
+      {K(kBeamDistributionMode), .scopes = kB, .type = T::kEnum, .default_value = "none",
+       .doc = "none: one writer per destination. hash: keys hash into num_shards shards, each writing its "
+              "own files.",
+       .enum_values = {"none", "hash"}},
+      {K(kBeamAutosharding), .scopes = kB, .type = T::kBool, .default_value = "false",
+       .doc = "hash only: per commit, as many writers as the window's bytes need (one per target file size), "
+              "at most num_shards."},
+      {K(kBeamNumShards), .scopes = kB, .type = T::kInt, .default_value = "16",
+       .doc = "hash only: shards per destination.", .min = 1, .max = 65535},
+      {K(kBeamShardsPerPartition), .scopes = kB, .type = T::kInt, .default_value = "1",
+       .doc = "hash only: shards one partition's keys spread over (1..num_shards).", .min = 1, .max = 65535},
+      {K(kBeamSorterMemoryMb), .scopes = kB, .type = T::kInt, .default_value = "100",
+       .doc = "Memory of the change buffers of all destinations; past it sorted runs spill to disk.", .min = 1,
+       .max = 1048576},
+      {K(kBeamDirectWriteByteLimit), .scopes = kB, .type = T::kLong,
+       .doc = "Streaming append: a destination whose window holds fewer bytes is written by one writer "
+              "without sharding.",
+       .min = 1, .support = Support::kNotYet, .missing = kCdcIssue},
+      {K(kBeamAllowedLatenessSeconds), .scopes = kB, .type = T::kLong, .default_value = "21600",
+       .doc = "Merge-on-read: a change older than an already committed change of its key goes to the "
+              "dead-letter output while it is at most this late, and is dropped (and counted) beyond.",
+       .min = 0},
+      {K(kBeamSinkId), .scopes = kB, .type = T::kString,
+       .doc = "Exactly-once: commits carry this id, a commit number and the input position; a relaunch skips "
+              "what is committed."},
+      {K(kBeamTokenHeartbeatSeconds), .scopes = kB, .type = T::kInt,
+       .doc = "Streaming with sink_id: an idle sink commits an empty token refresh this often.", .min = 1},
+      {K(kBeamErrorHandling), .scopes = kB, .type = T::kMap,
+       .doc = "Where invalid rows go: {output: FILE.jsonl} or {table: NS.TABLE}; late changes: "
+              "{dead_letter: FILE.jsonl} or {dead_letter_table: NS.TABLE}."},
+      {K(kBeamUseSideInputTableCache), .scopes = kB, .type = T::kBool, .default_value = "false",
+       .doc = "Keep loaded destination tables between commits.", .support = Support::kNotYet,
+       .missing = kCdcIssue},
+      {K(kBeamTableCacheRefreshIntervalSeconds), .scopes = kB, .type = T::kLong,
+       .doc = "How often cached destination tables are reloaded.", .min = 1, .support = Support::kNotYet,
+       .missing = kCdcIssue},
+      {K(kBeamMaximumTableCacheSize), .scopes = kB, .type = T::kInt, .doc = "Destination tables cached at most.",
+       .min = 1, .support = Support::kNotYet, .missing = kCdcIssue},
+      {K(kBeamTableCachePollingBuckets), .scopes = kB, .type = T::kInt,
+       .doc = "Buckets the cached tables' refreshes are spread over.", .min = 1, .support = Support::kNotYet,
+       .missing = kCdcIssue},
   };
   return kOptions;
 }

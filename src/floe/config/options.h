@@ -173,6 +173,29 @@ inline constexpr Key<std::string> kBeamPartitionFields{"partition_fields"};
 inline constexpr Key<std::string> kBeamSortFields{"sort_fields"};
 inline constexpr Key<std::string> kBeamTableProperties{"table_properties"};
 inline constexpr Key<std::string> kBeamWriteProperties{"write_properties"};
+inline constexpr Key<std::string> kBeamMode{"mode"};
+inline constexpr Key<std::string> kBeamSequenceNumberColumn{"sequence_number_column"};
+inline constexpr Key<std::string> kBeamChangeTypeColumn{"change_type_column"};
+inline constexpr Key<std::string> kBeamChangeTypeMap{"change_type_map"};
+inline constexpr Key<bool> kBeamUpsert{"upsert"};
+inline constexpr Key<std::string> kBeamEqualityColumns{"equality_columns"};
+inline constexpr Key<std::string> kBeamSnapshotProperties{"snapshot_properties"};
+inline constexpr Key<std::string> kBeamDistributionMode{"distribution_mode"};
+inline constexpr Key<bool> kBeamAutosharding{"autosharding"};
+inline constexpr Key<int32_t> kBeamNumShards{"num_shards"};
+inline constexpr Key<int32_t> kBeamShardsPerPartition{"shards_per_partition"};
+inline constexpr Key<int32_t> kBeamSorterMemoryMb{"sorter_memory_mb"};
+inline constexpr Key<int64_t> kBeamDirectWriteByteLimit{"direct_write_byte_limit"};
+inline constexpr Key<int64_t> kBeamAllowedLatenessSeconds{"allowed_lateness_seconds"};
+inline constexpr Key<std::string> kBeamSinkId{"sink_id"};
+inline constexpr Key<int32_t> kBeamTokenHeartbeatSeconds{"token_heartbeat_seconds"};
+inline constexpr Key<std::string> kBeamErrorHandling{"error_handling"};
+inline constexpr Key<bool> kBeamUseSideInputTableCache{"use_side_input_table_cache"};
+inline constexpr Key<int64_t> kBeamTableCacheRefreshIntervalSeconds{"table_cache_refresh_interval_seconds"};
+inline constexpr Key<int32_t> kBeamMaximumTableCacheSize{"maximum_table_cache_size"};
+inline constexpr Key<int32_t> kBeamTableCachePollingBuckets{"table_cache_polling_buckets"};
+// Flink write option spellings of the same ideas
+inline constexpr Key<std::string> kEqualityFieldColumns{"equality-field-columns"};
 }  // namespace keys
 
 /// One declared option.

@@ -95,6 +95,20 @@ Result<int32_t> ParsePositiveInt(std::string_view text, std::string_view what) {
 
 }  // namespace
 
+std::map<std::string, std::string>* WriteConfig::SinkMap(std::string_view key) {
+  namespace k = config::keys;
+  if (key == k::kBeamChangeTypeMap.name) return &change_type_map;
+  if (key == k::kBeamSnapshotProperties.name) return &snapshot_properties;
+  if (key == k::kBeamErrorHandling.name) return &error_handling;
+  return nullptr;
+}
+
+std::string JoinList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
 std::vector<std::string> SplitTopLevelCommas(std::string_view text) {
   std::vector<std::string> out;
   int depth = 0;
@@ -174,9 +188,19 @@ Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_vie
       } else if (key == k::kBeamOnly.name) {
         FLOE_ASSIGN_OR_RETURN(auto name, ScalarOf(v, key, origin));
         FLOE_RETURN_IF_ERROR(SetProjection(&c, ProjectionKind::kOnly, {Trim(name)}, key, origin));
+      } else if (auto* m = c.SinkMap(key)) {
+        FLOE_ASSIGN_OR_RETURN(*m, MapOf(v, key, origin));
       } else {
-        // Declared but not handled here: a registry entry without a reader.
-        return Internal("{}: Beam option '{}' has no reader", origin, key);
+        const config::OptionDef* def = config::FindOption(key, kBeam);
+        std::string text;
+        if (def->type == config::OptionType::kList) {
+          FLOE_ASSIGN_OR_RETURN(auto list, ListOf(v, key, origin));
+          text = JoinList(list);
+        } else {
+          FLOE_ASSIGN_OR_RETURN(text, ScalarOf(v, key, origin));
+          if (Status st = config::CheckValue(*def, key, text); !st) return Fail(st.error().WithContext(origin));
+        }
+        c.sink_options[key] = text;
       }
     }
   } catch (const YAML::Exception& e) {
@@ -201,6 +225,20 @@ Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::
   namespace k = config::keys;
   std::string key(key_view);
   if (const config::OptionDef* beam = config::FindOption(key, kBeam)) {
+    if (auto* m = SinkMap(key)) {
+      // `--set change_type_map=c:INSERT,d:DELETE`: entries key:value, comma-separated.
+      std::map<std::string, std::string> parsed;
+      for (const std::string& item : SplitTopLevelCommas(value)) {
+        size_t colon = item.find(':');
+        if (colon == std::string::npos || colon == 0) {
+          return InvalidArgument("{} {}: '{}' is not key:value (entries are key:value, comma-separated)", origin,
+                                 key, item);
+        }
+        parsed[Trim(std::string_view(item).substr(0, colon))] = Trim(std::string_view(item).substr(colon + 1));
+      }
+      *m = std::move(parsed);
+      return Ok();
+    }
     if (beam->type == config::OptionType::kMap) {
       return InvalidArgument("{} '{}': a map; give it in --config YAML (catalog properties also as --catalog key=value)",
                              origin, key);
@@ -223,7 +261,8 @@ Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::
     } else if (key == k::kBeamOnly.name) {
       return SetProjection(this, ProjectionKind::kOnly, {Trim(value)}, key, origin);
     } else {
-      return Internal("{}: Beam option '{}' has no reader", origin, key);
+      sink_options[key] = beam->type == config::OptionType::kList ? JoinList(SplitTopLevelCommas(value))
+                                                                  : std::string(value);
     }
     return Ok();
   }
@@ -310,21 +349,54 @@ Result<iceberg::SortOrder> ParseSortFields(const std::vector<std::string>& field
   if (fields.empty()) return iceberg::SortOrder::Unsorted();
   std::vector<iceberg::SortField> out;
   for (const std::string& text : fields) {
+    // Words split at blanks outside parentheses: `bucket(id, 4) desc nulls last`.
     std::vector<std::string> words;
-    size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-      size_t s = i;
-      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-      if (i > s) words.push_back(text.substr(s, i - s));
+    {
+      int depth = 0;
+      std::string cur;
+      for (char ch : text) {
+        if (ch == '(') ++depth;
+        if (ch == ')' && depth > 0) --depth;
+        if (depth == 0 && std::isspace(static_cast<unsigned char>(ch))) {
+          if (!cur.empty()) words.push_back(std::move(cur));
+          cur.clear();
+        } else {
+          cur += ch;
+        }
+      }
+      if (!cur.empty()) words.push_back(std::move(cur));
     }
     const std::string what = "sort field '" + text + "'";
     if (words.empty()) return InvalidArgument("{}: an empty sort field", config::keys::kBeamSortFields.name);
     iceberg::SortField f;
-    f.transform = iceberg::Transform::Identity();
-    const NestedField* col = schema.FindTopLevel(words[0]);
+    FLOE_ASSIGN_OR_RETURN(Call call, ParseCall(words[0], "sort field"));
+    const size_t want_args = call.fn == "bucket" || call.fn == "truncate" ? 2 : 1;
+    if (call.args.size() != want_args) {
+      return InvalidArgument("{}: {}() takes {} argument{}, found {}", what, call.fn, want_args,
+                             want_args == 1 ? "" : "s", call.args.size());
+    }
+    if (call.fn == "identity") {
+      f.transform = iceberg::Transform::Identity();
+    } else if (call.fn == "bucket" || call.fn == "truncate") {
+      FLOE_ASSIGN_OR_RETURN(int32_t n, ParsePositiveInt(call.args[1], what));
+      f.transform = call.fn == "bucket" ? iceberg::Transform::Bucket(n) : iceberg::Transform::Truncate(n);
+    } else if (call.fn == "year" || call.fn == "years") {
+      f.transform = iceberg::Transform::Year();
+    } else if (call.fn == "month" || call.fn == "months") {
+      f.transform = iceberg::Transform::Month();
+    } else if (call.fn == "day" || call.fn == "days") {
+      f.transform = iceberg::Transform::Day();
+    } else if (call.fn == "hour" || call.fn == "hours") {
+      f.transform = iceberg::Transform::Hour();
+    } else {
+      return InvalidArgument(
+          "{}: unknown transform '{}'; valid: col, bucket(col, N), truncate(col, W), year(col), month(col), "
+          "day(col), hour(col)",
+          what, call.fn);
+    }
+    const NestedField* col = schema.FindTopLevel(call.args[0]);
     if (col == nullptr) {
-      return InvalidArgument("{}: no column '{}' in the schema", what, words[0]);
+      return InvalidArgument("{}: no column '{}' in the schema", what, call.args[0]);
     }
     f.source_id = col->id;
     size_t w = 1;

@@ -52,6 +52,13 @@ struct WriteConfig {
   /// that override the table's own for this write).
   std::map<std::string, std::string> write_properties;
   ProjectionConfig projection;
+  /// The other Beam options of the sink (`mode`, `sequence_number_column`,
+  /// `num_shards`, `sink_id`, ...) as given, lists comma-joined; typed reads
+  /// through config::Resolver (SinkOptions::Resolve).
+  std::map<std::string, std::string> sink_options;
+  std::map<std::string, std::string> change_type_map;      ///< Beam `change_type_map`
+  std::map<std::string, std::string> snapshot_properties;  ///< Beam `snapshot_properties`
+  std::map<std::string, std::string> error_handling;       ///< Beam `error_handling`
 
   /// Reads a YAML map with Beam's names. `origin` names the source in errors
   /// (the file name). Unknown keys are errors listing the valid ones.
@@ -66,10 +73,17 @@ struct WriteConfig {
   /// implemented yet) or when another source already gave a different table.
   Status SetTable(std::string_view name, std::string_view origin);
 
+  /// The map field of a map-valued sink option (`change_type_map`,
+  /// `snapshot_properties`, `error_handling`), else null.
+  std::map<std::string, std::string>* SinkMap(std::string_view key);
+
   /// Cross-checks everything through the registry: catalog properties,
   /// table properties, write options, and that keep/drop/only are exclusive.
   Status Validate() const;
 };
+
+/// `a,b,c`: the items joined with commas (the text form of a list option).
+std::string JoinList(const std::vector<std::string>& items);
 
 /// Splits on commas that are not inside parentheses, trimming blanks
 /// (`bucket(id, 16), day(ts)` -> two items).

@@ -97,12 +97,15 @@ Result<std::unique_ptr<WriteJob>> WriteJob::Open(const WriteConfig& config, Sche
   return job;
 }
 
-Status WriteJob::OpenTable(const WriteConfig& config, catalog::Catalog* cat, SchemaPtr input_schema,
-                           const WriteJobOptions& options) {
-  if (config.table.empty()) return InvalidArgument("write job: no table given (`table`)");
-  FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(config.table));
+Result<OpenedTable> OpenOrCreateTable(const WriteConfig& config, const std::string& name,
+                                      catalog::Catalog* cat, SchemaPtr input_schema,
+                                      std::string_view missing_table_hint,
+                                      const std::function<Status(catalog::TableDefinition*)>& adjust) {
+  if (name.empty()) return InvalidArgument("write job: no table given (`table`)");
+  FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(name));
   FLOE_ASSIGN_OR_RETURN(bool exists, cat->TableExists(id));
   catalog::LoadedTable loaded;
+  OpenedTable out;
   if (exists) {
     FLOE_ASSIGN_OR_RETURN(loaded, cat->LoadTable(id));
     // A table folder copied with its metadata still names the original's
@@ -110,7 +113,7 @@ Status WriteJob::OpenTable(const WriteConfig& config, catalog::Catalog* cat, Sch
     FLOE_RETURN_IF_ERROR(cat->CheckLocation(loaded));
     if (!input_schema) input_schema = loaded.metadata.CurrentSchema();
   } else if (!input_schema) {
-    return NotFound("table {} does not exist; {}", id.ToString(), options.missing_table_hint);
+    return NotFound("table {} does not exist; {}", id.ToString(), missing_table_hint);
   }
   FLOE_ASSIGN_OR_RETURN(Projector projector, Projector::Make(input_schema, config.projection));
   if (!exists) {
@@ -119,29 +122,42 @@ Status WriteJob::OpenTable(const WriteConfig& config, catalog::Catalog* cat, Sch
     FLOE_ASSIGN_OR_RETURN(def.spec, ParsePartitionFields(config.partition_fields, def.schema));
     FLOE_ASSIGN_OR_RETURN(def.sort_order, ParseSortFields(config.sort_fields, def.schema));
     def.properties = config.table_properties;
+    if (adjust) FLOE_RETURN_IF_ERROR(adjust(&def));
     FLOE_ASSIGN_OR_RETURN(bool ns_exists, cat->NamespaceExists(id.ns));
     if (!ns_exists) {
       Status st = cat->CreateNamespace(id.ns, {});
       // Another first write may have made it meanwhile.
-      if (!st && st.error().kind != ErrorKind::kAlreadyExists) return st;
+      if (!st && st.error().kind != ErrorKind::kAlreadyExists) return Fail(st.error());
     }
     auto made = cat->CreateTable(id, def);
     if (made) {
       loaded = std::move(*made);
-      cleanup_->TableCreated(cat, loaded);
+      out.created = loaded;
     } else if (made.error().kind == ErrorKind::kAlreadyExists) {
-      // Another first write created it meanwhile: append to that table.
+      // Another first write created it meanwhile: write to that table.
       FLOE_ASSIGN_OR_RETURN(loaded, cat->LoadTable(id));
     } else {
       return Fail(std::move(made).error());
     }
   }
-  table_ = std::make_unique<table::Table>(cat, std::move(loaded));
-  if (Status st = projector.Bind(table_->metadata().CurrentSchema()); !st) {
+  out.table = std::make_unique<table::Table>(cat, std::move(loaded));
+  if (Status st = projector.Bind(out.table->metadata().CurrentSchema()); !st) {
+    if (out.created) (void)cat->DropIfUnchanged(*out.created);
     return Fail(st.error().WithContext(id.ToString()));
   }
-  input_schema_ = std::move(input_schema);
-  projector_ = std::move(projector);
+  out.input_schema = std::move(input_schema);
+  out.projector = std::move(projector);
+  return out;
+}
+
+Status WriteJob::OpenTable(const WriteConfig& config, catalog::Catalog* cat, SchemaPtr input_schema,
+                           const WriteJobOptions& options) {
+  FLOE_ASSIGN_OR_RETURN(OpenedTable opened, OpenOrCreateTable(config, config.table, cat, std::move(input_schema),
+                                                              options.missing_table_hint));
+  if (opened.created) cleanup_->TableCreated(cat, *opened.created);
+  table_ = std::move(opened.table);
+  input_schema_ = std::move(opened.input_schema);
+  projector_ = std::move(*opened.projector);
   return Ok();
 }
 

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,28 @@
 #include "floe/util/status.h"
 
 namespace floe::sink {
+
+/// A table opened for a write (created when missing), with the projection
+/// of the input bound to it.
+struct OpenedTable {
+  std::unique_ptr<table::Table> table;
+  /// Set when this call created the table (for Catalog::DropIfUnchanged).
+  std::optional<catalog::LoadedTable> created;
+  std::optional<Projector> projector;  ///< always set on success
+  SchemaPtr input_schema;  ///< the given one, or the table's schema
+};
+
+/// Opens `name` through `catalog`, creating it (and its namespace) from the
+/// projected `input_schema` with the config's partition_fields, sort_fields
+/// and table_properties when it does not exist; `adjust` may amend the new
+/// table's definition (the change sink makes its key columns the identifier
+/// fields). When another first write creates it meanwhile, that table is
+/// used. `input_schema` null means the table's schema (the table must exist;
+/// otherwise kNotFound with `missing_table_hint`).
+Result<OpenedTable> OpenOrCreateTable(const WriteConfig& config, const std::string& name,
+                                      catalog::Catalog* catalog, SchemaPtr input_schema,
+                                      std::string_view missing_table_hint,
+                                      const std::function<Status(catalog::TableDefinition*)>& adjust = {});
 
 /// What a front end adds to the WriteConfig.
 struct WriteJobOptions {

@@ -1,0 +1,1108 @@
+// ChangeSink: classify -> route -> strip/project -> buffer (sorted, spilling)
+// -> per window: collapse each key's changes -> data + equality delete files
+// -> one snapshot per destination carrying the exactly-once token.
+#include "floe/sink/change_sink.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "floe/catalog/identifier.h"
+#include "floe/config/options.h"
+#include "floe/iceberg/metadata_updates.h"
+#include "floe/sink/change_rows.h"
+#include "floe/sink/projection.h"
+#include "floe/sink/reject_log.h"
+#include "floe/sink/row_codec.h"
+#include "floe/sink/sink_token.h"
+#include "floe/sink/spill_sorter.h"
+#include "floe/sink/table_template.h"
+#include "floe/sink/write_job.h"
+#include "floe/table/append_files.h"
+#include "floe/table/data_writer.h"
+#include "floe/table/delete_writer.h"
+#include "floe/table/partition_key.h"
+#include "floe/table/row_delta.h"
+#include "floe/types/column_ops.h"
+#include "floe/types/json_value.h"
+
+namespace floe::sink {
+
+namespace {
+
+namespace k = config::keys;
+
+// Sort key layout: shard (2, big-endian) | key hash (8, big-endian) | key
+// bytes (prefix-free) | sequence number (8, big-endian, sign flipped) |
+// arrival (8, big-endian). The group of one key is everything but the last
+// 16 bytes.
+constexpr size_t kSuffixBytes = 16;
+constexpr size_t kHashOffset = 2;
+// Payload: kind (1) | position (8, little-endian) | encoded row.
+constexpr size_t kPayloadHeader = 9;
+// Rows decoded before a batch goes to a writer.
+constexpr int64_t kOutputBatchRows = 8192;
+
+void PutBE(std::string* s, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+uint64_t GetBE(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The newest committed sequence number of each key (by 64-bit hash), with
+// the time of that commit. Open addressing, linear probing.
+class LateTracker {
+ public:
+  struct Entry {
+    int64_t seq;
+    int64_t commit_ms;
+  };
+  const Entry* Find(uint64_t hash) const {
+    if (size_ == 0) return nullptr;
+    hash = hash ? hash : 1;
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].hash == 0) return nullptr;
+      if (slots_[i].hash == hash) return &slots_[i].entry;
+    }
+  }
+  void Update(uint64_t hash, int64_t seq, int64_t commit_ms) {
+    hash = hash ? hash : 1;
+    if ((size_ + 1) * 4 > slots_.size() * 3) Grow();
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].hash == 0) {
+        slots_[i] = {hash, {seq, commit_ms}};
+        ++size_;
+        return;
+      }
+      if (slots_[i].hash == hash) {
+        if (seq >= slots_[i].entry.seq) slots_[i].entry = {seq, commit_ms};
+        return;
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    Entry entry{};
+  };
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    size_ = 0;
+    for (const Slot& s : old) {
+      if (s.hash) Update(s.hash, s.entry.seq, s.entry.commit_ms);
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+};
+
+std::string RowJson(const Batch& batch, int64_t row) {
+  std::string out;
+  AppendJsonRow(batch, row, &out);
+  while (!out.empty() && (out.back() == '\n')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------- destination
+
+// One destination table: its buffer, writers, token and accounting.
+class Destination {
+ public:
+  std::string name;
+  std::unique_ptr<table::Table> table;
+  std::optional<catalog::LoadedTable> created;
+  std::optional<Projector> projector;
+  table::DataWriterOptions writer_options;
+  std::string branch;
+  bool upsert = false;
+  // merge-on-read
+  std::vector<int32_t> eq_ids;
+  std::optional<KeyEncoder> keys;
+  bool partition_scoped = true;
+  std::optional<table::PartitionKeyer> keyer;  ///< shards_per_partition < num_shards
+  std::unique_ptr<RowCodec> codec;
+  std::unique_ptr<SpillSorter> sorter;
+  LateTracker late;
+  std::vector<std::pair<uint64_t, int64_t>> window_keys;  ///< (hash, seq) applied this window
+  // append
+  std::vector<std::unique_ptr<table::PartitionedWriter>> append_writers;  ///< one per shard
+  std::shared_ptr<table::OutputFileFactory> append_factory;
+  // exactly-once
+  int64_t commit_number = 0;
+  int64_t committed_position = 0;
+  int64_t last_commit_ms = 0;
+  DestinationStats stats;
+  int64_t pending = 0;  ///< rows buffered this window
+  int64_t arrival = 0;
+  int64_t window_bytes = 0;  ///< payload bytes buffered this window (autosharding)
+  std::string scratch_key;
+};
+
+// ----------------------------------------------------------------------- impl
+
+class ChangeSink::Impl {
+ public:
+  Status Open(const WriteConfig& config, catalog::Catalog* catalog, SchemaPtr input_schema,
+              ChangeSinkOptions options);
+  Status Write(Batch&& batch);
+  Status Reject(int64_t position, std::string_view reason, std::string text, std::string_view destination = {},
+                std::string row_json = {});
+  Status Commit(int64_t position);
+  Status Heartbeat();
+  int64_t pending_rows() const;
+  SinkStats stats() const;
+  ~Impl() { AbortWindow(); }
+
+  WriteConfig config_;
+  SinkOptions options_;
+  ChangeSinkOptions sink_options_;
+  catalog::Catalog* catalog_ = nullptr;
+  SchemaPtr input_schema_;
+  std::optional<ControlColumns> control_;
+  std::optional<TableTemplate> template_;
+  std::map<std::string, std::unique_ptr<Destination>> destinations_;
+  std::unique_ptr<RejectLog> errors_;
+  std::unique_ptr<RejectLog> dead_letters_;
+  int64_t last_position_ = 0;   ///< the largest input position seen
+  int64_t window_rows_ = 0;
+  int64_t unrouted_errors_ = 0;
+  int64_t unrouted_read_ = 0;
+  int64_t windows_committed_ = 0;
+  bool failed_ = false;
+
+ private:
+  Result<Destination*> DestinationFor(const std::string& name);
+  Status OpenDestination(Destination* d);
+  Status AddRows(Destination* d, Batch&& rows, const std::vector<RowKind>& kinds, const std::vector<int64_t>& seqs);
+  Status AddAppend(Destination* d, Batch&& rows, const std::vector<int64_t>& keep);
+  Status SpillIfOver();
+  int ShardOf(const Destination& d, uint64_t hash, const Batch& rows, int64_t row, const std::vector<uint64_t>& phash) const;
+  Status FlushDestination(Destination* d, int64_t position, std::vector<iceberg::DataFile>* data,
+                          std::vector<iceberg::DataFile>* deletes,
+                          std::vector<std::unique_ptr<table::PartitionedWriter>>* writers,
+                          std::vector<std::unique_ptr<table::EqualityDeleteWriter>>* delete_writers);
+  Status CommitDestination(Destination* d, int64_t position, bool heartbeat);
+  void AbortWindow();
+  Status Fail(Error e) {
+    failed_ = true;
+    return std::unexpected<Error>(std::move(e));
+  }
+};
+
+Status ChangeSink::Impl::Open(const WriteConfig& config, catalog::Catalog* catalog, SchemaPtr input_schema,
+                              ChangeSinkOptions options) {
+  config_ = config;
+  catalog_ = catalog;
+  sink_options_ = std::move(options);
+  FLOE_ASSIGN_OR_RETURN(options_, SinkOptions::Resolve(config));
+  if (options_.mode == WriteMode::kAppend && sink_options_.changes_in_batch) {
+    return InvalidArgument("a change stream input (row kinds from the input) needs mode merge-on-read");
+  }
+  FLOE_ASSIGN_OR_RETURN(TableTemplate tmpl, TableTemplate::Parse(config.table));
+  if (tmpl.is_template()) {
+    template_ = std::move(tmpl);
+  } else {
+    FLOE_RETURN_IF_ERROR(catalog::ParseTableIdentifier(config.table));
+  }
+  if (!input_schema) {
+    if (template_) {
+      return InvalidArgument("table template '{}': give the input schema (the destinations may not exist)",
+                             config.table);
+    }
+    FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(config.table));
+    FLOE_ASSIGN_OR_RETURN(bool exists, catalog->TableExists(id));
+    if (!exists) return NotFound("table {} does not exist; {}", config.table, sink_options_.missing_table_hint);
+    FLOE_ASSIGN_OR_RETURN(auto loaded, catalog->LoadTable(id));
+    SchemaPtr table_schema = loaded.metadata.CurrentSchema();
+    std::vector<NestedField> fields = table_schema->fields();
+    int32_t next_id = table_schema->HighestFieldId();
+    if (options_.mode == WriteMode::kMergeOnRead && !sink_options_.changes_in_batch) {
+      if (!options_.change_type_column.empty() && table_schema->IndexOf(options_.change_type_column) < 0) {
+        fields.push_back({++next_id, options_.change_type_column, false, StringType(), ""});
+      }
+      if (options_.sequence_column.find('.') == std::string::npos &&
+          table_schema->IndexOf(options_.sequence_column) < 0) {
+        fields.push_back({++next_id, options_.sequence_column, false, LongType(), ""});
+      }
+    }
+    input_schema = std::make_shared<Schema>(std::move(fields), 0, table_schema->identifier_field_ids());
+  }
+  input_schema_ = input_schema;
+  if (template_) FLOE_RETURN_IF_ERROR(template_->Bind(*input_schema_));
+  if (options_.mode == WriteMode::kMergeOnRead && !sink_options_.changes_in_batch) {
+    const std::vector<std::string> keep =
+        config.projection.kind == ProjectionKind::kKeep ? config.projection.fields : std::vector<std::string>{};
+    FLOE_ASSIGN_OR_RETURN(control_, ControlColumns::Make(input_schema_, options_, keep));
+  }
+  if (!options_.errors.output.empty()) FLOE_ASSIGN_OR_RETURN(errors_, RejectLog::Open(options_.errors.output));
+  if (!options_.errors.dead_letter.empty()) {
+    FLOE_ASSIGN_OR_RETURN(dead_letters_, RejectLog::Open(options_.errors.dead_letter));
+  }
+  // A fixed destination is opened now: its errors (no table, bad keys) come first.
+  if (!template_) FLOE_RETURN_IF_ERROR(DestinationFor(config.table));
+  return Ok();
+}
+
+Result<Destination*> ChangeSink::Impl::DestinationFor(const std::string& name) {
+  auto it = destinations_.find(name);
+  if (it != destinations_.end()) return it->second.get();
+  auto d = std::make_unique<Destination>();
+  d->name = name;
+  d->stats.table = name;
+  FLOE_RETURN_IF_ERROR(OpenDestination(d.get()));
+  Destination* raw = d.get();
+  destinations_.emplace(name, std::move(d));
+  return raw;
+}
+
+Status ChangeSink::Impl::OpenDestination(Destination* d) {
+  const SchemaPtr row_schema = control_ ? control_->stripped_schema() : input_schema_;
+  const bool mor = options_.mode == WriteMode::kMergeOnRead;
+  // The key columns of a new table become its identifier fields (required).
+  auto adjust = [&](catalog::TableDefinition* def) -> Status {
+    if (!mor) return Ok();
+    std::vector<int32_t> ids;
+    if (options_.equality_columns.empty()) {
+      ids = def->schema.identifier_field_ids();
+      if (ids.empty()) {
+        return InvalidArgument(
+            "table {} does not exist and no key is known: give equality_columns (or equality-field-columns), or "
+            "declare PRIMARY KEY (...) NOT ENFORCED in the schema",
+            d->name);
+      }
+    } else {
+      for (const std::string& col : options_.equality_columns) {
+        auto path = NamePath(def->schema, col);
+        if (!path) return InvalidArgument("option {}: no column '{}' in the table schema", k::kBeamEqualityColumns.name, col);
+        const NestedField* f = &def->schema.fields()[static_cast<size_t>((*path)[0])];
+        for (size_t i = 1; i < path->size(); ++i) f = &f->type->fields[static_cast<size_t>((*path)[i])];
+        ids.push_back(f->id);
+      }
+    }
+    // Identifier fields are required (Iceberg spec); rows with a null key go to the error output.
+    std::function<std::vector<NestedField>(const std::vector<NestedField>&)> require =
+        [&](const std::vector<NestedField>& fields) {
+          std::vector<NestedField> out = fields;
+          for (auto& f : out) {
+            if (std::find(ids.begin(), ids.end(), f.id) != ids.end()) f.required = true;
+            if (f.type->id == TypeId::kStruct) {
+              f.type = StructType(require(f.type->fields));
+              // A struct on the way to a key is required too.
+              std::function<bool(const Type&)> holds = [&](const Type& t) {
+                for (const auto& c : t.fields) {
+                  if (std::find(ids.begin(), ids.end(), c.id) != ids.end()) return true;
+                  if (c.type->id == TypeId::kStruct && holds(*c.type)) return true;
+                }
+                return false;
+              };
+              if (holds(*f.type)) f.required = true;
+            }
+          }
+          return out;
+        };
+    def->schema = Schema(require(def->schema.fields()), def->schema.schema_id(), ids);
+    return def->schema.Validate();
+  };
+  WriteConfig cfg = config_;
+  cfg.table = d->name;
+  FLOE_ASSIGN_OR_RETURN(OpenedTable opened,
+                        OpenOrCreateTable(cfg, d->name, catalog_, row_schema, sink_options_.missing_table_hint, adjust));
+  d->table = std::move(opened.table);
+  d->created = std::move(opened.created);
+  d->projector = std::move(opened.projector);
+  const iceberg::TableMetadata& meta = d->table->metadata();
+  config::Resolver resolver({&config_.write_properties, &meta.properties});
+  FLOE_ASSIGN_OR_RETURN(d->writer_options, table::DataWriterOptions::Resolve(meta, resolver));
+  FLOE_ASSIGN_OR_RETURN(auto branch, resolver.Get(k::kBranch));
+  if (!sink_options_.branch.empty() && branch && *branch != sink_options_.branch) {
+    return InvalidArgument("the branch is given twice, as '{}' and as option {}='{}'; give it once",
+                           sink_options_.branch, k::kBranch.name, *branch);
+  }
+  d->branch = !sink_options_.branch.empty() ? sink_options_.branch : branch.value_or("");
+  FLOE_ASSIGN_OR_RETURN(bool overwrite, resolver.Value(k::kOverwriteEnabled));
+  if (overwrite) {
+    return InvalidArgument("option {}: the change sink appends or merges; overwrite is a plain `floe write`",
+                           k::kOverwriteEnabled.name);
+  }
+  // The table's own write.upsert.enabled makes this an upsert (Flink).
+  FLOE_ASSIGN_OR_RETURN(auto table_upsert, config::Resolver(meta.properties).Get(k::kWriteUpsertEnabled));
+  d->upsert = options_.upsert || table_upsert.value_or(false);
+  if (d->upsert && !mor) {
+    return InvalidArgument("table {} has {}=true: writing it in mode append would duplicate keys; set mode: "
+                           "merge-on-read",
+                           d->name, k::kWriteUpsertEnabled.name);
+  }
+  const SchemaPtr table_schema = meta.CurrentSchema();
+  if (mor) {
+    if (!options_.equality_columns.empty()) {
+      for (const std::string& col : options_.equality_columns) {
+        auto path = NamePath(*table_schema, col);
+        if (!path) {
+          return InvalidArgument("option {}: table {} has no column '{}'", k::kBeamEqualityColumns.name, d->name, col);
+        }
+        const NestedField* f = &table_schema->fields()[static_cast<size_t>((*path)[0])];
+        for (size_t i = 1; i < path->size(); ++i) f = &f->type->fields[static_cast<size_t>((*path)[i])];
+        d->eq_ids.push_back(f->id);
+      }
+    } else {
+      d->eq_ids = table_schema->identifier_field_ids();
+      if (d->eq_ids.empty()) {
+        return InvalidArgument("table {} has no identifier fields: give equality_columns (or "
+                               "equality-field-columns) to name the key",
+                               d->name);
+      }
+    }
+    FLOE_ASSIGN_OR_RETURN(auto enc, KeyEncoder::Make(*table_schema, d->eq_ids));
+    d->keys = std::move(enc);
+    const iceberg::PartitionSpec& spec = *meta.DefaultSpec();
+    for (const auto& pf : spec.fields()) {
+      if (std::find(d->eq_ids.begin(), d->eq_ids.end(), pf.source_id) == d->eq_ids.end()) {
+        d->partition_scoped = false;
+      }
+    }
+    if (!d->partition_scoped) {
+      return Unsupported("table {}: a partition source column is not a key column, so an update may move a key "
+                         "to another partition; global equality deletes for that are not implemented yet",
+                         d->name);
+    }
+    d->codec = std::make_unique<RowCodec>(table_schema);
+    SpillSorterOptions so;
+    so.spill_dir = sink_options_.spill_dir;
+    FLOE_ASSIGN_OR_RETURN(d->sorter, SpillSorter::Make(so));
+  }
+  if (options_.hash_distribution && options_.shards_per_partition < options_.num_shards && !meta.DefaultSpec()->is_unpartitioned()) {
+    FLOE_ASSIGN_OR_RETURN(auto keyer, table::PartitionKeyer::Make(*meta.DefaultSpec(), table_schema));
+    d->keyer = std::move(keyer);
+  }
+  // Exactly-once: where an earlier run of this sink left off.
+  if (!options_.sink_id.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(meta, options_.sink_id, d->branch));
+    if (token) {
+      d->commit_number = token->commit_number;
+      d->committed_position = token->position;
+      d->last_commit_ms = token->timestamp_ms;
+      d->stats.commit_number = token->commit_number;
+    }
+    FLOE_RETURN_IF_ERROR(RegisterSink(d->table.get(), options_.sink_id));
+  }
+  if (d->last_commit_ms == 0) d->last_commit_ms = NowMs();
+  return Ok();
+}
+
+
+Status ChangeSink::Impl::Reject(int64_t position, std::string_view reason, std::string text,
+                                std::string_view destination, std::string row_json) {
+  if (!errors_) {
+    return Fail(InvalidArgument("input position {}{}: {} (no error output is configured: set error_handling "
+                                "output: FILE.jsonl to collect such rows)",
+                                position, destination.empty() ? "" : fmt::format(" ({})", destination), reason)
+                    .error());
+  }
+  errors_->Add(position, destination, reason, std::move(row_json), std::move(text));
+  return Ok();
+}
+
+Status ChangeSink::Impl::Write(Batch&& batch) {
+  if (failed_) return InvalidArgument("the sink failed earlier; nothing more can be written");
+  const int64_t n = batch.num_rows;
+  if (n == 0) return Ok();
+  if (batch.positions.empty()) {
+    batch.positions.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) batch.positions[static_cast<size_t>(i)] = last_position_ + 1 + i;
+  }
+  for (int64_t p : batch.positions) last_position_ = std::max(last_position_, p);
+  const bool mor = options_.mode == WriteMode::kMergeOnRead;
+
+  // 1. Classify: each row's kind and sequence number, or why it is invalid.
+  std::vector<RowKind> kinds(static_cast<size_t>(n), RowKind::kInsert);
+  std::vector<int64_t> seqs(static_cast<size_t>(n), 0);
+  std::vector<uint8_t> valid(static_cast<size_t>(n), 1);
+  int64_t invalid = 0;
+  auto reject_row = [&](int64_t i, std::string_view reason) -> Status {
+    valid[static_cast<size_t>(i)] = 0;
+    ++invalid;
+    ++unrouted_errors_;
+    ++unrouted_read_;
+    return Reject(batch.positions[static_cast<size_t>(i)], reason, {}, {}, RowJson(batch, i));
+  };
+  if (!mor) {
+    for (size_t i = 0; i < batch.row_kinds.size(); ++i) {
+      if (batch.row_kinds[i] != RowKind::kInsert) {
+        return Fail(InvalidArgument("input position {}: a {} row needs mode merge-on-read (mode is append)",
+                                    batch.positions[i], RowKindName(batch.row_kinds[i]))
+                        .error());
+      }
+    }
+  } else if (sink_options_.changes_in_batch) {
+    if (static_cast<int64_t>(batch.row_kinds.size()) != n || static_cast<int64_t>(batch.sequence_numbers.size()) != n) {
+      return Fail(Internal("change sink: a change batch without row kinds or sequence numbers").error());
+    }
+    kinds = batch.row_kinds;
+    seqs = batch.sequence_numbers;
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      auto rc = control_->Read(batch, i, options_);
+      if (!rc) {
+        FLOE_RETURN_IF_ERROR(reject_row(i, rc.error().message));
+        continue;
+      }
+      kinds[static_cast<size_t>(i)] = rc->kind;
+      seqs[static_cast<size_t>(i)] = rc->seq;
+    }
+  }
+
+  // 2. Route: destination names (templates read the input rows, before keep/drop/only).
+  std::map<std::string, std::vector<int64_t>> routes;
+  if (template_) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid[static_cast<size_t>(i)]) continue;
+      auto name = template_->Evaluate(batch, i);
+      if (!name) {
+        FLOE_RETURN_IF_ERROR(reject_row(i, "no destination: " + name.error().message));
+        continue;
+      }
+      routes[*name].push_back(i);
+    }
+  }
+  std::vector<int64_t> positions = batch.positions;
+
+  // 3. Strip the control columns, then per destination project and buffer.
+  Batch stripped = control_ ? control_->Strip(std::move(batch)) : std::move(batch);
+  stripped.row_kinds.clear();
+  stripped.sequence_numbers.clear();
+  auto deliver = [&](const std::string& name, Batch&& rows, const std::vector<int64_t>& idx) -> Status {
+    auto d = DestinationFor(name);
+    if (!d) {
+      // A destination that cannot be opened: its rows are errors (a template) or the job fails.
+      if (!template_) return Fail(std::move(d).error());
+      for (size_t j = 0; j < idx.size(); ++j) {
+        ++unrouted_errors_;
+        ++unrouted_read_;
+        FLOE_RETURN_IF_ERROR(Reject(positions[static_cast<size_t>(idx[j])],
+                                    fmt::format("destination {}: {}", name, d.error().message), {}, name,
+                                    RowJson(rows, static_cast<int64_t>(j))));
+      }
+      return Ok();
+    }
+    Batch projected;
+    if (Status st = (*d)->projector->Apply(std::move(rows), &projected, idx.empty() ? 1 : positions[size_t(idx[0])]);
+        !st) {
+      return Fail(st.error().WithContext(name));
+    }
+    std::vector<RowKind> k2;
+    std::vector<int64_t> s2;
+    k2.reserve(idx.size());
+    s2.reserve(idx.size());
+    for (int64_t i : idx) {
+      k2.push_back(kinds[static_cast<size_t>(i)]);
+      s2.push_back(seqs[static_cast<size_t>(i)]);
+    }
+    return AddRows(*d, std::move(projected), k2, s2);
+  };
+  if (template_) {
+    for (auto& [name, idx] : routes) {
+      Batch part = Take(stripped, idx);
+      FLOE_RETURN_IF_ERROR(deliver(name, std::move(part), idx));
+    }
+  } else {
+    std::vector<int64_t> idx;
+    idx.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      if (valid[static_cast<size_t>(i)]) idx.push_back(i);
+    }
+    if (invalid == 0) {
+      FLOE_RETURN_IF_ERROR(deliver(config_.table, std::move(stripped), idx));
+    } else if (!idx.empty()) {
+      FLOE_RETURN_IF_ERROR(deliver(config_.table, Take(stripped, idx), idx));
+    }
+  }
+  return SpillIfOver();
+}
+
+int ChangeSink::Impl::ShardOf(const Destination& d, uint64_t hash, const Batch& rows, int64_t row,
+                              const std::vector<uint64_t>& phash) const {
+  const uint64_t shards = static_cast<uint64_t>(options_.num_shards);
+  if (shards <= 1) return 0;
+  if (!phash.empty()) {
+    const uint64_t spp = static_cast<uint64_t>(options_.shards_per_partition);
+    return static_cast<int>((phash[static_cast<size_t>(row)] + (hash % spp)) % shards);
+  }
+  return static_cast<int>(hash % shards);
+}
+
+Status ChangeSink::Impl::AddRows(Destination* d, Batch&& rows, const std::vector<RowKind>& kinds,
+                                 const std::vector<int64_t>& seqs) {
+  const int64_t n = rows.num_rows;
+  d->stats.read += n;
+  // Partition hashes, for shards_per_partition.
+  std::vector<uint64_t> phash;
+  if (d->keyer) {
+    FLOE_ASSIGN_OR_RETURN(auto groups, d->keyer->Group(rows));
+    phash.assign(static_cast<size_t>(n), 0);
+    for (const auto& g : groups) {
+      const uint64_t h = table::PartitionTupleHash()(g.partition);
+      for (int64_t r : g.rows) phash[static_cast<size_t>(r)] = h;
+    }
+  }
+  if (options_.mode == WriteMode::kAppend) {
+    std::vector<int64_t> keep;
+    keep.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      if (rows.positions[static_cast<size_t>(i)] <= d->committed_position) {
+        ++d->stats.skipped;
+      } else {
+        keep.push_back(i);
+      }
+    }
+    if (keep.empty()) return Ok();
+    // Append shards: rows of a partition spread over shards_per_partition
+    // writers by arrival; unpartitioned rows over all shards.
+    if (options_.num_shards <= 1) {
+      if (static_cast<int64_t>(keep.size()) == n) return AddAppend(d, std::move(rows), {});
+      return AddAppend(d, Take(rows, keep), {});
+    }
+    std::vector<int64_t> shard_of(keep.size());
+    for (size_t j = 0; j < keep.size(); ++j) {
+      const uint64_t a = static_cast<uint64_t>(d->arrival++);
+      shard_of[j] = ShardOf(*d, XXH3_64bits(&a, sizeof(a)), rows, keep[j], phash);
+    }
+    if (static_cast<int64_t>(keep.size()) == n) return AddAppend(d, std::move(rows), shard_of);
+    return AddAppend(d, Take(rows, keep), shard_of);
+  }
+
+  // Merge-on-read: encode rows once, then one sorter record per change.
+  std::string arena;
+  std::vector<uint64_t> ends;
+  d->codec->EncodeAll(rows, &arena, &ends);
+  std::string& key = d->scratch_key;
+  std::string payload;
+  std::string null_column;
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t si = static_cast<size_t>(i);
+    const int64_t position = rows.positions[si];
+    key.clear();
+    key.append(kHashOffset + 8, '\0');
+    if (!d->keys->Encode(rows, i, &key, &null_column)) {
+      ++d->stats.errors;
+      FLOE_RETURN_IF_ERROR(Reject(position, fmt::format("key column '{}' is null", null_column), {}, d->name,
+                                  RowJson(rows, i)));
+      continue;
+    }
+    const uint64_t hash = XXH3_64bits(key.data() + kHashOffset + 8, key.size() - kHashOffset - 8);
+    if (position <= d->committed_position) {
+      // Committed by an earlier run: skipped, but remembered for lateness.
+      ++d->stats.skipped;
+      d->late.Update(hash, seqs[si], d->last_commit_ms);
+      continue;
+    }
+    const int shard = ShardOf(*d, hash, rows, i, phash);
+    key[0] = static_cast<char>((shard >> 8) & 0xff);
+    key[1] = static_cast<char>(shard & 0xff);
+    for (int b = 0; b < 8; ++b) key[kHashOffset + size_t(b)] = static_cast<char>((hash >> (56 - 8 * b)) & 0xff);
+    PutBE(&key, static_cast<uint64_t>(seqs[si]) ^ (uint64_t{1} << 63), 8);
+    PutBE(&key, static_cast<uint64_t>(d->arrival++), 8);
+    const uint64_t begin = i == 0 ? 0 : ends[si - 1];
+    payload.clear();
+    payload.push_back(static_cast<char>(kinds[si]));
+    payload.append(reinterpret_cast<const char*>(&position), 8);
+    payload.append(arena.data() + begin, ends[si] - begin);
+    FLOE_RETURN_IF_ERROR(d->sorter->Add(key, payload));
+    d->window_bytes += static_cast<int64_t>(payload.size());
+    ++d->pending;
+    ++window_rows_;
+  }
+  return Ok();
+}
+
+Status ChangeSink::Impl::AddAppend(Destination* d, Batch&& rows, const std::vector<int64_t>& shard_of) {
+  const iceberg::TableMetadata& meta = d->table->metadata();
+  const size_t shards = static_cast<size_t>(std::max(1, options_.num_shards));
+  if (d->append_writers.empty()) {
+    d->append_writers.resize(shards);
+  }
+  auto writer_for = [&](size_t s) -> Result<table::PartitionedWriter*> {
+    if (!d->append_writers[s]) {
+      auto factory = std::make_shared<table::OutputFileFactory>(d->table->io(), d->writer_options.data_location,
+                                                                0, static_cast<int64_t>(s));
+      FLOE_ASSIGN_OR_RETURN(d->append_writers[s], table::MakeDataWriter(meta, d->writer_options, factory));
+    }
+    return d->append_writers[s].get();
+  };
+  rows.row_kinds.clear();
+  rows.sequence_numbers.clear();
+  const int64_t n = rows.num_rows;
+  if (shard_of.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto* w, writer_for(0));
+    FLOE_RETURN_IF_ERROR(w->Write(rows));
+  } else {
+    std::vector<std::vector<int64_t>> by_shard(shards);
+    for (int64_t i = 0; i < n; ++i) by_shard[static_cast<size_t>(shard_of[static_cast<size_t>(i)])].push_back(i);
+    for (size_t s = 0; s < shards; ++s) {
+      if (by_shard[s].empty()) continue;
+      FLOE_ASSIGN_OR_RETURN(auto* w, writer_for(s));
+      FLOE_RETURN_IF_ERROR(w->Write(Take(rows, by_shard[s])));
+    }
+  }
+  d->stats.applied += n;
+  d->pending += n;
+  window_rows_ += n;
+  return Ok();
+}
+
+Status ChangeSink::Impl::SpillIfOver() {
+  if (options_.mode != WriteMode::kMergeOnRead) return Ok();
+  for (;;) {
+    size_t total = 0;
+    Destination* largest = nullptr;
+    for (auto& [name, d] : destinations_) {
+      const size_t used = d->sorter->memory_used();
+      total += used;
+      if (!largest || used > largest->sorter->memory_used()) largest = d.get();
+    }
+    if (static_cast<int64_t>(total) <= options_.sorter_memory_bytes || !largest ||
+        largest->sorter->memory_used() == 0) {
+      return Ok();
+    }
+    if (Status st = largest->sorter->Spill(); !st) return Fail(st.error().WithContext(largest->name));
+  }
+}
+
+int64_t ChangeSink::Impl::pending_rows() const { return window_rows_; }
+
+
+// Collapses each key's changes (see the header) and writes the window's data
+// and equality delete files, shard after shard.
+Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std::vector<iceberg::DataFile>* data,
+                                          std::vector<iceberg::DataFile>* deletes,
+                                          std::vector<std::unique_ptr<table::PartitionedWriter>>* writers,
+                                          std::vector<std::unique_ptr<table::EqualityDeleteWriter>>* delete_writers) {
+  const iceberg::TableMetadata& meta = d->table->metadata();
+  const SchemaPtr schema = meta.CurrentSchema();
+  FLOE_ASSIGN_OR_RETURN(SchemaPtr eq_schema, table::ProjectSchema(*schema, d->eq_ids));
+  FLOE_ASSIGN_OR_RETURN(auto stream, d->sorter->Finish());
+  const int64_t now_ms = NowMs();
+  // Autosharding: as many writers as the window's bytes need, at most num_shards.
+  int writers_wanted = options_.num_shards;
+  if (options_.autosharding) {
+    const int64_t target = std::max<int64_t>(1, d->writer_options.target_file_size_bytes);
+    writers_wanted = static_cast<int>(std::clamp<int64_t>((d->window_bytes + target - 1) / target, 1, options_.num_shards));
+  }
+  auto writer_of_shard = [&](int shard) {
+    return static_cast<int>(int64_t{shard} * writers_wanted / std::max(1, options_.num_shards));
+  };
+
+  Batch out(schema), del_rows(schema);
+  table::PartitionedWriter* writer = nullptr;
+  table::EqualityDeleteWriter* delete_writer = nullptr;
+  int current = -1;
+  auto flush_out = [&]() -> Status {
+    if (out.num_rows == 0) return Ok();
+    FLOE_RETURN_IF_ERROR(writer->Write(out));
+    d->stats.rows_written += out.num_rows;
+    out = Batch(schema);
+    return Ok();
+  };
+  auto flush_del = [&]() -> Status {
+    if (del_rows.num_rows == 0) return Ok();
+    FLOE_ASSIGN_OR_RETURN(Batch keys, table::ProjectBatch(del_rows, eq_schema));
+    FLOE_RETURN_IF_ERROR(delete_writer->Write(keys, del_rows));
+    d->stats.deletes_written += del_rows.num_rows;
+    del_rows = Batch(schema);
+    return Ok();
+  };
+  auto open_writer = [&](int w) -> Status {
+    FLOE_RETURN_IF_ERROR(flush_out());
+    FLOE_RETURN_IF_ERROR(flush_del());
+    auto factory = std::make_shared<table::OutputFileFactory>(d->table->io(), d->writer_options.data_location, 0,
+                                                              static_cast<int64_t>(w));
+    FLOE_ASSIGN_OR_RETURN(auto dw, table::MakeDataWriter(meta, d->writer_options, factory));
+    FLOE_ASSIGN_OR_RETURN(auto ew, table::EqualityDeleteWriter::Make(factory, d->writer_options, *meta.DefaultSpec(),
+                                                                     schema, d->eq_ids));
+    writer = dw.get();
+    delete_writer = ew.get();
+    writers->push_back(std::move(dw));
+    delete_writers->push_back(std::move(ew));
+    current = w;
+    return Ok();
+  };
+
+  struct Rec {
+    RowKind kind;
+    int64_t seq;
+    int64_t position;
+    size_t offset, size;  ///< the encoded row in `group_rows`
+  };
+  std::vector<Rec> group;
+  std::string group_key;
+  std::string group_rows;
+  uint64_t group_hash = 0;
+
+  auto decode_into = [&](const Rec& r, Batch* b) -> Status {
+    auto used = d->codec->Decode(std::string_view(group_rows).substr(r.offset, r.size), b);
+    if (!used) return Fail(used.error().WithContext("a spilled change"));
+    return Ok();
+  };
+  auto late = [&](const Rec& r, int64_t committed_seq, int64_t commit_ms) -> Status {
+    const int64_t lateness_s = std::max<int64_t>(0, (now_ms - commit_ms) / 1000);
+    if (lateness_s > options_.allowed_lateness_seconds) {
+      ++d->stats.dropped;
+      return Ok();
+    }
+    ++d->stats.dead_letter;
+    RejectLog* log = dead_letters_ ? dead_letters_.get() : errors_.get();
+    const std::string reason = fmt::format(
+        "late change: sequence number {} of a key whose change with sequence number {} was committed {} s ago",
+        r.seq, committed_seq, lateness_s);
+    if (!log) {
+      return InvalidArgument("input position {} ({}): {} (no dead-letter or error output is configured: set "
+                             "error_handling dead_letter: FILE.jsonl)",
+                             r.position, d->name, reason);
+    }
+    Batch one(schema);
+    FLOE_RETURN_IF_ERROR(decode_into(r, &one));
+    log->Add(r.position, d->name, reason, RowJson(one, 0), {},
+             fmt::format("\"kind\":\"{}\",\"sequence_number\":{},\"lateness_seconds\":{}", RowKindName(r.kind), r.seq,
+                         lateness_s));
+    return Ok();
+  };
+  auto resolve = [&]() -> Status {
+    if (group.empty()) return Ok();
+    const LateTracker::Entry* committed = d->late.Find(group_hash);
+    const int64_t committed_seq = committed ? committed->seq : 0;
+    const int64_t committed_ms = committed ? committed->commit_ms : 0;
+    size_t first = group.size(), last = group.size(), kept = 0;
+    for (size_t i = 0; i < group.size(); ++i) {
+      const Rec& r = group[i];
+      if (committed && r.seq <= committed_seq) {
+        FLOE_RETURN_IF_ERROR(late(r, committed_seq, committed_ms));
+        continue;
+      }
+      ++d->stats.applied;
+      if (d->upsert && r.kind == RowKind::kUpdateBefore) continue;  // upsert: after-images only
+      if (first == group.size()) first = i;
+      last = i;
+      ++kept;
+    }
+    if (kept == 0) return Ok();
+    const Rec& f = group[first];
+    const Rec& l = group[last];
+    if (d->upsert || f.kind != RowKind::kInsert) {
+      FLOE_RETURN_IF_ERROR(decode_into(f, &del_rows));
+      if (del_rows.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_del());
+    }
+    if (l.kind == RowKind::kInsert || l.kind == RowKind::kUpdateAfter) {
+      FLOE_RETURN_IF_ERROR(decode_into(l, &out));
+      if (out.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_out());
+    }
+    d->window_keys.emplace_back(group_hash, l.seq);
+    return Ok();
+  };
+
+  std::string_view key, payload;
+  for (;;) {
+    FLOE_ASSIGN_OR_RETURN(bool more, stream->Next(&key, &payload));
+    if (!more) break;
+    if (key.size() < kHashOffset + 8 + kSuffixBytes || payload.size() < kPayloadHeader) {
+      return Internal("change sink: a buffered change is damaged ({} key bytes)", key.size());
+    }
+    const std::string_view gk = key.substr(0, key.size() - kSuffixBytes);
+    if (gk != group_key || group.empty()) {
+      FLOE_RETURN_IF_ERROR(resolve());
+      group.clear();
+      group_rows.clear();
+      group_key.assign(gk);
+      group_hash = GetBE(key.data() + kHashOffset, 8);
+      const int shard = static_cast<int>(GetBE(key.data(), 2));
+      const int w = writer_of_shard(shard);
+      if (w != current) FLOE_RETURN_IF_ERROR(open_writer(w));
+    }
+    Rec r;
+    r.kind = static_cast<RowKind>(payload[0]);
+    r.seq = static_cast<int64_t>(GetBE(key.data() + key.size() - kSuffixBytes, 8) ^ (uint64_t{1} << 63));
+    std::memcpy(&r.position, payload.data() + 1, 8);
+    r.offset = group_rows.size();
+    r.size = payload.size() - kPayloadHeader;
+    group_rows.append(payload.substr(kPayloadHeader));
+    group.push_back(r);
+  }
+  FLOE_RETURN_IF_ERROR(resolve());
+  if (current >= 0) {
+    FLOE_RETURN_IF_ERROR(flush_out());
+    FLOE_RETURN_IF_ERROR(flush_del());
+  }
+  for (auto& w : *writers) {
+    FLOE_ASSIGN_OR_RETURN(auto files, w->Close());
+    for (auto& f : files) data->push_back(std::move(f));
+  }
+  for (auto& w : *delete_writers) {
+    FLOE_ASSIGN_OR_RETURN(auto files, w->Close());
+    for (auto& f : files) deletes->push_back(std::move(f));
+  }
+  (void)position;
+  return Ok();
+}
+
+Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, bool heartbeat) {
+  std::vector<iceberg::DataFile> data, deletes;
+  std::vector<std::unique_ptr<table::PartitionedWriter>> writers;
+  std::vector<std::unique_ptr<table::EqualityDeleteWriter>> delete_writers;
+  auto abort_files = [&]() {
+    for (auto& w : writers) w->Abort();
+    for (auto& w : delete_writers) w->Abort();
+    for (auto& w : d->append_writers) {
+      if (w) w->Abort();
+    }
+    d->append_writers.clear();
+  };
+  auto failed = [&](Error e) -> Status {
+    abort_files();
+    d->window_keys.clear();
+    return Fail(std::move(e).WithContext(d->name));
+  };
+  if (options_.mode == WriteMode::kMergeOnRead) {
+    if (d->pending > 0) {
+      if (Status st = FlushDestination(d, position, &data, &deletes, &writers, &delete_writers); !st) {
+        return failed(st.error());
+      }
+    }
+  } else {
+    for (auto& w : d->append_writers) {
+      if (!w) continue;
+      auto files = w->Close();
+      if (!files) return failed(files.error());
+      for (auto& f : *files) data.push_back(std::move(f));
+    }
+  }
+  const int64_t now = NowMs();
+  auto done = [&]() {
+    for (const auto& [hash, seq] : d->window_keys) d->late.Update(hash, seq, now);
+    d->window_keys.clear();
+    d->pending = 0;
+    d->window_bytes = 0;
+    d->append_writers.clear();
+  };
+  if (data.empty() && deletes.empty() && !heartbeat) {
+    // Changes that cancel out (a key born and deleted in the window): nothing to publish.
+    done();
+    return Ok();
+  }
+  const int64_t number = d->commit_number + 1;
+  // The token check: a copy of this sink (a zombie, a second launch) may have
+  // committed this number meanwhile; then these files are not needed.
+  if (!options_.sink_id.empty()) {
+    if (Status st = d->table->Refresh(); !st) return failed(st.error());
+    auto token = FindSinkToken(d->table->metadata(), options_.sink_id, d->branch);
+    if (!token) return failed(token.error());
+    if (*token && (*token)->commit_number >= number) {
+      return failed(CommitFailed("sink '{}' commit {} is already in the table (snapshot {}): another process with "
+                                 "the same sink_id is writing it",
+                                 options_.sink_id, (*token)->commit_number, (*token)->snapshot_id)
+                        .error());
+    }
+  }
+  auto commit = [&](auto& op) {
+    for (auto& f : data) op.AddDataFile(f);
+    for (const auto& [key, value] : sink_options_.summary) op.Set(key, value);
+    for (const auto& [key, value] : options_.snapshot_properties) op.Set(key, value);
+    if (!options_.sink_id.empty()) {
+      op.Set(std::string(kSummarySinkId), options_.sink_id);
+      op.Set(std::string(kSummaryCommitNumber), std::to_string(number));
+      op.Set(std::string(kSummaryInputPosition), std::to_string(position));
+    }
+    if (!d->branch.empty()) op.ToBranch(d->branch);
+    return op.Commit();
+  };
+  Result<table::CommitResult> committed;
+  if (options_.mode == WriteMode::kMergeOnRead) {
+    table::RowDelta op(d->table.get());
+    for (auto& f : deletes) op.AddDeleteFile(f);
+    committed = commit(op);
+  } else {
+    table::AppendFiles op(d->table.get());
+    committed = commit(op);
+  }
+  std::optional<int64_t> snapshot_id;
+  if (committed) {
+    snapshot_id = committed->snapshot_id;
+  } else if (committed.error().kind == ErrorKind::kCommitStateUnknown && !options_.sink_id.empty()) {
+    // Settle by the token: present means the commit landed.
+    Error unknown = committed.error();
+    if (Status st = d->table->Refresh(); !st) {
+      return Fail(std::move(unknown).WithContext(d->name));  // still unknown: keep the files
+    }
+    auto token = FindSinkToken(d->table->metadata(), options_.sink_id, d->branch);
+    if (!token) return Fail(std::move(unknown).WithContext(d->name));
+    if (*token && (*token)->commit_number == number) {
+      snapshot_id = (*token)->snapshot_id;
+    } else {
+      return failed(CommitFailed("commit {} of sink '{}' did not land (its outcome was unknown: {}; the table has no "
+                                 "token for it)",
+                                 number, options_.sink_id, unknown.message)
+                        .error());
+    }
+  } else if (committed.error().kind == ErrorKind::kCommitStateUnknown) {
+    // No token to settle it: the snapshot may be live, so its files stay.
+    d->append_writers.clear();
+    return Fail(std::move(committed).error().WithContext(d->name));
+  } else {
+    return failed(committed.error());
+  }
+  d->commit_number = number;
+  d->committed_position = position;
+  d->last_commit_ms = now;
+  d->stats.commits++;
+  d->stats.commit_number = number;
+  d->stats.snapshot_id = snapshot_id;
+  d->stats.data_files += static_cast<int64_t>(data.size());
+  d->stats.delete_files += static_cast<int64_t>(deletes.size());
+  d->created.reset();  // committed: no longer ours to drop
+  done();
+  return Ok();
+}
+
+Status ChangeSink::Impl::Commit(int64_t position) {
+  if (failed_) return InvalidArgument("the sink failed earlier; nothing can be committed");
+  position = std::max(position, last_position_);
+  last_position_ = position;
+  for (auto& [name, d] : destinations_) {
+    if (d->pending == 0 && options_.mode == WriteMode::kAppend && d->append_writers.empty()) continue;
+    if (d->pending == 0 && options_.mode == WriteMode::kMergeOnRead) continue;
+    FLOE_RETURN_IF_ERROR(CommitDestination(d.get(), position, false));
+  }
+  // The error and dead-letter outputs follow the commits they belong to.
+  if (errors_) {
+    if (Status st = errors_->Flush(); !st) return Fail(st.error());
+  }
+  if (dead_letters_) {
+    if (Status st = dead_letters_->Flush(); !st) return Fail(st.error());
+  }
+  window_rows_ = 0;
+  ++windows_committed_;
+  return Ok();
+}
+
+Status ChangeSink::Impl::Heartbeat() {
+  if (!options_.token_heartbeat_seconds || options_.sink_id.empty()) return Ok();
+  const int64_t now = NowMs();
+  for (auto& [name, d] : destinations_) {
+    if (d->pending > 0) continue;
+    if (now - d->last_commit_ms < int64_t{*options_.token_heartbeat_seconds} * 1000) continue;
+    FLOE_RETURN_IF_ERROR(CommitDestination(d.get(), std::max(last_position_, d->committed_position), true));
+  }
+  return Ok();
+}
+
+void ChangeSink::Impl::AbortWindow() {
+  for (auto& [name, d] : destinations_) {
+    for (auto& w : d->append_writers) {
+      if (w) w->Abort();
+    }
+    d->append_writers.clear();
+    // A table this sink created and never committed to is dropped again.
+    if (d->created) (void)catalog_->DropIfUnchanged(*d->created);
+    d->created.reset();
+  }
+}
+
+SinkStats ChangeSink::Impl::stats() const {
+  SinkStats s;
+  s.unrouted_errors = unrouted_errors_;
+  s.read = unrouted_read_;
+  s.errors = unrouted_errors_;
+  s.commits = windows_committed_;
+  for (const auto& [name, d] : destinations_) {
+    const DestinationStats& ds = d->stats;
+    s.read += ds.read;
+    s.applied += ds.applied;
+    s.errors += ds.errors;
+    s.dead_letter += ds.dead_letter;
+    s.dropped += ds.dropped;
+    s.skipped += ds.skipped;
+    s.destinations.push_back(ds);
+  }
+  return s;
+}
+
+// ------------------------------------------------------------------ ChangeSink
+
+ChangeSink::ChangeSink(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ChangeSink::~ChangeSink() = default;
+
+Result<std::unique_ptr<ChangeSink>> ChangeSink::Open(const WriteConfig& config, catalog::Catalog* catalog,
+                                                     SchemaPtr input_schema, ChangeSinkOptions options) {
+  if (!catalog) return InvalidArgument("change sink: no catalog");
+  FLOE_RETURN_IF_ERROR(config.Validate());
+  auto impl = std::make_unique<Impl>();
+  FLOE_RETURN_IF_ERROR(impl->Open(config, catalog, std::move(input_schema), std::move(options)));
+  return std::unique_ptr<ChangeSink>(new ChangeSink(std::move(impl)));
+}
+
+const SchemaPtr& ChangeSink::input_schema() const { return impl_->input_schema_; }
+const SinkOptions& ChangeSink::options() const { return impl_->options_; }
+Status ChangeSink::Write(Batch&& batch) { return impl_->Write(std::move(batch)); }
+Status ChangeSink::Reject(int64_t position, std::string_view reason, std::string text) {
+  ++impl_->unrouted_errors_;
+  ++impl_->unrouted_read_;
+  impl_->last_position_ = std::max(impl_->last_position_, position);
+  return impl_->Reject(position, reason, std::move(text));
+}
+Status ChangeSink::Commit(int64_t position) { return impl_->Commit(position); }
+Status ChangeSink::Heartbeat() { return impl_->Heartbeat(); }
+int64_t ChangeSink::pending_rows() const { return impl_->pending_rows(); }
+SinkStats ChangeSink::stats() const { return impl_->stats(); }
+
+std::string ChangeSink::StatsJson() const {
+  const SinkStats s = stats();
+  nlohmann::ordered_json j;
+  j["read"] = s.read;
+  j["applied"] = s.applied;
+  j["errors"] = s.errors;
+  j["dead_letter"] = s.dead_letter;
+  j["dropped"] = s.dropped;
+  j["skipped"] = s.skipped;
+  j["unrouted_errors"] = s.unrouted_errors;
+  j["commits"] = s.commits;
+  nlohmann::ordered_json dests = nlohmann::ordered_json::array();
+  for (const auto& d : s.destinations) {
+    nlohmann::ordered_json o;
+    o["table"] = d.table;
+    o["read"] = d.read;
+    o["applied"] = d.applied;
+    o["errors"] = d.errors;
+    o["dead_letter"] = d.dead_letter;
+    o["dropped"] = d.dropped;
+    o["skipped"] = d.skipped;
+    o["commits"] = d.commits;
+    o["commit_number"] = d.commit_number;
+    o["snapshot_id"] = d.snapshot_id ? nlohmann::ordered_json(*d.snapshot_id) : nlohmann::ordered_json(nullptr);
+    o["data_files"] = d.data_files;
+    o["delete_files"] = d.delete_files;
+    o["rows_written"] = d.rows_written;
+    o["deletes_written"] = d.deletes_written;
+    dests.push_back(std::move(o));
+  }
+  j["destinations"] = std::move(dests);
+  return j.dump();
+}
+
+}  // namespace floe::sink

@@ -1,0 +1,139 @@
+/// \file
+/// The change sink: Beam's Iceberg write (append and merge-on-read) as one
+/// library object, for `floe write` and the other front ends. Rows arrive in
+/// batches; the sink classifies them (change type, sequence number), routes
+/// them to their destination table (a fixed name or a template such as
+/// `db.events_{region}`, each destination created on first use), strips the
+/// control columns and applies keep / drop / only, and buffers them until
+/// Commit, which publishes one snapshot per destination.
+///
+/// Merge-on-read. Each destination's changes are buffered sorted by (shard,
+/// key, sequence number, arrival) within `sorter_memory_mb` (shared by all
+/// destinations; past it the largest buffer spills a sorted run to disk).
+/// At Commit each key's changes are collapsed, in sequence order (equal
+/// sequence numbers keep their arrival order):
+///   - the key's row is the last change's image when that change is an
+///     INSERT or UPDATE_AFTER, and there is none after a DELETE or a lone
+///     UPDATE_BEFORE;
+///   - an equality delete of the key is written unless the key was born in
+///     the window (its first change is an INSERT), so at most one delete and
+///     one row per key; with `upsert` every key gets a delete, and
+///     UPDATE_BEFORE rows are dropped (counted as applied).
+/// The data files and delete files of a window go into one row-delta
+/// snapshot, so the deletes (same data sequence number) never remove the
+/// rows written with them and remove every older row of the key. When every
+/// partition source column is a key column, deletes are scoped to the key's
+/// partition; otherwise they are global (an unpartitioned spec), so an update
+/// that moves a key to another partition still removes its old row.
+///
+/// Late changes. A change whose sequence number is at or below the last
+/// committed sequence number of its key is late: applying it would reorder
+/// history. Its lateness is the time since that newer change was committed;
+/// up to `allowed_lateness_seconds` it goes to the dead-letter output, beyond
+/// it is dropped and counted. (Keys are remembered by a 64-bit hash of their
+/// bytes: about 24 bytes per key committed by this process.)
+///
+/// Exactly-once (sink_token.h). With a `sink_id`, each destination commit
+/// carries the id, a commit number and the input position the window ends
+/// at. A destination opened by a relaunch finds its newest token and skips
+/// input at or before that position. A commit whose outcome is unknown is
+/// settled by looking for its token; files are removed only when a commit is
+/// known to have failed.
+///
+/// Invalid rows (missing or null sequence number, unknown change type, null
+/// key, unresolvable destination, a value that does not fit its column) go
+/// to the error output (`error_handling`), or fail the job before anything of
+/// their window is committed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog.h"
+#include "floe/sink/sink_options.h"
+#include "floe/sink/write_config.h"
+#include "floe/types/column_vector.h"
+#include "floe/util/status.h"
+
+namespace floe::sink {
+
+/// What a front end adds to the WriteConfig.
+struct ChangeSinkOptions {
+  /// Commit to this branch (created from main's head when missing).
+  std::string branch;
+  std::string missing_table_hint = "give an input schema to create it";
+  /// Batches carry row kinds and sequence numbers themselves (a Debezium
+  /// input); the input has no control columns.
+  bool changes_in_batch = false;
+  /// Folder of spill files (default $TMPDIR, else /tmp).
+  std::string spill_dir;
+  /// Summary properties added to every commit (e.g. `floe.input`).
+  std::map<std::string, std::string> summary;
+};
+
+/// Accounting of one destination: read = applied + errors + dead_letter +
+/// dropped + skipped (skipped: committed by an earlier run of the sink).
+struct DestinationStats {
+  std::string table;
+  int64_t read = 0, applied = 0, errors = 0, dead_letter = 0, dropped = 0, skipped = 0;
+  int64_t commits = 0, data_files = 0, delete_files = 0, rows_written = 0, deletes_written = 0;
+  int64_t commit_number = 0;  ///< the last commit number (with sink_id)
+  std::optional<int64_t> snapshot_id;  ///< the last snapshot committed
+};
+
+/// Accounting of the sink: read = applied + errors + dead_letter + dropped +
+/// skipped, summed over destinations plus `unrouted_errors` (rows that never
+/// reached a destination: undecodable, no change type, no destination).
+struct SinkStats {
+  int64_t read = 0, applied = 0, errors = 0, dead_letter = 0, dropped = 0, skipped = 0;
+  int64_t unrouted_errors = 0;
+  int64_t commits = 0;  ///< windows committed
+  std::vector<DestinationStats> destinations;
+};
+
+class ChangeSink {
+ public:
+  /// Opens the sink. `input_schema` types the rows of Write; null means the
+  /// table's schema (plus the control columns: change type STRING, sequence
+  /// number BIGINT) and needs a fixed, existing table.
+  static Result<std::unique_ptr<ChangeSink>> Open(const WriteConfig& config, catalog::Catalog* catalog,
+                                                  SchemaPtr input_schema, ChangeSinkOptions options = {});
+  ~ChangeSink();
+  ChangeSink(const ChangeSink&) = delete;
+  ChangeSink& operator=(const ChangeSink&) = delete;
+
+  const SchemaPtr& input_schema() const;
+  const SinkOptions& options() const;
+
+  /// Buffers a batch of the input schema. Rows without `positions` are
+  /// numbered on from the last position seen. An invalid row goes to the
+  /// error output, or fails the sink (nothing of the window is committed).
+  Status Write(Batch&& batch);
+  /// A row that could not be decoded: to the error output, or an error.
+  Status Reject(int64_t position, std::string_view reason, std::string text);
+
+  /// Commits the window: one snapshot per destination with changes. The
+  /// window covers the input up to `position` (at least the last row seen).
+  Status Commit(int64_t position = 0);
+  /// With token_heartbeat_seconds: commits an empty token refresh to every
+  /// destination that has not committed for that long.
+  Status Heartbeat();
+  /// Rows buffered and not yet committed.
+  int64_t pending_rows() const;
+
+  SinkStats stats() const;
+  /// stats() as a JSON object.
+  std::string StatsJson() const;
+
+  class Impl;
+
+ private:
+  explicit ChangeSink(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::sink

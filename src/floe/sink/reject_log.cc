@@ -1,0 +1,102 @@
+// RejectLog: exactly-once JSONL error and dead-letter outputs.
+#include "floe/sink/reject_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+namespace floe::sink {
+
+RejectLog::~RejectLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::unique_ptr<RejectLog>> RejectLog::Open(const std::string& path) {
+  std::unique_ptr<RejectLog> log(new RejectLog());
+  log->path_ = path;
+  log->fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (log->fd_ < 0) return IoError("error output {}: cannot open: {}", path, std::strerror(errno));
+  struct stat st {};
+  if (::fstat(log->fd_, &st) != 0) return IoError("error output {}: {}", path, std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return InvalidArgument("error output {}: not a regular file", path);
+  // Read the tail: the last complete line names the last position written.
+  const off_t size = st.st_size;
+  off_t keep = size;
+  if (size > 0) {
+    const off_t want = std::min<off_t>(size, off_t{1} << 20);
+    std::string tail(static_cast<size_t>(want), '\0');
+    if (::pread(log->fd_, tail.data(), tail.size(), size - want) != want) {
+      return IoError("error output {}: cannot read: {}", path, std::strerror(errno));
+    }
+    size_t end = tail.rfind('\n');
+    if (end == std::string::npos) {
+      if (want < size) return Corrupt("error output {}: its last line is over 1 MiB", path);
+      keep = 0;  // one cut line and nothing else
+    } else {
+      keep = size - want + static_cast<off_t>(end) + 1;
+      size_t begin = end == 0 ? std::string::npos : tail.rfind('\n', end - 1);
+      begin = begin == std::string::npos ? 0 : begin + 1;
+      if (begin == 0 && want < size) return Corrupt("error output {}: its last line is over 1 MiB", path);
+      auto j = nlohmann::json::parse(tail.substr(begin, end - begin), nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("position") || !j["position"].is_number_integer()) {
+        return Corrupt("error output {}: its last line is not an entry written by floe", path);
+      }
+      log->last_position_ = j["position"].get<int64_t>();
+    }
+    if (keep < size && ::ftruncate(log->fd_, keep) != 0) {
+      return IoError("error output {}: cannot remove a cut last line: {}", path, std::strerror(errno));
+    }
+  }
+  return log;
+}
+
+void RejectLog::Add(int64_t position, std::string_view destination, std::string_view reason, std::string row_json,
+                    std::string input, std::string extra) {
+  if (position <= last_position_) return;  // written by an earlier run
+  nlohmann::ordered_json j;
+  j["position"] = position;
+  if (destination.empty()) {
+    j["destination"] = nullptr;
+  } else {
+    j["destination"] = std::string(destination);
+  }
+  j["reason"] = std::string(reason);
+  if (!input.empty()) j["input"] = std::move(input);
+  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  line.pop_back();  // '}'
+  if (!row_json.empty()) line += ",\"row\":" + row_json;
+  if (!extra.empty()) line += "," + extra;
+  line += "}\n";
+  pending_.push_back({position, std::move(line)});
+}
+
+Status RejectLog::Flush() {
+  if (pending_.empty()) return Ok();
+  std::stable_sort(pending_.begin(), pending_.end(),
+                   [](const Entry& a, const Entry& b) { return a.position < b.position; });
+  std::string out;
+  int64_t last = last_position_;
+  for (const auto& e : pending_) {
+    if (e.position <= last_position_) continue;
+    out += e.line;
+    last = std::max(last, e.position);
+  }
+  pending_.clear();
+  if (::lseek(fd_, 0, SEEK_END) < 0) return IoError("error output {}: {}", path_, std::strerror(errno));
+  for (size_t done = 0; done < out.size();) {
+    ssize_t n = ::write(fd_, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return IoError("error output {}: cannot write: {}", path_, std::strerror(errno));
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd_) != 0) return IoError("error output {}: cannot sync: {}", path_, std::strerror(errno));
+  last_position_ = last;
+  return Ok();
+}
+
+}  // namespace floe::sink

@@ -1,0 +1,83 @@
+// Exactly-once tokens: finding a sink's newest commit in a table's history,
+// and registering a sink on a table before its first commit.
+#include "floe/sink/sink_token.h"
+
+#include <charconv>
+
+#include "floe/catalog/commit_retry.h"
+#include "floe/iceberg/metadata_updates.h"
+#include "floe/sink/sink_options.h"
+#include "floe/util/strings.h"
+
+namespace floe::sink {
+
+std::string SinkPropertyKey(std::string_view sink_id) { return "floe.sink." + std::string(sink_id); }
+
+namespace {
+
+Result<int64_t> SummaryNumber(const iceberg::Snapshot& s, std::string_view key) {
+  auto it = s.summary.find(std::string(key));
+  int64_t n = -1;
+  if (it != s.summary.end()) {
+    const std::string& t = it->second;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (ec != std::errc() || p != t.data() + t.size()) n = -1;
+  }
+  if (n < 0) {
+    return Corrupt("snapshot {} carries a sink token with a missing or damaged '{}'", s.snapshot_id, key);
+  }
+  return n;
+}
+
+}  // namespace
+
+Result<std::optional<SinkToken>> FindSinkToken(const iceberg::TableMetadata& metadata, std::string_view sink_id,
+                                               std::string_view branch) {
+  const iceberg::Snapshot* head = nullptr;
+  if (branch.empty() || branch == iceberg::kMainBranch) {
+    head = metadata.CurrentSnapshot();
+  } else {
+    auto ref = metadata.SnapshotByRef(branch);
+    if (ref) head = *ref;  // a branch not made yet has no token
+  }
+  const bool registered = metadata.properties.contains(SinkPropertyKey(sink_id));
+  for (const iceberg::Snapshot* s = head; s != nullptr;) {
+    auto it = s->summary.find(std::string(kSummarySinkId));
+    if (it != s->summary.end() && it->second == sink_id) {
+      SinkToken t;
+      FLOE_ASSIGN_OR_RETURN(t.commit_number, SummaryNumber(*s, kSummaryCommitNumber));
+      FLOE_ASSIGN_OR_RETURN(t.position, SummaryNumber(*s, kSummaryInputPosition));
+      t.snapshot_id = s->snapshot_id;
+      t.timestamp_ms = s->timestamp_ms;
+      return t;
+    }
+    if (!s->parent_snapshot_id) break;
+    const iceberg::Snapshot* parent = metadata.SnapshotById(*s->parent_snapshot_id);
+    if (parent == nullptr && registered) {
+      return InvalidArgument(
+          "sink '{}' has committed to this table before, but its newest commit is not in the snapshot history: "
+          "the history before snapshot {} has been expired. floe stops rather than risk committing the same "
+          "changes twice; to start over (writing the input again), use a new sink_id",
+          sink_id, s->snapshot_id);
+    }
+    s = parent;
+  }
+  return std::optional<SinkToken>();
+}
+
+Status RegisterSink(table::Table* table, std::string_view sink_id) {
+  const std::string key = SinkPropertyKey(sink_id);
+  if (table->metadata().properties.contains(key)) return Ok();
+  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  return catalog::RunWithRetries(policy, [&](int attempt) -> Status {
+    if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
+    if (table->metadata().properties.contains(key)) return Ok();
+    FLOE_ASSIGN_OR_RETURN(auto next, iceberg::UpdateProperties(table->metadata(),
+                                                               {{key, std::to_string(iceberg::NowMillis())}}, {}));
+    FLOE_ASSIGN_OR_RETURN(auto committed, table->catalog()->CommitTable(table->loaded(), std::move(next)));
+    table->Reset(std::move(committed));
+    return Ok();
+  });
+}
+
+}  // namespace floe::sink
