@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <charconv>
+#include <optional>
 
 
 namespace floe::iceberg {
@@ -67,6 +68,37 @@ Result<TableMetadata> RemoveSnapshots(const TableMetadata& base, const std::vect
   md.last_updated_ms = std::max(base.last_updated_ms, NowMillis());
   FLOE_RETURN_IF_ERROR(md.Validate());
   return md;
+}
+
+Result<TableMetadata> AddPartitionSpec(const TableMetadata& base, const PartitionSpec& spec) {
+  SchemaPtr schema = base.CurrentSchema();
+  if (!schema) return InvalidArgument("the table has no current schema to add a partition spec to");
+  int32_t next_id = 0;
+  for (const auto& s : base.specs) next_id = std::max(next_id, s.spec_id() + 1);
+  for (const auto& f : spec.fields()) {
+    if (f.field_id <= base.last_partition_id) {
+      return InvalidArgument(
+          "partition field '{}' has id {}, which is not above the table's last-partition-id {}",
+          f.name, f.field_id, base.last_partition_id);
+    }
+  }
+  PartitionSpec added(next_id, spec.fields());
+  FLOE_RETURN_IF_ERROR(added.Validate(*schema));
+  TableMetadata md = base;
+  md.last_partition_id = std::max(base.last_partition_id, added.LastAssignedFieldId());
+  md.specs.push_back(std::move(added));
+  md.last_updated_ms = std::max(base.last_updated_ms, NowMillis());
+  FLOE_RETURN_IF_ERROR(md.Validate());
+  return md;
+}
+
+std::optional<int32_t> UnpartitionedSpecId(const TableMetadata& metadata) {
+  if (const PartitionSpec* d = metadata.DefaultSpec(); d && d->is_unpartitioned()) return d->spec_id();
+  std::optional<int32_t> found;
+  for (const auto& s : metadata.specs) {
+    if (s.is_unpartitioned() && (!found || s.spec_id() < *found)) found = s.spec_id();
+  }
+  return found;
 }
 
 Result<TableMetadata> UpdateProperties(const TableMetadata& base, const std::map<std::string, std::string>& set,

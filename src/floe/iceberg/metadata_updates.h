@@ -34,6 +34,21 @@ Result<TableMetadata> RemoveRef(const TableMetadata& base, const std::string& na
 /// that point at a removed snapshot are an error.
 Result<TableMetadata> RemoveSnapshots(const TableMetadata& base, const std::vector<int64_t>& ids);
 
+/// Adds `spec` as a new partition spec of the table, under the next free
+/// spec id (one above the highest; `spec`'s own id is ignored), without
+/// making it the default (Iceberg spec: Table Metadata `partition-specs`;
+/// the REST spec's add-spec update). Its field ids must be above the base's
+/// last-partition-id (PartitionSpecBuilder from it assigns them so), which
+/// then follows. The spec must be valid against the current schema. The new
+/// spec is the last of the result's `specs`.
+Result<TableMetadata> AddPartitionSpec(const TableMetadata& base, const PartitionSpec& spec);
+
+/// The id of a spec of the table with no fields or only void ones (for
+/// which equality deletes are global: Iceberg spec, Scan Planning): the
+/// default spec when it is one, else the lowest such id; nullopt when there
+/// is none.
+std::optional<int32_t> UnpartitionedSpecId(const TableMetadata& metadata);
+
 /// Sets and removes table properties.
 Result<TableMetadata> UpdateProperties(const TableMetadata& base,
                                        const std::map<std::string, std::string>& set,

@@ -4,6 +4,9 @@
 /// RowDelta). Nothing is removed: the parent's manifests are listed again
 /// unchanged. Operation `delete` when only deletes are added, `overwrite`
 /// when data too, `append` when only data (Iceberg spec: Snapshots; PITFALLS 81).
+/// Delete files may be of any spec of the table: an equality delete file of
+/// an unpartitioned spec (Table's EnsureUnpartitionedSpec) is global, it
+/// applies to the data files of every partition (Iceberg spec: Scan Planning).
 #pragma once
 
 #include <string>
@@ -28,6 +31,18 @@ class RowDelta final : public SnapshotProducer {
     AddDeletes(std::move(file));
     return *this;
   }
+  /// A delete file of the table's spec `spec_id` (its partition tuple of that
+  /// spec's type; empty for an unpartitioned spec). Commit fails with
+  /// kInvalidArgument when the table has no such spec.
+  RowDelta& AddDeleteFile(iceberg::DataFile file, int32_t spec_id) {
+    AddDeletes(std::move(file), spec_id);
+    return *this;
+  }
+  /// Runs `check` inside every commit attempt (SetAttemptCheck).
+  RowDelta& Check(AttemptCheck check) {
+    SetAttemptCheck(std::move(check));
+    return *this;
+  }
   /// Adds a property to the snapshot summary (values are strings).
   RowDelta& Set(const std::string& key, const std::string& value) {
     SetProperty(key, value);
@@ -41,7 +56,7 @@ class RowDelta final : public SnapshotProducer {
 
  protected:
   iceberg::SnapshotOperation Operation() const override {
-    if (delete_files().empty()) return iceberg::SnapshotOperation::kAppend;
+    if (!has_deletes()) return iceberg::SnapshotOperation::kAppend;
     return data_files().empty() ? iceberg::SnapshotOperation::kDelete
                                 : iceberg::SnapshotOperation::kOverwrite;
   }

@@ -25,11 +25,14 @@ Result<std::vector<ManifestFile>> SnapshotProducer::ParentManifests(
 }
 
 Status SnapshotProducer::ValidateFiles() const {
-  for (const auto& f : delete_files_) {
+  auto check_delete = [](const DataFile& f) -> Status {
     if (f.content == DataFileContent::kData) {
       return InvalidArgument("{} is a data file, not a delete file", f.file_path);
     }
-  }
+    return Ok();
+  };
+  for (const auto& f : delete_files_) FLOE_RETURN_IF_ERROR(check_delete(f));
+  for (const auto& d : spec_deletes_) FLOE_RETURN_IF_ERROR(check_delete(d.file));
   for (const auto& f : data_files_) {
     if (f.content != DataFileContent::kData)
       return InvalidArgument("{} is a delete file", f.file_path);
@@ -38,14 +41,46 @@ Status SnapshotProducer::ValidateFiles() const {
   return Ok();
 }
 
+Result<std::vector<SnapshotProducer::SpecFiles>> SnapshotProducer::GroupBySpec(
+    const iceberg::TableMetadata& metadata, const iceberg::PartitionSpec& default_spec) const {
+  std::vector<SpecFiles> groups(1);
+  groups[0].spec = default_spec;
+  for (const auto& f : data_files_) groups[0].data.push_back(&f);
+  for (const auto& f : delete_files_) groups[0].deletes.push_back(&f);
+  // Deletes of other specs, one group per spec in spec id order; those that
+  // name the default spec join its group.
+  std::map<int32_t, std::vector<const DataFile*>> others;
+  for (const auto& d : spec_deletes_) {
+    if (d.spec_id == default_spec.spec_id()) {
+      groups[0].deletes.push_back(&d.file);
+      continue;
+    }
+    if (!metadata.SpecById(d.spec_id)) {
+      return InvalidArgument(
+          "delete file {} is of partition spec {}, which table {} does not define", d.file.file_path,
+          d.spec_id, table_->id().ToString());
+    }
+    others[d.spec_id].push_back(&d.file);
+  }
+  for (auto& [spec_id, files] : others) {
+    SpecFiles g;
+    g.spec = *metadata.SpecById(spec_id);
+    g.deletes = std::move(files);
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
 Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
-    const Schema& schema, const iceberg::PartitionSpec& spec,
+    const Schema& schema, const std::vector<SpecFiles>& groups,
     internal::WrittenFiles* written) const {
   std::vector<ManifestFile> manifests;
-  // A manifest holds either data or deletes (PITFALLS 63). Its entries leave
-  // snapshot id and sequence number to inheritance, so every attempt lists
-  // the same file (Iceberg spec: Sequence Number Inheritance; PITFALLS 73).
-  auto write = [&](const std::vector<DataFile>& files, ManifestContent content) -> Status {
+  // A manifest holds either data or deletes (PITFALLS 63), of one spec. Its
+  // entries leave snapshot id and sequence number to inheritance, so every
+  // attempt lists the same file (Iceberg spec: Sequence Number Inheritance;
+  // PITFALLS 73).
+  auto write = [&](const std::vector<const DataFile*>& files, const iceberg::PartitionSpec& spec,
+                   ManifestContent content) -> Status {
     if (files.empty()) return Ok();
     const std::string location = internal::MetadataFile(
         *table_, fmt::format("{}-m{}.avro", RandomUuid(), manifests.size()));
@@ -53,14 +88,16 @@ Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
     written->locations.push_back(location);
     FLOE_ASSIGN_OR_RETURN(auto w,
                           iceberg::ManifestWriter::Open(std::move(out), schema, spec, content));
-    for (const auto& f : files) FLOE_RETURN_IF_ERROR(w->AddFile(f));
+    for (const DataFile* f : files) FLOE_RETURN_IF_ERROR(w->AddFile(*f));
     FLOE_ASSIGN_OR_RETURN(auto mf, w->Close());
     mf.manifest_path = location;
     manifests.push_back(std::move(mf));
     return Ok();
   };
-  FLOE_RETURN_IF_ERROR(write(data_files_, ManifestContent::kData));
-  FLOE_RETURN_IF_ERROR(write(delete_files_, ManifestContent::kDeletes));
+  for (const auto& g : groups) {
+    FLOE_RETURN_IF_ERROR(write(g.data, g.spec, ManifestContent::kData));
+    FLOE_RETURN_IF_ERROR(write(g.deletes, g.spec, ManifestContent::kDeletes));
+  }
   return manifests;
 }
 
@@ -75,16 +112,28 @@ Result<CommitResult> SnapshotProducer::Commit() {
   // A copy: a retry reloads the table, which replaces the metadata md0 refers to.
   const iceberg::PartitionSpec spec = *md0.DefaultSpec();
 
+  // Copies of the specs, for the same reason.
+  FLOE_ASSIGN_OR_RETURN(const std::vector<SpecFiles> groups, GroupBySpec(md0, spec));
+
   internal::WrittenFiles added_files(table_->io());  // shared by all attempts
-  auto added = WriteAddedManifests(*schema, spec, &added_files);
+  auto added = WriteAddedManifests(*schema, groups, &added_files);
   if (!added) {
     added_files.RemoveAll();
     return Fail(std::move(added).error());
   }
   CommitResult result;
   bool unknown = false;
-  Status outcome = catalog::RunWithRetries(
-      policy, [&](int attempt) { return Attempt(attempt, spec, *added, &unknown, &result); });
+  std::optional<Error> check_error;
+  Status outcome = catalog::RunWithRetries(policy, [&](int attempt) {
+    return Attempt(attempt, spec, groups, *added, &unknown, &check_error, &result);
+  });
+  if (check_error) {
+    // The check failed before the attempt wrote anything or swapped metadata:
+    // no attempt of this commit can have landed (an unknown outcome is never
+    // retried), so its manifests are removed.
+    added_files.RemoveAll();
+    return Fail(std::move(*check_error));
+  }
   if (!outcome) {
     if (!unknown) added_files.RemoveAll();
     return Fail(std::move(outcome).error());
@@ -93,8 +142,9 @@ Result<CommitResult> SnapshotProducer::Commit() {
 }
 
 Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec,
+                                 const std::vector<SpecFiles>& groups,
                                  const std::vector<ManifestFile>& added_manifests, bool* unknown,
-                                 CommitResult* result) {
+                                 std::optional<Error>* check_error, CommitResult* result) {
   internal::WrittenFiles written(table_->io());  // this attempt's list and rewritten manifests
   auto fail = [&](Error e) -> Status {
     if (e.kind == ErrorKind::kCommitStateUnknown) {
@@ -116,7 +166,16 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   } else {
     head = md.CurrentSnapshot();
   }
-  SnapshotAttempt ctx{md, spec, iceberg::NewSnapshotId(), md.last_sequence_number + 1, attempt};
+  SnapshotAttempt ctx{md, spec, iceberg::NewSnapshotId(), md.last_sequence_number + 1, attempt,
+                      head, branch_};
+  if (check_) {
+    if (Status st = check_(ctx); !st) {
+      // Kept aside and replaced by an error RunWithRetries does not retry:
+      // the check's own error may be of any kind, kCommitFailed included.
+      *check_error = st.error();
+      return Internal("the attempt check failed");
+    }
+  }
 
   std::vector<ManifestFile> parent;
   if (head) {
@@ -150,8 +209,10 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   // Summary (Iceberg spec Appendix F; values are strings).
   auto totals = TotalsOf(*table_, head);
   if (!totals) return fail(totals.error());
-  for (const auto& f : data_files_) summary.AddedFile(spec.spec_id(), f);
-  for (const auto& f : delete_files_) summary.AddedFile(spec.spec_id(), f);
+  for (const auto& g : groups) {
+    for (const DataFile* f : g.data) summary.AddedFile(g.spec.spec_id(), *f);
+    for (const DataFile* f : g.deletes) summary.AddedFile(g.spec.spec_id(), *f);
+  }
   std::map<std::string, std::string> properties = summary.Build(properties_, *totals);
 
   const iceberg::SnapshotOperation op = Operation();

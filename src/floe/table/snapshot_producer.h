@@ -11,11 +11,25 @@
 /// unreferenced: an attempt's list and rewritten manifests when that attempt
 /// failed, the added files' manifests when the whole commit failed; nothing
 /// when the outcome is unknown (kCommitStateUnknown).
+///
+/// Delete files may be of any spec the table defines, not only the default
+/// one: each spec's deletes go into a manifest of their own, as a manifest
+/// is written for exactly one spec (Iceberg spec: Manifests; PITFALLS 63).
+/// That is how global equality deletes are committed: an equality delete
+/// file of an unpartitioned spec applies to the data files of every
+/// partition (Iceberg spec: Scan Planning).
+///
+/// An attempt check (SetAttemptCheck) runs on every attempt once the branch
+/// head is read and before the attempt writes anything; its error ends the
+/// commit as known-failed, without a retry, and is returned unchanged.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "floe/iceberg/manifest.h"
@@ -34,12 +48,22 @@ struct WrittenFiles;
 struct SnapshotAttempt {
   /// The table as this attempt read it (reloaded on every retry).
   const iceberg::TableMetadata& metadata;
-  /// The spec of the added files: the default spec when the commit began.
+  /// The spec of the added data files (and of delete files added without a
+  /// spec id): the default spec when the commit began.
   const iceberg::PartitionSpec& spec;
   int64_t snapshot_id = 0;
   int64_t sequence_number = 0;
   int attempt = 0;  ///< 0 for the first try
+  /// The head of the target branch this attempt builds on (for a new branch,
+  /// main's head); null for a table without snapshots. Its ancestors in
+  /// `metadata` are the history the new snapshot extends.
+  const iceberg::Snapshot* parent = nullptr;
+  /// The branch the snapshot is committed to.
+  std::string_view branch;
 };
+
+/// A check run inside every commit attempt (SnapshotProducer::SetAttemptCheck).
+using AttemptCheck = std::function<Status(const SnapshotAttempt&)>;
 
 /// The shared commit machinery; one subclass per snapshot operation.
 class SnapshotProducer {
@@ -53,16 +77,36 @@ class SnapshotProducer {
   /// retries; kCommitStateUnknown when the outcome is unknown.
   Result<CommitResult> Commit();
 
+  /// Runs `check` on every attempt, after the head of the target branch is
+  /// read and before anything of the attempt is written (the CDC sink looks
+  /// for its exactly-once token in the history the attempt builds on). An
+  /// error from it ends the commit as known to have failed: no retry, the
+  /// attempt's files and the added manifests are removed (as after
+  /// kCommitFailed; the data and delete files themselves stay the caller's),
+  /// and the error is returned exactly as the check made it — kind, message
+  /// and retryable flag — so the caller can tell it from a lost race.
+  void SetAttemptCheck(AttemptCheck check) { check_ = std::move(check); }
+
  protected:
   explicit SnapshotProducer(Table* table) : table_(table) {}
 
   void AddData(iceberg::DataFile file) { data_files_.push_back(std::move(file)); }
+  /// A delete file of the default spec (as the commit begins).
   void AddDeletes(iceberg::DataFile file) { delete_files_.push_back(std::move(file)); }
+  /// A delete file of the table's spec `spec_id`, which need not be the
+  /// default (an unpartitioned one makes equality deletes global). Commit
+  /// fails with kInvalidArgument when the table has no such spec.
+  void AddDeletes(iceberg::DataFile file, int32_t spec_id) {
+    spec_deletes_.push_back(SpecDelete{spec_id, std::move(file)});
+  }
   void SetProperty(const std::string& key, const std::string& value) { properties_[key] = value; }
   void SetBranch(std::string branch) { branch_ = std::move(branch); }
 
   const std::vector<iceberg::DataFile>& data_files() const { return data_files_; }
+  /// The delete files added without a spec id (of the default spec).
   const std::vector<iceberg::DataFile>& delete_files() const { return delete_files_; }
+  /// Whether any delete file was added, of any spec.
+  bool has_deletes() const { return !delete_files_.empty() || !spec_deletes_.empty(); }
   Table* table() const { return table_; }
 
   /// The manifests of the parent snapshot that the new snapshot lists. The
@@ -80,18 +124,39 @@ class SnapshotProducer {
  private:
   /// Every added file is filed as its content says and follows the content rules.
   Status ValidateFiles() const;
-  /// Writes the manifests of the added files (data, then deletes).
+  /// The added files grouped by the spec they are written with: the data
+  /// files and the deletes added without a spec id under `default_spec`,
+  /// the others under their own spec (kInvalidArgument naming the file when
+  /// `metadata` has no such spec). Default spec first, then by spec id.
+  struct SpecFiles {
+    iceberg::PartitionSpec spec;
+    std::vector<const iceberg::DataFile*> data;
+    std::vector<const iceberg::DataFile*> deletes;
+  };
+  Result<std::vector<SpecFiles>> GroupBySpec(const iceberg::TableMetadata& metadata,
+                                             const iceberg::PartitionSpec& default_spec) const;
+  /// Writes the manifests of the added files: per spec, data then deletes.
   Result<std::vector<iceberg::ManifestFile>> WriteAddedManifests(
-      const Schema& schema, const iceberg::PartitionSpec& spec,
+      const Schema& schema, const std::vector<SpecFiles>& groups,
       internal::WrittenFiles* written) const;
-  /// One attempt: read the head, list manifests, write the list, swap metadata.
+  /// One attempt: read the head, run the check, list manifests, write the
+  /// list, swap metadata. A failed check is stored in `check_error`.
   Status Attempt(int attempt, const iceberg::PartitionSpec& spec,
+                 const std::vector<SpecFiles>& groups,
                  const std::vector<iceberg::ManifestFile>& added_manifests, bool* unknown,
-                 CommitResult* result);
+                 std::optional<Error>* check_error, CommitResult* result);
+
+  /// A delete file added with an explicit spec id.
+  struct SpecDelete {
+    int32_t spec_id = 0;
+    iceberg::DataFile file;
+  };
 
   Table* table_;
   std::vector<iceberg::DataFile> data_files_;
-  std::vector<iceberg::DataFile> delete_files_;
+  std::vector<iceberg::DataFile> delete_files_;  ///< of the default spec
+  std::vector<SpecDelete> spec_deletes_;         ///< of the spec each names
+  AttemptCheck check_;
   std::map<std::string, std::string> properties_;
   std::string branch_ = std::string(iceberg::kMainBranch);
 };

@@ -113,6 +113,17 @@ Result<catalog::LoadedTable> SetRef(Table* table, const std::string& name, bool 
                                     std::optional<int64_t> snapshot_id = std::nullopt,
                                     std::optional<int64_t> max_ref_age_ms = std::nullopt);
 
+/// The id of a partition spec of the table with no fields (or only void
+/// ones), for delete files that reach every partition: an equality delete
+/// file of an unpartitioned spec applies to the data files of all specs and
+/// partitions (Iceberg spec: Scan Planning). When the table has none, one is
+/// added under the next free spec id — not as the default: data keeps being
+/// written with the default spec — by a metadata-only commit, retried under
+/// `commit.retry.*` like every commit. Writers racing to add it end up with
+/// one spec: the loser of the swap reloads, finds the winner's and returns
+/// its id. `table` is left loaded at the metadata that holds the spec.
+Result<int32_t> EnsureUnpartitionedSpec(Table* table);
+
 /// What `floe expire` removes.
 struct ExpireOptions {
   /// Snapshots older than this (epoch ms) expire; default now minus
