@@ -4,10 +4,15 @@
 // library's sink::WriteJob (table created on first write when --schema is
 // given, decode -> project -> write, one commit, and the cleanup of a failed
 // write), and the decoder comes from the format registry.
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "floe/catalog/identifier.h"
+#include "floe/cli/change_write.h"
 #include "floe/cli/table_args.h"
+#include "floe/config/options.h"
+#include "floe/sink/change_sink.h"
 #include "floe/format/format_registry.h"
 #include "floe/io/file.h"
 #include "floe/sink/write_config.h"
@@ -29,7 +34,25 @@ struct WriteArgs {
   std::vector<std::string> maps;  ///< --map PREFIX=DIR
   int64_t batch_rows = 65536;
   bool ignore_unknown = false;
+  bool progress = false;
+  bool no_progress = false;
+  std::string sequence_path;
 };
+
+// Whether the write needs the change sink (merge-on-read, exactly-once,
+// templates, error outputs, streaming, change stream input) rather than the
+// plain one-commit append job.
+bool NeedsChangeSink(const sink::WriteConfig& cfg, std::string_view format) {
+  namespace k = config::keys;
+  if (!cfg.sink_options.empty() || !cfg.change_type_map.empty() || !cfg.snapshot_properties.empty() ||
+      !cfg.error_handling.empty()) {
+    return true;
+  }
+  for (auto key : {k::kUpsertEnabled.name, k::kEqualityFieldColumns.name, k::kDistributionMode.name}) {
+    if (cfg.write_properties.contains(std::string(key))) return true;
+  }
+  return format == "debezium-json" || format == "debezium" || cfg.table.find('{') != std::string::npos;
+}
 
 Result<std::string> ReadTextFile(const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(path));
@@ -67,7 +90,14 @@ Status RunWrite(const WriteArgs& a) {
   if (a.catalog.name != "floe") cfg.catalog_name = a.catalog.name;
   if (Status st = cfg.Validate(); !st) return UsageError(st.error().message);
 
-  FLOE_RETURN_IF_ERROR(catalog::ParseTableIdentifier(cfg.table));
+  const std::string fmt_name =
+      a.input_format.empty() ? format::DefaultFormatFor(a.input) : a.input_format;
+  if (!format::HasDecoder(fmt_name)) {
+    return UsageError(fmt::format("--input-format '{}': valid formats are {}", fmt_name,
+                                  format::FormatNamesText()));
+  }
+  const bool change_sink = NeedsChangeSink(cfg, fmt_name);
+  if (!change_sink) FLOE_RETURN_IF_ERROR(catalog::ParseTableIdentifier(cfg.table));
   FLOE_ASSIGN_OR_RETURN(auto cat, catalog::OpenCatalog(cfg.catalog_name, cfg.catalog_properties));
   // --map: the table's locations under PREFIX (its metadata `location` or
   // write.data.path, e.g. s3://bucket/db/t) are written to and read from the
@@ -81,6 +111,32 @@ Status RunWrite(const WriteArgs& a) {
     if (!parsed) return UsageError("--schema: " + parsed.error().message);
     input_schema = std::make_shared<Schema>(std::move(*parsed));
   }
+  const std::string input_name = a.input == "-" ? "<stdin>" : a.input;
+  if (change_sink) {
+    sink::ChangeSinkOptions copt;
+    copt.branch = a.branch;
+    copt.missing_table_hint = "give --schema '<SQL column list>' to create it";
+    copt.changes_in_batch = fmt_name == "debezium-json" || fmt_name == "debezium";
+    copt.summary = {{"floe.input", input_name}};
+    auto opened = sink::ChangeSink::Open(cfg, cat.get(), input_schema, copt);
+    if (!opened) {
+      const ErrorKind kind = opened.error().kind;
+      if (kind == ErrorKind::kInvalidArgument || kind == ErrorKind::kUnsupported) {
+        return UsageError(opened.error().message);
+      }
+      return Fail(std::move(opened).error());
+    }
+    ChangeWriteInput in;
+    in.path = a.input;
+    in.input_name = input_name;
+    in.format = fmt_name;
+    in.sequence_path = a.sequence_path;
+    in.batch_rows = a.batch_rows;
+    in.ignore_unknown = a.ignore_unknown;
+    in.progress = a.progress || (!a.no_progress && ::isatty(2) != 0);
+    return RunChangeWrite(opened->get(), in);
+  }
+  if (!a.sequence_path.empty()) return UsageError("--sequence-path applies to --input-format debezium-json");
   sink::WriteJobOptions options;
   options.branch = a.branch;
   options.missing_table_hint = "give --schema '<SQL column list>' to create it";
@@ -88,16 +144,9 @@ Status RunWrite(const WriteArgs& a) {
 
   // 3. The decoder, typed by the job's input schema. An error from here on
   // returns early: the job's destructor takes the write back.
-  const std::string fmt_name =
-      a.input_format.empty() ? format::DefaultFormatFor(a.input) : a.input_format;
-  if (!format::HasDecoder(fmt_name)) {
-    return UsageError(fmt::format("--input-format '{}': valid formats are {}", fmt_name,
-                                  format::FormatNamesText()));
-  }
   format::DecodeOptions dopt;
   dopt.batch_rows = a.batch_rows;
   dopt.ignore_unknown_keys = a.ignore_unknown;
-  const std::string input_name = a.input == "-" ? "<stdin>" : a.input;
   auto decoder = format::OpenDecoder(fmt_name, job->input_schema(), a.input, dopt);
   if (!decoder) return Fail(decoder.error().WithContext(input_name));
 
@@ -149,6 +198,10 @@ void AddWriteCommand(CLI::App* root, CommandContext* ctx) {
   cmd->add_option("--batch-rows", a->batch_rows, "Rows per batch")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
   cmd->add_flag("--ignore-unknown", a->ignore_unknown, "Skip input fields that name no column");
+  cmd->add_flag("--progress", a->progress, "Show live progress on stderr (default: when stderr is a terminal)");
+  cmd->add_flag("--no-progress", a->no_progress, "Never show live progress");
+  cmd->add_option("--sequence-path", a->sequence_path,
+                  "debezium-json: dotted path of the sequence number in the event (default source.lsn)");
   cmd->callback([=] { ctx->action = [=] { return RunWrite(*a); }; });
 }
 

@@ -49,14 +49,6 @@ std::string ValidateIcebergType(std::string_view v) {
   return "the Flink catalog type must be 'iceberg'";
 }
 
-std::string ValidateTableName(std::string_view v) {
-  if (v.find('{') != std::string_view::npos || v.find('}') != std::string_view::npos) {
-    return "table templates such as db.events_{region} are not implemented yet; they come with " +
-           std::string(kCdcIssue);
-  }
-  return {};
-}
-
 const std::vector<OptionDef>& Registry() {
   static const std::vector<OptionDef> kOptions = {
       // ---- Iceberg table properties: format and files
@@ -79,8 +71,8 @@ const std::vector<OptionDef>& Registry() {
        .doc = "How rows are distributed to writers before writing: none, hash (by partition key), range.",
        .enum_values = {"none", "hash", "range"}, .support = Support::kStoredOnly, .missing = kOtherEngines},
       {K(kWriteUpsertEnabled), .scopes = kT, .type = T::kBool, .default_value = "false",
-       .doc = "Write every insert as an upsert (equality delete + insert) on the identifier fields.",
-       .support = Support::kNotYet, .missing = kCdcIssue},
+       .doc = "Write every insert as an upsert (equality delete + insert) on the identifier fields; a write "
+              "to such a table must be merge-on-read."},
       {K(kWriteDeleteMode), .scopes = kT, .type = T::kEnum, .default_value = "copy-on-write",
        .doc = "Row-level delete mode of engines that run DELETE (Spark).",
        .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,
@@ -182,14 +174,14 @@ const std::vector<OptionDef>& Registry() {
       {K(kTargetFileSizeBytes), .scopes = kW, .type = T::kLong, .doc = "Roll data files at about this size.",
        .overrides = keys::kWriteTargetFileSizeBytes.name, .min = 1},
       {K(kUpsertEnabled), .scopes = kW, .type = T::kBool, .doc = "Upsert on the equality fields.",
-       .overrides = keys::kWriteUpsertEnabled.name, .conflicts = {keys::kOverwriteEnabled.name},
-       .support = Support::kNotYet, .missing = kCdcIssue},
+       .overrides = keys::kWriteUpsertEnabled.name, .conflicts = {keys::kOverwriteEnabled.name}},
       {K(kOverwriteEnabled), .scopes = kW, .type = T::kBool, .default_value = "false",
        .doc = "Overwrite the table (unpartitioned) or the partitions the write touches.",
        .conflicts = {keys::kUpsertEnabled.name}},
-      {K(kDistributionMode), .scopes = kW, .type = T::kEnum, .doc = "Distribution of rows to writers.",
-       .enum_values = {"none", "hash", "range"}, .overrides = keys::kWriteDistributionMode.name,
-       .support = Support::kNotYet, .missing = kCdcIssue},
+      {K(kDistributionMode), .scopes = kW, .type = T::kEnum,
+       .doc = "Distribution of rows to writers (Beam's distribution_mode): none, or hash (keys hash into "
+              "num_shards shards).",
+       .enum_values = {"none", "hash", "range"}, .values_not_yet = {"range"}},
       {K(kCompressionCodec), .scopes = kW, .type = T::kEnum, .doc = "Parquet codec of this write.",
        .enum_values = {"zstd", "snappy", "gzip", "lz4", "lz4_raw", "brotli", "uncompressed", "none"},
        .overrides = keys::kParquetCompressionCodec.name},
@@ -301,16 +293,16 @@ const std::vector<OptionDef>& Registry() {
 
       // ---- Beam IcebergIO write configuration
       {K(kBeamTable), .scopes = kB, .type = T::kString,
-       .doc = "Table identifier (templates such as db.events_{region} are not implemented yet).",
-       .validate = ValidateTableName},
+       .doc = "Table identifier, or a template such as db.events_{region}_{meta.kind}: one destination per "
+              "value (sanitized into identifier characters), each created on first use."},
       {K(kBeamCatalogName), .scopes = kB, .type = T::kString, .doc = "Name of the catalog (used in messages)."},
       {K(kBeamCatalogProperties), .scopes = kB, .type = T::kMap,
        .doc = "Catalog properties (see the catalog options)."},
       {K(kBeamConfigProperties), .scopes = kB, .type = T::kMap,
        .doc = "Hadoop configuration properties; floe uses none yet, so any key is refused."},
       {K(kBeamTriggeringFrequencySeconds), .scopes = kB, .type = T::kInt,
-       .doc = "Seconds between commits of a streaming write.", .min = 1, .support = Support::kNotYet,
-       .missing = kCdcIssue},
+       .doc = "Seconds between commits of a streaming write (standard input); a file commits at its end.",
+       .min = 1},
       {K(kBeamKeep), .scopes = kB, .type = T::kList,
        .doc = "Only these input fields are written (exclusive with drop, only).",
        .conflicts = {keys::kBeamDrop.name, keys::kBeamOnly.name}},

@@ -139,6 +139,7 @@ class Destination {
   std::vector<int32_t> eq_ids;
   std::optional<KeyEncoder> keys;
   bool partition_scoped = true;
+  std::optional<int32_t> global_spec_id;  ///< deletes use this unpartitioned spec (not partition_scoped)
   std::optional<table::PartitionKeyer> keyer;  ///< shards_per_partition < num_shards
   std::unique_ptr<RowCodec> codec;
   std::unique_ptr<SpillSorter> sorter;
@@ -254,7 +255,9 @@ Status ChangeSink::Impl::Open(const WriteConfig& config, catalog::Catalog* catal
         config.projection.kind == ProjectionKind::kKeep ? config.projection.fields : std::vector<std::string>{};
     FLOE_ASSIGN_OR_RETURN(control_, ControlColumns::Make(input_schema_, options_, keep));
   }
-  if (!options_.errors.output.empty()) FLOE_ASSIGN_OR_RETURN(errors_, RejectLog::Open(options_.errors.output));
+  if (!options_.errors.output.empty()) {
+    FLOE_ASSIGN_OR_RETURN(errors_, RejectLog::Open(options_.errors.output));
+  }
   if (!options_.errors.dead_letter.empty()) {
     FLOE_ASSIGN_OR_RETURN(dead_letters_, RejectLog::Open(options_.errors.dead_letter));
   }
@@ -381,9 +384,9 @@ Status ChangeSink::Impl::OpenDestination(Destination* d) {
       }
     }
     if (!d->partition_scoped) {
-      return Unsupported("table {}: a partition source column is not a key column, so an update may move a key "
-                         "to another partition; global equality deletes for that are not implemented yet",
-                         d->name);
+      // A key may move between partitions: its deletes must reach them all.
+      FLOE_ASSIGN_OR_RETURN(int32_t spec_id, table::EnsureUnpartitionedSpec(d->table.get()));
+      d->global_spec_id = spec_id;
     }
     d->codec = std::make_unique<RowCodec>(table_schema);
     SpillSorterOptions so;
@@ -725,7 +728,11 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
   auto flush_del = [&]() -> Status {
     if (del_rows.num_rows == 0) return Ok();
     FLOE_ASSIGN_OR_RETURN(Batch keys, table::ProjectBatch(del_rows, eq_schema));
-    FLOE_RETURN_IF_ERROR(delete_writer->Write(keys, del_rows));
+    if (d->global_spec_id) {
+      FLOE_RETURN_IF_ERROR(delete_writer->Write(keys));
+    } else {
+      FLOE_RETURN_IF_ERROR(delete_writer->Write(keys, del_rows));
+    }
     d->stats.deletes_written += del_rows.num_rows;
     del_rows = Batch(schema);
     return Ok();
@@ -736,7 +743,10 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     auto factory = std::make_shared<table::OutputFileFactory>(d->table->io(), d->writer_options.data_location, 0,
                                                               static_cast<int64_t>(w));
     FLOE_ASSIGN_OR_RETURN(auto dw, table::MakeDataWriter(meta, d->writer_options, factory));
-    FLOE_ASSIGN_OR_RETURN(auto ew, table::EqualityDeleteWriter::Make(factory, d->writer_options, *meta.DefaultSpec(),
+    const iceberg::PartitionSpec* delete_spec =
+        d->global_spec_id ? meta.SpecById(*d->global_spec_id) : meta.DefaultSpec();
+    if (!delete_spec) return Internal("table {}: the spec of its deletes is gone", d->name);
+    FLOE_ASSIGN_OR_RETURN(auto ew, table::EqualityDeleteWriter::Make(factory, d->writer_options, *delete_spec,
                                                                      schema, d->eq_ids));
     writer = dw.get();
     delete_writer = ew.get();
@@ -907,19 +917,6 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
     return Ok();
   }
   const int64_t number = d->commit_number + 1;
-  // The token check: a copy of this sink (a zombie, a second launch) may have
-  // committed this number meanwhile; then these files are not needed.
-  if (!options_.sink_id.empty()) {
-    if (Status st = d->table->Refresh(); !st) return failed(st.error());
-    auto token = FindSinkToken(d->table->metadata(), options_.sink_id, d->branch);
-    if (!token) return failed(token.error());
-    if (*token && (*token)->commit_number >= number) {
-      return failed(CommitFailed("sink '{}' commit {} is already in the table (snapshot {}): another process with "
-                                 "the same sink_id is writing it",
-                                 options_.sink_id, (*token)->commit_number, (*token)->snapshot_id)
-                        .error());
-    }
-  }
   auto commit = [&](auto& op) {
     for (auto& f : data) op.AddDataFile(f);
     for (const auto& [key, value] : sink_options_.summary) op.Set(key, value);
@@ -930,12 +927,32 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
       op.Set(std::string(kSummaryInputPosition), std::to_string(position));
     }
     if (!d->branch.empty()) op.ToBranch(d->branch);
+    if (!options_.sink_id.empty()) {
+      // The token check, inside every attempt: a copy of this sink (a zombie,
+      // a second launch) may have committed this number meanwhile; then this
+      // commit must not land, and its files are not needed.
+      op.Check([&](const table::SnapshotAttempt& attempt) -> Status {
+        FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(attempt.metadata, options_.sink_id, d->branch));
+        if (token && token->commit_number >= number) {
+          return AlreadyExists("sink '{}' commit {} is already in the table (snapshot {}): another process with the "
+                               "same sink_id is writing it",
+                               options_.sink_id, token->commit_number, token->snapshot_id);
+        }
+        return Ok();
+      });
+    }
     return op.Commit();
   };
   Result<table::CommitResult> committed;
   if (options_.mode == WriteMode::kMergeOnRead) {
     table::RowDelta op(d->table.get());
-    for (auto& f : deletes) op.AddDeleteFile(f);
+    for (auto& f : deletes) {
+      if (d->global_spec_id) {
+        op.AddDeleteFile(f, *d->global_spec_id);
+      } else {
+        op.AddDeleteFile(f);
+      }
+    }
     committed = commit(op);
   } else {
     table::AppendFiles op(d->table.get());

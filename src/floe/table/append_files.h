@@ -26,6 +26,11 @@ class AppendFiles final : public SnapshotProducer {
     SetProperty(key, value);
     return *this;
   }
+  /// Runs `check` inside every commit attempt (SetAttemptCheck).
+  AppendFiles& Check(AttemptCheck check) {
+    SetAttemptCheck(std::move(check));
+    return *this;
+  }
   /// Commits to this branch instead of main (created from main's head when missing).
   AppendFiles& ToBranch(std::string branch) {
     SetBranch(std::move(branch));
