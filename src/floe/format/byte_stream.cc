@@ -9,8 +9,10 @@
 
 namespace floe::format {
 
-Result<std::unique_ptr<ByteStream>> ByteStream::Open(const std::string& path, size_t chunk_bytes) {
+Result<std::unique_ptr<ByteStream>> ByteStream::Open(const std::string& path, size_t chunk_bytes,
+                                                     size_t max_unit) {
   std::unique_ptr<ByteStream> s(new ByteStream());
+  s->set_max_unit(max_unit);
   if (path == "-") {
     s->fd_ = 0;
     s->name_ = "<stdin>";
@@ -69,7 +71,13 @@ Result<bool> ByteStream::Fill() {
     begin_ = 0;
     end_ = n;
   }
-  if (end_ == capacity_) FLOE_RETURN_IF_ERROR(Grow(capacity_ * 2));
+  if (end_ == capacity_) {
+    // The buffer is full of one unfinished line or record.
+    if (end_ >= max_unit_) {
+      return InvalidArgument("{}: a line or record is longer than {} bytes", name_, max_unit_);
+    }
+    FLOE_RETURN_IF_ERROR(Grow(capacity_ * 2));
+  }
   size_t got = 0;
   if (from_memory_) {
     got = std::min(capacity_ - end_, memory_.size() - memory_pos_);

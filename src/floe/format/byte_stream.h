@@ -5,6 +5,7 @@
 /// data, so that SIMD parsers (simdjson) may read past the end safely.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -23,12 +24,14 @@ class ByteStream {
  public:
   /// Padding after the last valid byte (>= simdjson's SIMDJSON_PADDING).
   static constexpr size_t kPadding = 64;
-  /// Refuse a single line/record larger than this.
+  /// Refuse a single line/record larger than this (by default).
   static constexpr size_t kMaxUnit = size_t{1} << 30;
 
-  /// Opens a local file, or standard input for "-".
+  /// Opens a local file, or standard input for "-". A line or record longer
+  /// than `max_unit` bytes makes Fill() fail.
   static Result<std::unique_ptr<ByteStream>> Open(const std::string& path,
-                                                  size_t chunk_bytes = size_t{4} << 20);
+                                                  size_t chunk_bytes = size_t{4} << 20,
+                                                  size_t max_unit = kMaxUnit);
   /// A stream over a string (tests, small inputs).
   static std::unique_ptr<ByteStream> FromString(std::string data, std::string name = "<string>");
 
@@ -42,6 +45,8 @@ class ByteStream {
   bool eof() const { return eof_; }
   const std::string& name() const { return name_; }
   void Consume(size_t n) { begin_ += n; }
+  /// Sets the longest line or record accepted (at most kMaxUnit).
+  void set_max_unit(size_t n) { max_unit_ = std::min(n, kMaxUnit); }
 
   /// Moves unread bytes to the front and reads at least one more byte unless
   /// at end of input; grows the buffer when it is full of unread bytes.
@@ -62,6 +67,7 @@ class ByteStream {
   size_t capacity_ = 0;  // usable bytes (padding not included)
   size_t begin_ = 0, end_ = 0;
   bool eof_ = false;
+  size_t max_unit_ = kMaxUnit;
 };
 
 }  // namespace floe::format

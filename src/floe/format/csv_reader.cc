@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "floe/format/json_row_decoder_internal.h"
 #include "floe/format/value_parse.h"
 #include "floe/types/json_value.h"
 
@@ -27,7 +28,7 @@ enum class SplitResult { kRecord, kNeedMore, kEnd };
 class CsvReader::Impl {
  public:
   Impl(SchemaPtr schema, std::unique_ptr<ByteStream> in, DecodeOptions options)
-      : schema_(std::move(schema)), in_(std::move(in)), options_(options) {}
+      : schema_(std::move(schema)), in_(std::move(in)), options_(std::move(options)) {}
 
   Status Init() {
     const auto& fields = schema_->fields();
@@ -84,32 +85,44 @@ class CsvReader::Impl {
     } else {
       batch->Clear();
     }
+    const bool may_reject = static_cast<bool>(options_.reject);
     while (batch->num_rows < options_.batch_rows) {
       auto have = ReadRecord();
       if (!have) return Remember(have.error());
       if (!*have) break;
+      if (record_size_ > options_.max_line_bytes) {
+        // Not a row to reject: memory must stay bounded whatever the input.
+        return Remember(Error{ErrorKind::kInvalidArgument,
+                              fmt::format("line {}: the record is longer than {} bytes (max_line_bytes)",
+                                          record_line_, options_.max_line_bytes),
+                              false});
+      }
       // A record that is one empty field on a line of its own is a blank line: skip.
       if (spans_.size() == 1 && spans_[0].size == 0 && !spans_[0].quoted &&
           field_to_column_.size() != 1) {
         continue;
       }
       if (spans_.size() != field_to_column_.size()) {
-        return Remember(Error{ErrorKind::kInvalidArgument,
-                              fmt::format("line {}: expected {} fields ({}), found {}",
-                                          record_line_, field_to_column_.size(),
-                                          options_.csv_header ? "as in the header"
-                                                              : "one per schema column",
-                                          spans_.size()),
-                              false});
+        internal::RowError e;
+        e.rule = fmt::format("expected {} fields ({}), found {}", field_to_column_.size(),
+                             options_.csv_header ? "as in the header" : "one per schema column",
+                             spans_.size());
+        FLOE_RETURN_IF_ERROR(RejectOrFail(std::move(e), batch));
+        continue;
       }
-      for (size_t i = 0; i < spans_.size(); ++i) {
+      if (may_reject) mark_.Take(*batch);
+      bool ok = true;
+      for (size_t i = 0; i < spans_.size() && ok; ++i) {
         int col = field_to_column_[i];
         if (col < 0) continue;
         if (Status st = DecodeField(spans_[i], col, &batch->columns[col]); !st) {
-          return Remember(st.error());
+          FLOE_RETURN_IF_ERROR(RejectOrFail(std::move(row_error_), batch));
+          ok = false;
         }
       }
+      if (!ok) continue;
       for (int col : unmapped_) batch->columns[col].AppendNull();
+      if (options_.with_positions) batch->positions.push_back(record_line_);
       ++batch->num_rows;
       ++rows_;
     }
@@ -117,8 +130,24 @@ class CsvReader::Impl {
   }
 
   int64_t rows() const { return rows_; }
+  int64_t rejected() const { return rejected_; }
 
  private:
+  /// The current record failed with `e`: takes its row out and passes it to
+  /// `reject`, or returns the error that stops the reader.
+  Status RejectOrFail(internal::RowError e, Batch* batch) {
+    if (!options_.reject) {
+      return Remember(Error{ErrorKind::kInvalidArgument, e.Message(record_line_), false});
+    }
+    mark_.Restore(batch);
+    std::string_view text(in_->data() + record_base_, record_size_);
+    if (Status st = options_.reject(internal::MakeRejectedRow(record_line_, text, e.Reason())); !st) {
+      return Remember(std::move(st).error());
+    }
+    ++rejected_;
+    return Ok();
+  }
+
   std::unexpected<Error> Remember(Error e) {
     failed_ = e;
     return Fail(std::move(e));
@@ -141,23 +170,27 @@ class CsvReader::Impl {
   }
   std::string FieldText(const FieldSpan& f) { return std::string(FieldView(f)); }
 
-  Status ColumnError(int col, const Error& e) {
-    return InvalidArgument("line {}, column '{}': {}", record_line_, schema_->fields()[col].name,
-                           e.message);
+  /// Records a rule broken by column `col` of the current record (in
+  /// row_error_, which the caller reports or rejects) and returns it as an error.
+  Status ColumnError(int col, std::string rule) {
+    row_error_ = internal::RowError();
+    row_error_.column = schema_->fields()[col].name;
+    row_error_.rule = std::move(rule);
+    return InvalidArgument("{}", row_error_.rule);
   }
+  Status ColumnError(int col, const Error& e) { return ColumnError(col, e.message); }
 
   Status DecodeField(const FieldSpan& f, int col, ColumnVector* out) {
     const NestedField& field = schema_->fields()[col];
     const Type& type = *field.type;
     if (f.size == 0 && (!f.quoted || type.id != TypeId::kString)) {
       if (f.quoted && type.id != TypeId::kBinary) {
-        return InvalidArgument("line {}, column '{}': an empty quoted field is not a valid {}",
-                               record_line_, field.name, SqlTypeName(type));
+        return ColumnError(col, fmt::format("an empty quoted field is not a valid {}",
+                                            SqlTypeName(type)));
       }
       if (!f.quoted) {
         if (field.required) {
-          return InvalidArgument("line {}, column '{}': null in NOT NULL column", record_line_,
-                                 field.name);
+          return ColumnError(col, "null in NOT NULL column");
         }
         out->AppendNull();
         return Ok();
@@ -223,7 +256,7 @@ class CsvReader::Impl {
       }
       case TypeId::kString:
         if (!IsValidUtf8(s)) {
-          return InvalidArgument("line {}, column '{}': invalid UTF-8", record_line_, field.name);
+          return ColumnError(col, "invalid UTF-8");
         }
         out->AppendBytes(s);
         return Ok();
@@ -242,8 +275,7 @@ class CsvReader::Impl {
         return Ok();
       }
       default:
-        return InvalidArgument("column '{}': {} cannot be read from CSV", field.name,
-                               SqlTypeName(type));
+        return ColumnError(col, fmt::format("{} cannot be read from CSV", SqlTypeName(type)));
     }
   }
 
@@ -335,10 +367,18 @@ class CsvReader::Impl {
       break;
     }
     record_base_ = start;
+    record_size_ = RecordSize(base + start, p - start);
     record_line_ = line_ + 1;
     line_ += 1 + newlines;
     in_->Consume(p - start);
     return SplitResult::kRecord;
+  }
+
+  /// The bytes of a record without its line terminator.
+  static size_t RecordSize(const char* p, size_t n) {
+    if (n > 0 && p[n - 1] == '\n') --n;
+    if (n > 0 && p[n - 1] == '\r') --n;
+    return n;
   }
 
   SchemaPtr schema_;
@@ -348,10 +388,14 @@ class CsvReader::Impl {
   std::vector<int> unmapped_;         // schema columns absent from the header
   std::vector<FieldSpan> spans_;
   size_t record_base_ = 0;
+  size_t record_size_ = 0;  // bytes of the current record (line terminator excluded)
   int64_t line_ = 0;         // physical lines consumed
   int64_t record_line_ = 0;  // line where the current record starts
   int64_t header_line_ = 0;
   int64_t rows_ = 0;
+  int64_t rejected_ = 0;
+  internal::RowError row_error_;  // the last field's error
+  internal::RowMark mark_;
   std::optional<std::string> split_error_;
   std::optional<Error> failed_;
   std::string scratch_;
@@ -365,8 +409,8 @@ CsvReader::~CsvReader() = default;
 Result<std::unique_ptr<CsvReader>> CsvReader::Open(SchemaPtr schema, const std::string& path,
                                                    DecodeOptions options) {
   if (options.batch_rows < 1) return InvalidArgument("batch_rows must be at least 1");
-  FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes));
-  auto impl = std::make_unique<Impl>(std::move(schema), std::move(in), options);
+  FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes));
+  auto impl = std::make_unique<Impl>(std::move(schema), std::move(in), std::move(options));
   FLOE_RETURN_IF_ERROR(impl->Init());
   return std::unique_ptr<CsvReader>(new CsvReader(std::move(impl)));
 }
@@ -374,13 +418,15 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Open(SchemaPtr schema, const std::
 Result<std::unique_ptr<CsvReader>> CsvReader::FromString(SchemaPtr schema, std::string data,
                                                          DecodeOptions options) {
   if (options.batch_rows < 1) return InvalidArgument("batch_rows must be at least 1");
-  auto impl = std::make_unique<Impl>(std::move(schema), ByteStream::FromString(std::move(data)),
-                                     options);
+  auto in = ByteStream::FromString(std::move(data));
+  in->set_max_unit(options.max_line_bytes);
+  auto impl = std::make_unique<Impl>(std::move(schema), std::move(in), std::move(options));
   FLOE_RETURN_IF_ERROR(impl->Init());
   return std::unique_ptr<CsvReader>(new CsvReader(std::move(impl)));
 }
 
 Result<bool> CsvReader::Next(Batch* batch) { return impl_->Next(batch); }
 int64_t CsvReader::rows_read() const { return impl_->rows(); }
+int64_t CsvReader::rows_rejected() const { return impl_->rejected(); }
 
 }  // namespace floe::format

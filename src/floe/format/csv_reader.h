@@ -14,6 +14,13 @@
 ///   line 4, column 'qty': value 3000000000 overflows INT
 ///   line 7: expected 3 fields (as in the header), found 2
 ///   line 9: malformed CSV (unterminated quoted field)
+///
+/// With DecodeOptions::reject set, a record with the wrong number of fields or
+/// a field its column rejects is passed to it and skipped; malformed quoting
+/// still stops the reader (the record boundaries after it are unknown). With
+/// DecodeOptions::with_positions, Batch::positions holds the line where each
+/// row's record starts (the header is line 1), so a record spanning lines
+/// (a quoted line break) is found where it begins.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +49,8 @@ class CsvReader {
   Result<bool> Next(Batch* batch);
   /// Rows decoded so far.
   int64_t rows_read() const;
+  /// Records passed to DecodeOptions::reject so far.
+  int64_t rows_rejected() const;
 
   class Impl;
 

@@ -1,140 +1,39 @@
-// JSONL decoder on simdjson On-Demand (see jsonl_reader.h). One parser is
-// reused for every line; each line is parsed in place inside the read buffer
-// (the bytes after it serve as simdjson's padding). A decode plan mirrors the
-// schema so that key lookup and "seen" tracking cost no allocation per row.
+// JSONL decoder (see jsonl_reader.h): finds the lines in the read buffer and
+// decodes each in place, the bytes after it serving as simdjson's padding.
 // Common flat lines first go through a validating fast path
 // (jsonl_fast_path_internal.h) that needs no simdjson stage 1; a line it
-// does not accept is decoded here, which also gives every error message.
+// does not accept goes to the simdjson decoder (json_row_decoder_internal.h),
+// which also gives every error message.
 #include "floe/format/jsonl_reader.h"
 
-#include <simdjson.h>
-
 #include <cstring>
-#include <limits>
-#include <unordered_map>
 
-#include "floe/format/json_syntax_internal.h"
+#include "floe/format/json_row_decoder_internal.h"
 #include "floe/format/jsonl_fast_path_internal.h"
-#include "floe/format/value_parse.h"
-#include "floe/types/json_value.h"
 
 namespace floe::format {
-
-namespace od = simdjson::ondemand;
-static_assert(ByteStream::kPadding >= simdjson::SIMDJSON_PADDING);
-
-namespace {
-
-/// One node of the decode plan per schema field (and list element, map key/value).
-struct Node {
-  const Type* type = nullptr;
-  std::string name;
-  bool plain_name = false;  ///< no '"' or '\\': the raw JSON key equals the name
-  char name16[16] = {};     ///< the name's first 16 bytes, zero-padded (fast compare)
-  bool required = false;
-  std::vector<Node> children;
-  // Struct lookup: field name -> child index, and a per-object "seen" mark.
-  std::unordered_map<std::string_view, int> index;
-  std::vector<uint64_t> seen;
-  uint64_t gen = 0;
-};
-
-void BuildNode(const NestedField& f, Node* n) {
-  n->type = f.type.get();
-  n->name = f.name;
-  n->plain_name = f.name.find_first_of("\"\\") == std::string::npos;
-  std::memcpy(n->name16, f.name.data(), std::min<size_t>(f.name.size(), 16));
-  n->required = f.required;
-  for (const auto& c : f.type->fields) {
-    n->children.emplace_back();
-    BuildNode(c, &n->children.back());
-  }
-  if (f.type->id == TypeId::kStruct) {
-    for (size_t i = 0; i < n->children.size(); ++i) {
-      n->index.emplace(std::string_view(n->children[i].name), static_cast<int>(i));
-    }
-    n->seen.assign(n->children.size(), 0);
-  }
-}
-
-/// Whether `n` bytes at `p` hold a backslash, 8 bytes at a time. Reads up to
-/// 7 bytes past the end: the decoder's buffers are padded.
-inline bool HasBackslash(const char* p, size_t n) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-  constexpr uint64_t kBackslashes = 0x5cULL * kOnes;
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    w ^= kBackslashes;  // a backslash byte becomes zero
-    uint64_t zero = (w - kOnes) & ~w & kHigh;
-    if (n - i < 8) zero &= (uint64_t{1} << (8 * (n - i))) - 1;
-    if (zero) return true;
-  }
-  return false;
-}
-
-std::string_view TrimRight(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' ||
-                        s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
-const char* JsonTypeName(od::json_type t) {
-  switch (t) {
-    case od::json_type::array: return "an array";
-    case od::json_type::object: return "an object";
-    case od::json_type::number: return "a number";
-    case od::json_type::string: return "a string";
-    case od::json_type::boolean: return "a boolean";
-    case od::json_type::null: return "null";
-  }
-  return "a value";
-}
-
-/// Offset of the first byte that breaks UTF-8 in `s`, or npos.
-size_t FirstInvalidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-    if (i + len > s.size() || !IsValidUtf8(s.substr(i, len))) return i;
-    i += len;
-  }
-  return std::string_view::npos;
-}
-
-}  // namespace
 
 class JsonlReader::Impl {
  public:
   Impl(SchemaPtr schema, std::unique_ptr<ByteStream> in, DecodeOptions options)
-      : schema_(std::move(schema)), in_(std::move(in)), options_(options) {
-    root_.type = nullptr;
-    for (const auto& f : schema_->fields()) {
-      root_.children.emplace_back();
-      BuildNode(f, &root_.children.back());
-    }
-    for (size_t i = 0; i < root_.children.size(); ++i) {
-      root_.index.emplace(std::string_view(root_.children[i].name), static_cast<int>(i));
-    }
-    root_.seen.assign(root_.children.size(), 0);
+      : schema_(std::move(schema)),
+        in_(std::move(in)),
+        options_(std::move(options)),
+        num_columns_(schema_->fields().size()),
+        decoder_(schema_, options_.ignore_unknown_keys) {
     if (internal::JsonlFastPathEnabled()) fast_ = std::make_unique<JsonlFastPath>(*schema_);
   }
 
   Result<bool> Next(Batch* batch) {
     if (failed_) return Fail(*failed_);
     if (!batch->schema || batch->schema.get() != schema_.get() ||
-        batch->columns.size() != root_.children.size()) {
+        batch->columns.size() != num_columns_) {
       *batch = Batch(schema_);
     } else {
       batch->Clear();
     }
+    const bool positions = options_.with_positions;
+    const bool may_reject = static_cast<bool>(options_.reject);
     int64_t fast_lines = 0;
     while (batch->num_rows < options_.batch_rows) {
       // The fast path, straight from the buffer (it finds the line's end
@@ -148,6 +47,8 @@ class JsonlReader::Impl {
           if (fast_->Decode(in_->data() + in_->begin(), batch->columns.data(), &len)) {
             in_->Consume(len + 1);
             ++line_no_;
+            if (len > options_.max_line_bytes) [[unlikely]] return Remember(TooLong());
+            if (positions) batch->positions.push_back(line_no_);
             ++batch->num_rows;
             ++rows_;
             ++fast_lines;
@@ -158,7 +59,6 @@ class JsonlReader::Impl {
         }
       }
       std::string_view line;
-      size_t line_offset = 0;
       bool have = false;
       // Find the next complete line in the buffer, reading more as needed.
       while (true) {
@@ -168,7 +68,6 @@ class JsonlReader::Impl {
         if (nl) {
           size_t n = static_cast<const char*>(nl) - (base + b);
           line = std::string_view(base + b, n);
-          line_offset = b;
           in_->Consume(n + 1);
           have = true;
           break;
@@ -178,7 +77,6 @@ class JsonlReader::Impl {
         if (in_->eof()) {
           if (b < e) {
             line = std::string_view(base + b, e - b);
-            line_offset = b;
             in_->Consume(e - b);
             have = true;
           }
@@ -195,13 +93,16 @@ class JsonlReader::Impl {
         fast_skip_ = (1 << fast_streak_) - 1;
       }
       ++line_no_;
-      (void)line_offset;
+      if (line.size() > options_.max_line_bytes) return Remember(TooLong());
       if (line_no_ == 1 && line.starts_with("\xef\xbb\xbf")) line.remove_prefix(3);  // UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (IsBlank(line)) continue;
-      if (!DecodeLine(line, batch)) {
-        return Remember(Error{ErrorKind::kInvalidArgument, TakeMessage(), false});
+      if (may_reject) mark_.Take(*batch);
+      if (!decoder_.DecodeLine(line, batch->columns.data())) {
+        FLOE_RETURN_IF_ERROR(RejectOrFail(line, batch));
+        continue;
       }
+      if (positions) batch->positions.push_back(line_no_);
       ++batch->num_rows;
       ++rows_;
     }
@@ -210,6 +111,7 @@ class JsonlReader::Impl {
   }
 
   int64_t rows() const { return rows_; }
+  int64_t rejected() const { return rejected_; }
   int64_t line() const { return line_no_; }
 
  private:
@@ -220,485 +122,48 @@ class JsonlReader::Impl {
     return true;
   }
 
+  /// A line over max_line_bytes: not a row to reject, as memory must stay
+  /// bounded whatever the input.
+  Error TooLong() const {
+    return Error{ErrorKind::kInvalidArgument,
+                 fmt::format("line {}: the line is longer than {} bytes (max_line_bytes)",
+                             line_no_, options_.max_line_bytes),
+                 false};
+  }
+
   std::unexpected<Error> Remember(Error e) {
     failed_ = e;
     return Fail(std::move(e));
   }
 
-  /// Builds the final message from the rule and the path collected on unwind.
-  std::string TakeMessage() {
-    std::string path;
-    for (auto it = err_path_.rbegin(); it != err_path_.rend(); ++it) {
-      if (!path.empty()) path += '.';
-      path += *it;
+  /// The row of `line` failed: takes it out and passes it to `reject`, or
+  /// returns the error that stops the reader.
+  Status RejectOrFail(std::string_view line, Batch* batch) {
+    internal::RowError e = decoder_.TakeError();
+    if (!options_.reject || e.fatal) {
+      return Remember(Error{ErrorKind::kInvalidArgument, e.Message(line_no_), false});
     }
-    std::string out = path.empty() ? fmt::format("line {}: {}", line_no_, err_)
-                                   : fmt::format("line {}, column '{}': {}", line_no_, path, err_);
-    err_path_.clear();
-    err_.clear();
-    return out;
-  }
-
-  bool Rule(std::string msg) {
-    err_ = std::move(msg);
-    return false;
-  }
-  bool JsonError(simdjson::error_code code) {
-    if (code == simdjson::UTF8_ERROR) return Rule("invalid UTF-8");
-    // simdjson's messages describe its own state ("document ended early") and
-    // give no position: find where the line breaks the grammar instead.
-    if (auto e = internal::FindJsonSyntaxError(Line())) return SyntaxRule(e->offset, e->what);
-    if (code == simdjson::INCORRECT_TYPE) return Rule("malformed JSON (unexpected value type)");
-    return Rule(fmt::format("malformed JSON ({})", simdjson::error_message(code)));
-  }
-  std::string_view Line() const {
-    return std::string_view(line_begin_, static_cast<size_t>(line_end_ - line_begin_));
-  }
-  bool SyntaxRule(size_t offset, std::string_view what) {
-    return Rule(internal::SyntaxMessage(Line(), offset, what));
-  }
-  bool WrongType(const Node& n, od::value& v, od::json_type jt, const char* expected) {
-    std::string_view raw = TrimRight(v.raw_json_token());
-    if (jt == od::json_type::object || jt == od::json_type::array) raw = {};
-    std::string shown = raw.empty() ? "" : " " + std::string(raw.size() > 64 ? raw.substr(0, 61) : raw) + (raw.size() > 64 ? "..." : "");
-    return Rule(fmt::format("expected {} for {}, found {}{}", expected, SqlTypeName(*n.type),
-                            JsonTypeName(jt), shown));
-  }
-
-  /// The text of a JSON string whose opening quote precedes `p`, without
-  /// unescaping, when it holds no escape (the common case): no copy, no call
-  /// into simdjson's string parser. False when an escape or no closing quote
-  /// (within the line) is found.
-  bool PlainString(const char* p, std::string_view* out) const {
-    if (p < line_begin_ || p >= line_end_) return false;
-    // Keys and values are short: a byte loop beats two memchr calls.
-    for (const char* q = p; q < line_end_; ++q) {
-      char c = *q;
-      if (c == '"') {
-        *out = std::string_view(p, static_cast<size_t>(q - p));
-        return true;
-      }
-      if (c == '\\') return false;
+    mark_.Restore(batch);
+    if (Status st = options_.reject(internal::MakeRejectedRow(line_no_, line, e.Reason())); !st) {
+      return Remember(std::move(st).error());
     }
-    return false;
-  }
-
-  /// True when the raw key text at `p` (after its opening quote) is exactly
-  /// the field's name followed by the closing quote.
-  bool RawKeyIs(const char* p, const Node& n) const {
-    const size_t len = n.name.size();
-    if (!n.plain_name || p < line_begin_ || p + len >= line_end_ || p[len] != '"') return false;
-    if (len <= 16) {
-      // 16-byte loads: the read buffer has padding after every line.
-      uint64_t a0, a1, b0, b1;
-      std::memcpy(&a0, p, 8);
-      std::memcpy(&a1, p + 8, 8);
-      std::memcpy(&b0, n.name16, 8);
-      std::memcpy(&b1, n.name16 + 8, 8);
-      const uint64_t m0 = len >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
-      const uint64_t m1 = len >= 16 ? ~uint64_t{0} : len <= 8 ? 0 : (uint64_t{1} << (8 * (len - 8))) - 1;
-      return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
-    }
-    return std::memcmp(p, n.name.data(), len) == 0;
-  }
-
-  /// The content of a JSON string value from its raw token (quotes and
-  /// trailing whitespace included) when it holds no escape.
-  static bool PlainToken(std::string_view raw, std::string_view* out) {
-    raw = TrimRight(raw);
-    if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"') return false;
-    std::string_view content = raw.substr(1, raw.size() - 2);
-    if (HasBackslash(content.data(), content.size())) return false;
-    *out = content;
-    return true;
-  }
-
-  bool DecodeLine(std::string_view line, Batch* batch) {
-    line_begin_ = line.data();
-    line_end_ = line.data() + line.size();
-    simdjson::padded_string_view view(line.data(), line.size(), line.size() + ByteStream::kPadding);
-    od::document doc;
-    auto err = parser_.iterate(view).get(doc);
-    if (err == simdjson::UTF8_ERROR) return LocateBadUtf8(line, batch);
-    if (err) return JsonError(err);
-    od::object obj;
-    od::json_type jt;
-    if ((err = doc.type().get(jt))) return JsonError(err);
-    if (jt != od::json_type::object) {
-      // type() looks at the first byte only: 'nope' would be "null", 'tru' "a boolean".
-      if (auto e = internal::FindJsonSyntaxError(line)) return SyntaxRule(e->offset, e->what);
-      return Rule(fmt::format("expected a JSON object, found {}", JsonTypeName(jt)));
-    }
-    if ((err = doc.get_object().get(obj))) return JsonError(err);
-    if (!DecodeObjectFields(root_, batch->columns.data(), obj, /*top=*/true)) return false;
-    // In bounds after the object means more tokens follow it.
-    if (!doc.current_location().error()) {
-      if (auto e = internal::FindJsonSyntaxError(line)) return SyntaxRule(e->offset, e->what);
-      return Rule("malformed JSON (trailing content after the object)");
-    }
-    return true;
-  }
-
-  /// On a UTF-8 error, finds the column whose string holds the bad byte: the
-  /// line is decoded again from a copy with the bad bytes replaced, and the
-  /// string decoder checks each value's position.
-  bool LocateBadUtf8(std::string_view line, Batch* batch) {
-    size_t bad = FirstInvalidUtf8(line);
-    if (bad == std::string_view::npos) return Rule("invalid UTF-8");
-    unsigned char bad_byte = static_cast<unsigned char>(line[bad]);
-    scratch_.assign(line.data(), line.size());
-    scratch_.append(ByteStream::kPadding, '\0');
-    for (size_t i = bad; i < line.size();) {
-      size_t next = FirstInvalidUtf8(std::string_view(scratch_.data() + i, line.size() - i));
-      if (next == std::string_view::npos) break;
-      scratch_[i + next] = '?';
-      i += next + 1;
-    }
-    poison_ = scratch_.data() + bad;
-    // Decode into a throwaway batch so the real one is not disturbed further.
-    Batch tmp(schema_);
-    bool ok = DecodeLine(std::string_view(scratch_.data(), line.size()), &tmp);
-    poison_ = nullptr;
-    (void)batch;
-    std::string where = fmt::format("byte 0x{:02x} at offset {} of the line", bad_byte, bad);
-    if (!ok && err_.starts_with("invalid UTF-8")) {
-      err_ = "invalid UTF-8 in a string (" + where + ")";
-      return false;
-    }
-    err_path_.clear();
-    return Rule("invalid UTF-8 (" + where + ")");
-  }
-
-  /// Decodes the fields of an object into the columns of struct node `n`
-  /// (`cols` = the struct's children, or the batch's columns at the top).
-  bool DecodeObjectFields(Node& n, ColumnVector* cols, od::object& obj, bool top) {
-    if (++n.gen == 0) {
-      std::fill(n.seen.begin(), n.seen.end(), 0);
-      n.gen = 1;
-    }
-    const size_t nfields = n.children.size();
-    size_t expect = 0;  // keys usually come in schema order
-    for (auto field_result : obj) {
-      // By reference into the result: copying simdjson's small structs here
-      // cost a store-forwarding stall per field.
-      auto err = field_result.error();
-      if (err) return JsonError(err);
-      od::field& field = field_result.value_unsafe();
-      const char* raw_key = field.key().raw();
-      std::string_view key;
-      int idx = -1;
-      if (expect < nfields && RawKeyIs(raw_key, n.children[expect])) {
-        idx = static_cast<int>(expect);  // the common case: keys in schema order
-      } else {
-        if (!PlainString(raw_key, &key)) {
-          if ((err = field.unescaped_key().get(key))) return JsonError(err);
-        }
-        auto it = n.index.find(key);
-        if (it != n.index.end()) idx = it->second;
-      }
-      if (idx < 0) {
-        if (options_.ignore_unknown_keys) continue;
-        if (top) return Rule(fmt::format("unknown column '{}'", key));
-        return Rule(fmt::format("unknown field '{}' in {}", key, SqlTypeName(*n.type)));
-      }
-      expect = static_cast<size_t>(idx) + 1;
-      Node& child = n.children[idx];
-      if (n.seen[idx] == n.gen) {
-        err_path_.push_back(child.name);
-        return Rule("duplicate key");
-      }
-      n.seen[idx] = n.gen;
-      od::value& v = field.value();
-      if (!DecodeValue(child, cols[idx], v)) {
-        err_path_.push_back(child.name);
-        return false;
-      }
-    }
-    for (size_t i = 0; i < nfields; ++i) {
-      if (n.seen[i] == n.gen) continue;
-      if (n.children[i].required) {
-        err_path_.push_back(n.children[i].name);
-        return Rule("null in NOT NULL column (the key is missing)");
-      }
-      cols[i].AppendNull();
-    }
-    return true;
-  }
-
-  bool DecodeValue(Node& n, ColumnVector& col, od::value& v) {
-    od::json_type jt;
-    auto err = v.type().get(jt);
-    if (err) return JsonError(err);
-    if (jt == od::json_type::number) {
-      // RFC 8259: no leading zeros. simdjson's own number parsing refuses
-      // them, but the fallbacks below parse the raw text, which would not.
-      std::string_view raw = TrimRight(v.raw_json_token());
-      if (auto lz = internal::LeadingZeroError(raw)) {
-        return SyntaxRule(static_cast<size_t>(raw.data() - line_begin_), *lz);
-      }
-    } else if (jt == od::json_type::boolean) {
-      // type() looks at the first byte only: 'tru' and 'falsey' must not pass.
-      std::string_view raw = TrimRight(v.raw_json_token());
-      if (raw != "true" && raw != "false") return JsonError(simdjson::T_ATOM_ERROR);
-    }
-    if (jt == od::json_type::null) {
-      // type() looks at the first byte only: "nul" or "nullx" must not pass.
-      bool is_null = false;
-      if (v.is_null().get(is_null) != simdjson::SUCCESS || !is_null) return JsonError(simdjson::N_ATOM_ERROR);
-      if (n.required) return Rule("null in NOT NULL column");
-      col.AppendNull();
-      return true;
-    }
-    const Type& type = *n.type;
-    switch (type.id) {
-      case TypeId::kBoolean: {
-        if (jt != od::json_type::boolean) return WrongType(n, v, jt, "true or false");
-        bool b;
-        if ((err = v.get_bool().get(b))) return JsonError(err);
-        col.Append<uint8_t>(b ? 1 : 0);
-        return true;
-      }
-      case TypeId::kInt:
-      case TypeId::kLong: {
-        if (jt != od::json_type::number) return WrongType(n, v, jt, "an integer");
-        int64_t x;
-        if (v.get_int64().get(x) != simdjson::SUCCESS) {
-          auto parsed = ParseIntegerText(TrimRight(v.raw_json_token()), type);
-          if (!parsed) return Rule(parsed.error().message);
-          x = *parsed;
-        }
-        if (type.id == TypeId::kInt) {
-          if (x < std::numeric_limits<int32_t>::min() || x > std::numeric_limits<int32_t>::max()) {
-            return Rule(fmt::format("value {} overflows INT", x));
-          }
-          col.Append<int32_t>(static_cast<int32_t>(x));
-        } else {
-          col.Append<int64_t>(x);
-        }
-        return true;
-      }
-      case TypeId::kDouble: {
-        double d;
-        if (jt == od::json_type::number) {
-          if (v.get_double().get(d) != simdjson::SUCCESS) {
-            auto parsed = ParseDoubleText(TrimRight(v.raw_json_token()));
-            if (!parsed) return Rule(parsed.error().message);
-            d = *parsed;
-          }
-        } else if (jt == od::json_type::string) {
-          std::string_view s;
-          if ((err = v.get_string().get(s))) return JsonError(err);
-          auto parsed = ParseDoubleText(s);
-          if (!parsed) return Rule(parsed.error().message);
-          d = *parsed;
-        } else {
-          return WrongType(n, v, jt, "a number");
-        }
-        col.Append<double>(d);
-        return true;
-      }
-      case TypeId::kFloat: {
-        std::string_view s;
-        if (jt == od::json_type::number) {
-          s = TrimRight(v.raw_json_token());  // exact: no rounding through double
-        } else if (jt == od::json_type::string) {
-          if ((err = v.get_string().get(s))) return JsonError(err);
-        } else {
-          return WrongType(n, v, jt, "a number");
-        }
-        auto parsed = ParseFloatText(s);
-        if (!parsed) return Rule(parsed.error().message);
-        col.Append<float>(*parsed);
-        return true;
-      }
-      case TypeId::kDecimal: {
-        std::string_view s;
-        if (jt == od::json_type::number) {
-          s = TrimRight(v.raw_json_token());
-        } else if (jt == od::json_type::string) {
-          if ((err = v.get_string().get(s))) return JsonError(err);
-        } else {
-          return WrongType(n, v, jt, "a number or a decimal string");
-        }
-        auto parsed = ParseDecimalText(s, type);
-        if (!parsed) return Rule(parsed.error().message);
-        col.Append<int128_t>(*parsed);
-        return true;
-      }
-      default: break;
-    }
-    if (type.is_nested()) return DecodeNested(n, col, v, jt);
-    // The remaining primitives are all JSON strings.
-    if (jt != od::json_type::string) {
-      return WrongType(n, v, jt,
-                       type.id == TypeId::kBinary || type.id == TypeId::kFixed ? "a hex string"
-                                                                               : "a string");
-    }
-    if (poison_ && type.id == TypeId::kString) {
-      std::string_view raw = v.raw_json_token();
-      if (raw.data() <= poison_ && poison_ < raw.data() + raw.size()) {
-        return Rule("invalid UTF-8");
-      }
-    }
-    std::string_view s;
-    if (!PlainToken(v.raw_json_token(), &s)) {
-      if ((err = v.get_string().get(s))) return JsonError(err);
-    }
-    switch (type.id) {
-      case TypeId::kString: col.AppendBytes(s); return true;
-      case TypeId::kDate: {
-        auto r = ParseDateText(s);
-        if (!r) return Rule(r.error().message);
-        col.Append<int32_t>(*r);
-        return true;
-      }
-      case TypeId::kTime: {
-        auto r = ParseTimeText(s);
-        if (!r) return Rule(r.error().message);
-        col.Append<int64_t>(*r);
-        return true;
-      }
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampTz:
-      case TypeId::kTimestampNs:
-      case TypeId::kTimestampTzNs: {
-        auto r = ParseTimestampText(s, type, &date_cache_);
-        if (!r) return Rule(r.error().message);
-        col.Append<int64_t>(*r);
-        return true;
-      }
-      case TypeId::kUuid: {
-        uint8_t b[16];
-        if (auto st = ParseUuidText(s, b); !st) return Rule(st.error().message);
-        col.AppendBytes(std::string_view(reinterpret_cast<const char*>(b), 16));
-        return true;
-      }
-      case TypeId::kFixed:
-      case TypeId::kBinary: {
-        hex_.clear();
-        auto st = ParseHexText(s, type.id == TypeId::kFixed ? type.length : -1, &hex_);
-        if (!st) return Rule(st.error().message);
-        col.AppendBytes(hex_);
-        return true;
-      }
-      default: return Rule("unsupported type " + SqlTypeName(type));
-    }
-  }
-
-  bool DecodeNested(Node& n, ColumnVector& col, od::value& v, od::json_type jt) {
-    const Type& type = *n.type;
-    simdjson::error_code err;
-    if (type.id == TypeId::kStruct) {
-      if (jt != od::json_type::object) return WrongType(n, v, jt, "an object");
-      od::object obj;
-      if ((err = v.get_object().get(obj))) return JsonError(err);
-      if (!DecodeObjectFields(n, col.children.data(), obj, false)) return false;
-      col.AppendStructRow();
-      return true;
-    }
-    if (type.id == TypeId::kList) {
-      if (jt != od::json_type::array) return WrongType(n, v, jt, "an array");
-      od::array arr;
-      if ((err = v.get_array().get(arr))) return JsonError(err);
-      Node& en = n.children[0];
-      for (auto el : arr) {
-        if ((err = el.error())) return JsonError(err);
-        od::value& ev = el.value_unsafe();
-        if (!DecodeValue(en, col.children[0], ev)) {
-          err_path_.push_back("element");
-          return false;
-        }
-      }
-      col.CloseListRow();
-      return true;
-    }
-    // Map: {"keys":[...],"values":[...]} or a plain object with string keys.
-    if (jt != od::json_type::object) return WrongType(n, v, jt, "an object");
-    od::object obj;
-    if ((err = v.get_object().get(obj))) return JsonError(err);
-    Node& kn = n.children[0];
-    Node& vn = n.children[1];
-    ColumnVector& keys = col.children[0];
-    ColumnVector& values = col.children[1];
-    const int64_t keys_before = keys.length;
-    bool canonical = false;
-    int field_no = 0;
-    for (auto fr : obj) {
-      od::field field;
-      if ((err = std::move(fr).get(field))) return JsonError(err);
-      std::string_view key;
-      if ((err = field.unescaped_key().get(key))) return JsonError(err);
-      od::value fv = field.value();
-      if (field_no == 0 && key == "keys") {
-        od::json_type t;
-        if ((err = fv.type().get(t))) return JsonError(err);
-        canonical = t == od::json_type::array;
-      }
-      if (canonical) {
-        if (field_no > 1 || key != (field_no == 0 ? "keys" : "values")) {
-          return Rule("map object must be {\"keys\":[...],\"values\":[...]}");
-        }
-        od::array arr;
-        if ((err = fv.get_array().get(arr))) {
-          return Rule(fmt::format("map '{}' must be an array", key));
-        }
-        Node& target = field_no == 0 ? kn : vn;
-        ColumnVector& tcol = field_no == 0 ? keys : values;
-        for (auto el : arr) {
-          od::value ev;
-          if ((err = std::move(el).get(ev))) return JsonError(err);
-          if (!DecodeValue(target, tcol, ev)) {
-            err_path_.push_back(field_no == 0 ? "key" : "value");
-            return false;
-          }
-        }
-      } else {
-        if (kn.type->id != TypeId::kString) {
-          return Rule(fmt::format(
-              "a {} needs the form {{\"keys\":[...],\"values\":[...]}} (object keys are strings)",
-              SqlTypeName(type)));
-        }
-        if (poison_) {
-          // a bad byte inside a key: reported by the caller without a column
-        }
-        keys.AppendBytes(key);
-        if (!DecodeValue(vn, values, fv)) {
-          err_path_.push_back("value");
-          return false;
-        }
-      }
-      ++field_no;
-    }
-    if (canonical) {
-      if (field_no != 2) return Rule("map object must be {\"keys\":[...],\"values\":[...]}");
-      if (keys.length != values.length) {
-        return Rule(fmt::format("map has {} keys and {} values", keys.length - keys_before,
-                                values.length - keys_before));
-      }
-    }
-    col.CloseListRow();
-    return true;
+    ++rejected_;
+    return Ok();
   }
 
   SchemaPtr schema_;
   std::unique_ptr<ByteStream> in_;
   DecodeOptions options_;
-  Node root_;
-  od::parser parser_;
+  size_t num_columns_;
+  internal::JsonRowDecoder decoder_;
+  internal::RowMark mark_;
   int64_t line_no_ = 0;
   int64_t rows_ = 0;
+  int64_t rejected_ = 0;
   std::optional<Error> failed_;
-  std::string err_;
-  std::vector<std::string> err_path_;
-  std::string hex_;
-  DateCache date_cache_;
-  std::string scratch_;
-  const char* poison_ = nullptr;
   std::unique_ptr<JsonlFastPath> fast_;  ///< null when disabled
   int fast_streak_ = 0;                  ///< consecutive lines the fast path rejected
   int fast_skip_ = 0;                    ///< lines left before it is tried again
-  const char* line_begin_ = nullptr;
-  const char* line_end_ = nullptr;
 };
 
 namespace {
@@ -720,9 +185,9 @@ Result<std::unique_ptr<JsonlReader>> JsonlReader::Open(SchemaPtr schema, const s
                                                        DecodeOptions options) {
   if (options.batch_rows < 1) return InvalidArgument("batch_rows must be at least 1");
   FLOE_RETURN_IF_ERROR(CheckCpu());
-  FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes));
+  FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes));
   return std::unique_ptr<JsonlReader>(
-      new JsonlReader(std::make_unique<Impl>(std::move(schema), std::move(in), options)));
+      new JsonlReader(std::make_unique<Impl>(std::move(schema), std::move(in), std::move(options))));
 }
 
 Result<std::unique_ptr<JsonlReader>> JsonlReader::FromString(SchemaPtr schema, std::string data,
@@ -730,12 +195,14 @@ Result<std::unique_ptr<JsonlReader>> JsonlReader::FromString(SchemaPtr schema, s
   if (options.batch_rows < 1) return InvalidArgument("batch_rows must be at least 1");
   FLOE_RETURN_IF_ERROR(CheckCpu());
   auto in = ByteStream::FromString(std::move(data));
+  in->set_max_unit(options.max_line_bytes);
   return std::unique_ptr<JsonlReader>(
-      new JsonlReader(std::make_unique<Impl>(std::move(schema), std::move(in), options)));
+      new JsonlReader(std::make_unique<Impl>(std::move(schema), std::move(in), std::move(options))));
 }
 
 Result<bool> JsonlReader::Next(Batch* batch) { return impl_->Next(batch); }
 int64_t JsonlReader::rows_read() const { return impl_->rows(); }
+int64_t JsonlReader::rows_rejected() const { return impl_->rejected(); }
 int64_t JsonlReader::line_number() const { return impl_->line(); }
 
 }  // namespace floe::format

@@ -23,6 +23,10 @@
 ///   line 6, column 'n': not valid JSON at column 7: invalid number '01' (leading zero)
 ///   line 5, column 'name': invalid UTF-8 (...)
 ///   line 2: unknown column 'foo'   (unless ignore_unknown_keys)
+///
+/// With DecodeOptions::reject set, a line that breaks one of these rules is
+/// passed to it (its reason is the message without "line N, ") and skipped.
+/// With DecodeOptions::with_positions, Batch::positions holds each row's line.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +58,8 @@ class JsonlReader {
 
   /// Rows decoded so far.
   int64_t rows_read() const;
+  /// Lines passed to DecodeOptions::reject so far.
+  int64_t rows_rejected() const;
   /// The number of the last line read (1-based).
   int64_t line_number() const;
 

@@ -1,0 +1,106 @@
+/// \file
+/// Internal to the format module: the JSON value rules of the JSONL decoder
+/// (jsonl_reader.h: value forms per column type, nulls, nesting, error
+/// messages), as a decoder of one JSON object into one row of a schema's
+/// columns. The JSONL reader feeds it whole lines; the Debezium reader feeds
+/// it the `before` / `after` objects of a change event. One value parser for
+/// both, so both accept and reject exactly the same values.
+///
+/// Also what the readers share to reject a single row: RowError (a failure's
+/// rule and column, formatted with or without its line) and RowMark (the
+/// shape of a batch before a row, to take a half-decoded row out again).
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "floe/format/decode_options.h"
+#include "floe/format/value_parse.h"
+#include "floe/types/column_vector.h"
+
+namespace floe::format::internal {
+
+/// Why a row could not be decoded.
+struct RowError {
+  std::string column;  ///< the column path ("loc.lat"); empty: about the row as a whole
+  std::string image;   ///< Debezium: the image the column was in ("before", "after"), or empty
+  std::string rule;    ///< "value 3000000000 overflows INT"
+  bool fatal = false;  ///< not about one row (nesting deeper than the parser allows)
+
+  /// "column 'qty': value ... overflows INT", "column 'qty' of the after
+  /// image: ...", or the rule alone: the RejectedRow reason.
+  std::string Reason() const;
+  /// "line 17, column 'qty': ..." or "line 4: ...": the decoder's error.
+  std::string Message(int64_t line) const;
+};
+
+/// The RejectedRow of `text` at `position`, the text cut at RejectedRow::kMaxText.
+RejectedRow MakeRejectedRow(int64_t position, std::string_view text, std::string reason);
+
+/// The shape of a batch (every column, nested ones included, and the per-row
+/// vectors) at one moment, so that a row that fails half way through can be
+/// taken out again and the batch stays consistent. Taken before each row only
+/// when rows may be rejected.
+class RowMark {
+ public:
+  void Take(const Batch& batch);
+  /// Puts `batch` back to the shape it had at Take() (the same batch).
+  void Restore(Batch* batch) const;
+
+ private:
+  struct Entry {
+    int64_t length;
+    size_t values;
+    size_t offsets;
+    bool validity;  ///< a validity vector existed (otherwise it is dropped again)
+  };
+  void TakeColumn(const ColumnVector& c);
+  void RestoreColumn(ColumnVector* c, size_t* i) const;
+  std::vector<Entry> entries_;
+  int64_t num_rows_ = 0;
+};
+
+/// Decodes JSON objects into rows of a schema's columns (simdjson On-Demand).
+class JsonRowDecoder {
+ public:
+  JsonRowDecoder(SchemaPtr schema, bool ignore_unknown_keys);
+  ~JsonRowDecoder();
+  JsonRowDecoder(const JsonRowDecoder&) = delete;
+  JsonRowDecoder& operator=(const JsonRowDecoder&) = delete;
+
+  /// Decodes `line`, which must hold one JSON object (and may be followed by
+  /// ByteStream::kPadding readable bytes), as one row appended to `cols` (one
+  /// column per top-level field). False on error (see TakeError()); the
+  /// columns may then hold part of the row.
+  bool DecodeLine(std::string_view line, ColumnVector* cols);
+
+  /// Decodes `obj`, an object inside the document `line` that the caller
+  /// iterates with its own parser, as one row appended to `cols`. Errors as
+  /// DecodeLine.
+  bool DecodeObject(simdjson::ondemand::object& obj, std::string_view line, ColumnVector* cols);
+
+  /// Sets the line that JSON errors are located in (for Fail*() by a caller
+  /// that iterates its own document).
+  void SetLine(std::string_view line);
+  /// Records a rule broken by the caller (always false, to return it).
+  bool Fail(std::string rule);
+  /// Records a simdjson error, with the grammar error located in the line
+  /// when there is one (always false).
+  bool FailJson(simdjson::error_code code);
+
+  /// The error of the last failed call; clears it.
+  RowError TakeError();
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::format::internal
