@@ -16,7 +16,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <algorithm>
 
+#include "floe/cli/command.h"
 #include "floe/format/format_registry.h"
 #include "floe/format/string_input.h"
 
