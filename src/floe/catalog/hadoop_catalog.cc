@@ -10,6 +10,7 @@
 
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/hadoop_files.h"
+#include "floe/util/crash_point.h"
 #include "floe/catalog/warnings.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
@@ -170,7 +171,9 @@ class HadoopCatalog final : public Catalog {
     updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(updated));
     int64_t next = *base_version + 1;
+    CrashPoint("catalog.before-publish");
     FLOE_RETURN_IF_ERROR(md.Publish(next, json));
+    CrashPoint("catalog.published");
     // The commit stands either way (readers probe past a stale hint), but a
     // reader that trusts the hint verbatim (DuckDB) sees the old version.
     WarnIfHintFailed(base.id, next, md.WriteHint(next));

@@ -30,6 +30,7 @@
 #include "floe/table/row_delta.h"
 #include "floe/types/column_ops.h"
 #include "floe/types/json_value.h"
+#include "floe/util/crash_point.h"
 
 namespace floe::sink {
 
@@ -903,6 +904,7 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
       for (auto& f : *files) data.push_back(std::move(f));
     }
   }
+  CrashPoint("sink.files-written");
   const int64_t now = NowMs();
   auto done = [&]() {
     for (const auto& [hash, seq] : d->window_keys) d->late.Update(hash, seq, now);
@@ -1006,6 +1008,7 @@ Status ChangeSink::Impl::Commit(int64_t position) {
     if (d->pending == 0 && options_.mode == WriteMode::kMergeOnRead) continue;
     FLOE_RETURN_IF_ERROR(CommitDestination(d.get(), position, false));
   }
+  CrashPoint("sink.committed");
   // The error and dead-letter outputs follow the commits they belong to.
   if (errors_) {
     if (Status st = errors_->Flush(); !st) return Fail(st.error());

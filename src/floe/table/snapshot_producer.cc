@@ -2,6 +2,8 @@
 // manifest list, the summary and the metadata swap.
 #include "floe/table/snapshot_producer.h"
 
+#include "floe/util/crash_point.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -121,6 +123,7 @@ Result<CommitResult> SnapshotProducer::Commit() {
     added_files.RemoveAll();
     return Fail(std::move(added).error());
   }
+  CrashPoint("commit.manifests-written");
   CommitResult result;
   bool unknown = false;
   std::optional<Error> check_error;
@@ -205,6 +208,7 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
     if (auto r = (*lw)->Add(m); !r) return fail(r.error());
   }
   if (auto r = (*lw)->Close(); !r) return fail(r.error());
+  CrashPoint("commit.list-written");
 
   // Summary (Iceberg spec Appendix F; values are strings).
   auto totals = TotalsOf(*table_, head);
@@ -229,6 +233,7 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   if (Status st = iceberg::AddSnapshot(&next, snap, iceberg::NowMillis(), branch_); !st)
     return fail(st.error());
   auto committed = table_->catalog()->CommitTable(base, std::move(next));
+  CrashPoint("commit.swapped");
   if (!committed) return fail(committed.error());
   table_->Reset(std::move(*committed));
   result->snapshot_id = ctx.snapshot_id;
