@@ -60,9 +60,7 @@ TEST_F(OptionsCli, WriteSeedsAreRefusedOnEverySurface) {
     std::string key, value;
   };
   const std::vector<Seed> seeds = {
-      {"upsert-enabled", "true"},
-      {"write.upsert.enabled", "true"},
-      {"distribution-mode", "hash"},
+      {"distribution-mode", "range"},
       {"compression-strategy", "whatever"},
       {"write.delete.mode", "merge-on-read"},
       {"write.update.mode", "merge-on-read"},
@@ -75,25 +73,30 @@ TEST_F(OptionsCli, WriteSeedsAreRefusedOnEverySurface) {
     ExpectRefused(WriteYaml("write_properties: {" + s.key + ": " + s.value + "}\n"), s.key,
                   "write_properties " + s.key);
   }
-  // A table property that asks writers to upsert is refused as a new table's
-  // property too: floe would append and duplicate keys.
-  ExpectRefused(WriteYaml("table_properties: {write.upsert.enabled: 'true'}\n"), "write.upsert.enabled",
-                "table_properties write.upsert.enabled");
+  // A table property that asks writers to upsert makes a plain append refused:
+  // it would duplicate keys (merge-on-read writes honour it).
+  {
+    RunResult r = WriteYaml("table_properties: {write.upsert.enabled: 'true'}\n");
+    EXPECT_EQ(r.rc, 1) << r.err;
+    EXPECT_NE(r.err.find("write.upsert.enabled"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "warehouse" / "db" / "t" / "metadata" / "v1.metadata.json")) << r.err;
+    std::error_code ec;
+    fs::remove_all(dir_ / "warehouse", ec);
+  }
   // Row-level modes are stored for the engines that run DELETE/UPDATE/MERGE.
   ExpectAccepted(WriteYaml("table_properties: {write.delete.mode: merge-on-read}\n"),
                  "table_properties write.delete.mode");
 }
 
 TEST_F(OptionsCli, BeamSeedsAreRefused) {
-  // Table templates: no table literally named ev_{region}, no namespace db.n_{a.
-  for (const std::string t : {"db.ev_{region}", "db.n_{a.b}"}) {
+  // Table templates are destinations, never literal names: a template naming
+  // no input column is refused and leaves no table named after it.
+  for (const std::string t : {"db.ev_{nope}", "db.n_{a.b}"}) {
     ExpectRefused(Floe("write --table " + Shell(t) + " --schema 'id BIGINT, region STRING, name STRING' --input in.jsonl"),
                   "template", "--table " + t);
-    ExpectRefused(Write("--set " + Shell("table=" + t)), "template", "--set table=" + t);
-    ExpectRefused(WriteYaml("table: '" + t + "'\n"), "template", "YAML table " + t);
   }
   EXPECT_FALSE(fs::exists(dir_ / "warehouse" / "db" / "n_{a"));
-  for (const std::string v : {"30", "-5"}) {
+  for (const std::string v : {"0", "-5"}) {
     ExpectRefused(Write("--set triggering_frequency_seconds=" + v), "triggering_frequency_seconds", "--set " + v);
     ExpectRefused(WriteYaml("triggering_frequency_seconds: " + v + "\n"), "triggering_frequency_seconds",
                   "YAML " + v);

@@ -93,6 +93,28 @@ const std::map<std::string, std::string>& EffectTests() {
       {"sort_fields", "IcebergCli.ConfigYamlWithEveryBeamKey"},
       {"table_properties", "IcebergCli.ConfigYamlWithEveryBeamKey"},
       {"write_properties", "OptionsCli.PerColumnKeysWorkFromYamlAndSet"},
+      // Beam merge-on-read, sharding, exactly-once, errors, streaming (the change sink)
+      {"mode", "CdcOptionsCli.ModeChangeTypeAndSequenceColumnsCollapseChanges"},
+      {"change_type_column", "CdcOptionsCli.ModeChangeTypeAndSequenceColumnsCollapseChanges"},
+      {"equality_columns", "CdcOptionsCli.ModeChangeTypeAndSequenceColumnsCollapseChanges"},
+      {"sequence_number_column", "CdcOptionsCli.SequenceColumnMayBeADottedPath"},
+      {"change_type_map", "CdcOptionsCli.ChangeTypeMapTranslatesValues"},
+      {"upsert", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
+      {"upsert-enabled", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
+      {"write.upsert.enabled", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
+      {"equality-field-columns", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
+      {"snapshot_properties", "CdcOptionsCli.SnapshotPropertiesReachTheSummaryAndTheFloePrefixIsReserved"},
+      {"distribution_mode", "CdcOptionsCli.HashDistributionShardsTheFiles"},
+      {"distribution-mode", "CdcOptionsCli.HashDistributionShardsTheFiles"},
+      {"autosharding", "CdcOptionsCli.HashDistributionShardsTheFiles"},
+      {"num_shards", "CdcOptionsCli.HashDistributionShardsTheFiles"},
+      {"shards_per_partition", "CdcOptionsCli.HashDistributionShardsTheFiles"},
+      {"sorter_memory_mb", "CdcOptionsCli.SorterMemorySpillsAndGivesTheSameTable"},
+      {"allowed_lateness_seconds", "CdcOptionsCli.AllowedLatenessSplitsDeadLetterAndDropped"},
+      {"sink_id", "CdcOptionsCli.SinkIdSkipsCommittedInputOnRelaunch"},
+      {"error_handling", "CdcOptionsCli.ErrorHandlingCollectsInvalidRows"},
+      {"triggering_frequency_seconds", "CdcOptionsCli.TriggeringFrequencyCommitsStreamingInputAndSigtermFlushes"},
+      {"token_heartbeat_seconds", "CdcOptionsCli.TriggeringFrequencyCommitsStreamingInputAndSigtermFlushes"},
   };
   return kTests;
 }

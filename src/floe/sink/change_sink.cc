@@ -40,9 +40,12 @@ namespace k = config::keys;
 
 // Sort key layout: shard (2, big-endian) | key hash (8, big-endian) | key
 // bytes (prefix-free) | sequence number (8, big-endian, sign flipped) |
-// arrival (8, big-endian). The group of one key is everything but the last
-// 16 bytes.
-constexpr size_t kSuffixBytes = 16;
+// change class (1: 0 for UPDATE_BEFORE and DELETE, 1 for INSERT and
+// UPDATE_AFTER) | arrival (8, big-endian). The group of one key is
+// everything but the last 17 bytes. The class orders a key's changes that
+// share a sequence number: an update's before-image precedes its
+// after-image, whatever order they arrived in.
+constexpr size_t kSuffixBytes = 17;
 constexpr size_t kHashOffset = 2;
 // Payload: kind (1) | position (8, little-endian) | encoded row.
 constexpr size_t kPayloadHeader = 9;
@@ -158,6 +161,9 @@ class Destination {
   int64_t arrival = 0;
   int64_t window_bytes = 0;  ///< payload bytes buffered this window (autosharding)
   std::string scratch_key;
+  /// The key columns in the rows as they arrive (stripped input schema).
+  std::vector<std::vector<int>> input_key_paths;
+  std::vector<std::string> input_key_names;
 };
 
 // ----------------------------------------------------------------------- impl
@@ -378,6 +384,28 @@ Status ChangeSink::Impl::OpenDestination(Destination* d) {
     }
     FLOE_ASSIGN_OR_RETURN(auto enc, KeyEncoder::Make(*table_schema, d->eq_ids));
     d->keys = std::move(enc);
+    // The same columns by name in the incoming rows (absent ones are filled
+    // with nulls by the projection: they fail the table's required check).
+    for (int32_t id : d->eq_ids) {
+      std::string dotted;
+      std::function<bool(const std::vector<NestedField>&, const std::string&)> find =
+          [&](const std::vector<NestedField>& fields, const std::string& prefix) {
+            for (const auto& f : fields) {
+              const std::string name = prefix.empty() ? f.name : prefix + "." + f.name;
+              if (f.id == id) {
+                dotted = name;
+                return true;
+              }
+              if (f.type->id == TypeId::kStruct && find(f.type->fields, name)) return true;
+            }
+            return false;
+          };
+      if (!find(table_schema->fields(), "")) continue;
+      auto path = NamePath(*row_schema, dotted);
+      if (!path) continue;
+      d->input_key_paths.push_back(*path);
+      d->input_key_names.push_back(dotted);
+    }
     const iceberg::PartitionSpec& spec = *meta.DefaultSpec();
     for (const auto& pf : spec.fields()) {
       if (std::find(d->eq_ids.begin(), d->eq_ids.end(), pf.source_id) == d->eq_ids.end()) {
@@ -508,16 +536,49 @@ Status ChangeSink::Impl::Write(Batch&& batch) {
       }
       return Ok();
     }
+    // A null key is an invalid row (before projection, which would refuse
+    // it in the table's required key column).
+    std::vector<int64_t> keyed;
+    const size_t check = (*d)->input_key_paths.empty() ? 0 : idx.size();
+    for (size_t j = 0; j < check; ++j) {
+      for (size_t c = 0; c < (*d)->input_key_paths.size(); ++c) {
+        if (IsNullAt(rows, (*d)->input_key_paths[c], static_cast<int64_t>(j))) {
+          ++(*d)->stats.read;
+          ++(*d)->stats.errors;
+          FLOE_RETURN_IF_ERROR(Reject(positions[static_cast<size_t>(idx[j])],
+                                      fmt::format("key column '{}' is null", (*d)->input_key_names[c]), {}, name,
+                                      RowJson(rows, static_cast<int64_t>(j))));
+          keyed.push_back(static_cast<int64_t>(j));
+          break;
+        }
+      }
+    }
+    std::vector<int64_t> kept_idx;
+    if (!keyed.empty()) {
+      std::vector<int64_t> take;
+      size_t b = 0;
+      for (size_t j = 0; j < idx.size(); ++j) {
+        if (b < keyed.size() && keyed[b] == static_cast<int64_t>(j)) {
+          ++b;
+          continue;
+        }
+        take.push_back(static_cast<int64_t>(j));
+        kept_idx.push_back(idx[j]);
+      }
+      rows = Take(rows, take);
+    }
+    const std::vector<int64_t>& live = keyed.empty() ? idx : kept_idx;
+    if (live.empty()) return Ok();
     Batch projected;
-    if (Status st = (*d)->projector->Apply(std::move(rows), &projected, idx.empty() ? 1 : positions[size_t(idx[0])]);
+    if (Status st = (*d)->projector->Apply(std::move(rows), &projected, positions[size_t(live[0])]);
         !st) {
       return Fail(st.error().WithContext(name));
     }
     std::vector<RowKind> k2;
     std::vector<int64_t> s2;
-    k2.reserve(idx.size());
-    s2.reserve(idx.size());
-    for (int64_t i : idx) {
+    k2.reserve(live.size());
+    s2.reserve(live.size());
+    for (int64_t i : live) {
       k2.push_back(kinds[static_cast<size_t>(i)]);
       s2.push_back(seqs[static_cast<size_t>(i)]);
     }
@@ -624,6 +685,8 @@ Status ChangeSink::Impl::AddRows(Destination* d, Batch&& rows, const std::vector
     key[1] = static_cast<char>(shard & 0xff);
     for (int b = 0; b < 8; ++b) key[kHashOffset + size_t(b)] = static_cast<char>((hash >> (56 - 8 * b)) & 0xff);
     PutBE(&key, static_cast<uint64_t>(seqs[si]) ^ (uint64_t{1} << 63), 8);
+    const RowKind kind = kinds[si];
+    key.push_back(kind == RowKind::kUpdateBefore || kind == RowKind::kDelete ? '\0' : '\1');
     PutBE(&key, static_cast<uint64_t>(d->arrival++), 8);
     const uint64_t begin = i == 0 ? 0 : ends[si - 1];
     payload.clear();
@@ -634,6 +697,8 @@ Status ChangeSink::Impl::AddRows(Destination* d, Batch&& rows, const std::vector
     d->window_bytes += static_cast<int64_t>(payload.size());
     ++d->pending;
     ++window_rows_;
+    // Memory stays bounded within a batch too.
+    if ((window_rows_ & 4095) == 0) FLOE_RETURN_IF_ERROR(SpillIfOver());
   }
   return Ok();
 }
@@ -688,6 +753,7 @@ Status ChangeSink::Impl::SpillIfOver() {
       return Ok();
     }
     if (Status st = largest->sorter->Spill(); !st) return Fail(st.error().WithContext(largest->name));
+    ++largest->stats.spilled_runs;
   }
 }
 
@@ -849,7 +915,7 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     }
     Rec r;
     r.kind = static_cast<RowKind>(payload[0]);
-    r.seq = static_cast<int64_t>(GetBE(key.data() + key.size() - kSuffixBytes, 8) ^ (uint64_t{1} << 63));
+    r.seq = static_cast<int64_t>(GetBE(key.data() + key.size() - kSuffixBytes, 8) ^ (uint64_t{1} << 63));  // then class, arrival
     std::memcpy(&r.position, payload.data() + 1, 8);
     r.offset = group_rows.size();
     r.size = payload.size() - kPayloadHeader;
@@ -1113,6 +1179,7 @@ std::string ChangeSink::StatsJson() const {
     o["dropped"] = d.dropped;
     o["skipped"] = d.skipped;
     o["commits"] = d.commits;
+    o["spilled_runs"] = d.spilled_runs;
     o["commit_number"] = d.commit_number;
     o["snapshot_id"] = d.snapshot_id ? nlohmann::ordered_json(*d.snapshot_id) : nlohmann::ordered_json(nullptr);
     o["data_files"] = d.data_files;

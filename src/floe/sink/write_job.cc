@@ -167,6 +167,14 @@ Status WriteJob::OpenWriter(const WriteConfig& config, const WriteJobOptions& op
   config::Resolver resolver({&config.write_properties, &meta.properties});
   FLOE_ASSIGN_OR_RETURN(writer_options_, table::DataWriterOptions::Resolve(meta, resolver));
   FLOE_ASSIGN_OR_RETURN(overwrite_, resolver.Value(config::keys::kOverwriteEnabled));
+  // A table that asks its writers to upsert must not be appended to: keys would
+  // be duplicated. Its writes go through the change sink (merge-on-read).
+  FLOE_ASSIGN_OR_RETURN(bool upsert, resolver.Value(config::keys::kUpsertEnabled));
+  if (upsert) {
+    return InvalidArgument("{} is true for table {}: a plain append would duplicate keys; write it with mode "
+                           "merge-on-read (--set mode=merge-on-read, with sequence_number_column)",
+                           config::keys::kWriteUpsertEnabled.name, table_->id().ToString());
+  }
   // write-parallelism (default: the number of cores), resolved with the writer's options.
   pipeline_options_.workers = writer_options_.parquet.parallelism;
   // --branch, else Flink's `branch` write option, else main.

@@ -49,12 +49,6 @@ Result<DataWriterOptions> DataWriterOptions::Resolve(const iceberg::TableMetadat
   DataWriterOptions o;
   FLOE_ASSIGN_OR_RETURN(std::string format, resolver.Value(k::kWriteFormat));
   if (format != "parquet") return Unsupported("write format '{}': floe writes parquet data files only", format);
-  // A table that asks its writers to upsert must not be appended to silently.
-  FLOE_ASSIGN_OR_RETURN(bool upsert, resolver.Value(k::kUpsertEnabled));
-  if (upsert) {
-    return Unsupported("{} is true for this write, but floe does not implement upserts yet (the CDC sink, issue 8)",
-                       k::kWriteUpsertEnabled.name);
-  }
   FLOE_ASSIGN_OR_RETURN(o.target_file_size_bytes, resolver.Value(k::kTargetFileSizeBytes));
   FLOE_ASSIGN_OR_RETURN(o.parquet, parquet::WriterOptions::FromResolver(resolver));
   // Encoder threads per data file (default: the number of cores).

@@ -1,0 +1,377 @@
+// The change sink's options, each shown by what it changes in the table
+// `floe write` produces (tests/config/option_effects_test.cc names these
+// tests as the effect tests of the options).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/cli_util.h"
+
+namespace floe_cli_test {
+namespace {
+
+using nlohmann::json;
+
+class CdcOptionsCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = FreshTestDir("floe_cdc_options_"); }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
+
+  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+
+  // `floe write` of `input` (lines) into `table`; returns the result.
+  RunResult Write(const std::string& table, const std::string& input, const std::string& args) {
+    WriteFile(dir_ / "in.jsonl", input);
+    return Floe("write --table " + table + " -i in.jsonl " + args);
+  }
+  // The accounting line of a successful write.
+  json Accounting(const RunResult& r) {
+    EXPECT_EQ(r.rc, 0) << r.err;
+    std::string last = r.out;
+    while (!last.empty() && last.back() == '\n') last.pop_back();
+    last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
+    json j = json::parse(last, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << r.out;
+    if (!j.is_discarded()) {
+      EXPECT_EQ(j["read"].get<int64_t>(), j["applied"].get<int64_t>() + j["errors"].get<int64_t>() +
+                                              j["dead_letter"].get<int64_t>() + j["dropped"].get<int64_t>() +
+                                              j["skipped"].get<int64_t>())
+          << r.out;
+    }
+    return j;
+  }
+  // `floe scan` rows, sorted.
+  std::vector<std::string> Rows(const std::string& table) {
+    RunResult r = Floe("scan --table " + table);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    std::vector<std::string> rows;
+    size_t start = 0;
+    while (start < r.out.size()) {
+      size_t end = r.out.find('\n', start);
+      if (end == std::string::npos) end = r.out.size();
+      if (end > start) rows.push_back(r.out.substr(start, end - start));
+      start = end + 1;
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+  // The snapshots of a table (JSON objects).
+  std::vector<json> Snapshots(const std::string& table) {
+    RunResult r = Floe("snapshots --table " + table);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    std::vector<json> out;
+    size_t start = 0;
+    while (start < r.out.size()) {
+      size_t end = r.out.find('\n', start);
+      if (end == std::string::npos) end = r.out.size();
+      if (end > start) out.push_back(json::parse(r.out.substr(start, end - start)));
+      start = end + 1;
+    }
+    return out;
+  }
+  size_t DataFileCount(const std::string& ns, const std::string& name) {
+    size_t n = 0;
+    const fs::path root = dir_ / "warehouse" / ns / name / "data";
+    if (!fs::exists(root)) return 0;
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+      const std::string f = e.path().filename().string();
+      if (e.is_regular_file() && f.ends_with(".parquet") && f.find("-deletes") == std::string::npos) ++n;
+    }
+    return n;
+  }
+
+  fs::path dir_;
+};
+
+const char* kMor =
+    "--set mode=merge-on-read --set change_type_column=op --set sequence_number_column=seq --set equality_columns=id ";
+const char* kSchema = "--schema 'id BIGINT, name STRING, op STRING, seq BIGINT' ";
+
+TEST_F(CdcOptionsCli, ModeChangeTypeAndSequenceColumnsCollapseChanges) {
+  // Shuffled arrival: the sequence numbers order each key's changes.
+  const std::string in =
+      "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n"
+      "{\"id\":2,\"name\":\"b2\",\"op\":\"UPDATE_AFTER\",\"seq\":5}\n"
+      "{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\",\"seq\":2}\n"
+      "{\"id\":3,\"name\":\"c\",\"op\":\"INSERT\",\"seq\":3}\n"
+      "{\"id\":2,\"name\":\"b\",\"op\":\"UPDATE_BEFORE\",\"seq\":5}\n"
+      "{\"id\":3,\"name\":\"c\",\"op\":\"DELETE\",\"seq\":6}\n";
+  json acc = Accounting(Write("db.t", in, std::string(kSchema) + kMor));
+  EXPECT_EQ(acc["applied"], 6);
+  // The control columns are stripped; key 3 was born and died in the window.
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a\"}", "{\"id\":2,\"name\":\"b2\"}"}));
+  // In append mode the same rows would all be written, control columns and all.
+  RunResult append = Write("db.a", in, kSchema);
+  ASSERT_EQ(append.rc, 0) << append.err;
+  EXPECT_EQ(Rows("db.a").size(), 6u);
+
+  // A second window: updates and deletes of keys that live in the table become equality deletes.
+  json acc2 = Accounting(Write("db.t",
+                               "{\"id\":1,\"name\":\"a\",\"op\":\"DELETE\",\"seq\":7}\n"
+                               "{\"id\":2,\"name\":\"b3\",\"op\":\"UPDATE_AFTER\",\"seq\":8}\n",
+                               kMor));
+  EXPECT_EQ(acc2["destinations"][0]["deletes_written"], 2);
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":2,\"name\":\"b3\"}"}));
+
+  // keep: a kept control column is written too.
+  Accounting(Write("db.k", "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n",
+                   std::string(kSchema) + kMor + "--set keep=id,name,seq"));
+  EXPECT_EQ(Rows("db.k"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a\",\"seq\":1}"}));
+}
+
+TEST_F(CdcOptionsCli, SequenceColumnMayBeADottedPath) {
+  json acc = Accounting(Write("db.t",
+                              "{\"id\":1,\"name\":\"new\",\"meta\":{\"seq\":9,\"src\":\"x\"}}\n"
+                              "{\"id\":1,\"name\":\"old\",\"meta\":{\"seq\":3,\"src\":\"x\"}}\n",
+                              "--schema 'id BIGINT, name STRING, meta STRUCT<seq BIGINT, src STRING>' "
+                              "--set mode=merge-on-read --set upsert=true --set sequence_number_column=meta.seq "
+                              "--set equality_columns=id"));
+  EXPECT_EQ(acc["applied"], 2);
+  // The later sequence number wins; meta.seq is stripped from the struct, meta.src stays.
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"new\",\"meta\":{\"src\":\"x\"}}"}));
+  // Without the column: a clear error naming Beam's default name.
+  RunResult r = Write("db.u", "{\"id\":1}\n", "--schema 'id BIGINT' --set mode=merge-on-read --set equality_columns=id");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("_commit_snapshot_sequence_number"), std::string::npos) << r.err;
+}
+
+TEST_F(CdcOptionsCli, ChangeTypeMapTranslatesValues) {
+  const std::string in =
+      "{\"id\":1,\"name\":\"a\",\"op\":\"c\",\"seq\":1}\n"
+      "{\"id\":2,\"name\":\"b\",\"op\":\"c\",\"seq\":2}\n"
+      "{\"id\":2,\"name\":\"B\",\"op\":\"u\",\"seq\":3}\n"
+      "{\"id\":1,\"name\":\"a\",\"op\":\"d\",\"seq\":4}\n";
+  Accounting(Write("db.t", in,
+                   std::string(kSchema) + kMor + "--set change_type_map=c:INSERT,u:UPDATE_AFTER,d:DELETE"));
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":2,\"name\":\"B\"}"}));
+  // The inverse form works too; an unmapped value is an invalid row.
+  RunResult r = Write("db.u", in + "{\"id\":3,\"name\":\"x\",\"op\":\"zz\",\"seq\":5}\n",
+                      std::string(kSchema) + kMor + "--set change_type_map=INSERT:c,UPDATE_AFTER:u,DELETE:d");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("unknown change type 'zz'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("position 5"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "warehouse" / "db" / "u" / "metadata" / "v2.metadata.json"));
+}
+
+TEST_F(CdcOptionsCli, UpsertReplacesRowsAndIgnoresUpdateBefore) {
+  Accounting(Write("db.t", "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n", std::string(kSchema) + kMor));
+  // Without upsert a second INSERT of a live key adds a row (Flink's INSERT semantics).
+  Accounting(Write("db.t", "{\"id\":1,\"name\":\"a2\",\"op\":\"INSERT\",\"seq\":2}\n", kMor));
+  EXPECT_EQ(Rows("db.t").size(), 2u);
+  // With upsert every insert replaces the key's row; UPDATE_BEFORE rows are dropped.
+  Accounting(Write("db.t",
+                   "{\"id\":1,\"name\":\"a3\",\"op\":\"INSERT\",\"seq\":3}\n"
+                   "{\"id\":1,\"name\":\"a3\",\"op\":\"UPDATE_BEFORE\",\"seq\":4}\n",
+                   std::string(kMor) + "--set upsert=true"));
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a3\"}"}));
+  // Flink's spelling: upsert-enabled (merge-on-read implied), and rows without a change type are upserts.
+  Accounting(Write("db.f", "{\"id\":1,\"name\":\"x\",\"seq\":1}\n",
+                   "--schema 'id BIGINT, name STRING, seq BIGINT' --set upsert-enabled=true "
+                   "--set sequence_number_column=seq --set equality-field-columns=id"));
+  Accounting(Write("db.f", "{\"id\":1,\"name\":\"y\",\"seq\":2}\n",
+                   "--set upsert-enabled=true --set sequence_number_column=seq --set equality-field-columns=id"));
+  EXPECT_EQ(Rows("db.f"), (std::vector<std::string>{"{\"id\":1,\"name\":\"y\"}"}));
+  // The table property write.upsert.enabled makes merge-on-read writes upserts.
+  Accounting(Write("db.p", "{\"id\":1,\"name\":\"x\",\"seq\":1}\n",
+                   "--schema 'id BIGINT, name STRING, seq BIGINT' --set write.upsert.enabled=true "
+                   "--set mode=merge-on-read --set sequence_number_column=seq --set equality_columns=id"));
+  Accounting(Write("db.p", "{\"id\":1,\"name\":\"z\",\"seq\":2}\n",
+                   "--set mode=merge-on-read --set sequence_number_column=seq --set equality_columns=id"));
+  EXPECT_EQ(Rows("db.p"), (std::vector<std::string>{"{\"id\":1,\"name\":\"z\"}"}));
+  // ... and refuses plain appends, which would duplicate keys.
+  RunResult r = Write("db.p", "{\"id\":1,\"name\":\"w\",\"seq\":3}\n", "--set sink_id=x");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("write.upsert.enabled"), std::string::npos) << r.err;
+}
+
+TEST_F(CdcOptionsCli, MergeOnReadOptionsAreRefusedInAppendMode) {
+  for (const std::string opt : {"change_type_column=op", "sequence_number_column=seq", "upsert=true",
+                                "equality_columns=id", "allowed_lateness_seconds=5", "change_type_map=c:INSERT"}) {
+    RunResult r = Write("db.t", "{\"id\":1}\n", std::string(kSchema) + "--set " + opt);
+    EXPECT_EQ(r.rc, 2) << opt;
+    EXPECT_NE(r.err.find("merge-on-read only"), std::string::npos) << opt << ": " << r.err;
+  }
+  RunResult r = Write("db.t", "{\"id\":1}\n", std::string(kSchema) + "--set num_shards=4");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("distribution_mode hash only"), std::string::npos) << r.err;
+  r = Write("db.t", "{\"id\":1}\n",
+            std::string(kSchema) + "--set distribution_mode=hash --set num_shards=2 --set shards_per_partition=3");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("shards_per_partition"), std::string::npos) << r.err;
+}
+
+TEST_F(CdcOptionsCli, SnapshotPropertiesReachTheSummaryAndTheFloePrefixIsReserved) {
+  Accounting(Write("db.t", "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n",
+                   std::string(kSchema) + kMor + "--set snapshot_properties=team:cdc,job:nightly"));
+  auto snaps = Snapshots("db.t");
+  ASSERT_FALSE(snaps.empty());
+  EXPECT_EQ(snaps.back()["summary"]["team"], "cdc");
+  EXPECT_EQ(snaps.back()["summary"]["job"], "nightly");
+  RunResult r = Write("db.t", "{\"id\":1}\n", std::string(kMor) + "--set snapshot_properties=floe.sink-id:x");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("reserves"), std::string::npos) << r.err;
+}
+
+TEST_F(CdcOptionsCli, HashDistributionShardsTheFiles) {
+  std::string in;
+  for (int i = 0; i < 400; ++i) {
+    in += "{\"id\":" + std::to_string(i) + ",\"name\":\"n\",\"op\":\"INSERT\",\"seq\":" + std::to_string(i) + "}\n";
+  }
+  const std::string base = std::string(kSchema) + kMor;
+  Accounting(Write("db.none", in, base));
+  EXPECT_EQ(DataFileCount("db", "none"), 1u);
+  Accounting(Write("db.hash", in, base + "--set distribution_mode=hash --set num_shards=4"));
+  EXPECT_EQ(DataFileCount("db", "hash"), 4u);
+  Accounting(Write("db.flink", in, base + "--set distribution-mode=hash --set num_shards=3"));
+  EXPECT_EQ(DataFileCount("db", "flink"), 3u);
+  // Autosharding: as many writers as the bytes need (one here), at most num_shards.
+  Accounting(Write("db.auto", in, base + "--set distribution_mode=hash --set num_shards=4 --set autosharding=true"));
+  EXPECT_EQ(DataFileCount("db", "auto"), 1u);
+  // shards_per_partition: each partition's keys over at most that many shards.
+  std::string pin;
+  for (int i = 0; i < 400; ++i) {
+    pin += "{\"id\":" + std::to_string(i) + ",\"region\":\"r" + std::to_string(i % 2) +
+           "\",\"op\":\"INSERT\",\"seq\":" + std::to_string(i) + "}\n";
+  }
+  const std::string pschema = "--schema 'id BIGINT, region STRING, op STRING, seq BIGINT' ";
+  Accounting(Write("db.p8", pin,
+                   pschema + kMor + "--set equality_columns=id,region --set partition_fields=region "
+                                    "--set distribution_mode=hash --set num_shards=8 --set shards_per_partition=8"));
+  EXPECT_EQ(DataFileCount("db", "p8"), 16u);  // 2 partitions x 8 shards
+  Accounting(Write("db.p1", pin,
+                   pschema + kMor + "--set equality_columns=id,region --set partition_fields=region "
+                                    "--set distribution_mode=hash --set num_shards=8 --set shards_per_partition=1"));
+  EXPECT_EQ(DataFileCount("db", "p1"), 2u);
+  EXPECT_EQ(Rows("db.p1").size(), 400u);
+}
+
+TEST_F(CdcOptionsCli, SorterMemorySpillsAndGivesTheSameTable) {
+  std::string in;
+  for (int i = 0; i < 60000; ++i) {
+    const int key = (i * 7919) % 20000;
+    in += "{\"id\":" + std::to_string(key) + ",\"name\":\"name-" + std::to_string(i) +
+          "-padding-padding-padding\",\"op\":\"" + (i < 20000 ? "INSERT" : "UPDATE_AFTER") +
+          "\",\"seq\":" + std::to_string(i) + "}\n";
+  }
+  json small = Accounting(Write("db.small", in, std::string(kSchema) + kMor + "--set sorter_memory_mb=1"));
+  json big = Accounting(Write("db.big", in, std::string(kSchema) + kMor));
+  EXPECT_GT(small["destinations"][0]["spilled_runs"].get<int64_t>(), 1);
+  EXPECT_EQ(big["destinations"][0]["spilled_runs"].get<int64_t>(), 0);
+  EXPECT_EQ(Rows("db.small"), Rows("db.big"));
+  EXPECT_EQ(Rows("db.small").size(), 20000u);
+}
+
+TEST_F(CdcOptionsCli, SinkIdSkipsCommittedInputOnRelaunch) {
+  const std::string first =
+      "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n"
+      "{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\",\"seq\":2}\n";
+  const std::string more = first + "{\"id\":1,\"name\":\"a2\",\"op\":\"UPDATE_AFTER\",\"seq\":3}\n";
+  const std::string opts = std::string(kMor) + "--set sink_id=job-1 ";
+  Accounting(Write("db.t", first, std::string(kSchema) + opts));
+  // The same input again: all skipped, no new snapshot (Beam's rule for a repeated load).
+  json again = Accounting(Write("db.t", first, opts));
+  EXPECT_EQ(again["skipped"], 2);
+  EXPECT_EQ(Snapshots("db.t").size(), 1u);
+  // The input replayed from its start with more: only the rest is applied.
+  json rest = Accounting(Write("db.t", more, opts));
+  EXPECT_EQ(rest["skipped"], 2);
+  EXPECT_EQ(rest["applied"], 1);
+  auto snaps = Snapshots("db.t");
+  ASSERT_EQ(snaps.size(), 2u);
+  EXPECT_EQ(snaps.back()["summary"]["floe.sink-id"], "job-1");
+  EXPECT_EQ(snaps.back()["summary"]["floe.commit-number"], "2");
+  EXPECT_EQ(snaps.back()["summary"]["floe.input-position"], "3");
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a2\"}", "{\"id\":2,\"name\":\"b\"}"}));
+  // Without a sink_id the same input is applied again (a plain write has no memory).
+  Accounting(Write("db.t", first, kMor));
+  EXPECT_EQ(Snapshots("db.t").size(), 3u);
+}
+
+TEST_F(CdcOptionsCli, ErrorHandlingCollectsInvalidRows) {
+  const std::string in =
+      "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n"
+      "{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\"}\n"                 // no sequence number
+      "{\"id\":null,\"name\":\"c\",\"op\":\"INSERT\",\"seq\":3}\n"    // null key
+      "{\"id\":4,\"name\":\"d\",\"op\":\"MERGE\",\"seq\":4}\n"        // unknown change type
+      "{\"id\":\"five\",\"name\":\"e\",\"op\":\"INSERT\",\"seq\":5}\n"  // does not fit BIGINT
+      "{\"id\":6,\"name\":\"f\",\"op\":\"INSERT\",\"seq\":6}\n";
+  // Without an error output the job fails on the first invalid row and commits nothing.
+  RunResult r = Write("db.t", in, std::string(kSchema) + kMor);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("input position"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("error_handling"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "warehouse" / "db" / "t" / "metadata"));
+  // With one, the invalid rows go there with their position and reason; the rest commits.
+  json acc = Accounting(Write("db.t", in, std::string(kSchema) + kMor + "--set error_handling=output:errors.jsonl"));
+  EXPECT_EQ(acc["errors"], 4);
+  EXPECT_EQ(acc["applied"], 2);
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a\"}", "{\"id\":6,\"name\":\"f\"}"}));
+  const std::string errors = ReadFile(dir_ / "errors.jsonl");
+  std::vector<int64_t> positions;
+  size_t start = 0;
+  while (start < errors.size()) {
+    size_t end = errors.find('\n', start);
+    json j = json::parse(errors.substr(start, end - start));
+    positions.push_back(j["position"].get<int64_t>());
+    EXPECT_FALSE(j["reason"].get<std::string>().empty());
+    start = end + 1;
+  }
+  EXPECT_EQ(positions, (std::vector<int64_t>{2, 3, 4, 5}));
+  EXPECT_NE(errors.find("column 'id'"), std::string::npos) << errors;  // the decoder's message
+  EXPECT_NE(errors.find("\"input\":\"{\\\"id\\\":\\\"five\\\""), std::string::npos) << errors;
+}
+
+TEST_F(CdcOptionsCli, AllowedLatenessSplitsDeadLetterAndDropped) {
+  const std::string opts = std::string(kMor) + "--set sink_id=s --set error_handling=dead_letter:late.jsonl ";
+  Accounting(Write("db.t", "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":10}\n", std::string(kSchema) + opts));
+  // A change older than the committed one of its key is late: to the dead-letter output.
+  json acc = Accounting(Write("db.t",
+                              "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":10}\n"
+                              "{\"id\":1,\"name\":\"old\",\"op\":\"UPDATE_AFTER\",\"seq\":5}\n",
+                              opts));
+  EXPECT_EQ(acc["dead_letter"], 1);
+  EXPECT_NE(ReadFile(dir_ / "late.jsonl").find("\"sequence_number\":5"), std::string::npos);
+  // Beyond allowed_lateness_seconds it is dropped and counted.
+  ::sleep(2);
+  json acc2 = Accounting(Write("db.t",
+                               "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":10}\n"
+                               "{\"id\":1,\"name\":\"old\",\"op\":\"UPDATE_AFTER\",\"seq\":5}\n"
+                               "{\"id\":1,\"name\":\"older\",\"op\":\"UPDATE_AFTER\",\"seq\":6}\n",
+                               opts + "--set allowed_lateness_seconds=1"));
+  EXPECT_EQ(acc2["dropped"], 2);
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a\"}"}));
+}
+
+TEST_F(CdcOptionsCli, TriggeringFrequencyCommitsStreamingInputAndSigtermFlushes) {
+  // Lines arrive over ~3 s; commits every second; SIGTERM after the input
+  // went quiet flushes, commits once more and exits 0.
+  const std::string cmd =
+      "(mkfifo in.fifo; "
+      "(for i in 1 2 3 4; do echo \"{\\\"id\\\":$i,\\\"name\\\":\\\"n\\\",\\\"op\\\":\\\"INSERT\\\",\\\"seq\\\":$i}\"; "
+      "sleep 0.8; done; exec sleep 60) > in.fifo & P=$!; " +
+      Shell(FLOE_BIN) + " write --table db.s -i - " + kSchema + kMor +
+      "--set sink_id=st --set triggering_frequency_seconds=1 --set token_heartbeat_seconds=1 < in.fifo & F=$!; "
+      "sleep 5; kill -TERM $F; wait $F; rc=$?; kill $P; exit $rc)";
+  RunResult r = RunIn(dir_, cmd);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  auto snaps = Snapshots("db.s");
+  EXPECT_GE(snaps.size(), 3u);  // several windows and at least one heartbeat
+  int64_t last = 0;
+  bool heartbeat = false;
+  for (const auto& s : snaps) {
+    const int64_t n = std::stoll(s["summary"]["floe.commit-number"].get<std::string>());
+    EXPECT_EQ(n, last + 1);
+    last = n;
+    heartbeat = heartbeat || s["summary"]["added-records"].is_null() || s["summary"].value("added-records", "0") == "0";
+  }
+  EXPECT_TRUE(heartbeat) << "an idle sink with token_heartbeat_seconds commits empty token refreshes";
+  EXPECT_EQ(Rows("db.s").size(), 4u);
+  // Each commit printed its accounting line.
+  EXPECT_GE(std::count(r.out.begin(), r.out.end(), '\n'), 2);
+}
+
+}  // namespace
+}  // namespace floe_cli_test
