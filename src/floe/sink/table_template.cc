@@ -240,9 +240,9 @@ Result<const std::string*> TableTemplate::FieldText(const Batch& batch, int64_t 
   if (b.type->id == TypeId::kString) {
     AppendSanitized(raw, &b.last_text);
   } else {
-    std::string text;
-    AppendValueText(*b.type, *col, row, &text);
-    AppendSanitized(text, &b.last_text);
+    b.scratch.clear();
+    AppendValueText(*b.type, *col, row, &b.scratch);
+    AppendSanitized(b.scratch, &b.last_text);
   }
   b.cached = true;
   return &b.last_text;

@@ -77,6 +77,7 @@ class TableTemplate {
     TypePtr type;
     mutable std::string last_raw;   ///< the raw bytes of the last value formatted
     mutable std::string last_text;  ///< its sanitized text
+    mutable std::string scratch;    ///< the unsanitized text (kept for its capacity)
     mutable bool cached = false;
   };
 
