@@ -40,10 +40,12 @@ class PrimaryKeyCli : public testing::Test {
 };
 
 TEST_F(PrimaryKeyCli, WrittenTableStoresIdentifierFieldIds) {
-  WriteFile(dir_ / "in.jsonl", "{\"region\":\"eu\",\"id\":1,\"v\":\"a\"}\n{\"region\":\"us\",\"id\":2,\"v\":\"b\"}\n");
-  RunResult w = Floe("write --table db.keyed --schema " +
-                     Shell("region STRING, id BIGINT, v STRING, PRIMARY KEY (id, region) NOT ENFORCED") +
-                     " --set partition_fields=region --input in.jsonl");
+  WriteFile(dir_ / "in.jsonl",
+            "{\"region\":\"eu\",\"id\":1,\"v\":\"a\"}\n{\"region\":\"us\",\"id\":2,\"v\":\"b\"}\n");
+  RunResult w =
+      Floe("write --table db.keyed --schema " +
+           Shell("region STRING, id BIGINT, v STRING, PRIMARY KEY (id, region) NOT ENFORCED") +
+           " --set partition_fields=region --input in.jsonl");
   ASSERT_EQ(w.rc, 0) << w.err;
   const fs::path table_dir = dir_ / "warehouse/db/keyed";
   const Json schema = CurrentSchema(table_dir);
@@ -53,16 +55,18 @@ TEST_F(PrimaryKeyCli, WrittenTableStoresIdentifierFieldIds) {
     EXPECT_EQ(f.at("required").get<bool>(), f.at("name") != "v") << f.dump();
   }
 
-  RunResult v = Sh("node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " + Shell(table_dir.string()) +
-                   " --strict");
+  RunResult v = Sh("node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
+                   Shell(table_dir.string()) + " --strict");
   ASSERT_EQ(v.rc, 0) << v.err;
-  EXPECT_EQ(v.out, "{\"region\":\"eu\",\"id\":1,\"v\":\"a\"}\n{\"region\":\"us\",\"id\":2,\"v\":\"b\"}\n");
+  EXPECT_EQ(v.out,
+            "{\"region\":\"eu\",\"id\":1,\"v\":\"a\"}\n{\"region\":\"us\",\"id\":2,\"v\":\"b\"}\n");
   EXPECT_EQ(v.err.find("warning"), std::string::npos) << v.err;
 }
 
 TEST_F(PrimaryKeyCli, KeyWithoutNotEnforcedIsRefused) {
   WriteFile(dir_ / "in.jsonl", "{\"id\":1}\n");
-  RunResult w = Floe("write --table db.bad --schema " + Shell("id BIGINT PRIMARY KEY") + " --input in.jsonl");
+  RunResult w =
+      Floe("write --table db.bad --schema " + Shell("id BIGINT PRIMARY KEY") + " --input in.jsonl");
   EXPECT_NE(w.rc, 0);
   EXPECT_NE(w.err.find("NOT ENFORCED"), std::string::npos) << w.err;
   EXPECT_FALSE(fs::exists(dir_ / "warehouse/db/bad"));

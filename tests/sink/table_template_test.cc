@@ -37,7 +37,8 @@ TEST(TableTemplate, PlainNameIsNoTemplate) {
 }
 
 TEST(TableTemplate, FieldsInOrderOfFirstAppearance) {
-  ASSERT_OK_AND_ASSIGN(TableTemplate t, TableTemplate::Parse("{tenant}.events_{region}_{meta.kind}_{region}"));
+  ASSERT_OK_AND_ASSIGN(TableTemplate t,
+                       TableTemplate::Parse("{tenant}.events_{region}_{meta.kind}_{region}"));
   EXPECT_TRUE(t.is_template());
   EXPECT_THAT(t.fields(), ElementsAre("tenant", "region", "meta.kind"));
 }
@@ -62,7 +63,9 @@ TEST(TableTemplate, ParseErrorsNameThePosition) {
 SchemaPtr EventSchema() {
   return std::make_shared<const Schema>(std::vector<NestedField>{
       Field(1, "region", StringType()),
-      Field(2, "meta", StructType({Field(3, "kind", StringType()), Field(4, "deep", StructType({Field(5, "n", IntType())}))})),
+      Field(2, "meta",
+            StructType({Field(3, "kind", StringType()),
+                        Field(4, "deep", StructType({Field(5, "n", IntType())}))})),
       Field(6, "tags", ListType(7, false, StringType())),
       Field(8, "m", MapType(9, StringType(), 10, false, StructType({Field(11, "x", IntType())}))),
       Field(12, "items", ListType(13, false, StructType({Field(14, "k", StringType())})))});
@@ -125,12 +128,14 @@ Batch Events(const std::vector<EventRow>& rows) {
 }
 
 TEST(TableTemplate, EvaluatesNestedAndNamespaceFieldsAndSanitizes) {
-  ASSERT_OK_AND_ASSIGN(TableTemplate t, TableTemplate::Parse("{region}.events_{meta.kind}_{meta.deep.n}"));
+  ASSERT_OK_AND_ASSIGN(TableTemplate t,
+                       TableTemplate::Parse("{region}.events_{meta.kind}_{meta.deep.n}"));
   ASSERT_OK(t.Bind(*EventSchema()));
-  Batch b = Events({{"eu", false, "click", 7},
-                    {"us-west.2", false, "Säle ü", -3},  // '-', '.', ' ' and each UTF-8 character: one '_'
-                    {"eu", false, "click", 7},
-                    {"eu", false, "view", 7}});
+  Batch b = Events(
+      {{"eu", false, "click", 7},
+       {"us-west.2", false, "Säle ü", -3},  // '-', '.', ' ' and each UTF-8 character: one '_'
+       {"eu", false, "click", 7},
+       {"eu", false, "view", 7}});
   ASSERT_OK(b.Validate());
   EXPECT_EQ(Text(t.Evaluate(b, 0)), "eu.events_click_7");
   EXPECT_EQ(Text(t.Evaluate(b, 1)), "us_west_2.events_S_le____3");
@@ -154,12 +159,23 @@ TEST(TableTemplate, NullEmptyAndLongNamesAreRowErrorsNamingTheField) {
                     {std::string(256, 'x'), true, {}, 0},
                     {std::string(255, 'x'), false, "ok", 0}});
   b.positions = {10, 11, 12, 13};
-  EXPECT_THAT(t.Evaluate(b, 0), HasErrorMessage("table template 'db.{region}', row 0 (input position 10): field 'region' is null"));
-  EXPECT_THAT(t.Evaluate(b, 1), HasErrorMessage("row 1 (input position 11): the table name comes out empty (from field 'region')"));
-  EXPECT_THAT(ns.Evaluate(b, 1), HasErrorMessage("namespace level 1 comes out empty (from field 'region')"));
+  EXPECT_THAT(
+      t.Evaluate(b, 0),
+      HasErrorMessage(
+          "table template 'db.{region}', row 0 (input position 10): field 'region' is null"));
+  EXPECT_THAT(
+      t.Evaluate(b, 1),
+      HasErrorMessage(
+          "row 1 (input position 11): the table name comes out empty (from field 'region')"));
+  EXPECT_THAT(ns.Evaluate(b, 1),
+              HasErrorMessage("namespace level 1 comes out empty (from field 'region')"));
   EXPECT_THAT(k.Evaluate(b, 1), HasErrorMessage("field 'meta.kind' is null"));
-  EXPECT_THAT(t.Evaluate(b, 2), HasErrorMessage("the table name comes out 256 bytes long, over 255 (from field 'region')"));
-  EXPECT_THAT(k.Evaluate(b, 2), HasErrorMessage("row 2 (input position 12): field 'meta.kind' is null"));  // under a null struct
+  EXPECT_THAT(
+      t.Evaluate(b, 2),
+      HasErrorMessage("the table name comes out 256 bytes long, over 255 (from field 'region')"));
+  EXPECT_THAT(k.Evaluate(b, 2),
+              HasErrorMessage(
+                  "row 2 (input position 12): field 'meta.kind' is null"));  // under a null struct
   EXPECT_EQ(Text(t.Evaluate(b, 3)), "db." + std::string(255, 'x'));
   EXPECT_THAT(t.Evaluate(b, 0), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(t.Evaluate(b, 4), IsError(ErrorKind::kInvalidArgument));  // outside the batch
@@ -172,20 +188,21 @@ TEST(TableTemplate, FormatsEveryPrimitiveType) {
       Field(1, "b", BooleanType()), Field(2, "i", IntType()), Field(3, "l", LongType()),
       Field(4, "f", FloatType()), Field(5, "d", DoubleType()), Field(6, "dec", DecimalType(9, 2)),
       Field(7, "dt", DateType()), Field(8, "t", TimeType()), Field(9, "ts", TimestampType()),
-      Field(10, "tz", TimestampTzType()), Field(11, "u", UuidType()), Field(12, "bin", BinaryType()),
-      Field(13, "fx", FixedType(2))});
+      Field(10, "tz", TimestampTzType()), Field(11, "u", UuidType()),
+      Field(12, "bin", BinaryType()), Field(13, "fx", FixedType(2))});
   Batch b(schema);
   b.columns[0].Append<uint8_t>(1);
   b.columns[1].Append<int32_t>(-42);
   b.columns[2].Append<int64_t>(9007199254740993);
   b.columns[3].Append<float>(1.5f);
   b.columns[4].Append<double>(0.1);
-  b.columns[5].Append<int128_t>(-1230);  // -12.30
-  b.columns[6].Append<int32_t>(19753);   // 2024-01-31
-  b.columns[7].Append<int64_t>(3723000001);                 // 01:02:03.000001
-  b.columns[8].Append<int64_t>(1706659200000000);           // 2024-01-31T00:00:00
+  b.columns[5].Append<int128_t>(-1230);            // -12.30
+  b.columns[6].Append<int32_t>(19753);             // 2024-01-31
+  b.columns[7].Append<int64_t>(3723000001);        // 01:02:03.000001
+  b.columns[8].Append<int64_t>(1706659200000000);  // 2024-01-31T00:00:00
   b.columns[9].Append<int64_t>(1706659200123456);
-  b.columns[10].AppendBytes(std::string("\xf7\x9c\x3e\x09\x67\x7c\x4b\xbd\xa4\x79\x3f\x34\x9c\xb7\x85\xe7", 16));
+  b.columns[10].AppendBytes(
+      std::string("\xf7\x9c\x3e\x09\x67\x7c\x4b\xbd\xa4\x79\x3f\x34\x9c\xb7\x85\xe7", 16));
   b.columns[11].AppendBytes(std::string("\x00\xff", 2));
   b.columns[12].AppendBytes(std::string("\xab\x01", 2));
   b.num_rows = 1;

@@ -65,7 +65,8 @@ class AttemptCheckTest : public ::testing::Test {
 
   static std::set<std::string> MetadataFiles(const Table& t) {
     std::set<std::string> out;
-    for (const auto& e : fs::directory_iterator(*t.LocalPath(t.metadata().location) + "/metadata")) {
+    for (const auto& e :
+         fs::directory_iterator(*t.LocalPath(t.metadata().location) + "/metadata")) {
       out.insert(e.path().filename().string());
     }
     return out;
@@ -107,7 +108,8 @@ TEST_F(AttemptCheckTest, CheckFailingOnTheRetryEndsTheCommitAsItSaid) {
                .Commit();
   // The first attempt built on the stale head, lost the swap; the retry saw
   // the zombie's snapshot and the check stopped it.
-  EXPECT_EQ(seen, (std::vector<std::pair<int, int64_t>>{{0, first.snapshot_id}, {1, zombie.snapshot_id}}));
+  EXPECT_EQ(seen, (std::vector<std::pair<int, int64_t>>{{0, first.snapshot_id},
+                                                        {1, zombie.snapshot_id}}));
   ASSERT_FALSE(c.has_value());
   EXPECT_EQ(c.error().kind, ErrorKind::kAlreadyExists);
   EXPECT_EQ(c.error().message, "token 7 is committed already");
@@ -123,7 +125,8 @@ TEST_F(AttemptCheckTest, CheckErrorOfAnyKindIsNotRetried) {
   Table t = Create("kinds");
   ASSERT_OK(AppendFiles(&t).AddDataFile(File(t, "a")).Commit());
   const std::set<std::string> before = MetadataFiles(t);
-  for (ErrorKind kind : {ErrorKind::kCommitFailed, ErrorKind::kCommitStateUnknown, ErrorKind::kIo}) {
+  for (ErrorKind kind :
+       {ErrorKind::kCommitFailed, ErrorKind::kCommitStateUnknown, ErrorKind::kIo}) {
     int calls = 0;
     auto c = RowDelta(&t)
                  .AddDataFile(File(t, "b"))
@@ -175,7 +178,8 @@ TEST_F(AttemptCheckTest, RacingWritersCommitEachTokenOnce) {
                    .AddDataFile(File(mine, fmt::format("{}-{}", who, i)))
                    .Set(kTokenKey, token)
                    .Check([&](const SnapshotAttempt& a) -> Status {
-                     if (TokenInHistory(a, token)) return AlreadyExists("token {} is committed", token);
+                     if (TokenInHistory(a, token))
+                       return AlreadyExists("token {} is committed", token);
                      return Ok();
                    })
                    .Commit();
@@ -201,7 +205,8 @@ TEST_F(AttemptCheckTest, RacingWritersCommitEachTokenOnce) {
   for (const auto& s : t.metadata().snapshots) {
     referenced.insert(fs::path(s.manifest_list).filename().string());
     ASSERT_OK_AND_ASSIGN(auto manifests, internal::ReadManifests(t, s));
-    for (const auto& m : manifests) referenced.insert(fs::path(m.manifest_path).filename().string());
+    for (const auto& m : manifests)
+      referenced.insert(fs::path(m.manifest_path).filename().string());
   }
   for (const auto& name : MetadataFiles(t)) {
     if (name.ends_with(".avro")) EXPECT_TRUE(referenced.contains(name)) << name;

@@ -38,7 +38,8 @@ void AppendSanitized(std::string_view text, std::string* out) {
     size_t n = c < 0x80 ? 1 : Utf8Length(c);
     // Only well-formed continuation bytes are taken with the lead byte.
     size_t k = 1;
-    while (k < n && i + k < text.size() && (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80) ++k;
+    while (k < n && i + k < text.size() && (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80)
+      ++k;
     i += k;
   }
 }
@@ -188,23 +189,26 @@ Status TableTemplate::Bind(const Schema& schema) {
       }
       if (found < 0) {
         return fail(walked.empty() ? std::string("is not a column of the rows")
-                                   : fmt::format("does not exist: struct '{}' has no field '{}'", walked, name));
+                                   : fmt::format("does not exist: struct '{}' has no field '{}'",
+                                                 walked, name));
       }
       const NestedField& f = (*level)[found];
       b.path.push_back(found);
       walked += (walked.empty() ? "" : ".") + std::string(name);
       if (dot == std::string_view::npos) {
         if (f.type->is_nested()) {
-          return fail(fmt::format("is a {}, not a primitive value: a destination is named by primitive fields",
-                                  f.type->ToString()));
+          return fail(fmt::format(
+              "is a {}, not a primitive value: a destination is named by primitive fields",
+              f.type->ToString()));
         }
         b.type = f.type;
         break;
       }
       if (f.type->id != TypeId::kStruct) {
-        return fail(fmt::format("reaches into '{}', a {}: only struct fields are addressable, not list or "
-                                "map elements",
-                                walked, f.type->ToString()));
+        return fail(
+            fmt::format("reaches into '{}', a {}: only struct fields are addressable, not list or "
+                        "map elements",
+                        walked, f.type->ToString()));
       }
       level = &f.type->fields;
       rest = rest.substr(dot + 1);
@@ -221,10 +225,12 @@ Error TableTemplate::RowError(const Batch& batch, int64_t row, std::string_view 
   if (row < static_cast<int64_t>(batch.positions.size())) {
     where += fmt::format(" (input position {})", batch.positions[row]);
   }
-  return Error{ErrorKind::kInvalidArgument, fmt::format("table template '{}', {}: {}", text_, where, what), false};
+  return Error{ErrorKind::kInvalidArgument,
+               fmt::format("table template '{}', {}: {}", text_, where, what), false};
 }
 
-Result<const std::string*> TableTemplate::FieldText(const Batch& batch, int64_t row, size_t i) const {
+Result<const std::string*> TableTemplate::FieldText(const Batch& batch, int64_t row,
+                                                    size_t i) const {
   const Bound& b = bound_[i];
   const ColumnVector* col = &batch.columns[b.path[0]];
   bool null = col->IsNull(row);
@@ -251,8 +257,8 @@ Result<const std::string*> TableTemplate::FieldText(const Batch& batch, int64_t 
 Status TableTemplate::EvaluateTo(const Batch& batch, int64_t row, std::string* out) const {
   if (!bound_ok_) return Internal("table template '{}' is evaluated before Bind", text_);
   if (row < 0 || row >= batch.num_rows) {
-    return InvalidArgument("table template '{}': row {} is outside the batch of {} rows", text_, row,
-                           batch.num_rows);
+    return InvalidArgument("table template '{}': row {} is outside the batch of {} rows", text_,
+                           row, batch.num_rows);
   }
   out->clear();
   for (const auto& p : parts_) {
@@ -260,7 +266,8 @@ Status TableTemplate::EvaluateTo(const Batch& batch, int64_t row, std::string* o
       out->append(p.literal);
       continue;
     }
-    FLOE_ASSIGN_OR_RETURN(const std::string* text, FieldText(batch, row, static_cast<size_t>(p.field)));
+    FLOE_ASSIGN_OR_RETURN(const std::string* text,
+                          FieldText(batch, row, static_cast<size_t>(p.field)));
     out->append(*text);
   }
   // Every namespace level and the name: not empty, at most kMaxNameBytes.
@@ -282,12 +289,14 @@ Status TableTemplate::EvaluateTo(const Batch& batch, int64_t row, std::string* o
         offset += n;
       }
       const bool is_name = dot == std::string::npos;
-      std::string what = is_name ? std::string("the table name") : fmt::format("namespace level {}", level + 1);
+      std::string what =
+          is_name ? std::string("the table name") : fmt::format("namespace level {}", level + 1);
       return Fail(RowError(
           batch, row,
-          length == 0 ? fmt::format("{} comes out empty (from field {})", what, fields.empty() ? "-" : fields)
-                      : fmt::format("{} comes out {} bytes long, over {} (from field {})", what, length,
-                                    kMaxNameBytes, fields.empty() ? "-" : fields)));
+          length == 0 ? fmt::format("{} comes out empty (from field {})", what,
+                                    fields.empty() ? "-" : fields)
+                      : fmt::format("{} comes out {} bytes long, over {} (from field {})", what,
+                                    length, kMaxNameBytes, fields.empty() ? "-" : fields)));
     }
     if (dot == std::string::npos) break;
     start = dot + 1;

@@ -11,11 +11,14 @@
 namespace floe::sink {
 namespace {
 
-NestedField F(int id, std::string name, TypePtr t) { return NestedField{id, std::move(name), false, std::move(t), ""}; }
+NestedField F(int id, std::string name, TypePtr t) {
+  return NestedField{id, std::move(name), false, std::move(t), ""};
+}
 
 SchemaPtr BenchSchema() {
   return std::make_shared<Schema>(std::vector<NestedField>{
-      F(1, "region", StringType()), F(2, "meta", StructType({F(3, "kind", StringType())})), F(4, "day", DateType())});
+      F(1, "region", StringType()), F(2, "meta", StructType({F(3, "kind", StringType())})),
+      F(4, "day", DateType())});
 }
 
 // `run` rows in a row share their values.
