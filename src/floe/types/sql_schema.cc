@@ -105,7 +105,8 @@ class Parser {
         t.kind = q == '\'' ? Tok::kString : Tok::kQuoted;
         t.text = std::move(out);
         i = j;
-      } else if (std::string_view("<>(),:[].").find(static_cast<char>(c)) != std::string_view::npos) {
+      } else if (std::string_view("<>(),:[].").find(static_cast<char>(c)) !=
+                 std::string_view::npos) {
         t.kind = Tok::kPunct;
         t.text = std::string(1, static_cast<char>(c));
         ++i;
@@ -221,8 +222,9 @@ class Parser {
     }
     const size_t at = Peek().pos;
     if (primary_key_) {
-      return InvalidArgument("SQL column list, column {}: a second PRIMARY KEY (the first is at column {})",
-                             at, primary_key_->pos);
+      return InvalidArgument(
+          "SQL column list, column {}: a second PRIMARY KEY (the first is at column {})", at,
+          primary_key_->pos);
     }
     Next();
     if (!IsWord("KEY")) return Error("expected KEY after PRIMARY");
@@ -236,7 +238,8 @@ class Parser {
       return Ok();
     }
     return InvalidArgument(
-        "SQL column list, column {}: PRIMARY KEY must be declared NOT ENFORCED (Flink SQL requires it: "
+        "SQL column list, column {}: PRIMARY KEY must be declared NOT ENFORCED (Flink SQL requires "
+        "it: "
         "the key is not checked for uniqueness), found {}",
         at, Describe(Peek()));
   }
@@ -288,8 +291,9 @@ class Parser {
     FLOE_ASSIGN_OR_RETURN(f.required, Nullability());
     if (IsWord("PRIMARY") || IsWord("CONSTRAINT")) {
       if (depth_ > 0) {
-        return Error("a PRIMARY KEY column constraint belongs to a top-level column; for a nested "
-                     "field write a table constraint PRIMARY KEY (a.b) NOT ENFORCED");
+        return Error(
+            "a PRIMARY KEY column constraint belongs to a top-level column; for a nested "
+            "field write a table constraint PRIMARY KEY (a.b) NOT ENFORCED");
       }
       FLOE_ASSIGN_OR_RETURN(size_t at, PrimaryKeyWords());
       FLOE_RETURN_IF_ERROR(NotEnforced(at));
@@ -642,7 +646,8 @@ Status ApplyPrimaryKey(const Parser::PrimaryKey& pk, std::vector<PField>* column
   for (const auto& c : pk.columns) {
     const std::string path = JoinPath(c.path, c.path.size());
     auto fail = [&](std::string_view why) {
-      return InvalidArgument("SQL column list, column {}: PRIMARY KEY column '{}' {}", c.pos, path, why);
+      return InvalidArgument("SQL column list, column {}: PRIMARY KEY column '{}' {}", c.pos, path,
+                             why);
     };
     if (std::find(seen.begin(), seen.end(), path) != seen.end()) return fail("is listed twice");
     seen.push_back(path);
@@ -657,7 +662,8 @@ Status ApplyPrimaryKey(const Parser::PrimaryKey& pk, std::vector<PField>* column
       }
       PField& f = *it;
       if (i + 1 == c.path.size()) {
-        if (f.type->id == TypeId::kStruct || f.type->id == TypeId::kList || f.type->id == TypeId::kMap) {
+        if (f.type->id == TypeId::kStruct || f.type->id == TypeId::kList ||
+            f.type->id == TypeId::kMap) {
           return fail("must be of a primitive type (Iceberg spec: identifier fields)");
         }
         if (f.type->id == TypeId::kFloat || f.type->id == TypeId::kDouble) {
@@ -667,14 +673,16 @@ Status ApplyPrimaryKey(const Parser::PrimaryKey& pk, std::vector<PField>* column
         break;
       }
       if (f.type->id != TypeId::kStruct) {
-        return fail(fmt::format("reaches into '{}', which is not a struct: key columns are top-level "
-                                "or struct fields, never inside arrays or maps",
-                                JoinPath(c.path, i + 1)));
+        return fail(
+            fmt::format("reaches into '{}', which is not a struct: key columns are top-level "
+                        "or struct fields, never inside arrays or maps",
+                        JoinPath(c.path, i + 1)));
       }
       if (!f.required) {
-        return fail(fmt::format("is inside the optional struct '{}': declare it NOT NULL (Iceberg spec: "
-                                "an identifier field cannot be nested in an optional struct)",
-                                JoinPath(c.path, i + 1)));
+        return fail(
+            fmt::format("is inside the optional struct '{}': declare it NOT NULL (Iceberg spec: "
+                        "an identifier field cannot be nested in an optional struct)",
+                        JoinPath(c.path, i + 1)));
       }
       fields = &f.type->fields;
     }
