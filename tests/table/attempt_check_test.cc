@@ -209,7 +209,9 @@ TEST_F(AttemptCheckTest, RacingWritersCommitEachTokenOnce) {
       referenced.insert(fs::path(m.manifest_path).filename().string());
   }
   for (const auto& name : MetadataFiles(t)) {
-    if (name.ends_with(".avro")) EXPECT_TRUE(referenced.contains(name)) << name;
+    if (name.ends_with(".avro")) {
+      EXPECT_TRUE(referenced.contains(name)) << name;
+    }
   }
 }
 
