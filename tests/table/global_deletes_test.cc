@@ -131,10 +131,12 @@ class GlobalDeletesTest : public ::testing::Test {
   }
 
   /// Equality deletes of `ids` on `id`, written with the spec `spec_id`.
-  std::vector<DataFile> WriteGlobalDeletes(const Table& t, int32_t spec_id, const std::vector<int64_t>& ids) {
+  std::vector<DataFile> WriteGlobalDeletes(const Table& t, int32_t spec_id,
+                                           const std::vector<int64_t>& ids) {
     DataWriterOptions o = Options(t);
     SchemaPtr schema = t.metadata().CurrentSchema();
-    auto w = EqualityDeleteWriter::Make(Factory(t, o), o, *t.metadata().SpecById(spec_id), schema, {1});
+    auto w =
+        EqualityDeleteWriter::Make(Factory(t, o), o, *t.metadata().SpecById(spec_id), schema, {1});
     EXPECT_OK(w);
     Batch keys((*w)->delete_schema());
     for (int64_t id : ids) keys.columns[0].Append<int64_t>(id);
@@ -170,8 +172,9 @@ class GlobalDeletesTest : public ::testing::Test {
   /// verify_table.mjs --strict on the table folder: its rows (sorted by it).
   std::string VerifyRows(const Table& t) {
     std::string out, err;
-    const std::string cmd = "node " + test::ShellQuote(test::SharedDir() + "/interop/verify_table.mjs") + " " +
-                            test::ShellQuote(*t.LocalPath(t.metadata().location)) + " --strict";
+    const std::string cmd =
+        "node " + test::ShellQuote(test::SharedDir() + "/interop/verify_table.mjs") + " " +
+        test::ShellQuote(*t.LocalPath(t.metadata().location)) + " --strict";
     int rc = RunCommand(cmd, &out, &err, dir_ / "verify.err");
     EXPECT_EQ(rc, 0) << cmd << "\n" << err;
     EXPECT_EQ(err.find("warning"), std::string::npos) << err;
@@ -182,7 +185,8 @@ class GlobalDeletesTest : public ::testing::Test {
   std::unique_ptr<catalog::Catalog> catalog_;
 };
 
-class GlobalDeletesLayouts : public GlobalDeletesTest, public ::testing::WithParamInterface<Layout> {};
+class GlobalDeletesLayouts : public GlobalDeletesTest,
+                             public ::testing::WithParamInterface<Layout> {};
 
 std::string Json(int64_t id, const std::string& region, const std::string& v) {
   return "{\"id\":" + std::to_string(id) + ",\"region\":\"" + region + "\",\"v\":\"" + v + "\"}\n";
@@ -194,8 +198,8 @@ TEST_P(GlobalDeletesLayouts, DeleteKeysInEveryPartitionAndKeepLaterRows) {
   // Keys 1-3 in region a, 4-6 in region b (and over several buckets).
   ASSERT_OK(Append(&t, {{1, "a", "x"}, {2, "a", "x"}, {3, "a", "x"}}));
   ASSERT_OK(Append(&t, {{4, "b", "x"}, {5, "b", "x"}, {6, "b", "x"}}));
-  ASSERT_EQ(ScanRows(t), Json(1, "a", "x") + Json(2, "a", "x") + Json(3, "a", "x") + Json(4, "b", "x") +
-                             Json(5, "b", "x") + Json(6, "b", "x"));
+  ASSERT_EQ(ScanRows(t), Json(1, "a", "x") + Json(2, "a", "x") + Json(3, "a", "x") +
+                             Json(4, "b", "x") + Json(5, "b", "x") + Json(6, "b", "x"));
 
   // The unpartitioned spec: added once, not the default, no fields.
   ASSERT_OK_AND_ASSIGN(int32_t global, EnsureUnpartitionedSpec(&t));
@@ -234,14 +238,15 @@ TEST_P(GlobalDeletesLayouts, DeleteKeysInEveryPartitionAndKeepLaterRows) {
   }
   EXPECT_EQ(delete_manifests, 1);
 
-  const std::string after_delete = Json(1, "a", "x") + Json(3, "b", "moved") + Json(4, "b", "x") + Json(6, "b", "x");
+  const std::string after_delete =
+      Json(1, "a", "x") + Json(3, "b", "moved") + Json(4, "b", "x") + Json(6, "b", "x");
   EXPECT_EQ(ScanRows(t), after_delete);
   EXPECT_EQ(VerifyRows(t), after_delete);
 
   // A later insert of a deleted key has a higher sequence number: it stays.
   ASSERT_OK(Append(&t, {{2, "b", "back"}}));
-  const std::string after_insert =
-      Json(1, "a", "x") + Json(2, "b", "back") + Json(3, "b", "moved") + Json(4, "b", "x") + Json(6, "b", "x");
+  const std::string after_insert = Json(1, "a", "x") + Json(2, "b", "back") +
+                                   Json(3, "b", "moved") + Json(4, "b", "x") + Json(6, "b", "x");
   EXPECT_EQ(ScanRows(t), after_insert);
   EXPECT_EQ(VerifyRows(t), after_insert);
 }
@@ -268,8 +273,9 @@ TEST_F(GlobalDeletesTest, DefaultSpecAndGlobalDeletesInOneRowDelta) {
   // Scoped to region b: deletes id 1 there only (id 1 of region a stays).
   DataWriterOptions o = Options(t);
   SchemaPtr schema = t.metadata().CurrentSchema();
-  ASSERT_OK_AND_ASSIGN(auto scoped,
-                       EqualityDeleteWriter::Make(Factory(t, o), o, *t.metadata().DefaultSpec(), schema, {1}));
+  ASSERT_OK_AND_ASSIGN(
+      auto scoped,
+      EqualityDeleteWriter::Make(Factory(t, o), o, *t.metadata().DefaultSpec(), schema, {1}));
   Batch key(scoped->delete_schema());
   key.columns[0].Append<int64_t>(1);
   key.num_rows = 1;
@@ -298,11 +304,14 @@ TEST_F(GlobalDeletesTest, UnknownSpecIsRefusedAndLeavesNothing) {
   Table t = Create("unknown", Layout::kIdentity);
   ASSERT_OK(Append(&t, {{1, "a", "x"}}));
   const std::string meta = *t.LocalPath(t.metadata().location) + "/metadata";
-  auto count = [&] { return std::distance(fs::directory_iterator(meta), fs::directory_iterator()); };
+  auto count = [&] {
+    return std::distance(fs::directory_iterator(meta), fs::directory_iterator());
+  };
   const auto before = count();
   DataWriterOptions o = Options(t);
-  ASSERT_OK_AND_ASSIGN(auto w, EqualityDeleteWriter::Make(Factory(t, o), o, iceberg::PartitionSpec::Unpartitioned(7),
-                                                          t.metadata().CurrentSchema(), {1}));
+  ASSERT_OK_AND_ASSIGN(
+      auto w, EqualityDeleteWriter::Make(Factory(t, o), o, iceberg::PartitionSpec::Unpartitioned(7),
+                                         t.metadata().CurrentSchema(), {1}));
   Batch key(w->delete_schema());
   key.columns[0].Append<int64_t>(1);
   key.num_rows = 1;
@@ -320,7 +329,8 @@ TEST_F(GlobalDeletesTest, UnknownSpecIsRefusedAndLeavesNothing) {
 TEST_F(GlobalDeletesTest, UnpartitionedTableUsesItsDefaultSpec) {
   catalog::TableDefinition def;
   def.schema = Schema({{1, "id", true, LongType(), {}}});
-  ASSERT_OK_AND_ASSIGN(auto loaded, catalog_->CreateTable(*catalog::ParseTableIdentifier("db.u"), def));
+  ASSERT_OK_AND_ASSIGN(auto loaded,
+                       catalog_->CreateTable(*catalog::ParseTableIdentifier("db.u"), def));
   Table t(catalog_.get(), std::move(loaded));
   const std::string location = t.loaded().metadata_location;
   ASSERT_OK_AND_ASSIGN(int32_t id, EnsureUnpartitionedSpec(&t));
@@ -343,7 +353,9 @@ TEST_F(GlobalDeletesTest, RacingWritersAddOneSpec) {
   auto child = [&](int who) -> Status {
     FLOE_ASSIGN_OR_RETURN(auto cat, catalog::OpenHadoopCatalog("c", dir_.string()));
     for (int i = 0; i < kTables; ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto loaded, cat->LoadTable(*catalog::ParseTableIdentifier("db.race" + std::to_string(i))));
+      FLOE_ASSIGN_OR_RETURN(
+          auto loaded,
+          cat->LoadTable(*catalog::ParseTableIdentifier("db.race" + std::to_string(i))));
       Table mine(cat.get(), std::move(loaded));
       FLOE_ASSIGN_OR_RETURN(int32_t id, EnsureUnpartitionedSpec(&mine));
       if (id != 1) return Internal("table race{}: process {} got spec id {}, want 1", i, who, id);
@@ -352,7 +364,9 @@ TEST_F(GlobalDeletesTest, RacingWritersAddOneSpec) {
   };
   ASSERT_TRUE(test::RaceTwoProcesses(child));
   for (int i = 0; i < kTables; ++i) {
-    ASSERT_OK_AND_ASSIGN(auto loaded, catalog_->LoadTable(*catalog::ParseTableIdentifier("db.race" + std::to_string(i))));
+    ASSERT_OK_AND_ASSIGN(
+        auto loaded,
+        catalog_->LoadTable(*catalog::ParseTableIdentifier("db.race" + std::to_string(i))));
     ASSERT_EQ(loaded.metadata.specs.size(), 2u) << i;
     EXPECT_EQ(loaded.metadata.default_spec_id, 0) << i;
     EXPECT_TRUE(loaded.metadata.SpecById(1)->fields().empty()) << i;

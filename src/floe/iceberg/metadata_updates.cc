@@ -1,10 +1,9 @@
 #include "floe/iceberg/metadata_updates.h"
 
 #include <algorithm>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <optional>
-
 
 namespace floe::iceberg {
 
@@ -93,7 +92,8 @@ Result<TableMetadata> AddPartitionSpec(const TableMetadata& base, const Partitio
 }
 
 std::optional<int32_t> UnpartitionedSpecId(const TableMetadata& metadata) {
-  if (const PartitionSpec* d = metadata.DefaultSpec(); d && d->is_unpartitioned()) return d->spec_id();
+  if (const PartitionSpec* d = metadata.DefaultSpec(); d && d->is_unpartitioned())
+    return d->spec_id();
   std::optional<int32_t> found;
   for (const auto& s : metadata.specs) {
     if (s.is_unpartitioned() && (!found || s.spec_id() < *found)) found = s.spec_id();

@@ -59,8 +59,8 @@ Result<std::vector<SnapshotProducer::SpecFiles>> SnapshotProducer::GroupBySpec(
     }
     if (!metadata.SpecById(d.spec_id)) {
       return InvalidArgument(
-          "delete file {} is of partition spec {}, which table {} does not define", d.file.file_path,
-          d.spec_id, table_->id().ToString());
+          "delete file {} is of partition spec {}, which table {} does not define",
+          d.file.file_path, d.spec_id, table_->id().ToString());
     }
     others[d.spec_id].push_back(&d.file);
   }
@@ -169,8 +169,13 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   } else {
     head = md.CurrentSnapshot();
   }
-  SnapshotAttempt ctx{md, spec, iceberg::NewSnapshotId(), md.last_sequence_number + 1, attempt,
-                      head, branch_};
+  SnapshotAttempt ctx{.metadata = md,
+                      .spec = spec,
+                      .snapshot_id = iceberg::NewSnapshotId(),
+                      .sequence_number = md.last_sequence_number + 1,
+                      .attempt = attempt,
+                      .parent = head,
+                      .branch = branch_};
   if (check_) {
     if (Status st = check_(ctx); !st) {
       // Kept aside and replaced by an error RunWithRetries does not retry:

@@ -75,7 +75,8 @@ Result<catalog::LoadedTable> SetRef(Table* table, const std::string& name, bool 
 
 Result<int32_t> EnsureUnpartitionedSpec(Table* table) {
   if (auto id = iceberg::UnpartitionedSpecId(table->metadata())) return *id;
-  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy,
+                        catalog::RetryPolicy::FromProperties(table->metadata().properties));
   int32_t spec_id = 0;
   Status st = catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
@@ -84,10 +85,12 @@ Result<int32_t> EnsureUnpartitionedSpec(Table* table) {
       spec_id = *id;
       return Ok();
     }
-    FLOE_ASSIGN_OR_RETURN(auto next,
-                          iceberg::AddPartitionSpec(table->metadata(), iceberg::PartitionSpec::Unpartitioned()));
+    FLOE_ASSIGN_OR_RETURN(
+        auto next,
+        iceberg::AddPartitionSpec(table->metadata(), iceberg::PartitionSpec::Unpartitioned()));
     spec_id = next.specs.back().spec_id();
-    FLOE_ASSIGN_OR_RETURN(auto committed, table->catalog()->CommitTable(table->loaded(), std::move(next)));
+    FLOE_ASSIGN_OR_RETURN(auto committed,
+                          table->catalog()->CommitTable(table->loaded(), std::move(next)));
     table->Reset(std::move(committed));
     return Ok();
   });

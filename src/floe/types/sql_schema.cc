@@ -3,8 +3,10 @@
 #include "floe/types/sql_schema.h"
 #include "floe/util/strings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,7 @@ struct PField {
   bool required = false;
   std::string doc;
   std::unique_ptr<PType> type;
+  size_t pos = 0;  ///< 1-based position of the name
 };
 struct PType {
   TypeId id = TypeId::kBoolean;
@@ -102,7 +105,8 @@ class Parser {
         t.kind = q == '\'' ? Tok::kString : Tok::kQuoted;
         t.text = std::move(out);
         i = j;
-      } else if (std::string_view("<>(),:[]").find(static_cast<char>(c)) != std::string_view::npos) {
+      } else if (std::string_view("<>(),:[].").find(static_cast<char>(c)) !=
+                 std::string_view::npos) {
         t.kind = Tok::kPunct;
         t.text = std::string(1, static_cast<char>(c));
         ++i;
@@ -118,12 +122,29 @@ class Parser {
     return Ok();
   }
 
+  /// One column of a PRIMARY KEY: its path of names (top-level, then
+  /// struct fields) and where it was written.
+  struct KeyColumn {
+    std::vector<std::string> path;
+    size_t pos = 0;
+  };
+  /// The PRIMARY KEY of the list, if it has one.
+  struct PrimaryKey {
+    std::vector<KeyColumn> columns;
+    size_t pos = 0;  ///< of the PRIMARY word
+  };
+  const std::optional<PrimaryKey>& primary_key() const { return primary_key_; }
+
   Result<std::vector<PField>> ColumnList() {
     std::vector<PField> out;
     if (Peek().kind == Tok::kEnd) return Error("expected a column name");
     while (true) {
-      FLOE_ASSIGN_OR_RETURN(PField f, Field(/*allow_colon=*/false, "column"));
-      out.push_back(std::move(f));
+      if (IsTableConstraint()) {
+        FLOE_RETURN_IF_ERROR(TableConstraint());
+      } else {
+        FLOE_ASSIGN_OR_RETURN(PField f, Field(/*allow_colon=*/false, "column"));
+        out.push_back(std::move(f));
+      }
       if (IsPunct(",")) {
         Next();
         continue;
@@ -177,7 +198,85 @@ class Parser {
     return v;
   }
 
-  /// name [:] type [NOT NULL | NULL] [COMMENT 'text']
+  /// `[CONSTRAINT name] PRIMARY KEY (` starts a table constraint; a column
+  /// may be named `primary` or `constraint`, and is then followed by a type.
+  bool IsTableConstraint() const {
+    if (IsWord("CONSTRAINT") && (Peek(1).kind == Tok::kWord || Peek(1).kind == Tok::kQuoted) &&
+        IsWord("PRIMARY", 2)) {
+      return true;
+    }
+    return IsWord("PRIMARY") && IsWord("KEY", 1) && IsPunct("(", 2);
+  }
+
+  /// `[CONSTRAINT name]` then `PRIMARY KEY` then, as Flink SQL demands,
+  /// `NOT ENFORCED` (floe, like Flink, does not check that keys are unique).
+  /// Returns the position of PRIMARY.
+  Result<size_t> PrimaryKeyWords() {
+    if (IsWord("CONSTRAINT")) {
+      Next();
+      if (Peek().kind != Tok::kWord && Peek().kind != Tok::kQuoted) {
+        return Error("expected a constraint name after CONSTRAINT");
+      }
+      Next();
+      if (!IsWord("PRIMARY")) return Error("expected PRIMARY KEY after the constraint name");
+    }
+    const size_t at = Peek().pos;
+    if (primary_key_) {
+      return InvalidArgument(
+          "SQL column list, column {}: a second PRIMARY KEY (the first is at column {})", at,
+          primary_key_->pos);
+    }
+    Next();
+    if (!IsWord("KEY")) return Error("expected KEY after PRIMARY");
+    Next();
+    return at;
+  }
+  Status NotEnforced(size_t at) {
+    if (IsWord("NOT") && IsWord("ENFORCED", 1)) {
+      Next();
+      Next();
+      return Ok();
+    }
+    return InvalidArgument(
+        "SQL column list, column {}: PRIMARY KEY must be declared NOT ENFORCED (Flink SQL requires "
+        "it: "
+        "the key is not checked for uniqueness), found {}",
+        at, Describe(Peek()));
+  }
+
+  /// PRIMARY KEY (col[, col...]) NOT ENFORCED; a column is a name, or a
+  /// dotted path into structs (`loc.city`).
+  Status TableConstraint() {
+    FLOE_ASSIGN_OR_RETURN(size_t at, PrimaryKeyWords());
+    FLOE_RETURN_IF_ERROR(Expect("(", "expected '(' and the key columns after PRIMARY KEY"));
+    PrimaryKey pk;
+    pk.pos = at;
+    while (true) {
+      KeyColumn c;
+      c.pos = Peek().pos;
+      while (true) {
+        if (Peek().kind != Tok::kWord && Peek().kind != Tok::kQuoted) {
+          return Error("expected a column name in PRIMARY KEY (...)");
+        }
+        c.path.push_back(Next().text);
+        if (!IsPunct(".")) break;
+        Next();
+      }
+      pk.columns.push_back(std::move(c));
+      if (IsPunct(",")) {
+        Next();
+        continue;
+      }
+      break;
+    }
+    FLOE_RETURN_IF_ERROR(Expect(")", "expected ',' or ')' to close PRIMARY KEY (...)"));
+    FLOE_RETURN_IF_ERROR(NotEnforced(at));
+    primary_key_ = std::move(pk);
+    return Ok();
+  }
+
+  /// name [:] type [NOT NULL | NULL] [[CONSTRAINT c] PRIMARY KEY NOT ENFORCED]
+  /// [COMMENT 'text']. The column constraint is for top-level columns only.
   Result<PField> Field(bool allow_colon, std::string_view what) {
     PField f;
     const Token& name = Peek();
@@ -185,10 +284,24 @@ class Parser {
       return Error(fmt::format("expected a {} name", what));
     }
     f.name = name.text;
+    f.pos = name.pos;
     Next();
     if (allow_colon && IsPunct(":")) Next();
     FLOE_ASSIGN_OR_RETURN(f.type, ParseType());
     FLOE_ASSIGN_OR_RETURN(f.required, Nullability());
+    if (IsWord("PRIMARY") || IsWord("CONSTRAINT")) {
+      if (depth_ > 0) {
+        return Error(
+            "a PRIMARY KEY column constraint belongs to a top-level column; for a nested "
+            "field write a table constraint PRIMARY KEY (a.b) NOT ENFORCED");
+      }
+      FLOE_ASSIGN_OR_RETURN(size_t at, PrimaryKeyWords());
+      FLOE_RETURN_IF_ERROR(NotEnforced(at));
+      PrimaryKey pk;
+      pk.pos = at;
+      pk.columns.push_back(KeyColumn{{f.name}, f.pos});
+      primary_key_ = std::move(pk);
+    }
     if (IsWord("COMMENT")) {
       Next();
       if (Peek().kind != Tok::kString) return Error("expected a quoted comment after COMMENT");
@@ -407,6 +520,7 @@ class Parser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   int depth_ = 0;
+  std::optional<PrimaryKey> primary_key_;
 };
 
 // Id assignment (Java TypeUtil.assignFreshIds): a struct's fields are numbered
@@ -512,12 +626,98 @@ std::string FormatSqlColumns(const Schema& schema) {
   return out;
 }
 
+namespace {
+
+std::string JoinPath(const std::vector<std::string>& path, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += (i ? "." : "") + path[i];
+  return out;
+}
+
+// Checks the key columns against the Iceberg spec's rules for identifier
+// fields (Schemas: primitive, not float or double, required, not in a list
+// or map nor in an optional struct) and makes each one required: Flink SQL
+// makes primary key columns NOT NULL, and Iceberg's Flink connector turns
+// the primary key into the identifier fields of that schema. An optional
+// struct on the way is refused rather than made required: that would change
+// what the struct itself may hold.
+Status ApplyPrimaryKey(const Parser::PrimaryKey& pk, std::vector<PField>* columns) {
+  std::vector<std::string> seen;
+  for (const auto& c : pk.columns) {
+    const std::string path = JoinPath(c.path, c.path.size());
+    auto fail = [&](std::string_view why) {
+      return InvalidArgument("SQL column list, column {}: PRIMARY KEY column '{}' {}", c.pos, path,
+                             why);
+    };
+    if (std::find(seen.begin(), seen.end(), path) != seen.end()) return fail("is listed twice");
+    seen.push_back(path);
+    std::vector<PField>* fields = columns;
+    for (size_t i = 0; i < c.path.size(); ++i) {
+      auto it = std::find_if(fields->begin(), fields->end(),
+                             [&](const PField& f) { return f.name == c.path[i]; });
+      if (it == fields->end()) {
+        return fail(i == 0 ? std::string("is not a column of the list")
+                           : fmt::format("does not exist: struct '{}' has no field '{}'",
+                                         JoinPath(c.path, i), c.path[i]));
+      }
+      PField& f = *it;
+      if (i + 1 == c.path.size()) {
+        if (f.type->id == TypeId::kStruct || f.type->id == TypeId::kList ||
+            f.type->id == TypeId::kMap) {
+          return fail("must be of a primitive type (Iceberg spec: identifier fields)");
+        }
+        if (f.type->id == TypeId::kFloat || f.type->id == TypeId::kDouble) {
+          return fail("cannot be FLOAT or DOUBLE (Iceberg spec: identifier fields)");
+        }
+        f.required = true;
+        break;
+      }
+      if (f.type->id != TypeId::kStruct) {
+        return fail(
+            fmt::format("reaches into '{}', which is not a struct: key columns are top-level "
+                        "or struct fields, never inside arrays or maps",
+                        JoinPath(c.path, i + 1)));
+      }
+      if (!f.required) {
+        return fail(
+            fmt::format("is inside the optional struct '{}': declare it NOT NULL (Iceberg spec: "
+                        "an identifier field cannot be nested in an optional struct)",
+                        JoinPath(c.path, i + 1)));
+      }
+      fields = &f.type->fields;
+    }
+  }
+  return Ok();
+}
+
+// The field id at `path` (names of nested struct fields) of built fields.
+int32_t IdAtPath(const std::vector<NestedField>& fields, const std::vector<std::string>& path) {
+  const std::vector<NestedField>* level = &fields;
+  for (size_t i = 0; i < path.size(); ++i) {
+    for (const auto& f : *level) {
+      if (f.name != path[i]) continue;
+      if (i + 1 == path.size()) return f.id;
+      level = &f.type->fields;
+      break;
+    }
+  }
+  return -1;  // not reached: ApplyPrimaryKey resolved every path
+}
+
+}  // namespace
+
 Result<Schema> ParseSqlColumns(std::string_view text) {
   Parser p(text);
   FLOE_RETURN_IF_ERROR(p.Tokenize());
   FLOE_ASSIGN_OR_RETURN(auto cols, p.ColumnList());
+  if (p.primary_key()) FLOE_RETURN_IF_ERROR(ApplyPrimaryKey(*p.primary_key(), &cols));
   int32_t next_id = 1;
-  Schema schema(BuildFields(cols, &next_id));
+  std::vector<NestedField> fields = BuildFields(cols, &next_id);
+  std::vector<int32_t> identifiers;
+  if (p.primary_key()) {
+    for (const auto& c : p.primary_key()->columns) identifiers.push_back(IdAtPath(fields, c.path));
+  }
+  Schema schema(std::move(fields), 0, std::move(identifiers));
   FLOE_RETURN_IF_ERROR(schema.Validate());
   return schema;
 }

@@ -17,6 +17,16 @@
 /// Names may be backquoted (`a b`, with `` for a backquote). A column or
 /// struct field may carry `COMMENT 'text'`, which becomes its doc.
 ///
+/// A primary key, as in Flink SQL, becomes the schema's identifier fields
+/// (`identifier-field-ids`, as Iceberg's Flink connector converts it): a
+/// table constraint `[CONSTRAINT name] PRIMARY KEY (col[, col...]) NOT
+/// ENFORCED` among the columns (a key column may be a dotted path into
+/// structs: `loc.city`), or a column constraint `id BIGINT PRIMARY KEY NOT
+/// ENFORCED`. `NOT ENFORCED` is required, as Flink requires it. Key columns
+/// follow the Iceberg spec's rules for identifier fields — primitive, not
+/// FLOAT/DOUBLE, not in an array or map, not in an optional struct — and are
+/// made required (NOT NULL), as Flink makes primary key columns.
+///
 /// Field ids are assigned as Iceberg assigns them to a new table
 /// (Java TypeUtil.assignFreshIds): the fields of a struct get consecutive ids
 /// first (top level: 1..n), then each field's nested type is numbered in field
@@ -32,7 +42,8 @@
 
 namespace floe {
 
-/// Parses a SQL column list into a Schema (schema id 0, no identifier fields).
+/// Parses a SQL column list into a Schema (schema id 0; identifier fields
+/// from a PRIMARY KEY, in key order, else none).
 /// Errors are kInvalidArgument and name the 1-based character position and
 /// what was expected, e.g. `SQL column list, column 12: expected '>' to close
 /// ARRAY<...>, found ','`.
