@@ -160,6 +160,27 @@ TEST_F(SpillSorterTest, MoreRunsThanOneMergeTakes) {
   EXPECT_TRUE(SpillFds().empty());
 }
 
+// Keys sharing long heads (past several 8-byte windows), keys that end
+// inside a window, prefixes of each other, and every range size around the
+// switch from radix to comparison sort.
+TEST_F(SpillSorterTest, LongSharedHeadsAndEveryRangeSize) {
+  std::mt19937_64 rng(14);
+  for (size_t n : {1, 2, 3, 10, 24, 25, 26, 100, 5000}) {
+    SCOPED_TRACE(n);
+    std::vector<Record> records;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t heads[] = {0, 7, 8, 9, 16, 40, 300};
+      std::string key(heads[rng() % 7], 'x');
+      key += std::string(rng() % 10, static_cast<char>("\0ax\xff"[rng() % 4]));
+      records.emplace_back(std::move(key), std::to_string(i));
+    }
+    for (int spill : {0, 1}) {
+      auto sorter = MakeSorter();
+      EXPECT_EQ(SortThrough(sorter.get(), records, spill ? n / 2 + 1 : 0), Expected(records));
+    }
+  }
+}
+
 TEST_F(SpillSorterTest, EmptySorter) {
   auto sorter = MakeSorter();
   EXPECT_EQ(sorter->memory_used(), 0u);
@@ -325,6 +346,11 @@ TEST_F(SpillSorterTest, WriteFailureNamesTheFolderAndKeepsTheRecords) {
                                    test::HasErrorMessage("File too large")));
   EXPECT_EQ(sorter->runs(), 0);
   EXPECT_TRUE(SpillFds().empty());  // the partial run is gone
+  // The failed spill sorted the records already; more come, then they are
+  // sorted again (the sort must not trust what the first one left behind).
+  auto more = RandomRecords(13, 5000);
+  for (const auto& [k, p] : more) ASSERT_OK(sorter->Add(k, p));
+  records.insert(records.end(), more.begin(), more.end());
   ASSERT_OK(sorter->Spill());
   ASSERT_OK_AND_ASSIGN(auto stream, sorter->Finish());
   EXPECT_EQ(Drain(stream.get()), Expected(records));

@@ -190,6 +190,10 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 16);
 
+/// Entries walked in sorted order touch the arena at random: fetching the
+/// record this many entries ahead hides most of the cache misses.
+constexpr ptrdiff_t kPrefetchAhead = 8;
+
 /// Arena record: u32 key_len, u32 payload_len, key, payload.
 constexpr size_t kArenaHeaderBytes = 8;
 
@@ -202,14 +206,103 @@ std::string_view ArenaPayload(const char* arena, uint64_t offset) {
   return {p + kArenaHeaderBytes + LoadU32(p), LoadU32(p + 4)};
 }
 
-/// Sorts entries by (key, arena offset).
-void SortEntries(Entry* entries, size_t n, const char* arena) {
-  std::sort(entries, entries + n, [arena](const Entry& a, const Entry& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    if (int c = CompareKeys(ArenaKey(arena, a.offset), ArenaKey(arena, b.offset)); c != 0) return c < 0;
-    return a.offset < b.offset;
-  });
-}
+/// Sorts entries by (key, arena offset): an MSD radix sort on the key bytes,
+/// 8 at a time. The entries' prefix holds key bytes [depth, depth + 8); when
+/// a range agrees on all 8, the keys that end inside them go first (shorter
+/// first, then by offset) and the others get their next 8 bytes from the
+/// arena. Small ranges fall back to a comparison sort. Radix, because the
+/// sink's keys start with low-entropy bytes (shard, the high bytes of ids)
+/// that would send nearly every comparison of a comparison sort to the arena.
+class EntrySorter {
+ public:
+  explicit EntrySorter(const char* arena) : arena_(arena) {}
+
+  /// Sorts; true when prefixes were overwritten with deeper key bytes.
+  bool Sort(Entry* e, size_t n) {
+    SortFrom(e, n, 0, 0);
+    return refilled_;
+  }
+
+ private:
+  static constexpr size_t kSmall = 24;
+
+  static unsigned ByteAt(const Entry& x, int byte) {
+    return static_cast<unsigned>(x.prefix >> (56 - 8 * byte)) & 0xff;
+  }
+  size_t KeyLength(const Entry& x) const { return LoadU32(arena_ + x.offset); }
+
+  // Recurses into every bucket but the largest and loops on that one, so the
+  // recursion depth stays logarithmic whatever the keys.
+  void SortFrom(Entry* e, size_t n, size_t depth, int byte) {
+    while (n > 1) {
+      if (n <= kSmall) return SmallSort(e, n, depth);
+      if (byte == 8) {
+        Entry* end = e + n;
+        Entry* rest = std::partition(e, end, [&](const Entry& x) { return KeyLength(x) <= depth + 8; });
+        std::sort(e, rest, [&](const Entry& a, const Entry& b) {
+          const size_t la = KeyLength(a), lb = KeyLength(b);
+          return la != lb ? la < lb : a.offset < b.offset;
+        });
+        depth += 8;
+        refilled_ |= rest != end;
+        for (Entry* x = rest; x != end; ++x) {
+          if (end - x > kPrefetchAhead) __builtin_prefetch(arena_ + x[kPrefetchAhead].offset);
+          std::string_view key = ArenaKey(arena_, x->offset);
+          x->prefix = KeyPrefix(key.data() + depth, key.size() - depth);
+        }
+        e = rest;
+        n = static_cast<size_t>(end - rest);
+        byte = 0;
+        continue;
+      }
+      size_t count[256] = {};
+      for (size_t i = 0; i < n; ++i) ++count[ByteAt(e[i], byte)];
+      if (count[ByteAt(e[0], byte)] == n) {  // one bucket: look at the next byte
+        ++byte;
+        continue;
+      }
+      // American flag sort: permute in place into the buckets.
+      size_t start[256], next[256];
+      size_t at = 0, largest = 0;
+      for (unsigned b = 0; b < 256; ++b) {
+        start[b] = next[b] = at;
+        at += count[b];
+        if (count[b] > count[largest]) largest = b;
+      }
+      for (unsigned b = 0; b < 256; ++b) {
+        const size_t stop = start[b] + count[b];
+        while (next[b] < stop) {
+          Entry x = e[next[b]];
+          unsigned xb = ByteAt(x, byte);
+          while (xb != b) {
+            std::swap(x, e[next[xb]++]);
+            xb = ByteAt(x, byte);
+          }
+          e[next[b]++] = x;
+        }
+      }
+      for (unsigned b = 0; b < 256; ++b) {
+        if (b != largest && count[b] > 1) SortFrom(e + start[b], count[b], depth, byte + 1);
+      }
+      e += start[largest];
+      n = count[largest];
+      ++byte;
+    }
+  }
+
+  // The entries agree on key bytes [0, depth).
+  void SmallSort(Entry* e, size_t n, size_t depth) {
+    std::sort(e, e + n, [&](const Entry& a, const Entry& b) {
+      if (a.prefix != b.prefix) return a.prefix < b.prefix;
+      std::string_view ka = ArenaKey(arena_, a.offset), kb = ArenaKey(arena_, b.offset);
+      if (int c = CompareKeys(ka.substr(depth), kb.substr(depth)); c != 0) return c < 0;
+      return a.offset < b.offset;
+    });
+  }
+
+  const char* arena_;
+  bool refilled_ = false;
+};
 
 /// Creates a file in `dir` that no path names: O_TMPFILE, or where the file
 /// system lacks it, mkstemp and an immediate unlink.
@@ -514,7 +607,9 @@ class MemoryStream final : public SpillSorter::Stream {
       entries_.Release();
       return false;
     }
-    const Entry& e = reinterpret_cast<const Entry*>(entries_.data())[pos_++];
+    const auto* entries = reinterpret_cast<const Entry*>(entries_.data());
+    if (pos_ + kPrefetchAhead < n_) __builtin_prefetch(arena_.data() + entries[pos_ + kPrefetchAhead].offset);
+    const Entry& e = entries[pos_++];
     *key = ArenaKey(arena_.data(), e.offset);
     *payload = ArenaPayload(arena_.data(), e.offset);
     return true;
@@ -571,14 +666,31 @@ struct SpillSorter::State {
   PageBuffer entries;
   size_t in_memory = 0;  ///< entries in `entries`
   size_t records = 0;    ///< since construction or the last Finish
+  uint64_t spilled_bytes = 0;
   std::vector<Run> runs;
 
+  /// Set when a sort left deeper key bytes in some entries' prefixes (a
+  /// spill that then failed keeps them): a later sort must recompute them.
+  bool prefixes_stale = false;
+
   Entry* entry_data() { return reinterpret_cast<Entry*>(entries.data()); }
+  void Sort() {
+    Entry* e = entry_data();
+    if (prefixes_stale) {
+      for (size_t i = 0; i < in_memory; ++i) {
+        std::string_view key = ArenaKey(arena.data(), e[i].offset);
+        e[i].prefix = KeyPrefix(key.data(), key.size());
+      }
+    }
+    prefixes_stale = EntrySorter(arena.data()).Sort(e, in_memory);
+  }
   void Reset() {
+    prefixes_stale = false;
     arena.Release();
     entries.Release();
     in_memory = 0;
     records = 0;
+    spilled_bytes = 0;
     runs.clear();
   }
 };
@@ -636,30 +748,34 @@ Status SpillSorter::Add(std::string_view key, std::string_view payload) {
 size_t SpillSorter::memory_used() const { return state_->arena.size() + state_->entries.size(); }
 size_t SpillSorter::records() const { return state_->records; }
 int SpillSorter::runs() const { return static_cast<int>(state_->runs.size()); }
+uint64_t SpillSorter::spilled_bytes() const { return state_->spilled_bytes; }
 
 Status SpillSorter::Spill() {
   State& s = *state_;
   if (s.in_memory == 0) return Ok();
-  SortEntries(s.entry_data(), s.in_memory, s.arena.data());
+  s.Sort();
   FLOE_ASSIGN_OR_RETURN(Fd fd, OpenSpillFile(s.options.spill_dir));
   RunWriter writer(std::move(fd), s.options.spill_dir, s.options.compress_runs);
   const Entry* entries = s.entry_data();
   for (size_t i = 0; i < s.in_memory; ++i) {
+    if (i + kPrefetchAhead < s.in_memory) __builtin_prefetch(s.arena.data() + entries[i + kPrefetchAhead].offset);
     FLOE_RETURN_IF_ERROR(writer.Add(ArenaKey(s.arena.data(), entries[i].offset),
                                     ArenaPayload(s.arena.data(), entries[i].offset)));
   }
   FLOE_ASSIGN_OR_RETURN(Run run, std::move(writer).Finish());
+  s.spilled_bytes += run.bytes;
   s.runs.push_back(std::move(run));
   s.arena.Release();
   s.entries.Release();
   s.in_memory = 0;
+  s.prefixes_stale = false;
   return Ok();
 }
 
 Result<std::unique_ptr<SpillSorter::Stream>> SpillSorter::Finish() {
   State& s = *state_;
   if (s.runs.empty()) {
-    SortEntries(s.entry_data(), s.in_memory, s.arena.data());
+    s.Sort();
     auto stream = std::make_unique<MemoryStream>(std::move(s.arena), std::move(s.entries), s.in_memory);
     s.Reset();
     return stream;

@@ -59,6 +59,9 @@ class SpillSorter {
   size_t memory_used() const;
   size_t records() const;  ///< added since construction or the last Finish
   int runs() const;        ///< spilled runs so far
+  /// Bytes written to runs since construction or the last Finish (merge
+  /// passes not counted): for progress reports and for measuring compression.
+  uint64_t spilled_bytes() const;
 
   /// Sorts what is in memory and writes it as one run to an unnamed file in
   /// the spill folder; the memory is unmapped (memory_used() drops to 0). A
