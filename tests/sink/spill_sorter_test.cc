@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -303,6 +304,29 @@ TEST_F(SpillSorterTest, SpillFilesNeverShowInTheFolder) {
   EXPECT_TRUE(DirIsEmpty());
 }
 
+// kill -9 right after spilling leaves nothing in the folder: no path ever
+// named the runs.
+TEST_F(SpillSorterTest, KillNineLeavesNothingBehind) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto sorter = SpillSorter::Make({dir_.string()});
+    if (!sorter) ::_exit(3);
+    for (int i = 0; i < 20000; ++i) {
+      if (!(*sorter)->Add(fmt::format("{:08}", i % 977), "payload")) ::_exit(4);
+      if (i % 5000 == 4999 && !(*sorter)->Spill()) ::_exit(5);
+    }
+    if ((*sorter)->runs() != 4) ::_exit(6);
+    ::raise(SIGKILL);
+    ::_exit(7);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  EXPECT_TRUE(DirIsEmpty());
+}
+
 /// Resident set size of this process, from /proc/self/statm.
 size_t ResidentBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -356,16 +380,6 @@ TEST_F(SpillSorterTest, WriteFailureNamesTheFolderAndKeepsTheRecords) {
   EXPECT_EQ(Drain(stream.get()), Expected(records));
 }
 
-/// Finishes and reads to the first error, which is returned.
-Status DrainForError(SpillSorter* sorter) {
-  FLOE_ASSIGN_OR_RETURN(auto stream, sorter->Finish());
-  std::string_view key, payload;
-  while (true) {
-    FLOE_ASSIGN_OR_RETURN(bool more, stream->Next(&key, &payload));
-    if (!more) return Ok();
-  }
-}
-
 // Damaged run bytes (written behind the sorter's back through its
 // descriptor) are kCorrupt: a flipped byte in a block, a run cut short,
 // a block header that lies about its size.
@@ -409,8 +423,13 @@ TEST_F(SpillSorterTest, DamagedRunsAreCorrupt) {
     auto fds = SpillFds();
     ASSERT_EQ(fds.size(), 2u);
     damage.apply(fds[0]);
-    EXPECT_THAT(DrainForError(sorter.get()),
-                ::testing::AllOf(test::IsError(ErrorKind::kCorrupt), test::HasErrorMessage(dir_.string())));
+    ASSERT_OK_AND_ASSIGN(auto stream, sorter->Finish());
+    std::string_view key, payload;
+    Result<bool> more = true;
+    while (more && *more) more = stream->Next(&key, &payload);
+    EXPECT_THAT(more, ::testing::AllOf(test::IsError(ErrorKind::kCorrupt), test::HasErrorMessage(dir_.string())));
+    // And it stays an error.
+    EXPECT_THAT(stream->Next(&key, &payload), test::IsError(ErrorKind::kCorrupt));
   }
   EXPECT_TRUE(SpillFds().empty());
 }

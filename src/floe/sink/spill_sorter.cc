@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -192,7 +193,7 @@ static_assert(sizeof(Entry) == 16);
 
 /// Entries walked in sorted order touch the arena at random: fetching the
 /// record this many entries ahead hides most of the cache misses.
-constexpr ptrdiff_t kPrefetchAhead = 8;
+constexpr ptrdiff_t kPrefetchAhead = 16;
 
 /// Arena record: u32 key_len, u32 payload_len, key, payload.
 constexpr size_t kArenaHeaderBytes = 8;
@@ -528,6 +529,22 @@ class MergeStream final : public SpillSorter::Stream {
   }
 
   Result<bool> Next(std::string_view* key, std::string_view* payload) override {
+    if (error_) return Fail(*error_);
+    Result<bool> next = Advance();
+    if (!next) {
+      error_ = next.error();  // the heap is half-updated: every later call fails the same way
+      return next;
+    }
+    if (!*next) return false;
+    const Source& top = sources_[heap_[0].source];
+    *key = top.key;
+    *payload = top.payload;
+    return true;
+  }
+
+ private:
+  /// Moves to the next record; false at the end.
+  Result<bool> Advance() {
     if (!started_) {
       started_ = true;
       for (uint32_t s = 0; s < sources_.size(); ++s) {
@@ -547,14 +564,9 @@ class MergeStream final : public SpillSorter::Stream {
       }
       if (!heap_.empty()) SiftDown(0);
     }
-    if (heap_.empty()) return false;
-    const Source& top = sources_[heap_[0].source];
-    *key = top.key;
-    *payload = top.payload;
-    return true;
+    return !heap_.empty();
   }
 
- private:
   struct Source {
     RunReader reader;
     std::string_view key;
@@ -593,6 +605,7 @@ class MergeStream final : public SpillSorter::Stream {
   std::vector<Source> sources_;
   std::vector<Node> heap_;
   bool started_ = false;
+  std::optional<Error> error_;
 };
 
 /// The records of a sorter that never spilled: its sorted entries, walked.
