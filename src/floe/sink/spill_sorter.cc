@@ -69,10 +69,18 @@ uint64_t KeyPrefix(const char* key, size_t len) {
 }
 
 /// memcmp order, a shorter key first when it is a prefix of the other.
+/// Compares 8 bytes at a time inline: the sink's keys are a few dozen bytes,
+/// where a call to memcmp costs more than the comparing.
 int CompareKeys(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
-  if (n > 0) {
-    if (int c = std::memcmp(a.data(), b.data(), n); c != 0) return c;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t x = __builtin_bswap64(LoadU64(a.data() + i));
+    const uint64_t y = __builtin_bswap64(LoadU64(b.data() + i));
+    if (x != y) return x < y ? -1 : 1;
+  }
+  if (i < n) {
+    if (int c = std::memcmp(a.data() + i, b.data() + i, n - i); c != 0) return c;
   }
   return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
@@ -257,9 +265,16 @@ class EntrySorter {
         continue;
       }
       size_t count[256] = {};
-      for (size_t i = 0; i < n; ++i) ++count[ByteAt(e[i], byte)];
-      if (count[ByteAt(e[0], byte)] == n) {  // one bucket: look at the next byte
-        ++byte;
+      const uint64_t first = e[0].prefix;
+      uint64_t diff = 0;
+      for (size_t i = 0; i < n; ++i) {
+        ++count[ByteAt(e[i], byte)];
+        diff |= e[i].prefix ^ first;
+      }
+      if (count[ByteAt(e[0], byte)] == n) {
+        // One bucket: skip to the first byte where any prefix differs (the
+        // sink's keys have runs of zero bytes: high bytes of small numbers).
+        byte = diff == 0 ? 8 : __builtin_clzll(diff) / 8;
         continue;
       }
       // American flag sort: permute in place into the buckets.

@@ -134,13 +134,13 @@ int RunSorter(const char* name, int64_t records, size_t budget, bool compress) {
   }
   const int runs = sorter->runs();
   const double spilled_mb = static_cast<double>(sorter->spilled_bytes()) / (1 << 20);
-  const double t1 = Now(), c1 = CpuSeconds();
+  const double c1 = CpuSeconds();
   auto stream = sorter->Finish();
   if (!stream) {
     std::fprintf(stderr, "%s\n", stream.error().ToString().c_str());
     return 1;
   }
-  const double t2 = Now(), c2 = CpuSeconds();
+  const double c2 = CpuSeconds();
   std::string previous;
   int64_t seen = 0;
   std::string_view k, p;
