@@ -366,8 +366,9 @@ TEST_F(SpillSorterTest, WriteFailureNamesTheFolderAndKeepsTheRecords) {
   ::setrlimit(RLIMIT_FSIZE, &old);
   ::signal(SIGXFSZ, old_handler);
 
-  EXPECT_THAT(st, ::testing::AllOf(test::IsError(ErrorKind::kIo), test::HasErrorMessage(dir_.string()),
-                                   test::HasErrorMessage("File too large")));
+  EXPECT_THAT(st,
+              ::testing::AllOf(test::IsError(ErrorKind::kIo), test::HasErrorMessage(dir_.string()),
+                               test::HasErrorMessage("File too large")));
   EXPECT_EQ(sorter->runs(), 0);
   EXPECT_TRUE(SpillFds().empty());  // the partial run is gone
   // The failed spill sorted the records already; more come, then they are
@@ -427,7 +428,8 @@ TEST_F(SpillSorterTest, DamagedRunsAreCorrupt) {
     std::string_view key, payload;
     Result<bool> more = true;
     while (more && *more) more = stream->Next(&key, &payload);
-    EXPECT_THAT(more, ::testing::AllOf(test::IsError(ErrorKind::kCorrupt), test::HasErrorMessage(dir_.string())));
+    EXPECT_THAT(more, ::testing::AllOf(test::IsError(ErrorKind::kCorrupt),
+                                       test::HasErrorMessage(dir_.string())));
     // And it stays an error.
     EXPECT_THAT(stream->Next(&key, &payload), test::IsError(ErrorKind::kCorrupt));
   }
@@ -435,10 +437,12 @@ TEST_F(SpillSorterTest, DamagedRunsAreCorrupt) {
 }
 
 TEST_F(SpillSorterTest, BadFoldersAndOversizedRecords) {
-  EXPECT_THAT(SpillSorter::Make({(dir_ / "missing").string()}),
-              ::testing::AllOf(test::IsError(ErrorKind::kNotFound), test::HasErrorMessage("missing")));
+  EXPECT_THAT(
+      SpillSorter::Make({(dir_ / "missing").string()}),
+      ::testing::AllOf(test::IsError(ErrorKind::kNotFound), test::HasErrorMessage("missing")));
   ASSERT_TRUE(test::WriteFile(dir_ / "file", "x"));
-  EXPECT_THAT(SpillSorter::Make({(dir_ / "file").string()}), test::IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(SpillSorter::Make({(dir_ / "file").string()}),
+              test::IsError(ErrorKind::kInvalidArgument));
   fs::remove(dir_ / "file");
 
   auto sorter = MakeSorter();

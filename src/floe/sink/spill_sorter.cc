@@ -177,8 +177,9 @@ class PageBuffer {
   bool Grow(size_t need) {
     size_t cap = std::max({need, capacity_ * 2, size_t{256} * 1024});
     cap = (cap + kPageBytes - 1) / kPageBytes * kPageBytes;
-    void* p = data_ ? ::mremap(data_, capacity_, cap, MREMAP_MAYMOVE)
-                    : ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p =
+        data_ ? ::mremap(data_, capacity_, cap, MREMAP_MAYMOVE)
+              : ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return false;
     data_ = static_cast<char*>(p);
     capacity_ = cap;
@@ -247,7 +248,8 @@ class EntrySorter {
       if (n <= kSmall) return SmallSort(e, n, depth);
       if (byte == 8) {
         Entry* end = e + n;
-        Entry* rest = std::partition(e, end, [&](const Entry& x) { return KeyLength(x) <= depth + 8; });
+        Entry* rest =
+            std::partition(e, end, [&](const Entry& x) { return KeyLength(x) <= depth + 8; });
         std::sort(e, rest, [&](const Entry& a, const Entry& b) {
           const size_t la = KeyLength(a), lb = KeyLength(b);
           return la != lb ? la < lb : a.offset < b.offset;
@@ -383,7 +385,8 @@ class RunWriter {
     if (compress_ && raw_len <= LZ4_MAX_INPUT_SIZE) {
       const int bound = LZ4_compressBound(static_cast<int>(raw_len));
       ResizeUninit(&packed_, static_cast<size_t>(bound));
-      const int n = LZ4_compress_default(block_.data(), packed_.data(), static_cast<int>(raw_len), bound);
+      const int n =
+          LZ4_compress_default(block_.data(), packed_.data(), static_cast<int>(raw_len), bound);
       // Keep the compressed form only when it saves an eighth or more: below
       // that, decompressing costs more than the bytes it saves.
       if (n > 0 && static_cast<uint32_t>(n) < raw_len - raw_len / 8) {
@@ -411,8 +414,8 @@ class RunWriter {
       ssize_t w = ::write(fd_.get(), p, n);
       if (w < 0) {
         if (errno == EINTR) continue;
-        return IoError("writing a sort run to the spill folder '{}' failed after {} bytes: {}", dir_,
-                       bytes_, ErrnoText(errno));
+        return IoError("writing a sort run to the spill folder '{}' failed after {} bytes: {}",
+                       dir_, bytes_, ErrnoText(errno));
       }
       p += w;
       n -= static_cast<size_t>(w);
@@ -468,7 +471,8 @@ class RunReader {
       ssize_t r = ::pread(run_.fd.get(), out + done, n - done, static_cast<off_t>(offset + done));
       if (r < 0) {
         if (errno == EINTR) continue;
-        return IoError("reading a sort run in the spill folder '{}' failed: {}", dir_, ErrnoText(errno));
+        return IoError("reading a sort run in the spill folder '{}' failed: {}", dir_,
+                       ErrnoText(errno));
       }
       if (r == 0) return Damaged("the run ends {} bytes early", n - done);
       done += static_cast<size_t>(r);
@@ -497,11 +501,13 @@ class RunReader {
     if (stored_len > run_.bytes - offset_ - kBlockHeaderBytes || raw_len == 0 ||
         raw_len > kBlockBytes + SpillSorter::kMaxRecordBytes + kMaxFramingBytes ||
         (!compressed && stored_len != raw_len)) {
-      return Damaged("block header (raw {} bytes, stored {}) does not fit the run", raw_len, stored_len);
+      return Damaged("block header (raw {} bytes, stored {}) does not fit the run", raw_len,
+                     stored_len);
     }
     // Large blocks (a huge record) get fresh buffers, so the memory goes
     // when the next block is small again.
-    if (stored_.capacity() > 4 * kBlockBytes && stored_len <= kBlockBytes) std::string().swap(stored_);
+    if (stored_.capacity() > 4 * kBlockBytes && stored_len <= kBlockBytes)
+      std::string().swap(stored_);
     if (raw_.capacity() > 4 * kBlockBytes && raw_len <= kBlockBytes) std::string().swap(raw_);
     ResizeUninit(&stored_, stored_len);
     FLOE_RETURN_IF_ERROR(ReadExactly(offset_ + kBlockHeaderBytes, stored_len, stored_.data()));
@@ -512,7 +518,8 @@ class RunReader {
       ResizeUninit(&raw_, raw_len);
       int n = LZ4_decompress_safe(stored_.data(), raw_.data(), static_cast<int>(stored_len),
                                   static_cast<int>(raw_len));
-      if (n < 0 || static_cast<uint32_t>(n) != raw_len) return Damaged("LZ4 block does not decompress");
+      if (n < 0 || static_cast<uint32_t>(n) != raw_len)
+        return Damaged("LZ4 block does not decompress");
       p_ = raw_.data();
     } else {
       p_ = stored_.data();
@@ -538,7 +545,8 @@ class RunReader {
 /// the input in order, so the run index keeps equal keys stable.
 class MergeStream final : public SpillSorter::Stream {
  public:
-  MergeStream(std::vector<Run> runs, std::string dir) : dir_(std::make_unique<std::string>(std::move(dir))) {
+  MergeStream(std::vector<Run> runs, std::string dir)
+      : dir_(std::make_unique<std::string>(std::move(dir))) {
     sources_.reserve(runs.size());
     for (auto& run : runs) sources_.push_back(Source{RunReader(std::move(run), *dir_), {}, {}});
   }
@@ -564,7 +572,8 @@ class MergeStream final : public SpillSorter::Stream {
       started_ = true;
       for (uint32_t s = 0; s < sources_.size(); ++s) {
         FLOE_ASSIGN_OR_RETURN(bool more, Pull(s));
-        if (more) heap_.push_back(Node{KeyPrefix(sources_[s].key.data(), sources_[s].key.size()), s});
+        if (more)
+          heap_.push_back(Node{KeyPrefix(sources_[s].key.data(), sources_[s].key.size()), s});
       }
       for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
     } else if (!heap_.empty()) {
@@ -592,7 +601,9 @@ class MergeStream final : public SpillSorter::Stream {
     uint32_t source;
   };
 
-  Result<bool> Pull(uint32_t s) { return sources_[s].reader.Next(&sources_[s].key, &sources_[s].payload); }
+  Result<bool> Pull(uint32_t s) {
+    return sources_[s].reader.Next(&sources_[s].key, &sources_[s].payload);
+  }
 
   bool Less(const Node& a, const Node& b) const {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
@@ -636,7 +647,8 @@ class MemoryStream final : public SpillSorter::Stream {
       return false;
     }
     const auto* entries = reinterpret_cast<const Entry*>(entries_.data());
-    if (pos_ + kPrefetchAhead < n_) __builtin_prefetch(arena_.data() + entries[pos_ + kPrefetchAhead].offset);
+    if (pos_ + kPrefetchAhead < n_)
+      __builtin_prefetch(arena_.data() + entries[pos_ + kPrefetchAhead].offset);
     const Entry& e = entries[pos_++];
     *key = ArenaKey(arena_.data(), e.offset);
     *payload = ArenaPayload(arena_.data(), e.offset);
@@ -651,7 +663,8 @@ class MemoryStream final : public SpillSorter::Stream {
 };
 
 /// Merges runs [first, first + count) of `runs` into one run in their place.
-Status MergeRuns(std::vector<Run>* runs, size_t first, size_t count, const SpillSorterOptions& options) {
+Status MergeRuns(std::vector<Run>* runs, size_t first, size_t count,
+                 const SpillSorterOptions& options) {
   std::vector<Run> group;
   group.reserve(count);
   for (size_t i = first; i < first + count; ++i) group.push_back(std::move((*runs)[i]));
@@ -737,9 +750,11 @@ Result<std::unique_ptr<SpillSorter>> SpillSorter::Make(SpillSorterOptions option
     if (err == ENOENT) return NotFound("spill folder '{}' does not exist", options.spill_dir);
     return IoError("spill folder '{}': {}", options.spill_dir, ErrnoText(err));
   }
-  if (!S_ISDIR(st.st_mode)) return InvalidArgument("spill folder '{}' is not a folder", options.spill_dir);
+  if (!S_ISDIR(st.st_mode))
+    return InvalidArgument("spill folder '{}' is not a folder", options.spill_dir);
   if (::access(options.spill_dir.c_str(), W_OK | X_OK) != 0) {
-    return InvalidArgument("spill folder '{}' is not writable: {}", options.spill_dir, ErrnoText(errno));
+    return InvalidArgument("spill folder '{}' is not writable: {}", options.spill_dir,
+                           ErrnoText(errno));
   }
   auto state = std::make_unique<State>();
   state->options = std::move(options);
@@ -750,7 +765,8 @@ Status SpillSorter::Add(std::string_view key, std::string_view payload) {
   State& s = *state_;
   if (key.size() + payload.size() > kMaxRecordBytes) {
     return InvalidArgument("sort record of {} bytes (key {}, payload {}) is over the {} byte limit",
-                           key.size() + payload.size(), key.size(), payload.size(), kMaxRecordBytes);
+                           key.size() + payload.size(), key.size(), payload.size(),
+                           kMaxRecordBytes);
   }
   const size_t at = s.arena.size();
   char* p = s.arena.Extend(kArenaHeaderBytes + key.size() + payload.size());
@@ -786,7 +802,8 @@ Status SpillSorter::Spill() {
   RunWriter writer(std::move(fd), s.options.spill_dir, s.options.compress_runs);
   const Entry* entries = s.entry_data();
   for (size_t i = 0; i < s.in_memory; ++i) {
-    if (i + kPrefetchAhead < s.in_memory) __builtin_prefetch(s.arena.data() + entries[i + kPrefetchAhead].offset);
+    if (i + kPrefetchAhead < s.in_memory)
+      __builtin_prefetch(s.arena.data() + entries[i + kPrefetchAhead].offset);
     FLOE_RETURN_IF_ERROR(writer.Add(ArenaKey(s.arena.data(), entries[i].offset),
                                     ArenaPayload(s.arena.data(), entries[i].offset)));
   }
@@ -804,7 +821,8 @@ Result<std::unique_ptr<SpillSorter::Stream>> SpillSorter::Finish() {
   State& s = *state_;
   if (s.runs.empty()) {
     s.Sort();
-    auto stream = std::make_unique<MemoryStream>(std::move(s.arena), std::move(s.entries), s.in_memory);
+    auto stream =
+        std::make_unique<MemoryStream>(std::move(s.arena), std::move(s.entries), s.in_memory);
     s.Reset();
     return stream;
   }

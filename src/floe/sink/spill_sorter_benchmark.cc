@@ -45,7 +45,8 @@ double Now() {
 double CpuSeconds() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 double PeakRssMb() {
@@ -60,8 +61,9 @@ floe::SchemaPtr CdcSchema() {
   };
   return std::make_shared<floe::Schema>(std::vector<NestedField>{
       f(1, "id", floe::LongType(), true), f(2, "user_id", floe::LongType()),
-      f(3, "amount", floe::DoubleType()), f(4, "qty", floe::IntType()), f(5, "name", floe::StringType()),
-      f(6, "ts", floe::TimestampType()), f(7, "flag", floe::BooleanType())});
+      f(3, "amount", floe::DoubleType()), f(4, "qty", floe::IntType()),
+      f(5, "name", floe::StringType()), f(6, "ts", floe::TimestampType()),
+      f(7, "flag", floe::BooleanType())});
 }
 
 /// A batch of `n` rows of CdcSchema; ~60 bytes encoded per row.
@@ -152,7 +154,8 @@ int RunSorter(const char* name, int64_t records, size_t budget, bool compress) {
     }
     if (!*more) break;
     if (k < std::string_view(previous)) {
-      std::fprintf(stderr, "%s: keys out of order at record %lld\n", name, static_cast<long long>(seen));
+      std::fprintf(stderr, "%s: keys out of order at record %lld\n", name,
+                   static_cast<long long>(seen));
       return 1;
     }
     previous.assign(k);
@@ -167,8 +170,8 @@ int RunSorter(const char* name, int64_t records, size_t budget, bool compress) {
   std::printf(
       "%-10s %lld records (24 B keys, %.0f B payloads), %d runs (%.0f MB): %.2f M records/s wall, "
       "%.2f M/s CPU (CPU s: add+spill %.2f, finish %.2f, read %.2f), peak RSS %.1f MB\n",
-      name, static_cast<long long>(records), avg_payload, runs, spilled_mb, records / (t3 - t0) / 1e6,
-      records / (c3 - c0) / 1e6, c1 - c0, c2 - c1, c3 - c2, PeakRssMb());
+      name, static_cast<long long>(records), avg_payload, runs, spilled_mb,
+      records / (t3 - t0) / 1e6, records / (c3 - c0) / 1e6, c1 - c0, c2 - c1, c3 - c2, PeakRssMb());
   return 0;
 }
 
@@ -203,8 +206,10 @@ int RunCodec(int64_t rows) {
   }
   const double decode = CpuSeconds() - c0;
   const double n = static_cast<double>(batches * kBatch);
-  std::printf("%-10s %.0f rows of 7 columns (%.1f B each): EncodeAll %.1f M rows/s, Decode %.1f M rows/s (CPU)\n",
-              "codec", n, static_cast<double>(arena.size()) / kBatch, n / encode / 1e6, n / decode / 1e6);
+  std::printf(
+      "%-10s %.0f rows of 7 columns (%.1f B each): EncodeAll %.1f M rows/s, Decode %.1f M rows/s "
+      "(CPU)\n",
+      "codec", n, static_cast<double>(arena.size()) / kBatch, n / encode / 1e6, n / decode / 1e6);
   return 0;
 }
 
