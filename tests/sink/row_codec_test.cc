@@ -83,7 +83,8 @@ std::string RowDiff(const Batch& a, int64_t i, const Batch& b, int64_t j) {
 SchemaPtr EveryTypeSchema() {
   int id = 100;
   auto next = [&] { return id++; };
-  auto point = StructType({Field(next(), "x", LongType(), true), Field(next(), "label", StringType())});
+  auto point =
+      StructType({Field(next(), "x", LongType(), true), Field(next(), "label", StringType())});
   std::vector<NestedField> fields = {
       Field(1, "b", BooleanType()),
       Field(2, "i", IntType(), true),
@@ -102,10 +103,12 @@ SchemaPtr EveryTypeSchema() {
       Field(15, "u", UuidType()),
       Field(16, "fx", FixedType(3)),
       Field(17, "bin", BinaryType()),
-      Field(18, "st", StructType({Field(next(), "a", IntType()), Field(next(), "p", point),
-                                  Field(next(), "tags", ListType(next(), false, StringType()))})),
+      Field(18, "st",
+            StructType({Field(next(), "a", IntType()), Field(next(), "p", point),
+                        Field(next(), "tags", ListType(next(), false, StringType()))})),
       Field(19, "pts", ListType(next(), false, point)),
-      Field(20, "m", MapType(next(), StringType(), next(), false, ListType(next(), false, IntType()))),
+      Field(20, "m",
+            MapType(next(), StringType(), next(), false, ListType(next(), false, IntType()))),
       Field(21, "mi", MapType(next(), IntType(), next(), true, point)),
       Field(22, "ll", ListType(next(), true, ListType(next(), false, DecimalType(20, 4)))),
       Field(23, "s_req", StringType(), true),
@@ -150,8 +153,9 @@ class Filler {
       case TypeId::kInt:
       case TypeId::kDate: col->Append<int32_t>(Extreme<int32_t>()); return;
       case TypeId::kFloat: {
-        float v = Chance(0.1) ? std::numeric_limits<float>::quiet_NaN()
-                              : Chance(0.1) ? -0.0f : static_cast<float>(Real());
+        float v = Chance(0.1)   ? std::numeric_limits<float>::quiet_NaN()
+                  : Chance(0.1) ? -0.0f
+                                : static_cast<float>(Real());
         col->Append(v);
         return;
       }
@@ -161,7 +165,8 @@ class Filler {
         return;
       }
       case TypeId::kDecimal: {
-        int128_t v = (static_cast<int128_t>(Extreme<int64_t>()) << 64) | static_cast<uint64_t>(rng_());
+        int128_t v =
+            (static_cast<int128_t>(Extreme<int64_t>()) << 64) | static_cast<uint64_t>(rng_());
         col->Append(v);
         return;
       }
@@ -251,13 +256,15 @@ TEST(RowCodec, EveryTypeRoundTripsRowByRowAndAllAtOnce) {
 }
 
 TEST(RowCodec, ExtremesAndSpecialFloatsKeepTheirBits) {
-  auto schema = std::make_shared<Schema>(std::vector<NestedField>{
-      Field(1, "f", FloatType()), Field(2, "d", DoubleType()), Field(3, "l", LongType()),
-      Field(4, "dec", DecimalType(38, 0))});
+  auto schema = std::make_shared<Schema>(
+      std::vector<NestedField>{Field(1, "f", FloatType()), Field(2, "d", DoubleType()),
+                               Field(3, "l", LongType()), Field(4, "dec", DecimalType(38, 0))});
   Batch batch(schema);
   const double doubles[] = {-0.0, std::numeric_limits<double>::quiet_NaN(),
-                            std::numeric_limits<double>::infinity(), std::numeric_limits<double>::denorm_min()};
-  const int64_t longs[] = {std::numeric_limits<int64_t>::min(), -1, 0, std::numeric_limits<int64_t>::max()};
+                            std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::denorm_min()};
+  const int64_t longs[] = {std::numeric_limits<int64_t>::min(), -1, 0,
+                           std::numeric_limits<int64_t>::max()};
   const int128_t max128 = ~(static_cast<int128_t>(1) << 127);
   const int128_t decs[] = {-max128 - 1, -1, 0, max128};
   for (int k = 0; k < 4; ++k) {
@@ -459,24 +466,27 @@ TEST(RowCodec, GarbledRowsNeverCrashAndFailCleanly) {
 
 TEST(RowCodec, SpecificDamageIsNamed) {
   auto schema = std::make_shared<Schema>(std::vector<NestedField>{
-      Field(1, "flag", BooleanType()),
-      Field(2, "tags", ListType(3, false, StringType()))});
+      Field(1, "flag", BooleanType()), Field(2, "tags", ListType(3, false, StringType()))});
   RowCodec codec(schema);
   Batch out(schema);
   // Presence bitmap 0b01 (flag present), flag byte 2: not a boolean.
-  EXPECT_THAT(codec.Decode(std::string("\x01\x02", 2), &out),
-              ::testing::AllOf(test::IsError(ErrorKind::kCorrupt), test::HasErrorMessage("column flag"),
-                               test::HasErrorMessage("boolean byte 2")));
+  EXPECT_THAT(
+      codec.Decode(std::string("\x01\x02", 2), &out),
+      ::testing::AllOf(test::IsError(ErrorKind::kCorrupt), test::HasErrorMessage("column flag"),
+                       test::HasErrorMessage("boolean byte 2")));
   // tags present with a count of 2^63: refused before any loop or allocation.
   std::string huge = "\x02";
   huge += std::string("\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 9);
-  EXPECT_THAT(codec.Decode(huge, &out),
-              ::testing::AllOf(test::IsError(ErrorKind::kCorrupt), test::HasErrorMessage("column tags")));
+  EXPECT_THAT(codec.Decode(huge, &out), ::testing::AllOf(test::IsError(ErrorKind::kCorrupt),
+                                                         test::HasErrorMessage("column tags")));
   // A varint that never ends.
   EXPECT_THAT(codec.Decode(std::string("\x02") + std::string(12, '\xff'), &out),
               test::HasErrorMessage("longer than 10 bytes"));
   // A list element string cut short names the element.
-  EXPECT_THAT(codec.Decode(std::string("\x02\x01\x01\x05" "ab", 6), &out),
+  EXPECT_THAT(codec.Decode(std::string("\x02\x01\x01\x05"
+                                       "ab",
+                                       6),
+                           &out),
               test::HasErrorMessage("column tags.element"));
   EXPECT_EQ(out.num_rows, 0);
   ASSERT_OK(out.Validate());

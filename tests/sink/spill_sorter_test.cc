@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -160,6 +161,27 @@ TEST_F(SpillSorterTest, MoreRunsThanOneMergeTakes) {
   EXPECT_TRUE(SpillFds().empty());
 }
 
+// Keys sharing long heads (past several 8-byte windows), keys that end
+// inside a window, prefixes of each other, and every range size around the
+// switch from radix to comparison sort.
+TEST_F(SpillSorterTest, LongSharedHeadsAndEveryRangeSize) {
+  std::mt19937_64 rng(14);
+  for (size_t n : {1, 2, 3, 10, 24, 25, 26, 100, 5000}) {
+    SCOPED_TRACE(n);
+    std::vector<Record> records;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t heads[] = {0, 7, 8, 9, 16, 40, 300};
+      std::string key(heads[rng() % 7], 'x');
+      key += std::string(rng() % 10, static_cast<char>("\0ax\xff"[rng() % 4]));
+      records.emplace_back(std::move(key), std::to_string(i));
+    }
+    for (int spill : {0, 1}) {
+      auto sorter = MakeSorter();
+      EXPECT_EQ(SortThrough(sorter.get(), records, spill ? n / 2 + 1 : 0), Expected(records));
+    }
+  }
+}
+
 TEST_F(SpillSorterTest, EmptySorter) {
   auto sorter = MakeSorter();
   EXPECT_EQ(sorter->memory_used(), 0u);
@@ -282,6 +304,29 @@ TEST_F(SpillSorterTest, SpillFilesNeverShowInTheFolder) {
   EXPECT_TRUE(DirIsEmpty());
 }
 
+// kill -9 right after spilling leaves nothing in the folder: no path ever
+// named the runs.
+TEST_F(SpillSorterTest, KillNineLeavesNothingBehind) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto sorter = SpillSorter::Make({dir_.string()});
+    if (!sorter) ::_exit(3);
+    for (int i = 0; i < 20000; ++i) {
+      if (!(*sorter)->Add(fmt::format("{:08}", i % 977), "payload")) ::_exit(4);
+      if (i % 5000 == 4999 && !(*sorter)->Spill()) ::_exit(5);
+    }
+    if ((*sorter)->runs() != 4) ::_exit(6);
+    ::raise(SIGKILL);
+    ::_exit(7);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  EXPECT_TRUE(DirIsEmpty());
+}
+
 /// Resident set size of this process, from /proc/self/statm.
 size_t ResidentBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -321,23 +366,19 @@ TEST_F(SpillSorterTest, WriteFailureNamesTheFolderAndKeepsTheRecords) {
   ::setrlimit(RLIMIT_FSIZE, &old);
   ::signal(SIGXFSZ, old_handler);
 
-  EXPECT_THAT(st, ::testing::AllOf(test::IsError(ErrorKind::kIo), test::HasErrorMessage(dir_.string()),
-                                   test::HasErrorMessage("File too large")));
+  EXPECT_THAT(st,
+              ::testing::AllOf(test::IsError(ErrorKind::kIo), test::HasErrorMessage(dir_.string()),
+                               test::HasErrorMessage("File too large")));
   EXPECT_EQ(sorter->runs(), 0);
   EXPECT_TRUE(SpillFds().empty());  // the partial run is gone
+  // The failed spill sorted the records already; more come, then they are
+  // sorted again (the sort must not trust what the first one left behind).
+  auto more = RandomRecords(13, 5000);
+  for (const auto& [k, p] : more) ASSERT_OK(sorter->Add(k, p));
+  records.insert(records.end(), more.begin(), more.end());
   ASSERT_OK(sorter->Spill());
   ASSERT_OK_AND_ASSIGN(auto stream, sorter->Finish());
   EXPECT_EQ(Drain(stream.get()), Expected(records));
-}
-
-/// Finishes and reads to the first error, which is returned.
-Status DrainForError(SpillSorter* sorter) {
-  FLOE_ASSIGN_OR_RETURN(auto stream, sorter->Finish());
-  std::string_view key, payload;
-  while (true) {
-    FLOE_ASSIGN_OR_RETURN(bool more, stream->Next(&key, &payload));
-    if (!more) return Ok();
-  }
 }
 
 // Damaged run bytes (written behind the sorter's back through its
@@ -383,17 +424,25 @@ TEST_F(SpillSorterTest, DamagedRunsAreCorrupt) {
     auto fds = SpillFds();
     ASSERT_EQ(fds.size(), 2u);
     damage.apply(fds[0]);
-    EXPECT_THAT(DrainForError(sorter.get()),
-                ::testing::AllOf(test::IsError(ErrorKind::kCorrupt), test::HasErrorMessage(dir_.string())));
+    ASSERT_OK_AND_ASSIGN(auto stream, sorter->Finish());
+    std::string_view key, payload;
+    Result<bool> more = true;
+    while (more && *more) more = stream->Next(&key, &payload);
+    EXPECT_THAT(more, ::testing::AllOf(test::IsError(ErrorKind::kCorrupt),
+                                       test::HasErrorMessage(dir_.string())));
+    // And it stays an error.
+    EXPECT_THAT(stream->Next(&key, &payload), test::IsError(ErrorKind::kCorrupt));
   }
   EXPECT_TRUE(SpillFds().empty());
 }
 
 TEST_F(SpillSorterTest, BadFoldersAndOversizedRecords) {
-  EXPECT_THAT(SpillSorter::Make({(dir_ / "missing").string()}),
-              ::testing::AllOf(test::IsError(ErrorKind::kNotFound), test::HasErrorMessage("missing")));
+  EXPECT_THAT(
+      SpillSorter::Make({(dir_ / "missing").string()}),
+      ::testing::AllOf(test::IsError(ErrorKind::kNotFound), test::HasErrorMessage("missing")));
   ASSERT_TRUE(test::WriteFile(dir_ / "file", "x"));
-  EXPECT_THAT(SpillSorter::Make({(dir_ / "file").string()}), test::IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(SpillSorter::Make({(dir_ / "file").string()}),
+              test::IsError(ErrorKind::kInvalidArgument));
   fs::remove(dir_ / "file");
 
   auto sorter = MakeSorter();

@@ -196,7 +196,8 @@ void PutColumn(const ColumnVector& col, char* base, std::vector<uint64_t>& curso
     }
     default:  // fixed[L] and the nested types
       for (int64_t r = 0; r < n; ++r) {
-        if (!col.IsNull(r)) cursors[r] = static_cast<uint64_t>(PutValue(col, r, base + cursors[r]) - base);
+        if (!col.IsNull(r))
+          cursors[r] = static_cast<uint64_t>(PutValue(col, r, base + cursors[r]) - base);
       }
       return;
   }
@@ -387,7 +388,8 @@ void RowCodec::Encode(const Batch& batch, int64_t row, std::string* out) const {
   }
 }
 
-void RowCodec::EncodeAll(const Batch& batch, std::string* arena, std::vector<uint64_t>* ends) const {
+void RowCodec::EncodeAll(const Batch& batch, std::string* arena,
+                         std::vector<uint64_t>* ends) const {
   const int64_t n = batch.num_rows;
   if (n <= 0) return;
   // Pass 1: each row's size.

@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -68,10 +69,18 @@ uint64_t KeyPrefix(const char* key, size_t len) {
 }
 
 /// memcmp order, a shorter key first when it is a prefix of the other.
+/// Compares 8 bytes at a time inline: the sink's keys are a few dozen bytes,
+/// where a call to memcmp costs more than the comparing.
 int CompareKeys(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
-  if (n > 0) {
-    if (int c = std::memcmp(a.data(), b.data(), n); c != 0) return c;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t x = __builtin_bswap64(LoadU64(a.data() + i));
+    const uint64_t y = __builtin_bswap64(LoadU64(b.data() + i));
+    if (x != y) return x < y ? -1 : 1;
+  }
+  if (i < n) {
+    if (int c = std::memcmp(a.data() + i, b.data() + i, n - i); c != 0) return c;
   }
   return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
@@ -168,8 +177,9 @@ class PageBuffer {
   bool Grow(size_t need) {
     size_t cap = std::max({need, capacity_ * 2, size_t{256} * 1024});
     cap = (cap + kPageBytes - 1) / kPageBytes * kPageBytes;
-    void* p = data_ ? ::mremap(data_, capacity_, cap, MREMAP_MAYMOVE)
-                    : ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p =
+        data_ ? ::mremap(data_, capacity_, cap, MREMAP_MAYMOVE)
+              : ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return false;
     data_ = static_cast<char*>(p);
     capacity_ = cap;
@@ -190,6 +200,10 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 16);
 
+/// Entries walked in sorted order touch the arena at random: fetching the
+/// record this many entries ahead hides most of the cache misses.
+constexpr ptrdiff_t kPrefetchAhead = 16;
+
 /// Arena record: u32 key_len, u32 payload_len, key, payload.
 constexpr size_t kArenaHeaderBytes = 8;
 
@@ -202,14 +216,111 @@ std::string_view ArenaPayload(const char* arena, uint64_t offset) {
   return {p + kArenaHeaderBytes + LoadU32(p), LoadU32(p + 4)};
 }
 
-/// Sorts entries by (key, arena offset).
-void SortEntries(Entry* entries, size_t n, const char* arena) {
-  std::sort(entries, entries + n, [arena](const Entry& a, const Entry& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    if (int c = CompareKeys(ArenaKey(arena, a.offset), ArenaKey(arena, b.offset)); c != 0) return c < 0;
-    return a.offset < b.offset;
-  });
-}
+/// Sorts entries by (key, arena offset): an MSD radix sort on the key bytes,
+/// 8 at a time. The entries' prefix holds key bytes [depth, depth + 8); when
+/// a range agrees on all 8, the keys that end inside them go first (shorter
+/// first, then by offset) and the others get their next 8 bytes from the
+/// arena. Small ranges fall back to a comparison sort. Radix, because the
+/// sink's keys start with low-entropy bytes (shard, the high bytes of ids)
+/// that would send nearly every comparison of a comparison sort to the arena.
+class EntrySorter {
+ public:
+  explicit EntrySorter(const char* arena) : arena_(arena) {}
+
+  /// Sorts; true when prefixes were overwritten with deeper key bytes.
+  bool Sort(Entry* e, size_t n) {
+    SortFrom(e, n, 0, 0);
+    return refilled_;
+  }
+
+ private:
+  static constexpr size_t kSmall = 24;
+
+  static unsigned ByteAt(const Entry& x, int byte) {
+    return static_cast<unsigned>(x.prefix >> (56 - 8 * byte)) & 0xff;
+  }
+  size_t KeyLength(const Entry& x) const { return LoadU32(arena_ + x.offset); }
+
+  // Recurses into every bucket but the largest and loops on that one, so the
+  // recursion depth stays logarithmic whatever the keys.
+  void SortFrom(Entry* e, size_t n, size_t depth, int byte) {
+    while (n > 1) {
+      if (n <= kSmall) return SmallSort(e, n, depth);
+      if (byte == 8) {
+        Entry* end = e + n;
+        Entry* rest =
+            std::partition(e, end, [&](const Entry& x) { return KeyLength(x) <= depth + 8; });
+        std::sort(e, rest, [&](const Entry& a, const Entry& b) {
+          const size_t la = KeyLength(a), lb = KeyLength(b);
+          return la != lb ? la < lb : a.offset < b.offset;
+        });
+        depth += 8;
+        refilled_ |= rest != end;
+        for (Entry* x = rest; x != end; ++x) {
+          if (end - x > kPrefetchAhead) __builtin_prefetch(arena_ + x[kPrefetchAhead].offset);
+          std::string_view key = ArenaKey(arena_, x->offset);
+          x->prefix = KeyPrefix(key.data() + depth, key.size() - depth);
+        }
+        e = rest;
+        n = static_cast<size_t>(end - rest);
+        byte = 0;
+        continue;
+      }
+      size_t count[256] = {};
+      const uint64_t first = e[0].prefix;
+      uint64_t diff = 0;
+      for (size_t i = 0; i < n; ++i) {
+        ++count[ByteAt(e[i], byte)];
+        diff |= e[i].prefix ^ first;
+      }
+      if (count[ByteAt(e[0], byte)] == n) {
+        // One bucket: skip to the first byte where any prefix differs (the
+        // sink's keys have runs of zero bytes: high bytes of small numbers).
+        byte = diff == 0 ? 8 : __builtin_clzll(diff) / 8;
+        continue;
+      }
+      // American flag sort: permute in place into the buckets.
+      size_t start[256], next[256];
+      size_t at = 0, largest = 0;
+      for (unsigned b = 0; b < 256; ++b) {
+        start[b] = next[b] = at;
+        at += count[b];
+        if (count[b] > count[largest]) largest = b;
+      }
+      for (unsigned b = 0; b < 256; ++b) {
+        const size_t stop = start[b] + count[b];
+        while (next[b] < stop) {
+          Entry x = e[next[b]];
+          unsigned xb = ByteAt(x, byte);
+          while (xb != b) {
+            std::swap(x, e[next[xb]++]);
+            xb = ByteAt(x, byte);
+          }
+          e[next[b]++] = x;
+        }
+      }
+      for (unsigned b = 0; b < 256; ++b) {
+        if (b != largest && count[b] > 1) SortFrom(e + start[b], count[b], depth, byte + 1);
+      }
+      e += start[largest];
+      n = count[largest];
+      ++byte;
+    }
+  }
+
+  // The entries agree on key bytes [0, depth).
+  void SmallSort(Entry* e, size_t n, size_t depth) {
+    std::sort(e, e + n, [&](const Entry& a, const Entry& b) {
+      if (a.prefix != b.prefix) return a.prefix < b.prefix;
+      std::string_view ka = ArenaKey(arena_, a.offset), kb = ArenaKey(arena_, b.offset);
+      if (int c = CompareKeys(ka.substr(depth), kb.substr(depth)); c != 0) return c < 0;
+      return a.offset < b.offset;
+    });
+  }
+
+  const char* arena_;
+  bool refilled_ = false;
+};
 
 /// Creates a file in `dir` that no path names: O_TMPFILE, or where the file
 /// system lacks it, mkstemp and an immediate unlink.
@@ -274,7 +385,8 @@ class RunWriter {
     if (compress_ && raw_len <= LZ4_MAX_INPUT_SIZE) {
       const int bound = LZ4_compressBound(static_cast<int>(raw_len));
       ResizeUninit(&packed_, static_cast<size_t>(bound));
-      const int n = LZ4_compress_default(block_.data(), packed_.data(), static_cast<int>(raw_len), bound);
+      const int n =
+          LZ4_compress_default(block_.data(), packed_.data(), static_cast<int>(raw_len), bound);
       // Keep the compressed form only when it saves an eighth or more: below
       // that, decompressing costs more than the bytes it saves.
       if (n > 0 && static_cast<uint32_t>(n) < raw_len - raw_len / 8) {
@@ -302,8 +414,8 @@ class RunWriter {
       ssize_t w = ::write(fd_.get(), p, n);
       if (w < 0) {
         if (errno == EINTR) continue;
-        return IoError("writing a sort run to the spill folder '{}' failed after {} bytes: {}", dir_,
-                       bytes_, ErrnoText(errno));
+        return IoError("writing a sort run to the spill folder '{}' failed after {} bytes: {}",
+                       dir_, bytes_, ErrnoText(errno));
       }
       p += w;
       n -= static_cast<size_t>(w);
@@ -359,7 +471,8 @@ class RunReader {
       ssize_t r = ::pread(run_.fd.get(), out + done, n - done, static_cast<off_t>(offset + done));
       if (r < 0) {
         if (errno == EINTR) continue;
-        return IoError("reading a sort run in the spill folder '{}' failed: {}", dir_, ErrnoText(errno));
+        return IoError("reading a sort run in the spill folder '{}' failed: {}", dir_,
+                       ErrnoText(errno));
       }
       if (r == 0) return Damaged("the run ends {} bytes early", n - done);
       done += static_cast<size_t>(r);
@@ -388,11 +501,13 @@ class RunReader {
     if (stored_len > run_.bytes - offset_ - kBlockHeaderBytes || raw_len == 0 ||
         raw_len > kBlockBytes + SpillSorter::kMaxRecordBytes + kMaxFramingBytes ||
         (!compressed && stored_len != raw_len)) {
-      return Damaged("block header (raw {} bytes, stored {}) does not fit the run", raw_len, stored_len);
+      return Damaged("block header (raw {} bytes, stored {}) does not fit the run", raw_len,
+                     stored_len);
     }
     // Large blocks (a huge record) get fresh buffers, so the memory goes
     // when the next block is small again.
-    if (stored_.capacity() > 4 * kBlockBytes && stored_len <= kBlockBytes) std::string().swap(stored_);
+    if (stored_.capacity() > 4 * kBlockBytes && stored_len <= kBlockBytes)
+      std::string().swap(stored_);
     if (raw_.capacity() > 4 * kBlockBytes && raw_len <= kBlockBytes) std::string().swap(raw_);
     ResizeUninit(&stored_, stored_len);
     FLOE_RETURN_IF_ERROR(ReadExactly(offset_ + kBlockHeaderBytes, stored_len, stored_.data()));
@@ -403,7 +518,8 @@ class RunReader {
       ResizeUninit(&raw_, raw_len);
       int n = LZ4_decompress_safe(stored_.data(), raw_.data(), static_cast<int>(stored_len),
                                   static_cast<int>(raw_len));
-      if (n < 0 || static_cast<uint32_t>(n) != raw_len) return Damaged("LZ4 block does not decompress");
+      if (n < 0 || static_cast<uint32_t>(n) != raw_len)
+        return Damaged("LZ4 block does not decompress");
       p_ = raw_.data();
     } else {
       p_ = stored_.data();
@@ -429,17 +545,35 @@ class RunReader {
 /// the input in order, so the run index keeps equal keys stable.
 class MergeStream final : public SpillSorter::Stream {
  public:
-  MergeStream(std::vector<Run> runs, std::string dir) : dir_(std::make_unique<std::string>(std::move(dir))) {
+  MergeStream(std::vector<Run> runs, std::string dir)
+      : dir_(std::make_unique<std::string>(std::move(dir))) {
     sources_.reserve(runs.size());
     for (auto& run : runs) sources_.push_back(Source{RunReader(std::move(run), *dir_), {}, {}});
   }
 
   Result<bool> Next(std::string_view* key, std::string_view* payload) override {
+    if (error_) return Fail(*error_);
+    Result<bool> next = Advance();
+    if (!next) {
+      error_ = next.error();  // the heap is half-updated: every later call fails the same way
+      return next;
+    }
+    if (!*next) return false;
+    const Source& top = sources_[heap_[0].source];
+    *key = top.key;
+    *payload = top.payload;
+    return true;
+  }
+
+ private:
+  /// Moves to the next record; false at the end.
+  Result<bool> Advance() {
     if (!started_) {
       started_ = true;
       for (uint32_t s = 0; s < sources_.size(); ++s) {
         FLOE_ASSIGN_OR_RETURN(bool more, Pull(s));
-        if (more) heap_.push_back(Node{KeyPrefix(sources_[s].key.data(), sources_[s].key.size()), s});
+        if (more)
+          heap_.push_back(Node{KeyPrefix(sources_[s].key.data(), sources_[s].key.size()), s});
       }
       for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
     } else if (!heap_.empty()) {
@@ -454,14 +588,9 @@ class MergeStream final : public SpillSorter::Stream {
       }
       if (!heap_.empty()) SiftDown(0);
     }
-    if (heap_.empty()) return false;
-    const Source& top = sources_[heap_[0].source];
-    *key = top.key;
-    *payload = top.payload;
-    return true;
+    return !heap_.empty();
   }
 
- private:
   struct Source {
     RunReader reader;
     std::string_view key;
@@ -472,7 +601,9 @@ class MergeStream final : public SpillSorter::Stream {
     uint32_t source;
   };
 
-  Result<bool> Pull(uint32_t s) { return sources_[s].reader.Next(&sources_[s].key, &sources_[s].payload); }
+  Result<bool> Pull(uint32_t s) {
+    return sources_[s].reader.Next(&sources_[s].key, &sources_[s].payload);
+  }
 
   bool Less(const Node& a, const Node& b) const {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
@@ -500,6 +631,7 @@ class MergeStream final : public SpillSorter::Stream {
   std::vector<Source> sources_;
   std::vector<Node> heap_;
   bool started_ = false;
+  std::optional<Error> error_;
 };
 
 /// The records of a sorter that never spilled: its sorted entries, walked.
@@ -514,7 +646,10 @@ class MemoryStream final : public SpillSorter::Stream {
       entries_.Release();
       return false;
     }
-    const Entry& e = reinterpret_cast<const Entry*>(entries_.data())[pos_++];
+    const auto* entries = reinterpret_cast<const Entry*>(entries_.data());
+    if (pos_ + kPrefetchAhead < n_)
+      __builtin_prefetch(arena_.data() + entries[pos_ + kPrefetchAhead].offset);
+    const Entry& e = entries[pos_++];
     *key = ArenaKey(arena_.data(), e.offset);
     *payload = ArenaPayload(arena_.data(), e.offset);
     return true;
@@ -528,7 +663,8 @@ class MemoryStream final : public SpillSorter::Stream {
 };
 
 /// Merges runs [first, first + count) of `runs` into one run in their place.
-Status MergeRuns(std::vector<Run>* runs, size_t first, size_t count, const SpillSorterOptions& options) {
+Status MergeRuns(std::vector<Run>* runs, size_t first, size_t count,
+                 const SpillSorterOptions& options) {
   std::vector<Run> group;
   group.reserve(count);
   for (size_t i = first; i < first + count; ++i) group.push_back(std::move((*runs)[i]));
@@ -571,14 +707,31 @@ struct SpillSorter::State {
   PageBuffer entries;
   size_t in_memory = 0;  ///< entries in `entries`
   size_t records = 0;    ///< since construction or the last Finish
+  uint64_t spilled_bytes = 0;
   std::vector<Run> runs;
 
+  /// Set when a sort left deeper key bytes in some entries' prefixes (a
+  /// spill that then failed keeps them): a later sort must recompute them.
+  bool prefixes_stale = false;
+
   Entry* entry_data() { return reinterpret_cast<Entry*>(entries.data()); }
+  void Sort() {
+    Entry* e = entry_data();
+    if (prefixes_stale) {
+      for (size_t i = 0; i < in_memory; ++i) {
+        std::string_view key = ArenaKey(arena.data(), e[i].offset);
+        e[i].prefix = KeyPrefix(key.data(), key.size());
+      }
+    }
+    prefixes_stale = EntrySorter(arena.data()).Sort(e, in_memory);
+  }
   void Reset() {
+    prefixes_stale = false;
     arena.Release();
     entries.Release();
     in_memory = 0;
     records = 0;
+    spilled_bytes = 0;
     runs.clear();
   }
 };
@@ -597,9 +750,11 @@ Result<std::unique_ptr<SpillSorter>> SpillSorter::Make(SpillSorterOptions option
     if (err == ENOENT) return NotFound("spill folder '{}' does not exist", options.spill_dir);
     return IoError("spill folder '{}': {}", options.spill_dir, ErrnoText(err));
   }
-  if (!S_ISDIR(st.st_mode)) return InvalidArgument("spill folder '{}' is not a folder", options.spill_dir);
+  if (!S_ISDIR(st.st_mode))
+    return InvalidArgument("spill folder '{}' is not a folder", options.spill_dir);
   if (::access(options.spill_dir.c_str(), W_OK | X_OK) != 0) {
-    return InvalidArgument("spill folder '{}' is not writable: {}", options.spill_dir, ErrnoText(errno));
+    return InvalidArgument("spill folder '{}' is not writable: {}", options.spill_dir,
+                           ErrnoText(errno));
   }
   auto state = std::make_unique<State>();
   state->options = std::move(options);
@@ -610,7 +765,8 @@ Status SpillSorter::Add(std::string_view key, std::string_view payload) {
   State& s = *state_;
   if (key.size() + payload.size() > kMaxRecordBytes) {
     return InvalidArgument("sort record of {} bytes (key {}, payload {}) is over the {} byte limit",
-                           key.size() + payload.size(), key.size(), payload.size(), kMaxRecordBytes);
+                           key.size() + payload.size(), key.size(), payload.size(),
+                           kMaxRecordBytes);
   }
   const size_t at = s.arena.size();
   char* p = s.arena.Extend(kArenaHeaderBytes + key.size() + payload.size());
@@ -636,31 +792,37 @@ Status SpillSorter::Add(std::string_view key, std::string_view payload) {
 size_t SpillSorter::memory_used() const { return state_->arena.size() + state_->entries.size(); }
 size_t SpillSorter::records() const { return state_->records; }
 int SpillSorter::runs() const { return static_cast<int>(state_->runs.size()); }
+uint64_t SpillSorter::spilled_bytes() const { return state_->spilled_bytes; }
 
 Status SpillSorter::Spill() {
   State& s = *state_;
   if (s.in_memory == 0) return Ok();
-  SortEntries(s.entry_data(), s.in_memory, s.arena.data());
+  s.Sort();
   FLOE_ASSIGN_OR_RETURN(Fd fd, OpenSpillFile(s.options.spill_dir));
   RunWriter writer(std::move(fd), s.options.spill_dir, s.options.compress_runs);
   const Entry* entries = s.entry_data();
   for (size_t i = 0; i < s.in_memory; ++i) {
+    if (i + kPrefetchAhead < s.in_memory)
+      __builtin_prefetch(s.arena.data() + entries[i + kPrefetchAhead].offset);
     FLOE_RETURN_IF_ERROR(writer.Add(ArenaKey(s.arena.data(), entries[i].offset),
                                     ArenaPayload(s.arena.data(), entries[i].offset)));
   }
   FLOE_ASSIGN_OR_RETURN(Run run, std::move(writer).Finish());
+  s.spilled_bytes += run.bytes;
   s.runs.push_back(std::move(run));
   s.arena.Release();
   s.entries.Release();
   s.in_memory = 0;
+  s.prefixes_stale = false;
   return Ok();
 }
 
 Result<std::unique_ptr<SpillSorter::Stream>> SpillSorter::Finish() {
   State& s = *state_;
   if (s.runs.empty()) {
-    SortEntries(s.entry_data(), s.in_memory, s.arena.data());
-    auto stream = std::make_unique<MemoryStream>(std::move(s.arena), std::move(s.entries), s.in_memory);
+    s.Sort();
+    auto stream =
+        std::make_unique<MemoryStream>(std::move(s.arena), std::move(s.entries), s.in_memory);
     s.Reset();
     return stream;
   }

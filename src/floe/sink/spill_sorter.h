@@ -10,8 +10,8 @@
 /// to the allocator's free lists. Runs go to unnamed files (O_TMPFILE, or
 /// mkstemp + unlink at once): no path ever names them, so nothing is left
 /// behind on any exit, kill -9 included. A run is a sequence of blocks of
-/// about 64 KiB, each LZ4-compressed when that saves space and checksummed
-/// (XXH3), so damaged run bytes are kCorrupt, never wrong records.
+/// about 64 KiB, each checksummed (XXH3, so damaged run bytes are kCorrupt,
+/// never wrong records) and, when asked, LZ4-compressed.
 ///
 /// Memory: memory_used() counts the arena and the entries, which is what the
 /// caller budgets. Finish() adds a fixed amount on top while it merges: two
@@ -30,9 +30,12 @@ namespace floe::sink {
 
 struct SpillSorterOptions {
   std::string spill_dir;  ///< where runs go (default: $TMPDIR or /tmp)
-  /// LZ4 on each run block (kept only where it saves space). Off: the bytes
-  /// are written as they are (for measuring; see spill_sorter_benchmark.cc).
-  bool compress_runs = true;
+  /// LZ4 on each run block (kept only where it saves an eighth or more).
+  /// Off by default: on the sink's rows LZ4 halves the bytes spilled but
+  /// makes spilling cost ~30% more CPU (spill_sorter_benchmark.cc), and the
+  /// sink is CPU-bound while a local spill folder mostly writes to the page
+  /// cache. Worth it when the spill folder's disk is slow or small.
+  bool compress_runs = false;
 };
 
 /// Records are (key, payload) byte strings. Keys compare bytewise (memcmp,
@@ -59,6 +62,9 @@ class SpillSorter {
   size_t memory_used() const;
   size_t records() const;  ///< added since construction or the last Finish
   int runs() const;        ///< spilled runs so far
+  /// Bytes written to runs since construction or the last Finish (merge
+  /// passes not counted): for progress reports and for measuring compression.
+  uint64_t spilled_bytes() const;
 
   /// Sorts what is in memory and writes it as one run to an unnamed file in
   /// the spill folder; the memory is unmapped (memory_used() drops to 0). A
