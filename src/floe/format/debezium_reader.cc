@@ -211,8 +211,14 @@ class DebeziumReader::Impl {
                               JsonTypeName(jt)));
     }
 
-    // Schema-wrapped? {"schema": ..., "payload": <event>}
-    {
+    // Schema-wrapped? {"schema": ..., "payload": <event>}. The converter
+    // writes one of these two keys first, an event never does: looking at the
+    // first key spares plain events a search through all their keys.
+    wrapped_ = false;
+    if (!FirstKeyIsWrapper(doc, &err)) {
+      if (err) return JsonError(err);
+    } else {
+      doc.rewind();
       od::object top;
       if ((err = doc.get_object().get(top))) return JsonError(err);
       od::value payload;
@@ -260,6 +266,20 @@ class DebeziumReader::Impl {
     if (!CheckWhole(doc)) return false;
     ++events_;
     return true;
+  }
+
+  /// Whether the first key of the document's object is "schema" or "payload"
+  /// (`*err` set on a JSON error).
+  bool FirstKeyIsWrapper(od::document& doc, simdjson::error_code* err) {
+    *err = simdjson::SUCCESS;
+    od::object top;
+    if ((*err = doc.get_object().get(top))) return false;
+    for (auto field : top) {
+      if ((*err = field.error())) return false;
+      od::raw_json_string key = field.value_unsafe().key();
+      return key == "schema" || key == "payload";
+    }
+    return false;
   }
 
   /// Positions `env` on the change event (the payload when wrapped), from the
