@@ -1,5 +1,5 @@
 // The decoder registry: a name -> factory table behind a mutex, with the
-// built-in JSONL and CSV decoders registered on first use.
+// built-in JSONL, CSV and Debezium JSON decoders registered on first use.
 #include "floe/format/format_registry.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "floe/format/csv_reader.h"
+#include "floe/format/debezium_reader.h"
 #include "floe/format/jsonl_reader.h"
 
 namespace floe::format {
@@ -18,6 +19,13 @@ class ReaderDecoder final : public RowDecoder {
  public:
   explicit ReaderDecoder(std::unique_ptr<Reader> reader) : reader_(std::move(reader)) {}
   Result<bool> Next(Batch* batch) override { return reader_->Next(batch); }
+  DecodeCounts counts() const override {
+    DecodeCounts c;
+    c.rows = reader_->rows_read();
+    c.rejected = reader_->rows_rejected();
+    if constexpr (requires { reader_->tombstones(); }) c.tombstones = reader_->tombstones();
+    return c;
+  }
 
  private:
   std::unique_ptr<Reader> reader_;
@@ -52,6 +60,7 @@ Registry& Global() {
     auto* reg = new Registry();
     reg->Add("jsonl", ReaderFactory<JsonlReader>(), {"json"});
     reg->Add("csv", ReaderFactory<CsvReader>(), {});
+    reg->Add("debezium-json", ReaderFactory<DebeziumReader>(), {"debezium"});
     return reg;
   }();
   return *r;

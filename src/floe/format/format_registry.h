@@ -1,6 +1,6 @@
 /// \file
 /// The registry of row decoders: an input format name (`jsonl`, alias `json`;
-/// `csv`) maps to a factory that opens a decoder of a schema over an input
+/// `csv`; `debezium-json`, alias `debezium`) maps to a factory that opens a decoder of a schema over an input
 /// path (a local file, or `-` for standard input). Front ends (`floe write`,
 /// `floe parquet write`, the coming SQL front end) look formats up here instead
 /// of branching on names, and plugins register their own (STYLE habit 6).
@@ -18,6 +18,13 @@
 
 namespace floe::format {
 
+/// What a decoder has read so far, for a job's summary.
+struct DecodeCounts {
+  int64_t rows = 0;        ///< rows put into batches
+  int64_t rejected = 0;    ///< lines / records passed to DecodeOptions::reject
+  int64_t tombstones = 0;  ///< Debezium: tombstones skipped
+};
+
 /// A decoder of rows into batches of its schema.
 class RowDecoder {
  public:
@@ -26,6 +33,8 @@ class RowDecoder {
   /// empty batch) when the input is exhausted. After an error the decoder
   /// stays failed.
   [[nodiscard]] virtual Result<bool> Next(Batch* batch) = 0;
+  /// The counts so far.
+  virtual DecodeCounts counts() const { return {}; }
 };
 
 /// Opens a decoder of `schema` over `path` ("-": standard input).
@@ -38,7 +47,7 @@ void RegisterDecoder(const std::string& name, DecoderFactory factory,
                      const std::vector<std::string>& aliases = {});
 
 /// The registered format names (aliases left out): the built-in ones first
-/// (jsonl, csv), then the others in the order they were registered.
+/// (jsonl, csv, debezium-json), then the others in the order they were registered.
 std::vector<std::string> FormatNames();
 
 /// "jsonl, csv": FormatNames() joined, for messages.

@@ -144,6 +144,14 @@ class JsonRowDecoder::Impl {
     return DecodeObjectFields(root_, cols, obj, /*top=*/true);
   }
 
+  bool BadUtf8() {
+    const std::string_view line = Line();
+    const size_t bad = FirstInvalidUtf8(line);
+    if (bad == std::string_view::npos) return Rule("invalid UTF-8");
+    return Rule(fmt::format("invalid UTF-8 (byte 0x{:02x} at offset {} of the line)",
+                            static_cast<unsigned char>(line[bad]), bad));
+  }
+
   bool Rule(std::string msg) {
     err_ = std::move(msg);
     return false;
@@ -616,7 +624,16 @@ bool JsonRowDecoder::DecodeObject(od::object& obj, std::string_view line, Column
 void JsonRowDecoder::SetLine(std::string_view line) { impl_->SetLine(line); }
 bool JsonRowDecoder::Fail(std::string rule) { return impl_->Rule(std::move(rule)); }
 bool JsonRowDecoder::FailJson(simdjson::error_code code) { return impl_->JsonError(code); }
+bool JsonRowDecoder::FailBadUtf8() { return impl_->BadUtf8(); }
 RowError JsonRowDecoder::TakeError() { return impl_->TakeError(); }
+
+Status CheckSimdjsonCpu() {
+#if defined(__x86_64__) && defined(__PCLMUL__)
+  static const bool ok = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx2");
+  if (!ok) return Unsupported("the JSON decoders need a CPU with AVX2 and PCLMUL");
+#endif
+  return Ok();
+}
 
 // --- RowError, RejectedRow, RowMark ---
 

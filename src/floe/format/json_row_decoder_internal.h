@@ -26,6 +26,11 @@
 
 namespace floe::format::internal {
 
+/// The decoders on simdjson are compiled for its AVX2 kernel, which also
+/// needs PCLMUL (on every x86-64-v3 CPU built so far, but not part of the
+/// level): kUnsupported on a CPU without them.
+Status CheckSimdjsonCpu();
+
 /// Why a row could not be decoded.
 struct RowError {
   std::string column;  ///< the column path ("loc.lat"); empty: about the row as a whole
@@ -93,6 +98,10 @@ class JsonRowDecoder {
   /// Records a simdjson error, with the grammar error located in the line
   /// when there is one (always false).
   bool FailJson(simdjson::error_code code);
+
+  /// Records invalid UTF-8 in the line, naming the first bad byte and its
+  /// offset (always false).
+  bool FailBadUtf8();
 
   /// The error of the last failed call; clears it.
   RowError TakeError();

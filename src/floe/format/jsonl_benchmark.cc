@@ -2,15 +2,20 @@
 // standard benchmark table (shared/interop/bench_data.mjs: id, user_id, amount,
 // qty, name, ts, flag) decoded into batches.
 //
-// BM_JsonlDecode / BM_CsvDecode use rows generated in memory. BM_JsonlDecodeFile
+// BM_JsonlDecode / BM_CsvDecode use rows generated in memory (the
+// Positions variants with DecodeOptions::with_positions on).
+// BM_DebeziumDecode decodes the same rows as Debezium change events (one in
+// four an update with its before image), reporting events/s. BM_JsonlDecodeFile
 // decodes the file named by FLOE_BENCH_JSONL_FILE (bench/jsonl_ingest.sh sets it
 // to the 5,000,000-row file) once, and reports rows/s.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "floe/format/csv_reader.h"
+#include "floe/format/debezium_reader.h"
 #include "floe/format/jsonl_reader.h"
 #include "floe/types/sql_schema.h"
 
@@ -60,14 +65,37 @@ std::string MakeRows(int64_t n, bool csv) {
   return out;
 }
 
+/// The JSONL rows of MakeRows as Debezium PostgreSQL change events: creates,
+/// and every fourth an update whose before image is the previous row.
+std::string MakeEvents(int64_t n) {
+  const std::string rows = MakeRows(n, false);
+  std::string out, prev = "null";
+  size_t start = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    size_t end = rows.find('\n', start);
+    std::string row = rows.substr(start, end - start);
+    start = end + 1;
+    const bool update = i % 4 == 3;
+    out += "{\"before\":" + (update ? prev : std::string("null")) + ",\"after\":" + row +
+           ",\"source\":{\"version\":\"2.5.0.Final\",\"connector\":\"postgresql\",\"name\":"
+           "\"bench\",\"ts_ms\":1700000000000,\"snapshot\":\"false\",\"db\":\"postgres\","
+           "\"schema\":\"public\",\"table\":\"rows\",\"txId\":" + std::to_string(600 + i) +
+           ",\"lsn\":" + std::to_string(34078720 + 64 * i) + ",\"xmin\":null},\"op\":\"" +
+           (update ? "u" : "c") + "\",\"ts_ms\":1700000000123,\"transaction\":null}\n";
+    prev = row;
+  }
+  return out;
+}
+
 template <typename Reader>
-void Decode(benchmark::State& state, bool csv) {
+void Decode(benchmark::State& state, bool csv, floe::format::DecodeOptions opt = {}) {
   const int64_t rows = state.range(0);
-  const std::string data = MakeRows(rows, csv);
+  const std::string data = std::is_same_v<Reader, floe::format::DebeziumReader> ? MakeEvents(rows)
+                                                                               : MakeRows(rows, csv);
   auto schema = BenchSchema();
   floe::Batch batch;
   for (auto _ : state) {
-    auto reader = Reader::FromString(schema, data);
+    auto reader = Reader::FromString(schema, data, opt);
     if (!reader) {
       state.SkipWithError(reader.error().message.c_str());
       return;
@@ -90,8 +118,25 @@ void Decode(benchmark::State& state, bool csv) {
 
 void BM_JsonlDecode(benchmark::State& state) { Decode<floe::format::JsonlReader>(state, false); }
 void BM_CsvDecode(benchmark::State& state) { Decode<floe::format::CsvReader>(state, true); }
+floe::format::DecodeOptions Positions() {
+  floe::format::DecodeOptions opt;
+  opt.with_positions = true;
+  return opt;
+}
+void BM_JsonlDecodePositions(benchmark::State& state) {
+  Decode<floe::format::JsonlReader>(state, false, Positions());
+}
+void BM_CsvDecodePositions(benchmark::State& state) {
+  Decode<floe::format::CsvReader>(state, true, Positions());
+}
+void BM_DebeziumDecode(benchmark::State& state) {
+  Decode<floe::format::DebeziumReader>(state, false);
+}
 BENCHMARK(BM_JsonlDecode)->Arg(200000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CsvDecode)->Arg(200000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_JsonlDecodePositions)->Arg(200000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CsvDecodePositions)->Arg(200000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DebeziumDecode)->Arg(200000)->Unit(benchmark::kMillisecond);
 
 void BM_JsonlDecodeFile(benchmark::State& state) {
   const char* path = std::getenv("FLOE_BENCH_JSONL_FILE");

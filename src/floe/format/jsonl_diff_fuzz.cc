@@ -6,8 +6,13 @@
 // nested column, a long and a non-ASCII column name, so both the fast path
 // and each of its ways of falling back are reached.
 //
-// Input: byte 0 picks the options (chunk size, batch size, unknown keys),
-// the rest is the JSONL text. Seeds: tests/fuzz_seeds/jsonl_diff_fuzz/.
+// In reject mode the rows each run passes to DecodeOptions::reject (line,
+// text, reason) must be the same too, and the batches stay bit-identical: a
+// rejected row is taken out of every column as if it had never been there.
+//
+// Input: byte 0 picks the options (chunk size, batch size, unknown keys,
+// reject mode, input positions), the rest is the JSONL text. Seeds:
+// tests/fuzz_seeds/jsonl_diff_fuzz/.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -32,9 +37,11 @@ floe::SchemaPtr DiffSchema() {
   return std::make_shared<floe::Schema>(std::move(*parsed));
 }
 
-/// Everything one decode produced: each batch's columns, then the error.
+/// Everything one decode produced: each batch's columns, the rejected rows,
+/// then the error.
 struct Run {
   std::vector<floe::Batch> batches;
+  std::vector<floe::format::RejectedRow> rejected;
   bool failed = false;
   std::string error;
   int64_t rows = 0, line = 0;
@@ -44,6 +51,12 @@ Run Decode(const floe::SchemaPtr& schema, const std::string& data, floe::format:
            bool fast) {
   floe::format::internal::SetJsonlFastPathEnabled(fast);
   Run run;
+  if (opt.reject) {
+    opt.reject = [&run](floe::format::RejectedRow&& row) -> floe::Status {
+      run.rejected.push_back(std::move(row));
+      return floe::Ok();
+    };
+  }
   auto reader = floe::format::JsonlReader::FromString(schema, data, opt);
   floe::format::internal::SetJsonlFastPathEnabled(true);
   if (!reader) std::abort();
@@ -92,6 +105,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opt.batch_rows = (mode & 1) ? 3 : 1000;
   opt.chunk_bytes = (mode & 2) ? 64 : size_t{1} << 20;
   opt.ignore_unknown_keys = (mode & 4) != 0;
+  if (mode & 8) {
+    opt.reject = [](floe::format::RejectedRow&&) -> floe::Status { return floe::Ok(); };  // set per run
+  }
+  opt.with_positions = (mode & 16) != 0;
   const Run fast = Decode(schema, input, opt, true);
   const Run slow = Decode(schema, input, opt, false);
   if (fast.failed != slow.failed) Mismatch("one failed, the other did not");
@@ -101,10 +118,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (fast.rows != slow.rows || fast.line != slow.line) Mismatch("rows or line number");
   if (fast.batches.size() != slow.batches.size()) Mismatch("batch count");
+  if (fast.rejected.size() != slow.rejected.size()) Mismatch("rejected row count");
+  for (size_t i = 0; i < fast.rejected.size(); ++i) {
+    const auto& a = fast.rejected[i];
+    const auto& b = slow.rejected[i];
+    if (a.position != b.position || a.text != b.text || a.reason != b.reason) {
+      std::fprintf(stderr, "fast: %lld %s\nslow: %lld %s\n", static_cast<long long>(a.position),
+                   a.reason.c_str(), static_cast<long long>(b.position), b.reason.c_str());
+      Mismatch("rejected row");
+    }
+  }
   for (size_t i = 0; i < fast.batches.size(); ++i) {
     const floe::Batch& a = fast.batches[i];
     const floe::Batch& b = slow.batches[i];
     if (a.num_rows != b.num_rows || a.columns.size() != b.columns.size()) Mismatch("batch shape");
+    if (a.positions != b.positions) Mismatch("positions");
+    if (opt.with_positions != (static_cast<int64_t>(a.positions.size()) == a.num_rows)) {
+      Mismatch("positions kept or not as asked");
+    }
     for (size_t c = 0; c < a.columns.size(); ++c) SameColumn(a.columns[c], b.columns[c]);
   }
   return 0;

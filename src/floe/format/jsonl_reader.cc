@@ -166,17 +166,6 @@ class JsonlReader::Impl {
   int fast_skip_ = 0;                    ///< lines left before it is tried again
 };
 
-namespace {
-/// This file is compiled for simdjson's AVX2 kernel, which also needs PCLMUL
-/// (present on every x86-64-v3 CPU built so far, but not part of the level).
-Status CheckCpu() {
-#if defined(__x86_64__) && defined(__PCLMUL__)
-  static const bool ok = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx2");
-  if (!ok) return Unsupported("the JSONL decoder needs a CPU with AVX2 and PCLMUL");
-#endif
-  return Ok();
-}
-}  // namespace
 
 JsonlReader::JsonlReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 JsonlReader::~JsonlReader() = default;
@@ -184,7 +173,7 @@ JsonlReader::~JsonlReader() = default;
 Result<std::unique_ptr<JsonlReader>> JsonlReader::Open(SchemaPtr schema, const std::string& path,
                                                        DecodeOptions options) {
   if (options.batch_rows < 1) return InvalidArgument("batch_rows must be at least 1");
-  FLOE_RETURN_IF_ERROR(CheckCpu());
+  FLOE_RETURN_IF_ERROR(internal::CheckSimdjsonCpu());
   FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes));
   return std::unique_ptr<JsonlReader>(
       new JsonlReader(std::make_unique<Impl>(std::move(schema), std::move(in), std::move(options))));
@@ -193,7 +182,7 @@ Result<std::unique_ptr<JsonlReader>> JsonlReader::Open(SchemaPtr schema, const s
 Result<std::unique_ptr<JsonlReader>> JsonlReader::FromString(SchemaPtr schema, std::string data,
                                                              DecodeOptions options) {
   if (options.batch_rows < 1) return InvalidArgument("batch_rows must be at least 1");
-  FLOE_RETURN_IF_ERROR(CheckCpu());
+  FLOE_RETURN_IF_ERROR(internal::CheckSimdjsonCpu());
   auto in = ByteStream::FromString(std::move(data));
   in->set_max_unit(options.max_line_bytes);
   return std::unique_ptr<JsonlReader>(
