@@ -394,7 +394,13 @@ Status ChangeSink::Impl::OpenDestination(Destination* d) {
     so.spill_dir = sink_options_.spill_dir;
     FLOE_ASSIGN_OR_RETURN(d->sorter, SpillSorter::Make(so));
   }
-  if (options_.hash_distribution && options_.shards_per_partition < options_.num_shards && !meta.DefaultSpec()->is_unpartitioned()) {
+  // Merge-on-read collapses a key's changes shard by shard, so a key's shard
+  // must not depend on anything but the key: placing rows by partition is
+  // only safe when the partition is a function of the key (partition_scoped);
+  // otherwise a key moving partition would be split over shards and keep a
+  // row in each.
+  if (options_.hash_distribution && options_.shards_per_partition < options_.num_shards &&
+      !meta.DefaultSpec()->is_unpartitioned() && (!mor || d->partition_scoped)) {
     FLOE_ASSIGN_OR_RETURN(auto keyer, table::PartitionKeyer::Make(*meta.DefaultSpec(), table_schema));
     d->keyer = std::move(keyer);
   }
