@@ -23,8 +23,13 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -142,7 +147,8 @@ struct Lineage {
 /// What one `floe write` run must report.
 struct RunExpect {
   int64_t read = 0, applied = 0, errors = 0, late = 0, skipped = 0;
-  int64_t published = 0;  ///< windows that produced a snapshot
+  int64_t published = 0;                ///< windows that produced a snapshot
+  std::vector<int64_t> published_ends;  ///< their input positions (the tokens)
 };
 
 class Model {
@@ -156,8 +162,10 @@ class Model {
   /// One process reading `lines` (positions 1..n) as a sink whose token is at
   /// lineage->committed_position, committing at each of `window_ends`
   /// (positions, increasing; the last is lines.size()).
+  /// `history`, when given, receives the table's rows after each window that
+  /// publishes a snapshot.
   RunExpect Run(const std::vector<Change>& lines, const std::vector<int64_t>& window_ends,
-                Lineage* lineage) {
+                Lineage* lineage, std::vector<std::vector<std::string>>* history = nullptr) {
     RunExpect e;
     e.read = static_cast<int64_t>(lines.size());
     const int64_t token = lineage->committed_position;
@@ -223,6 +231,8 @@ class Model {
       }
       if (publishes) {
         ++e.published;
+        e.published_ends.push_back(end);
+        if (history) history->push_back(Rows());
         lineage->committed_position = end;
       }
       begin = end;
@@ -401,8 +411,8 @@ class Generator {
 // ----------------------------------------------------------------- commands
 
 /// The `floe write` arguments (after `write`) for `o`, sink `sink_id`, input `input`.
-inline std::string WriteArgs(const Options& o, const std::string& sink_id,
-                             const std::string& input) {
+inline std::string WriteArgs(const Options& o, const std::string& sink_id, const std::string& input,
+                             const std::string& extra = "") {
   static const char* parts[] = {"", "bucket(id, 4)", "identity(region)", "day(ts)"};
   std::string a =
       "--catalog warehouse=./wh --table db.t --schema " + Shell(kInputSchema) +
@@ -419,7 +429,7 @@ inline std::string WriteArgs(const Options& o, const std::string& sink_id,
     a += " --set distribution_mode=hash --set num_shards=" + std::to_string(o.num_shards) +
          " --set shards_per_partition=" + std::to_string(o.shards_per_partition);
   }
-  return a + " --no-progress -i " + input;
+  return a + extra + " --no-progress -i " + input;
 }
 
 inline std::vector<std::string> SortedLines(const std::string& text) {
@@ -438,9 +448,13 @@ inline std::string Joined(const std::vector<std::string>& lines) {
   return out;
 }
 
-/// The table's rows by `floe scan` (sorted); nullopt (and a test failure) when it fails.
-inline std::optional<std::vector<std::string>> ScanRows(const fs::path& dir) {
-  RunResult r = RunIn(dir, Shell(FLOE_BIN) + " scan --catalog warehouse=./wh --table db.t");
+/// The table's rows by `floe scan` (sorted), of the current snapshot or of
+/// `snapshot_id`; nullopt (and a test failure) when the scan fails.
+inline std::optional<std::vector<std::string>> ScanRows(const fs::path& dir,
+                                                        std::optional<int64_t> snapshot_id = {}) {
+  std::string cmd = Shell(FLOE_BIN) + " scan --catalog warehouse=./wh --table db.t";
+  if (snapshot_id) cmd += " --set snapshot-id=" + std::to_string(*snapshot_id);
+  RunResult r = RunIn(dir, cmd);
   if (r.rc != 0) {
     ADD_FAILURE() << "floe scan failed: " << r.err;
     return std::nullopt;
@@ -449,14 +463,82 @@ inline std::optional<std::vector<std::string>> ScanRows(const fs::path& dir) {
 }
 
 /// The table's rows by the spec-only reader (sorted).
-inline std::optional<std::vector<std::string>> VerifyRows(const fs::path& dir) {
-  RunResult r = RunIn(
-      dir, "node " + Shell(floe_cli_test::SharedDir() + "/interop/verify_table.mjs") + " wh/db/t");
+inline std::optional<std::vector<std::string>> VerifyRows(const fs::path& dir,
+                                                          std::optional<int64_t> snapshot_id = {}) {
+  std::string cmd =
+      "node " + Shell(floe_cli_test::SharedDir() + "/interop/verify_table.mjs") + " wh/db/t";
+  if (snapshot_id) cmd += " --snapshot-id " + std::to_string(*snapshot_id);
+  RunResult r = RunIn(dir, cmd);
   if (r.rc != 0) {
     ADD_FAILURE() << "verify_table failed: " << r.err;
     return std::nullopt;
   }
   return SortedLines(r.out);
+}
+
+/// A snapshot as `floe snapshots` lists it, with its exactly-once token.
+struct SnapshotInfo {
+  int64_t id = 0;
+  std::string sink_id;        ///< floe.sink-id ("" without)
+  int64_t commit_number = 0;  ///< floe.commit-number
+  int64_t position = 0;       ///< floe.input-position
+  std::string operation;
+};
+
+/// The table's snapshots, oldest first.
+inline std::vector<SnapshotInfo> Snapshots(const fs::path& dir) {
+  std::vector<SnapshotInfo> out;
+  RunResult r = RunIn(dir, Shell(FLOE_BIN) + " snapshots --catalog warehouse=./wh --table db.t");
+  if (r.rc != 0) {
+    ADD_FAILURE() << "floe snapshots failed: " << r.err;
+    return out;
+  }
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) {
+      ADD_FAILURE() << "floe snapshots: not JSON: " << line;
+      continue;
+    }
+    SnapshotInfo s;
+    s.id = j.value("snapshot-id", int64_t{0});
+    s.operation = j.value("operation", std::string());
+    const auto& sum = j["summary"];
+    s.sink_id = sum.value("floe.sink-id", std::string());
+    s.commit_number = std::stoll(sum.value("floe.commit-number", std::string("0")));
+    s.position = std::stoll(sum.value("floe.input-position", std::string("0")));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+/// Runs `cmd` in `dir` with its standard input fed `chunks`, pausing
+/// `pause_ms` between them (a streaming write sees them arrive over time).
+inline RunResult RunStreaming(const fs::path& dir, const std::string& cmd,
+                              const std::vector<std::string>& chunks, int pause_ms) {
+  ::signal(SIGPIPE, SIG_IGN);  // a writer that exits early must fail the test, not kill it
+  const fs::path out = dir / ".stdout", err = dir / ".stderr";
+  const std::string full = "cd " + Shell(dir.string()) + " && " + cmd + " >" + Shell(out.string()) +
+                           " 2>" + Shell(err.string());
+  FILE* p = ::popen(full.c_str(), "w");
+  RunResult r;
+  if (p == nullptr) {
+    ADD_FAILURE() << "popen failed: " << cmd;
+    return r;
+  }
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    std::fwrite(chunks[i].data(), 1, chunks[i].size(), p);
+    std::fflush(p);
+    if (i + 1 < chunks.size()) ::usleep(static_cast<useconds_t>(pause_ms) * 1000);
+  }
+  const int status = ::pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = floe_cli_test::ReadFile(out);
+  r.err = floe_cli_test::ReadFile(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
 }
 
 /// The positions of a reject log's entries (error or dead-letter output).

@@ -72,30 +72,77 @@ bool RunSeed(uint64_t seed, const fs::path& dir) {
     if (rng() % 100 < 20)
       cuts.insert(cuts.begin() + static_cast<std::ptrdiff_t>(rng() % cuts.size()), 0);
     Lineage lineage;
+    std::mt19937_64 srng(
+        seed * 31 + static_cast<uint64_t>(file));  // streaming choices, apart from the stage plan
     size_t last_cut = 0;
     for (size_t cut : cuts) {
       cut = std::max(cut, last_cut);  // a 0 repeats the previous stage
       last_cut = cut;
       if (cut == 0) continue;
-      const std::string stage = what + ", file " + input + " lines 1.." + std::to_string(cut);
       WriteFile(dir / input, InputText(lines, cut, o.flink_spelling));
       const std::vector<Change> prefix(lines.begin(),
                                        lines.begin() + static_cast<std::ptrdiff_t>(cut));
       const int64_t token_before = lineage.committed_position;
-      const RunExpect e = model.Run(prefix, {static_cast<int64_t>(cut)}, &lineage);
-      RunResult r = RunIn(dir, Shell(FLOE_BIN) + " write " + WriteArgs(o, sink, input));
+      int64_t commits_before = 0;
+      for (const SnapshotInfo& snap : Snapshots(dir)) {
+        if (snap.sink_id == sink) commits_before = std::max(commits_before, snap.commit_number);
+      }
+      // A streaming run (standard input, a commit every second) now and then:
+      // the input arrives in chunks, so one process commits several windows
+      // and remembers their keys itself instead of replaying them.
+      const bool streaming = cut >= 6 && srng() % 100 < 15;
+      RunResult r;
+      std::vector<int64_t> ends = {static_cast<int64_t>(cut)};
+      if (streaming) {
+        std::vector<std::string> chunks;
+        std::vector<size_t> splits = {0, 1 + srng() % (cut - 1), cut};
+        if (srng() % 2) splits.insert(splits.begin() + 1, 1 + srng() % splits[1]);
+        for (size_t k = 0; k + 1 < splits.size(); ++k) {
+          const std::vector<Change> part(
+              lines.begin() + static_cast<std::ptrdiff_t>(splits[k]),
+              lines.begin() + static_cast<std::ptrdiff_t>(splits[k + 1]));
+          chunks.push_back(InputText(part, part.size(), o.flink_spelling));
+        }
+        r = RunStreaming(dir,
+                         Shell(FLOE_BIN) + " write " +
+                             WriteArgs(o, sink, "-", " --set triggering_frequency_seconds=1"),
+                         chunks, 1300);
+        // The windows are what the process committed: each accounting line
+        // (one per trigger, and one at the end) has read as far as its commit.
+        ends.clear();
+        std::istringstream in(r.out);
+        for (std::string line; std::getline(in, line);) {
+          auto j = nlohmann::json::parse(line, nullptr, false);
+          if (j.is_discarded() || !j.is_object()) continue;
+          const int64_t read = j.value("read", int64_t{0});
+          if (ends.empty() || read > ends.back()) ends.push_back(read);
+        }
+      } else {
+        r = RunIn(dir, Shell(FLOE_BIN) + " write " + WriteArgs(o, sink, input));
+      }
+      std::string windows;
+      for (int64_t end : ends) windows += " " + std::to_string(end);
+      const std::string stage = what + ", file " + input + " lines 1.." + std::to_string(cut) +
+                                (streaming ? ", streamed, windows ending at" + windows : "") +
+                                " (token at " + std::to_string(token_before) + ")";
       if (r.rc != 0) {
         ADD_FAILURE() << stage << ": floe write failed (rc " << r.rc << "): " << r.err;
         return false;
       }
+      if (ends.empty() || ends.back() != static_cast<int64_t>(cut)) {
+        ADD_FAILURE() << stage << ": the last commit did not cover the input\n" << r.out;
+        return false;
+      }
+      std::vector<std::vector<std::string>> history;
+      const RunExpect e = model.Run(prefix, ends, &lineage, &history);
       const nlohmann::json acc = Accounting(r.out);
       if (acc.is_null()) return false;
       const int64_t late = acc.value("dead_letter", int64_t{0}) + acc.value("dropped", int64_t{0});
       bool ok = true;
       auto expect_eq = [&](const char* name, int64_t want, int64_t got) {
         if (want != got) {
-          ADD_FAILURE() << stage << " (token at " << token_before << "): accounting " << name
-                        << ": model " << want << ", floe " << got << "\n"
+          ADD_FAILURE() << stage << ": accounting " << name << ": model " << want << ", floe "
+                        << got << "\n"
                         << r.out;
           ok = false;
         }
@@ -109,6 +156,36 @@ bool RunSeed(uint64_t seed, const fs::path& dir) {
       int64_t commits = 0;
       for (const auto& d : acc["destinations"]) commits += d.value("commits", int64_t{0});
       expect_eq("snapshots committed", e.published, commits);
+
+      // The tokens: one snapshot per published window, numbered on, each
+      // carrying the input position its window ends at; and the table as of
+      // each (the last is checked below).
+      std::vector<SnapshotInfo> mine;
+      for (const SnapshotInfo& snap : Snapshots(dir)) {
+        if (snap.sink_id == sink && snap.commit_number > commits_before) mine.push_back(snap);
+      }
+      if (mine.size() != e.published_ends.size()) {
+        ADD_FAILURE() << stage << ": " << mine.size() << " new snapshots of sink " << sink
+                      << ", model " << e.published_ends.size();
+        return false;
+      }
+      for (size_t k = 0; k < mine.size(); ++k) {
+        expect_eq("commit number", commits_before + 1 + static_cast<int64_t>(k),
+                  mine[k].commit_number);
+        expect_eq("token position", e.published_ends[k], mine[k].position);
+        if (k + 1 == mine.size()) break;
+        auto at = ScanRows(dir, mine[k].id);
+        auto verified_at = VerifyRows(dir, mine[k].id);
+        if (!at || !verified_at) return false;
+        if (*at != history[k] || *verified_at != history[k]) {
+          ADD_FAILURE() << stage << ": snapshot " << mine[k].id << " (window " << k + 1
+                        << ") disagrees with the model\nmodel:\n"
+                        << Joined(history[k]) << "floe scan:\n"
+                        << Joined(*at) << "verify_table:\n"
+                        << Joined(*verified_at);
+          ok = false;
+        }
+      }
 
       const std::vector<std::string> want = model.Rows();
       auto scan = ScanRows(dir);
