@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -514,9 +515,12 @@ inline std::vector<SnapshotInfo> Snapshots(const fs::path& dir) {
 }
 
 /// Runs `cmd` in `dir` with its standard input fed `chunks`, pausing
-/// `pause_ms` between them (a streaming write sees them arrive over time).
+/// `pause_ms` between them (a streaming write sees them arrive over time),
+/// or, given `between`, calling it between chunks instead (e.g. to wait for
+/// a commit).
 inline RunResult RunStreaming(const fs::path& dir, const std::string& cmd,
-                              const std::vector<std::string>& chunks, int pause_ms) {
+                              const std::vector<std::string>& chunks, int pause_ms,
+                              const std::function<void()>& between = {}) {
   ::signal(SIGPIPE, SIG_IGN);  // a writer that exits early must fail the test, not kill it
   const fs::path out = dir / ".stdout", err = dir / ".stderr";
   const std::string full = "cd " + Shell(dir.string()) + " && " + cmd + " >" + Shell(out.string()) +
@@ -530,7 +534,12 @@ inline RunResult RunStreaming(const fs::path& dir, const std::string& cmd,
   for (size_t i = 0; i < chunks.size(); ++i) {
     std::fwrite(chunks[i].data(), 1, chunks[i].size(), p);
     std::fflush(p);
-    if (i + 1 < chunks.size()) ::usleep(static_cast<useconds_t>(pause_ms) * 1000);
+    if (i + 1 == chunks.size()) break;
+    if (between) {
+      between();
+    } else {
+      ::usleep(static_cast<useconds_t>(pause_ms) * 1000);
+    }
   }
   const int status = ::pclose(p);
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

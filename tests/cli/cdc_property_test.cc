@@ -291,4 +291,119 @@ TEST(CdcProperty, HashShardsPerPartitionKeepAKeysChangesTogether) {
   RemoveTestDirIfPassed(dir);
 }
 
+// The plain command of the tests below: table db.t keyed by id, changes in
+// columns op and seq, late changes to dead.jsonl, invalid rows to errors.jsonl.
+std::string SmallWrite(const std::string& extra, const std::string& input) {
+  return Shell(FLOE_BIN) + " write --catalog warehouse=./wh --table db.t --schema " +
+         Shell("id BIGINT, name STRING, op STRING, seq BIGINT") +
+         " --set mode=merge-on-read --set change_type_column=op --set sequence_number_column=seq"
+         " --set equality_columns=id --set "
+         "error_handling=dead_letter:dead.jsonl,output:errors.jsonl" +
+         extra + " --no-progress -i " + input;
+}
+
+// Waits (up to a minute) until sink `sink` has committed `number` times.
+void WaitForCommit(const fs::path& dir, const std::string& sink, int64_t number) {
+  for (int i = 0; i < 600; ++i) {
+    for (const SnapshotInfo& s : Snapshots(dir)) {
+      if (s.sink_id == sink && s.commit_number >= number) return;
+    }
+    ::usleep(100 * 1000);
+  }
+  ADD_FAILURE() << "sink " << sink << " did not commit " << number << " times within a minute";
+}
+
+// With upsert, an UPDATE_BEFORE is applied (counted) but writes nothing. When
+// it is a key's newest change of a window, a relaunch that replays the input
+// remembers its sequence number (every skipped line counts), so a later
+// change with a lower sequence number is late. The process that committed the
+// window must remember the same, or the table depends on whether the sink was
+// restarted between the windows: here the streamed run applied the UPDATE_AFTER
+// (seq 4) that the replayed run dead-letters.
+TEST(CdcProperty, UpsertUpdateBeforeIsRememberedAlikeInProcessAndOnReplay) {
+  const fs::path dir = FreshTestDir("floe_cdc_upsert_ub_");
+  const std::string window1 = R"({"id":1,"name":"a","op":"INSERT","seq":1})"
+                              "\n"
+                              R"({"id":1,"name":"a","op":"UPDATE_BEFORE","seq":5})"
+                              "\n";
+  const std::string window2 = R"({"id":1,"name":"b","op":"UPDATE_AFTER","seq":4})"
+                              "\n";
+  // One process, two windows (the second fed after the first is committed).
+  const fs::path streamed = dir / "streamed";
+  fs::create_directories(streamed);
+  RunResult r = RunStreaming(
+      streamed,
+      SmallWrite(" --set sink_id=s1 --set upsert=true --set triggering_frequency_seconds=1", "-"),
+      {window1, window2}, 0, [&] { WaitForCommit(streamed, "s1", 1); });
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // Two processes: the first window, then the whole input replayed.
+  const fs::path replayed = dir / "replayed";
+  fs::create_directories(replayed);
+  WriteFile(replayed / "in.jsonl", window1);
+  ASSERT_EQ(RunIn(replayed, SmallWrite(" --set sink_id=s1 --set upsert=true", "in.jsonl")).rc, 0);
+  WriteFile(replayed / "in.jsonl", window1 + window2);
+  ASSERT_EQ(RunIn(replayed, SmallWrite(" --set sink_id=s1 --set upsert=true", "in.jsonl")).rc, 0);
+
+  const std::vector<std::string> want = {R"({"id":1,"name":"a"})"};
+  EXPECT_EQ(ScanRows(replayed), want);
+  EXPECT_EQ(LogPositions(replayed / "dead.jsonl"), std::set<int64_t>{3});
+  EXPECT_EQ(ScanRows(streamed), want) << "the streamed run applied a change the replay finds late";
+  EXPECT_EQ(LogPositions(streamed / "dead.jsonl"), std::set<int64_t>{3});
+  RemoveTestDirIfPassed(dir);
+}
+
+// change_sink.h: "Invalid rows (... null key ...) go to the error output".
+// A null key column fails the whole job instead ("row 2, column 'id': null in
+// NOT NULL column", from the projection to the table schema, whose key
+// columns are required) even with an error output configured, whether the
+// write creates the table or not. Disabled until fixed (floe bug, reported).
+TEST(CdcProperty, DISABLED_NullKeyGoesToTheErrorOutput) {
+  const fs::path dir = FreshTestDir("floe_cdc_null_key_");
+  const std::string input = R"({"id":1,"name":"a","op":"INSERT","seq":1})"
+                            "\n"
+                            R"({"id":null,"name":"b","op":"INSERT","seq":2})"
+                            "\n"
+                            R"({"id":2,"name":"c","op":"INSERT","seq":3})"
+                            "\n";
+  for (const bool exists : {false, true}) {
+    SCOPED_TRACE(exists ? "the table exists" : "the write creates the table");
+    fs::remove_all(dir / "wh");
+    fs::remove(dir / "errors.jsonl");
+    if (exists) {
+      WriteFile(dir / "first.jsonl", R"({"id":9,"name":"z","op":"INSERT","seq":1})"
+                                     "\n");
+      ASSERT_EQ(RunIn(dir, SmallWrite("", "first.jsonl")).rc, 0);
+    }
+    WriteFile(dir / "in.jsonl", input);
+    RunResult r = RunIn(dir, SmallWrite("", "in.jsonl"));
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(LogPositions(dir / "errors.jsonl"), std::set<int64_t>{2});
+    std::vector<std::string> want = {R"({"id":1,"name":"a"})", R"({"id":2,"name":"c"})"};
+    if (exists) want.push_back(R"({"id":9,"name":"z"})");
+    EXPECT_EQ(ScanRows(dir), want);
+  }
+  RemoveTestDirIfPassed(dir);
+}
+
+// A late change is one at or below a committed change of its key (issue 8:
+// "It is never applied out of order"). The sink knows the committed sequence
+// numbers of its own process and of the input it replays, not those in the
+// table: a second sink (another sink_id, or another process on new input)
+// applies a change older than the committed row, which replaces it. Disabled:
+// change_sink.h documents the limit ("committed by this process"); kept as
+// the statement of what the issue asks (reported).
+TEST(CdcProperty, DISABLED_LateChangeOfAnotherSinksCommitIsNotApplied) {
+  const fs::path dir = FreshTestDir("floe_cdc_cross_late_");
+  WriteFile(dir / "a.jsonl", R"({"id":1,"name":"new","op":"INSERT","seq":10})"
+                             "\n");
+  ASSERT_EQ(RunIn(dir, SmallWrite(" --set sink_id=a", "a.jsonl")).rc, 0);
+  WriteFile(dir / "b.jsonl", R"({"id":1,"name":"old","op":"UPDATE_AFTER","seq":5})"
+                             "\n");
+  RunResult r = RunIn(dir, SmallWrite(" --set sink_id=b", "b.jsonl"));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(ScanRows(dir), std::vector<std::string>{R"({"id":1,"name":"new"})"});
+  EXPECT_EQ(LogPositions(dir / "dead.jsonl"), std::set<int64_t>{1});
+  RemoveTestDirIfPassed(dir);
+}
+
 }  // namespace
