@@ -95,7 +95,9 @@ Launch LaunchIn(const fs::path& dir, const std::string& cmd, const std::string& 
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (kill_after_us) ::kill(-pid, SIGKILL);  // what is left of a pipeline
-  l.killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  // Killed itself, or a shell reporting its command killed (128 + SIGKILL).
+  l.killed = (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
+             (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL);
   l.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   l.err = ReadFile(err);
   return l;
@@ -146,10 +148,28 @@ std::optional<std::set<std::string>> Orphans(const fs::path& dir, bool dry_run) 
   return out;
 }
 
+/// The newest `vN.metadata.json` of the table (its path relative to `dir`, and N).
+std::pair<std::string, int> NewestMetadata(const fs::path& dir) {
+  std::pair<std::string, int> best{"", 0};
+  const fs::path md = dir / "wh" / "db" / "t" / "metadata";
+  if (!fs::exists(md)) return best;
+  for (const auto& e : fs::directory_iterator(md)) {
+    const std::string name = e.path().filename().string();
+    int v = 0;
+    char rest[32] = {};
+    if (std::sscanf(name.c_str(), "v%d.metadata.jso%1s", &v, rest) == 2 &&
+        name == "v" + std::to_string(v) + ".metadata.json" && v > best.second) {
+      best = {"wh/db/t/metadata/" + name, v};
+    }
+  }
+  return best;
+}
+
 struct Totals {
   int trials = 0, kills = 0, crash_point_kills = 0, random_kills = 0, relaunches = 0;
   int debris_trials = 0, debris_files = 0, debris_data_files = 0;
   int snapshots = 0;
+  int stale_hints = 0;  ///< trials that ended with version-hint.text behind the newest version
   std::map<std::string, int> debris_by_cause;  ///< debris files per kill kind
 };
 
@@ -344,8 +364,16 @@ bool RunTrial(int t, const fs::path& dir, Totals* totals) {
   Model model(o.upsert, o.composite_key);
   Lineage lineage;
   model.Run(lines, {static_cast<int64_t>(lines.size())}, &lineage);
+  // verify_table reads the newest metadata file, as floe and Java's
+  // HadoopTableOperations do (they probe past version-hint.text). A kill
+  // between the publish and the hint write leaves the hint behind until the
+  // next commit, and a relaunch that only skips commits nothing: counted here,
+  // asserted by DISABLED_KillAfterThePublishLeavesTheVersionHintCurrent.
+  const auto [newest, newest_version] = NewestMetadata(dir);
+  const std::string hint = ReadFile(dir / "wh" / "db" / "t" / "metadata" / "version-hint.text");
+  if (std::atoi(hint.c_str()) != newest_version) ++totals->stale_hints;
   auto scan = ScanRows(dir);
-  auto verified = VerifyRows(dir);
+  auto verified = VerifyRows(dir, {}, newest);
   if (!scan || !verified) return false;
   if (*scan != model.Rows() || *verified != model.Rows()) {
     ADD_FAILURE() << what << ": after remove-orphans the table disagrees with the model\nmodel:\n"
@@ -387,11 +415,120 @@ TEST(CdcCrash, KilledWritesRelaunchedEndWithTheModelsTable) {
             << "), relaunches " << totals.relaunches << ", snapshots " << totals.snapshots
             << "; trials with debris " << totals.debris_trials << ", debris files "
             << totals.debris_files << " (data files " << totals.debris_data_files
-            << "); debris files by kill:" << by_cause << "\n";
+            << "); debris files by kill:" << by_cause
+            << "; trials ending with a stale version-hint.text " << totals.stale_hints << "\n";
   std::string list;
   for (int t : failed) list += " " + std::to_string(t);
   EXPECT_TRUE(failed.empty()) << failed.size() << " of " << trials.size()
                               << " trials failed (replay one with FLOE_CDC_TRIAL=T):" << list;
+  RemoveTestDirIfPassed(dir);
+}
+
+// Hadoop catalog: a commit publishes vN.metadata.json, then rewrites
+// version-hint.text. Killed in between (catalog.published), the relaunch
+// finds its commit in the table and skips the input, so it commits nothing
+// and the hint keeps naming the version before: readers that trust the hint
+// (DuckDB, verify_table.mjs) read the table without the last commit until some
+// later commit rewrites the hint. The crash trials count how often they end so.
+// Disabled until fixed (floe: the relaunch, or loading the table, could
+// rewrite a stale hint; reported).
+TEST(CdcCrash, DISABLED_KillAfterThePublishLeavesTheVersionHintCurrent) {
+  const fs::path dir = FreshTestDir("floe_cdc_hint_");
+  const std::string first = R"({"id":1,"name":"a","op":"INSERT","seq":1})"
+                            "\n";
+  const std::string second = R"({"id":2,"name":"b","op":"INSERT","seq":2})"
+                             "\n";
+  WriteFile(dir / "in.jsonl", first);
+  ASSERT_EQ(RunIn(dir, SmallWrite(" --set sink_id=s1", "in.jsonl")).rc, 0);
+  WriteFile(dir / "in.jsonl", first + second);
+  // The sink is registered already: the first publish of this run is its data commit.
+  const Launch killed =
+      LaunchIn(dir, SmallWrite(" --set sink_id=s1", "in.jsonl"), "catalog.published", {});
+  ASSERT_TRUE(killed.killed) << killed.err;
+  RunResult relaunch = RunIn(dir, SmallWrite(" --set sink_id=s1", "in.jsonl"));
+  ASSERT_EQ(relaunch.rc, 0) << relaunch.err;
+  const std::vector<std::string> want = {R"({"id":1,"name":"a"})", R"({"id":2,"name":"b"})"};
+  EXPECT_EQ(ScanRows(dir), want);
+  const auto [newest, version] = NewestMetadata(dir);
+  EXPECT_EQ(std::atoi(ReadFile(dir / "wh/db/t/metadata/version-hint.text").c_str()), version);
+  EXPECT_EQ(VerifyRows(dir), want)
+      << "verify_table read the table through its stale version-hint.text";
+  RemoveTestDirIfPassed(dir);
+}
+
+// reject_log.h: the entries of a window are appended after the window's
+// commits. Killed in between (sink.committed), the relaunch skips the
+// committed input, so the late change of that window never reaches the
+// dead-letter output (nor would an invalid row reach the error output): at
+// most once instead of exactly once. Disabled until fixed (floe; reported).
+TEST(CdcCrash, DISABLED_DeadLetterEntriesSurviveAKillAfterTheCommit) {
+  const fs::path dir = FreshTestDir("floe_cdc_dead_letter_crash_");
+  const std::string first = R"({"id":1,"name":"a","op":"INSERT","seq":5})"
+                            "\n"
+                            R"({"id":2,"name":"b","op":"INSERT","seq":6})"
+                            "\n";
+  const std::string second = R"({"id":1,"name":"late","op":"UPDATE_AFTER","seq":4})"
+                             "\n"
+                             R"({"id":2,"name":"b2","op":"UPDATE_AFTER","seq":7})"
+                             "\n";
+  WriteFile(dir / "in.jsonl", first);
+  ASSERT_EQ(RunIn(dir, SmallWrite(" --set sink_id=s1", "in.jsonl")).rc, 0);
+  WriteFile(dir / "in.jsonl", first + second);
+  const Launch killed =
+      LaunchIn(dir, SmallWrite(" --set sink_id=s1", "in.jsonl"), "sink.committed", {});
+  ASSERT_TRUE(killed.killed) << killed.err;
+  RunResult relaunch = RunIn(dir, SmallWrite(" --set sink_id=s1", "in.jsonl"));
+  ASSERT_EQ(relaunch.rc, 0) << relaunch.err;
+  EXPECT_EQ(ScanRows(dir),
+            (std::vector<std::string>{R"({"id":1,"name":"a"})", R"({"id":2,"name":"b2"})"}));
+  EXPECT_EQ(LogPositions(dir / "dead.jsonl"), std::set<int64_t>{3});
+  RemoveTestDirIfPassed(dir);
+}
+
+// Two copies of one sink (same sink_id, same input) at once, as a zombie and
+// its replacement: the token check inside every commit attempt lets one
+// commit each window; the other skips, or fails knowing its commit did not
+// land and removes its files. No commit number twice, no debris.
+TEST(CdcCrash, ConcurrentCopiesOfASinkCommitOnceAndLeaveNoDebris) {
+  const fs::path dir = FreshTestDir("floe_cdc_zombie_");
+  Options o;
+  Generator gen(4242, o, 30);
+  const std::vector<Change> lines = gen.Stream(400, /*shuffle=*/false);
+  int known_failures = 0;
+  for (int round = 0; round < 4; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    fs::remove_all(dir / "wh");
+    WriteFile(dir / "in.jsonl", InputText(lines, 10, false));
+    ASSERT_EQ(RunIn(dir, Shell(FLOE_BIN) + " write " + WriteArgs(o, "s1", "in.jsonl")).rc, 0);
+    WriteFile(dir / "in.jsonl", InputText(lines, lines.size(), false));
+    const std::string cmd = Shell(FLOE_BIN) + " write " + WriteArgs(o, "s1", "in.jsonl");
+    RunResult both =
+        RunIn(dir, floe::test::ShellConcurrently({cmd + " >a.out 2>a.err; echo $? >a.rc",
+                                                  cmd + " >b.out 2>b.err; echo $? >b.rc"}));
+    const int a = std::atoi(ReadFile(dir / "a.rc").c_str()),
+              b = std::atoi(ReadFile(dir / "b.rc").c_str());
+    EXPECT_TRUE(a == 0 || b == 0) << ReadFile(dir / "a.err") << ReadFile(dir / "b.err");
+    for (const auto& [rc, err] :
+         {std::pair{a, ReadFile(dir / "a.err")}, std::pair{b, ReadFile(dir / "b.err")}}) {
+      if (rc == 0) continue;
+      ++known_failures;
+      EXPECT_NE(err.find("already in the table"), std::string::npos) << err;
+    }
+    std::set<int64_t> numbers;
+    for (const SnapshotInfo& s : Snapshots(dir)) {
+      EXPECT_TRUE(numbers.insert(s.commit_number).second)
+          << "commit number " << s.commit_number << " twice";
+    }
+    auto orphans = Orphans(dir, /*dry_run=*/true);
+    ASSERT_TRUE(orphans);
+    EXPECT_TRUE(orphans->empty()) << orphans->size() << " files left, e.g. " << *orphans->begin();
+    Model model(o.upsert, o.composite_key);
+    Lineage lineage;
+    model.Run(lines, {static_cast<int64_t>(lines.size())}, &lineage);
+    EXPECT_EQ(ScanRows(dir), model.Rows());
+  }
+  std::cout << "[ zombie   ] rounds where a copy failed knowing its commit did not land: "
+            << known_failures << "\n";
   RemoveTestDirIfPassed(dir);
 }
 

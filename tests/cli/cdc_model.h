@@ -272,11 +272,14 @@ class Generator {
 
   /// `count` changes in sequence order, then shuffled. `shuffle` false gives
   /// a stream whose table does not depend on where the windows fall: every
-  /// key's changes in sequence order (no late changes), no invalid lines, and
-  /// no INSERT of a live key (a second row only when the INSERT comes first
-  /// in its window).
+  /// key's changes in sequence order (no late changes), no invalid lines, no
+  /// INSERT of a live key (a second row only when the INSERT comes first in
+  /// its window), and no update pair sharing a sequence number (split by a
+  /// window, its UPDATE_AFTER would be late: at, not below, the committed
+  /// UPDATE_BEFORE; see DISABLED_AnUpdatePairSplitByAWindowKeepsItsAfterImage).
   std::vector<Change> Stream(int count, bool shuffle = true) {
     std::vector<Change> out;
+    shuffle_ = shuffle;
     while (static_cast<int>(out.size()) < count) Step(&out, shuffle);
     if (shuffle) {
       // Neighbours swap, and now and then a change straggles far behind.
@@ -379,7 +382,7 @@ class Generator {
     if (r < 35) {
       // An update pair; half the time both halves share the sequence number.
       emit(Kind::kUpdateBefore, s.row, seq_);
-      if (Chance(0.5)) seq_ += 1;
+      if (!shuffle_ || Chance(0.5)) seq_ += 1;
       s.row = Image(key);
       emit(Kind::kUpdateAfter, s.row, seq_);
     } else if (r < 60) {
@@ -406,6 +409,7 @@ class Generator {
   Options o_;
   int keys_;
   int64_t seq_ = 0;
+  bool shuffle_ = true;
   std::map<std::string, KeyState> state_;
 };
 
@@ -431,6 +435,17 @@ inline std::string WriteArgs(const Options& o, const std::string& sink_id, const
          " --set shards_per_partition=" + std::to_string(o.shards_per_partition);
   }
   return a + extra + " --no-progress -i " + input;
+}
+
+// The plain command of the tests below: table db.t keyed by id, changes in
+// columns op and seq, late changes to dead.jsonl, invalid rows to errors.jsonl.
+inline std::string SmallWrite(const std::string& extra, const std::string& input) {
+  return Shell(FLOE_BIN) + " write --catalog warehouse=./wh --table db.t --schema " +
+         Shell("id BIGINT, name STRING, op STRING, seq BIGINT") +
+         " --set mode=merge-on-read --set change_type_column=op --set sequence_number_column=seq"
+         " --set equality_columns=id --set "
+         "error_handling=dead_letter:dead.jsonl,output:errors.jsonl" +
+         extra + " --no-progress -i " + input;
 }
 
 inline std::vector<std::string> SortedLines(const std::string& text) {
@@ -463,11 +478,13 @@ inline std::optional<std::vector<std::string>> ScanRows(const fs::path& dir,
   return SortedLines(r.out);
 }
 
-/// The table's rows by the spec-only reader (sorted).
+/// The table's rows by the spec-only reader (sorted). `target` is the table
+/// folder (resolved through version-hint.text) or a metadata file.
 inline std::optional<std::vector<std::string>> VerifyRows(const fs::path& dir,
-                                                          std::optional<int64_t> snapshot_id = {}) {
-  std::string cmd =
-      "node " + Shell(floe_cli_test::SharedDir() + "/interop/verify_table.mjs") + " wh/db/t";
+                                                          std::optional<int64_t> snapshot_id = {},
+                                                          const std::string& target = "wh/db/t") {
+  std::string cmd = "node " + Shell(floe_cli_test::SharedDir() + "/interop/verify_table.mjs") +
+                    " " + Shell(target);
   if (snapshot_id) cmd += " --snapshot-id " + std::to_string(*snapshot_id);
   RunResult r = RunIn(dir, cmd);
   if (r.rc != 0) {

@@ -291,17 +291,6 @@ TEST(CdcProperty, HashShardsPerPartitionKeepAKeysChangesTogether) {
   RemoveTestDirIfPassed(dir);
 }
 
-// The plain command of the tests below: table db.t keyed by id, changes in
-// columns op and seq, late changes to dead.jsonl, invalid rows to errors.jsonl.
-std::string SmallWrite(const std::string& extra, const std::string& input) {
-  return Shell(FLOE_BIN) + " write --catalog warehouse=./wh --table db.t --schema " +
-         Shell("id BIGINT, name STRING, op STRING, seq BIGINT") +
-         " --set mode=merge-on-read --set change_type_column=op --set sequence_number_column=seq"
-         " --set equality_columns=id --set "
-         "error_handling=dead_letter:dead.jsonl,output:errors.jsonl" +
-         extra + " --no-progress -i " + input;
-}
-
 // Waits (up to a minute) until sink `sink` has committed `number` times.
 void WaitForCommit(const fs::path& dir, const std::string& sink, int64_t number) {
   for (int i = 0; i < 600; ++i) {
@@ -403,6 +392,37 @@ TEST(CdcProperty, DISABLED_LateChangeOfAnotherSinksCommitIsNotApplied) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(ScanRows(dir), std::vector<std::string>{R"({"id":1,"name":"new"})"});
   EXPECT_EQ(LogPositions(dir / "dead.jsonl"), std::set<int64_t>{1});
+  RemoveTestDirIfPassed(dir);
+}
+
+// An update's two halves often share a sequence number (one source
+// transaction, one LSN: Debezium, Flink's -U/+U). When a window boundary (a
+// trigger, a relaunch) falls between them, the UPDATE_BEFORE is committed with
+// the key's row deleted, and the UPDATE_AFTER is "at or below" the committed
+// sequence number: late, so dead-lettered, and the key has no row at all.
+// Within one window the same pair is applied in arrival order. Found by the
+// crash trials (trial 84 of the first run, upsert: the after-image lost). The
+// brief's and change_sink.h's rule ("at or below") says late; the table then
+// depends on where the windows fall. Disabled: a semantic decision (late only
+// below the committed number, or an equal number late only for the same
+// change kind), reported.
+TEST(CdcProperty, DISABLED_AnUpdatePairSplitByAWindowKeepsItsAfterImage) {
+  const fs::path dir = FreshTestDir("floe_cdc_split_pair_");
+  const std::string insert = R"({"id":1,"name":"a","op":"INSERT","seq":1})"
+                             "\n";
+  const std::string before = R"({"id":1,"name":"a","op":"UPDATE_BEFORE","seq":2})"
+                             "\n";
+  const std::string after = R"({"id":1,"name":"b","op":"UPDATE_AFTER","seq":2})"
+                            "\n";
+  // Three windows (three runs of one sink on a growing file); the pair is split.
+  for (const std::string& input : {insert, insert + before, insert + before + after}) {
+    WriteFile(dir / "in.jsonl", input);
+    RunResult r = RunIn(dir, SmallWrite(" --set sink_id=s1", "in.jsonl"));
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  // As one window would have it.
+  EXPECT_EQ(ScanRows(dir), std::vector<std::string>{R"({"id":1,"name":"b"})"});
+  EXPECT_EQ(LogPositions(dir / "dead.jsonl"), std::set<int64_t>{});
   RemoveTestDirIfPassed(dir);
 }
 
