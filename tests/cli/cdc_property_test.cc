@@ -294,6 +294,10 @@ TEST(CdcProperty, HashShardsPerPartitionKeepAKeysChangesTogether) {
 // Waits (up to a minute) until sink `sink` has committed `number` times.
 void WaitForCommit(const fs::path& dir, const std::string& sink, int64_t number) {
   for (int i = 0; i < 600; ++i) {
+    if (!fs::exists(dir / "wh" / "db" / "t" / "metadata" / "version-hint.text")) {
+      ::usleep(100 * 1000);  // the writer has not created the table yet
+      continue;
+    }
     for (const SnapshotInfo& s : Snapshots(dir)) {
       if (s.sink_id == sink && s.commit_number >= number) return;
     }
