@@ -808,6 +808,7 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     const int64_t committed_seq = committed ? committed->seq : 0;
     const int64_t committed_ms = committed ? committed->commit_ms : 0;
     size_t first = group.size(), last = group.size(), kept = 0;
+    std::optional<int64_t> newest;  // the newest applied sequence number
     for (size_t i = 0; i < group.size(); ++i) {
       const Rec& r = group[i];
       if (committed && r.seq <= committed_seq) {
@@ -815,11 +816,16 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
         continue;
       }
       ++d->stats.applied;
+      newest = r.seq;  // the group is in sequence order
       if (d->upsert && r.kind == RowKind::kUpdateBefore) continue;  // upsert: after-images only
       if (first == group.size()) first = i;
       last = i;
       ++kept;
     }
+    // Every applied change is committed with the window, an UPDATE_BEFORE that
+    // upsert drops too: a relaunch remembers the sequence numbers of all the
+    // input it skips, and this process must remember the same.
+    if (newest) d->window_keys.emplace_back(group_hash, *newest);
     if (kept == 0) return Ok();
     const Rec& f = group[first];
     const Rec& l = group[last];
@@ -831,7 +837,6 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
       FLOE_RETURN_IF_ERROR(decode_into(l, &out));
       if (out.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_out());
     }
-    d->window_keys.emplace_back(group_hash, l.seq);
     return Ok();
   };
 
