@@ -37,8 +37,8 @@ inline std::string Shell(const std::string& s) { return floe::test::ShellQuote(s
 /// (through files in `dir`, removed afterwards).
 inline RunResult RunIn(const fs::path& dir, const std::string& cmd) {
   fs::path out = dir / ".stdout", err = dir / ".stderr";
-  std::string full =
-      "cd " + Shell(dir.string()) + " && " + cmd + " >" + Shell(out.string()) + " 2>" + Shell(err.string());
+  std::string full = "cd " + Shell(dir.string()) + " && " + cmd + " >" + Shell(out.string()) +
+                     " 2>" + Shell(err.string());
   int status = std::system(full.c_str());
   RunResult r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -422,7 +422,13 @@ Status ChangeSink::Impl::OpenDestination(Destination* d) {
     so.spill_dir = sink_options_.spill_dir;
     FLOE_ASSIGN_OR_RETURN(d->sorter, SpillSorter::Make(so));
   }
-  if (options_.hash_distribution && options_.shards_per_partition < options_.num_shards && !meta.DefaultSpec()->is_unpartitioned()) {
+  // Merge-on-read collapses a key's changes shard by shard, so a key's shard
+  // must not depend on anything but the key: placing rows by partition is
+  // only safe when the partition is a function of the key (partition_scoped);
+  // otherwise a key moving partition would be split over shards and keep a
+  // row in each.
+  if (options_.hash_distribution && options_.shards_per_partition < options_.num_shards &&
+      !meta.DefaultSpec()->is_unpartitioned() && (!mor || d->partition_scoped)) {
     FLOE_ASSIGN_OR_RETURN(auto keyer, table::PartitionKeyer::Make(*meta.DefaultSpec(), table_schema));
     d->keyer = std::move(keyer);
   }
@@ -868,6 +874,7 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     const int64_t committed_seq = committed ? committed->seq : 0;
     const int64_t committed_ms = committed ? committed->commit_ms : 0;
     size_t first = group.size(), last = group.size(), kept = 0;
+    std::optional<int64_t> newest;  // the newest applied sequence number
     for (size_t i = 0; i < group.size(); ++i) {
       const Rec& r = group[i];
       if (committed && r.seq <= committed_seq) {
@@ -875,11 +882,16 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
         continue;
       }
       ++d->stats.applied;
+      newest = r.seq;  // the group is in sequence order
       if (d->upsert && r.kind == RowKind::kUpdateBefore) continue;  // upsert: after-images only
       if (first == group.size()) first = i;
       last = i;
       ++kept;
     }
+    // Every applied change is committed with the window, an UPDATE_BEFORE that
+    // upsert drops too: a relaunch remembers the sequence numbers of all the
+    // input it skips, and this process must remember the same.
+    if (newest) d->window_keys.emplace_back(group_hash, *newest);
     if (kept == 0) return Ok();
     const Rec& f = group[first];
     const Rec& l = group[last];
@@ -891,7 +903,6 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
       FLOE_RETURN_IF_ERROR(decode_into(l, &out));
       if (out.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_out());
     }
-    d->window_keys.emplace_back(group_hash, l.seq);
     return Ok();
   };
 
