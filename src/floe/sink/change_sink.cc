@@ -38,14 +38,18 @@ namespace {
 
 namespace k = config::keys;
 
-// Sort key layout: shard (2, big-endian) | key hash (8, big-endian) | key
-// bytes (prefix-free) | sequence number (8, big-endian, sign flipped) |
-// change class (1: 0 for UPDATE_BEFORE and DELETE, 1 for INSERT and
-// UPDATE_AFTER) | arrival (8, big-endian). The group of one key is
-// everything but the last 17 bytes. The class orders a key's changes that
-// share a sequence number: an update's before-image precedes its
-// after-image, whatever order they arrived in.
-constexpr size_t kSuffixBytes = 17;
+// Sort key layout: shard (2, big-endian) | key hash (8, big-endian) |
+// sequence number (8, big-endian, sign flipped) | change class (1: 0 for
+// UPDATE_BEFORE and DELETE, 1 for INSERT and UPDATE_AFTER) | arrival (8,
+// big-endian) | key bytes (the equality columns). A key's changes are the
+// records of one (shard, hash), split by key bytes in the rare case of a hash
+// collision. The class orders a key's changes that share a sequence number:
+// an update's before-image precedes its after-image, whatever order they
+// arrived in. Sorting on the hash and sequence number first keeps almost
+// every comparison inside the first 18 bytes.
+constexpr size_t kGroupBytes = 10;
+constexpr size_t kOrderBytes = 17;  ///< sequence number and class
+constexpr size_t kKeyOffset = kGroupBytes + kOrderBytes + 8;
 constexpr size_t kHashOffset = 2;
 // Payload: kind (1) | position (8, little-endian) | encoded row.
 constexpr size_t kPayloadHeader = 9;
@@ -73,7 +77,11 @@ class LateTracker {
  public:
   struct Entry {
     int64_t seq;
-    int64_t commit_ms;
+    int64_t packed;  ///< commit time (ms) * 2 + change class
+    int64_t commit_ms() const { return packed >> 1; }
+    int cls() const { return static_cast<int>(packed & 1); }
+    /// Whether a change (seq, cls) is at or before this committed one.
+    bool Covers(int64_t s, int c) const { return s < seq || (s == seq && c <= cls()); }
   };
   const Entry* Find(uint64_t hash) const {
     if (size_ == 0) return nullptr;
@@ -83,20 +91,8 @@ class LateTracker {
       if (slots_[i].hash == hash) return &slots_[i].entry;
     }
   }
-  void Update(uint64_t hash, int64_t seq, int64_t commit_ms) {
-    hash = hash ? hash : 1;
-    if ((size_ + 1) * 4 > slots_.size() * 3) Grow();
-    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      if (slots_[i].hash == 0) {
-        slots_[i] = {hash, {seq, commit_ms}};
-        ++size_;
-        return;
-      }
-      if (slots_[i].hash == hash) {
-        if (seq >= slots_[i].entry.seq) slots_[i].entry = {seq, commit_ms};
-        return;
-      }
-    }
+  void Update(uint64_t hash, int64_t seq, int cls, int64_t commit_ms) {
+    Put(hash ? hash : 1, Entry{seq, commit_ms * 2 + (cls & 1)});
   }
 
  private:
@@ -104,19 +100,38 @@ class LateTracker {
     uint64_t hash = 0;
     Entry entry{};
   };
+  void Put(uint64_t hash, Entry e) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) Grow();
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].hash == 0) {
+        slots_[i] = {hash, e};
+        ++size_;
+        return;
+      }
+      if (slots_[i].hash == hash) {
+        if (!slots_[i].entry.Covers(e.seq, static_cast<int>(e.packed & 1)) ||
+            (slots_[i].entry.seq == e.seq && slots_[i].entry.cls() == (e.packed & 1))) {
+          slots_[i].entry = e;
+        }
+        return;
+      }
+    }
+  }
   void Grow() {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
     size_ = 0;
     for (const Slot& s : old) {
-      if (s.hash) Update(s.hash, s.entry.seq, s.entry.commit_ms);
+      if (s.hash) Put(s.hash, s.entry);
     }
   }
   std::vector<Slot> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
 };
+
+int ClassOf(RowKind kind) { return kind == RowKind::kUpdateBefore || kind == RowKind::kDelete ? 0 : 1; }
 
 std::string RowJson(const Batch& batch, int64_t row) {
   std::string out;
@@ -148,7 +163,12 @@ class Destination {
   std::unique_ptr<RowCodec> codec;
   std::unique_ptr<SpillSorter> sorter;
   LateTracker late;
-  std::vector<std::pair<uint64_t, int64_t>> window_keys;  ///< (hash, seq) applied this window
+  struct Applied {
+    uint64_t hash;
+    int64_t seq;
+    int cls;
+  };
+  std::vector<Applied> window_keys;  ///< the newest change applied per key this window
   // append
   std::vector<std::unique_ptr<table::PartitionedWriter>> append_writers;  ///< one per shard
   std::shared_ptr<table::OutputFileFactory> append_factory;
@@ -161,6 +181,14 @@ class Destination {
   int64_t arrival = 0;
   int64_t window_bytes = 0;  ///< payload bytes buffered this window (autosharding)
   std::string scratch_key;
+  /// A window's files between its two commit phases.
+  struct Window {
+    std::vector<iceberg::DataFile> data, deletes;
+    std::vector<std::unique_ptr<table::PartitionedWriter>> writers;
+    std::vector<std::unique_ptr<table::EqualityDeleteWriter>> delete_writers;
+    bool prepared = false;
+  };
+  Window window;
   /// The key columns in the rows as they arrive (stripped input schema).
   std::vector<std::vector<int>> input_key_paths;
   std::vector<std::string> input_key_names;
@@ -209,7 +237,9 @@ class ChangeSink::Impl {
                           std::vector<iceberg::DataFile>* deletes,
                           std::vector<std::unique_ptr<table::PartitionedWriter>>* writers,
                           std::vector<std::unique_ptr<table::EqualityDeleteWriter>>* delete_writers);
+  Status PrepareDestination(Destination* d, int64_t position);
   Status CommitDestination(Destination* d, int64_t position, bool heartbeat);
+  void AbortPrepared(Destination* d);
   void AbortWindow();
   Status Fail(Error e) {
     failed_ = true;
@@ -672,28 +702,31 @@ Status ChangeSink::Impl::AddRows(Destination* d, Batch&& rows, const std::vector
     const size_t si = static_cast<size_t>(i);
     const int64_t position = rows.positions[si];
     key.clear();
-    key.append(kHashOffset + 8, '\0');
+    key.append(kKeyOffset, '\0');
     if (!d->keys->Encode(rows, i, &key, &null_column)) {
       ++d->stats.errors;
       FLOE_RETURN_IF_ERROR(Reject(position, fmt::format("key column '{}' is null", null_column), {}, d->name,
                                   RowJson(rows, i)));
       continue;
     }
-    const uint64_t hash = XXH3_64bits(key.data() + kHashOffset + 8, key.size() - kHashOffset - 8);
+    const uint64_t hash = XXH3_64bits(key.data() + kKeyOffset, key.size() - kKeyOffset);
+    const RowKind kind = kinds[si];
     if (position <= d->committed_position) {
       // Committed by an earlier run: skipped, but remembered for lateness.
       ++d->stats.skipped;
-      d->late.Update(hash, seqs[si], d->last_commit_ms);
+      d->late.Update(hash, seqs[si], ClassOf(kind), d->last_commit_ms);
       continue;
     }
     const int shard = ShardOf(*d, hash, rows, i, phash);
-    key[0] = static_cast<char>((shard >> 8) & 0xff);
-    key[1] = static_cast<char>(shard & 0xff);
-    for (int b = 0; b < 8; ++b) key[kHashOffset + size_t(b)] = static_cast<char>((hash >> (56 - 8 * b)) & 0xff);
-    PutBE(&key, static_cast<uint64_t>(seqs[si]) ^ (uint64_t{1} << 63), 8);
-    const RowKind kind = kinds[si];
-    key.push_back(kind == RowKind::kUpdateBefore || kind == RowKind::kDelete ? '\0' : '\1');
-    PutBE(&key, static_cast<uint64_t>(d->arrival++), 8);
+    char* k = key.data();
+    k[0] = static_cast<char>((shard >> 8) & 0xff);
+    k[1] = static_cast<char>(shard & 0xff);
+    for (int b = 0; b < 8; ++b) k[kHashOffset + size_t(b)] = static_cast<char>((hash >> (56 - 8 * b)) & 0xff);
+    const uint64_t seq = static_cast<uint64_t>(seqs[si]) ^ (uint64_t{1} << 63);
+    for (int b = 0; b < 8; ++b) k[kGroupBytes + size_t(b)] = static_cast<char>((seq >> (56 - 8 * b)) & 0xff);
+    k[kGroupBytes + 8] = static_cast<char>(ClassOf(kind));
+    const uint64_t arrival = static_cast<uint64_t>(d->arrival++);
+    for (int b = 0; b < 8; ++b) k[kGroupBytes + kOrderBytes + size_t(b)] = static_cast<char>((arrival >> (56 - 8 * b)) & 0xff);
     const uint64_t begin = i == 0 ? 0 : ends[si - 1];
     payload.clear();
     payload.push_back(static_cast<char>(kinds[si]));
@@ -831,13 +864,16 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
 
   struct Rec {
     RowKind kind;
+    int cls;
     int64_t seq;
     int64_t position;
-    size_t offset, size;  ///< the encoded row in `group_rows`
+    size_t offset, size;          ///< the encoded row in `group_rows`
+    size_t key_offset, key_size;  ///< the key bytes in `group_keys`
   };
   std::vector<Rec> group;
-  std::string group_key;
+  std::string group_head;  ///< shard and hash of the group
   std::string group_rows;
+  std::string group_keys;
   uint64_t group_hash = 0;
 
   auto decode_into = [&](const Rec& r, Batch* b) -> Status {
@@ -845,8 +881,8 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     if (!used) return Fail(used.error().WithContext("a spilled change"));
     return Ok();
   };
-  auto late = [&](const Rec& r, int64_t committed_seq, int64_t commit_ms) -> Status {
-    const int64_t lateness_s = std::max<int64_t>(0, (now_ms - commit_ms) / 1000);
+  auto late = [&](const Rec& r, const LateTracker::Entry& committed) -> Status {
+    const int64_t lateness_s = std::max<int64_t>(0, (now_ms - committed.commit_ms()) / 1000);
     if (lateness_s > options_.allowed_lateness_seconds) {
       ++d->stats.dropped;
       return Ok();
@@ -855,7 +891,7 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     RejectLog* log = dead_letters_ ? dead_letters_.get() : errors_.get();
     const std::string reason = fmt::format(
         "late change: sequence number {} of a key whose change with sequence number {} was committed {} s ago",
-        r.seq, committed_seq, lateness_s);
+        r.seq, committed.seq, lateness_s);
     if (!log) {
       return InvalidArgument("input position {} ({}): {} (no dead-letter or error output is configured: set "
                              "error_handling dead_letter: FILE.jsonl)",
@@ -868,40 +904,61 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
                          lateness_s));
     return Ok();
   };
-  auto resolve = [&]() -> Status {
-    if (group.empty()) return Ok();
+  // One key's changes, in (sequence number, class, arrival) order.
+  auto resolve_key = [&](const std::vector<const Rec*>& recs) -> Status {
     const LateTracker::Entry* committed = d->late.Find(group_hash);
-    const int64_t committed_seq = committed ? committed->seq : 0;
-    const int64_t committed_ms = committed ? committed->commit_ms : 0;
-    size_t first = group.size(), last = group.size(), kept = 0;
-    std::optional<int64_t> newest;  // the newest applied sequence number
-    for (size_t i = 0; i < group.size(); ++i) {
-      const Rec& r = group[i];
-      if (committed && r.seq <= committed_seq) {
-        FLOE_RETURN_IF_ERROR(late(r, committed_seq, committed_ms));
+    const Rec* first = nullptr;
+    const Rec* last = nullptr;
+    const Rec* newest = nullptr;  // the newest applied change
+    for (const Rec* r : recs) {
+      if (committed && committed->Covers(r->seq, r->cls)) {
+        FLOE_RETURN_IF_ERROR(late(*r, *committed));
         continue;
       }
       ++d->stats.applied;
-      newest = r.seq;  // the group is in sequence order
-      if (d->upsert && r.kind == RowKind::kUpdateBefore) continue;  // upsert: after-images only
-      if (first == group.size()) first = i;
-      last = i;
-      ++kept;
+      newest = r;
+      if (d->upsert && r->kind == RowKind::kUpdateBefore) continue;  // upsert: after-images only
+      if (!first) first = r;
+      last = r;
     }
     // Every applied change is committed with the window, an UPDATE_BEFORE that
     // upsert drops too: a relaunch remembers the sequence numbers of all the
     // input it skips, and this process must remember the same.
-    if (newest) d->window_keys.emplace_back(group_hash, *newest);
-    if (kept == 0) return Ok();
-    const Rec& f = group[first];
-    const Rec& l = group[last];
-    if (d->upsert || f.kind != RowKind::kInsert) {
-      FLOE_RETURN_IF_ERROR(decode_into(f, &del_rows));
+    if (newest) d->window_keys.push_back({group_hash, newest->seq, newest->cls});
+    if (!first) return Ok();
+    if (d->upsert || first->kind != RowKind::kInsert) {
+      FLOE_RETURN_IF_ERROR(decode_into(*first, &del_rows));
       if (del_rows.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_del());
     }
-    if (l.kind == RowKind::kInsert || l.kind == RowKind::kUpdateAfter) {
-      FLOE_RETURN_IF_ERROR(decode_into(l, &out));
+    if (last->kind == RowKind::kInsert || last->kind == RowKind::kUpdateAfter) {
+      FLOE_RETURN_IF_ERROR(decode_into(*last, &out));
       if (out.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_out());
+    }
+    return Ok();
+  };
+  auto key_of = [&](const Rec& r) { return std::string_view(group_keys).substr(r.key_offset, r.key_size); };
+  std::vector<const Rec*> recs;
+  auto resolve = [&]() -> Status {
+    if (group.empty()) return Ok();
+    recs.clear();
+    bool one_key = true;
+    for (const Rec& r : group) {
+      recs.push_back(&r);
+      one_key = one_key && key_of(r) == key_of(group[0]);
+    }
+    if (one_key) return resolve_key(recs);
+    // A hash collision: several keys share the hash; each is resolved on its
+    // own, keeping the order (a stable partition by key bytes). The late
+    // tracker is keyed by hash, so colliding keys share their lateness state.
+    std::stable_sort(recs.begin(), recs.end(), [&](const Rec* a, const Rec* b) { return key_of(*a) < key_of(*b); });
+    size_t i = 0;
+    std::vector<const Rec*> one;
+    while (i < recs.size()) {
+      one.clear();
+      size_t j = i;
+      while (j < recs.size() && key_of(*recs[j]) == key_of(*recs[i])) one.push_back(recs[j++]);
+      FLOE_RETURN_IF_ERROR(resolve_key(one));
+      i = j;
     }
     return Ok();
   };
@@ -910,15 +967,16 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
   for (;;) {
     FLOE_ASSIGN_OR_RETURN(bool more, stream->Next(&key, &payload));
     if (!more) break;
-    if (key.size() < kHashOffset + 8 + kSuffixBytes || payload.size() < kPayloadHeader) {
+    if (key.size() < kKeyOffset || payload.size() < kPayloadHeader) {
       return Internal("change sink: a buffered change is damaged ({} key bytes)", key.size());
     }
-    const std::string_view gk = key.substr(0, key.size() - kSuffixBytes);
-    if (gk != group_key || group.empty()) {
+    const std::string_view head = key.substr(0, kGroupBytes);
+    if (group.empty() || head != group_head) {
       FLOE_RETURN_IF_ERROR(resolve());
       group.clear();
       group_rows.clear();
-      group_key.assign(gk);
+      group_keys.clear();
+      group_head.assign(head);
       group_hash = GetBE(key.data() + kHashOffset, 8);
       const int shard = static_cast<int>(GetBE(key.data(), 2));
       const int w = writer_of_shard(shard);
@@ -926,11 +984,15 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     }
     Rec r;
     r.kind = static_cast<RowKind>(payload[0]);
-    r.seq = static_cast<int64_t>(GetBE(key.data() + key.size() - kSuffixBytes, 8) ^ (uint64_t{1} << 63));  // then class, arrival
+    r.seq = static_cast<int64_t>(GetBE(key.data() + kGroupBytes, 8) ^ (uint64_t{1} << 63));
+    r.cls = static_cast<uint8_t>(key[kGroupBytes + 8]);
     std::memcpy(&r.position, payload.data() + 1, 8);
     r.offset = group_rows.size();
     r.size = payload.size() - kPayloadHeader;
     group_rows.append(payload.substr(kPayloadHeader));
+    r.key_offset = group_keys.size();
+    r.key_size = key.size() - kKeyOffset;
+    group_keys.append(key.substr(kKeyOffset));
     group.push_back(r);
   }
   FLOE_RETURN_IF_ERROR(resolve());
@@ -950,45 +1012,61 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
   return Ok();
 }
 
-Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, bool heartbeat) {
-  std::vector<iceberg::DataFile> data, deletes;
-  std::vector<std::unique_ptr<table::PartitionedWriter>> writers;
-  std::vector<std::unique_ptr<table::EqualityDeleteWriter>> delete_writers;
-  auto abort_files = [&]() {
-    for (auto& w : writers) w->Abort();
-    for (auto& w : delete_writers) w->Abort();
-    for (auto& w : d->append_writers) {
-      if (w) w->Abort();
-    }
-    d->append_writers.clear();
-  };
-  auto failed = [&](Error e) -> Status {
-    abort_files();
-    d->window_keys.clear();
-    return Fail(std::move(e).WithContext(d->name));
-  };
+void ChangeSink::Impl::AbortPrepared(Destination* d) {
+  for (auto& w : d->window.writers) w->Abort();
+  for (auto& w : d->window.delete_writers) w->Abort();
+  for (auto& w : d->append_writers) {
+    if (w) w->Abort();
+  }
+  d->append_writers.clear();
+  d->window = Destination::Window();
+  d->window_keys.clear();
+}
+
+// Phase 1 of a commit: the window's files (data, deletes), nothing published.
+Status ChangeSink::Impl::PrepareDestination(Destination* d, int64_t position) {
+  d->window = Destination::Window();
+  Destination::Window& w = d->window;
   if (options_.mode == WriteMode::kMergeOnRead) {
     if (d->pending > 0) {
-      if (Status st = FlushDestination(d, position, &data, &deletes, &writers, &delete_writers); !st) {
-        return failed(st.error());
+      if (Status st = FlushDestination(d, position, &w.data, &w.deletes, &w.writers, &w.delete_writers); !st) {
+        AbortPrepared(d);
+        return Fail(st.error().WithContext(d->name));
       }
     }
   } else {
-    for (auto& w : d->append_writers) {
-      if (!w) continue;
-      auto files = w->Close();
-      if (!files) return failed(files.error());
-      for (auto& f : *files) data.push_back(std::move(f));
+    for (auto& aw : d->append_writers) {
+      if (!aw) continue;
+      auto files = aw->Close();
+      if (!files) {
+        AbortPrepared(d);
+        return Fail(files.error().WithContext(d->name));
+      }
+      for (auto& f : *files) w.data.push_back(std::move(f));
     }
   }
+  w.prepared = true;
+  return Ok();
+}
+
+// Phase 2: one snapshot carrying the window's files and the token.
+Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, bool heartbeat) {
+  if (!d->window.prepared) FLOE_RETURN_IF_ERROR(PrepareDestination(d, position));
+  std::vector<iceberg::DataFile>& data = d->window.data;
+  std::vector<iceberg::DataFile>& deletes = d->window.deletes;
+  auto failed = [&](Error e) -> Status {
+    AbortPrepared(d);
+    return Fail(std::move(e).WithContext(d->name));
+  };
   CrashPoint("sink.files-written");
   const int64_t now = NowMs();
   auto done = [&]() {
-    for (const auto& [hash, seq] : d->window_keys) d->late.Update(hash, seq, now);
+    for (const auto& a : d->window_keys) d->late.Update(a.hash, a.seq, a.cls, now);
     d->window_keys.clear();
     d->pending = 0;
     d->window_bytes = 0;
     d->append_writers.clear();
+    d->window = Destination::Window();
   };
   if (data.empty() && deletes.empty() && !heartbeat) {
     // Changes that cancel out (a key born and deleted in the window): nothing to publish.
@@ -1059,6 +1137,7 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   } else if (committed.error().kind == ErrorKind::kCommitStateUnknown) {
     // No token to settle it: the snapshot may be live, so its files stay.
     d->append_writers.clear();
+    d->window = Destination::Window();
     return Fail(std::move(committed).error().WithContext(d->name));
   } else {
     return failed(committed.error());
@@ -1080,19 +1159,35 @@ Status ChangeSink::Impl::Commit(int64_t position) {
   if (failed_) return InvalidArgument("the sink failed earlier; nothing can be committed");
   position = std::max(position, last_position_);
   last_position_ = position;
+  std::vector<Destination*> due;
   for (auto& [name, d] : destinations_) {
     if (d->pending == 0 && options_.mode == WriteMode::kAppend && d->append_writers.empty()) continue;
     if (d->pending == 0 && options_.mode == WriteMode::kMergeOnRead) continue;
-    FLOE_RETURN_IF_ERROR(CommitDestination(d.get(), position, false));
+    due.push_back(d.get());
   }
+  // 1. Every destination's files first: resolving the window finds its late
+  //    changes, which go to the dead-letter output.
+  for (Destination* d : due) {
+    if (Status st = PrepareDestination(d, position); !st) {
+      for (Destination* other : due) AbortPrepared(other);
+      failed_ = true;
+      return st;
+    }
+  }
+  // 2. The error and dead-letter entries of the window, before any commit: a
+  //    crash after a commit must not lose them (a relaunch skips the
+  //    committed input), and one before re-creates them, which the outputs
+  //    skip by position (reject_log.h).
+  for (RejectLog* log : {errors_.get(), dead_letters_.get()}) {
+    if (!log) continue;
+    if (Status st = log->Flush(); !st) {
+      for (Destination* other : due) AbortPrepared(other);
+      return Fail(st.error());
+    }
+  }
+  // 3. One snapshot per destination.
+  for (Destination* d : due) FLOE_RETURN_IF_ERROR(CommitDestination(d, position, false));
   CrashPoint("sink.committed");
-  // The error and dead-letter outputs follow the commits they belong to.
-  if (errors_) {
-    if (Status st = errors_->Flush(); !st) return Fail(st.error());
-  }
-  if (dead_letters_) {
-    if (Status st = dead_letters_->Flush(); !st) return Fail(st.error());
-  }
   window_rows_ = 0;
   ++windows_committed_;
   return Ok();
@@ -1111,10 +1206,7 @@ Status ChangeSink::Impl::Heartbeat() {
 
 void ChangeSink::Impl::AbortWindow() {
   for (auto& [name, d] : destinations_) {
-    for (auto& w : d->append_writers) {
-      if (w) w->Abort();
-    }
-    d->append_writers.clear();
+    AbortPrepared(d.get());
     // A table this sink created and never committed to is dropped again.
     if (d->created) (void)catalog_->DropIfUnchanged(*d->created);
     d->created.reset();
