@@ -16,6 +16,7 @@
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/sink/change_rows.h"
+#include "floe/sink/key_table.h"
 #include "floe/sink/projection.h"
 #include "floe/sink/reject_log.h"
 #include "floe/sink/row_codec.h"
@@ -162,6 +163,8 @@ class Destination {
   std::optional<table::PartitionKeyer> keyer;  ///< shards_per_partition < num_shards
   std::unique_ptr<RowCodec> codec;
   std::unique_ptr<SpillSorter> sorter;
+  KeyTable key_states;    ///< this window's keys, collapsed as changes arrive
+  int64_t window_spills = 0;
   LateTracker late;
   struct Applied {
     uint64_t hash;
@@ -232,6 +235,11 @@ class ChangeSink::Impl {
   Status AddRows(Destination* d, Batch&& rows, const std::vector<RowKind>& kinds, const std::vector<int64_t>& seqs);
   Status AddAppend(Destination* d, Batch&& rows, const std::vector<int64_t>& keep);
   Status SpillIfOver();
+  /// Spills `d`'s key states to its sorter as one sorted run.
+  Status SpillKeys(Destination* d);
+  /// A late change: to the dead-letter output, or dropped past the allowed lateness.
+  Status Late(Destination* d, int64_t position, RowKind kind, int64_t seq, const LateTracker::Entry& committed,
+              const Batch& rows, int64_t row);
   int ShardOf(const Destination& d, uint64_t hash, const Batch& rows, int64_t row, const std::vector<uint64_t>& phash) const;
   Status FlushDestination(Destination* d, int64_t position, std::vector<iceberg::DataFile>* data,
                           std::vector<iceberg::DataFile>* deletes,
@@ -691,54 +699,97 @@ Status ChangeSink::Impl::AddRows(Destination* d, Batch&& rows, const std::vector
     return AddAppend(d, Take(rows, keep), shard_of);
   }
 
-  // Merge-on-read: encode rows once, then one sorter record per change.
+  // Merge-on-read: encode rows once, then collapse each change into its
+  // key's state (key_table.h).
   std::string arena;
   std::vector<uint64_t> ends;
   d->codec->EncodeAll(rows, &arena, &ends);
-  std::string& key = d->scratch_key;
-  std::string payload;
+  // Pass 1: every row's key bytes and hash (null keys are invalid rows;
+  // input an earlier run committed is skipped).
+  std::string& keys = d->scratch_key;
+  keys.clear();
+  struct Todo {
+    int64_t row;
+    uint64_t hash;
+    uint32_t key_begin, key_end;
+  };
+  std::vector<Todo> todo;
+  todo.reserve(static_cast<size_t>(n));
   std::string null_column;
   for (int64_t i = 0; i < n; ++i) {
     const size_t si = static_cast<size_t>(i);
     const int64_t position = rows.positions[si];
-    key.clear();
-    key.append(kKeyOffset, '\0');
-    if (!d->keys->Encode(rows, i, &key, &null_column)) {
+    const size_t begin = keys.size();
+    if (!d->keys->Encode(rows, i, &keys, &null_column)) {
       ++d->stats.errors;
       FLOE_RETURN_IF_ERROR(Reject(position, fmt::format("key column '{}' is null", null_column), {}, d->name,
                                   RowJson(rows, i)));
       continue;
     }
-    const uint64_t hash = XXH3_64bits(key.data() + kKeyOffset, key.size() - kKeyOffset);
-    const RowKind kind = kinds[si];
+    const uint64_t hash = XXH3_64bits(keys.data() + begin, keys.size() - begin);
     if (position <= d->committed_position) {
       // Committed by an earlier run: skipped, but remembered for lateness.
       ++d->stats.skipped;
-      d->late.Update(hash, seqs[si], ClassOf(kind), d->last_commit_ms);
+      d->late.Update(hash, seqs[si], ClassOf(kinds[si]), d->last_commit_ms);
+      keys.resize(begin);
       continue;
     }
-    const int shard = ShardOf(*d, hash, rows, i, phash);
-    char* k = key.data();
-    k[0] = static_cast<char>((shard >> 8) & 0xff);
-    k[1] = static_cast<char>(shard & 0xff);
-    for (int b = 0; b < 8; ++b) k[kHashOffset + size_t(b)] = static_cast<char>((hash >> (56 - 8 * b)) & 0xff);
-    const uint64_t seq = static_cast<uint64_t>(seqs[si]) ^ (uint64_t{1} << 63);
-    for (int b = 0; b < 8; ++b) k[kGroupBytes + size_t(b)] = static_cast<char>((seq >> (56 - 8 * b)) & 0xff);
-    k[kGroupBytes + 8] = static_cast<char>(ClassOf(kind));
-    const uint64_t arrival = static_cast<uint64_t>(d->arrival++);
-    for (int b = 0; b < 8; ++b) k[kGroupBytes + kOrderBytes + size_t(b)] = static_cast<char>((arrival >> (56 - 8 * b)) & 0xff);
+    todo.push_back({i, hash, static_cast<uint32_t>(begin), static_cast<uint32_t>(keys.size())});
+  }
+  // Pass 2: collapse each change into its key's state, prefetching the
+  // index slot and then the state of the changes a few rows ahead.
+  constexpr size_t kSlotAhead = 16, kStateAhead = 8;
+  for (size_t j = 0; j < todo.size(); ++j) {
+    if (j + kSlotAhead < todo.size()) d->key_states.PrefetchSlot(todo[j + kSlotAhead].hash);
+    if (j + kStateAhead < todo.size()) d->key_states.PrefetchState(todo[j + kStateAhead].hash);
+    const Todo& t = todo[j];
+    const int64_t i = t.row;
+    const size_t si = static_cast<size_t>(i);
+    const int64_t position = rows.positions[si];
+    const RowKind kind = kinds[si];
+    const int cls = ClassOf(kind);
+    if (const LateTracker::Entry* committed = d->late.Find(t.hash); committed && committed->Covers(seqs[si], cls)) {
+      FLOE_RETURN_IF_ERROR(Late(d, position, kind, seqs[si], *committed, rows, i));
+      continue;
+    }
+    const int shard = ShardOf(*d, t.hash, rows, i, phash);
     const uint64_t begin = i == 0 ? 0 : ends[si - 1];
-    payload.clear();
-    payload.push_back(static_cast<char>(kinds[si]));
-    payload.append(reinterpret_cast<const char*>(&position), 8);
-    payload.append(arena.data() + begin, ends[si] - begin);
-    FLOE_RETURN_IF_ERROR(d->sorter->Add(key, payload));
-    d->window_bytes += static_cast<int64_t>(payload.size());
+    const std::string_view row(arena.data() + begin, ends[si] - begin);
+    const bool kept = !(d->upsert && kind == RowKind::kUpdateBefore);  // upsert: after-images only
+    d->key_states.Add(t.hash, static_cast<uint16_t>(shard), std::string_view(keys).substr(t.key_begin, t.key_end - t.key_begin),
+                      ChangeOrder{seqs[si], static_cast<uint8_t>(cls), static_cast<uint64_t>(d->arrival++)}, kind, kept,
+                      row, position);
+    ++d->stats.applied;
+    d->window_bytes += static_cast<int64_t>(row.size());
     ++d->pending;
     ++window_rows_;
     // Memory stays bounded within a batch too.
     if ((window_rows_ & 4095) == 0) FLOE_RETURN_IF_ERROR(SpillIfOver());
   }
+  return Ok();
+}
+
+Status ChangeSink::Impl::Late(Destination* d, int64_t position, RowKind kind, int64_t seq,
+                              const LateTracker::Entry& committed, const Batch& rows, int64_t row) {
+  const int64_t lateness_s = std::max<int64_t>(0, (NowMs() - committed.commit_ms()) / 1000);
+  if (lateness_s > options_.allowed_lateness_seconds) {
+    ++d->stats.dropped;
+    return Ok();
+  }
+  ++d->stats.dead_letter;
+  RejectLog* log = dead_letters_ ? dead_letters_.get() : errors_.get();
+  const std::string reason =
+      fmt::format("late change: sequence number {} of a key whose change with sequence number {} was committed {} s ago",
+                  seq, committed.seq, lateness_s);
+  if (!log) {
+    return Fail(InvalidArgument("input position {} ({}): {} (no dead-letter or error output is configured: set "
+                                "error_handling dead_letter: FILE.jsonl)",
+                                position, d->name, reason)
+                    .error());
+  }
+  log->Add(position, d->name, reason, RowJson(rows, row), {},
+           fmt::format("\"kind\":\"{}\",\"sequence_number\":{},\"lateness_seconds\":{}", RowKindName(kind), seq,
+                       lateness_s));
   return Ok();
 }
 
@@ -777,22 +828,33 @@ Status ChangeSink::Impl::AddAppend(Destination* d, Batch&& rows, const std::vect
   return Ok();
 }
 
+Status ChangeSink::Impl::SpillKeys(Destination* d) {
+  std::string key, payload;
+  for (const KeyState& st : d->key_states.states()) {
+    d->key_states.ToRecord(st, &key, &payload);
+    FLOE_RETURN_IF_ERROR(d->sorter->Add(key, payload));
+  }
+  d->key_states.Clear();
+  FLOE_RETURN_IF_ERROR(d->sorter->Spill());
+  ++d->stats.spilled_runs;
+  ++d->window_spills;
+  return Ok();
+}
+
 Status ChangeSink::Impl::SpillIfOver() {
   if (options_.mode != WriteMode::kMergeOnRead) return Ok();
   for (;;) {
     size_t total = 0;
     Destination* largest = nullptr;
     for (auto& [name, d] : destinations_) {
-      const size_t used = d->sorter->memory_used();
+      const size_t used = d->key_states.memory_used();
       total += used;
-      if (!largest || used > largest->sorter->memory_used()) largest = d.get();
+      if (!largest || used > largest->key_states.memory_used()) largest = d.get();
     }
-    if (static_cast<int64_t>(total) <= options_.sorter_memory_bytes || !largest ||
-        largest->sorter->memory_used() == 0) {
+    if (static_cast<int64_t>(total) <= options_.sorter_memory_bytes || !largest || largest->key_states.empty()) {
       return Ok();
     }
-    if (Status st = largest->sorter->Spill(); !st) return Fail(st.error().WithContext(largest->name));
-    ++largest->stats.spilled_runs;
+    if (Status st = SpillKeys(largest); !st) return Fail(st.error().WithContext(largest->name));
   }
 }
 
@@ -808,8 +870,6 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
   const iceberg::TableMetadata& meta = d->table->metadata();
   const SchemaPtr schema = meta.CurrentSchema();
   FLOE_ASSIGN_OR_RETURN(SchemaPtr eq_schema, table::ProjectSchema(*schema, d->eq_ids));
-  FLOE_ASSIGN_OR_RETURN(auto stream, d->sorter->Finish());
-  const int64_t now_ms = NowMs();
   // Autosharding: as many writers as the window's bytes need, at most num_shards.
   int writers_wanted = options_.num_shards;
   if (options_.autosharding) {
@@ -862,140 +922,80 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     return Ok();
   };
 
-  struct Rec {
-    RowKind kind;
-    int cls;
-    int64_t seq;
-    int64_t position;
-    size_t offset, size;          ///< the encoded row in `group_rows`
-    size_t key_offset, key_size;  ///< the key bytes in `group_keys`
-  };
-  std::vector<Rec> group;
-  std::string group_head;  ///< shard and hash of the group
-  std::string group_rows;
-  std::string group_keys;
-  uint64_t group_hash = 0;
-
-  auto decode_into = [&](const Rec& r, Batch* b) -> Status {
-    auto used = d->codec->Decode(std::string_view(group_rows).substr(r.offset, r.size), b);
-    if (!used) return Fail(used.error().WithContext("a spilled change"));
-    return Ok();
-  };
-  auto late = [&](const Rec& r, const LateTracker::Entry& committed) -> Status {
-    const int64_t lateness_s = std::max<int64_t>(0, (now_ms - committed.commit_ms()) / 1000);
-    if (lateness_s > options_.allowed_lateness_seconds) {
-      ++d->stats.dropped;
-      return Ok();
-    }
-    ++d->stats.dead_letter;
-    RejectLog* log = dead_letters_ ? dead_letters_.get() : errors_.get();
-    const std::string reason = fmt::format(
-        "late change: sequence number {} of a key whose change with sequence number {} was committed {} s ago",
-        r.seq, committed.seq, lateness_s);
-    if (!log) {
-      return InvalidArgument("input position {} ({}): {} (no dead-letter or error output is configured: set "
-                             "error_handling dead_letter: FILE.jsonl)",
-                             r.position, d->name, reason);
-    }
-    Batch one(schema);
-    FLOE_RETURN_IF_ERROR(decode_into(r, &one));
-    log->Add(r.position, d->name, reason, RowJson(one, 0), {},
-             fmt::format("\"kind\":\"{}\",\"sequence_number\":{},\"lateness_seconds\":{}", RowKindName(r.kind), r.seq,
-                         lateness_s));
-    return Ok();
-  };
-  // One key's changes, in (sequence number, class, arrival) order.
-  auto resolve_key = [&](const std::vector<const Rec*>& recs) -> Status {
-    const LateTracker::Entry* committed = d->late.Find(group_hash);
-    const Rec* first = nullptr;
-    const Rec* last = nullptr;
-    const Rec* newest = nullptr;  // the newest applied change
-    for (const Rec* r : recs) {
-      if (committed && committed->Covers(r->seq, r->cls)) {
-        FLOE_RETURN_IF_ERROR(late(*r, *committed));
-        continue;
-      }
-      ++d->stats.applied;
-      newest = r;
-      if (d->upsert && r->kind == RowKind::kUpdateBefore) continue;  // upsert: after-images only
-      if (!first) first = r;
-      last = r;
-    }
-    // Every applied change is committed with the window, an UPDATE_BEFORE that
-    // upsert drops too: a relaunch remembers the sequence numbers of all the
-    // input it skips, and this process must remember the same.
-    if (newest) d->window_keys.push_back({group_hash, newest->seq, newest->cls});
-    if (!first) return Ok();
-    if (d->upsert || first->kind != RowKind::kInsert) {
-      FLOE_RETURN_IF_ERROR(decode_into(*first, &del_rows));
+  // One key's collapsed changes: at most one delete and one row.
+  auto resolve = [&](const KeyState& st, std::string_view row) -> Status {
+    // Every applied change is committed with the window, an UPDATE_BEFORE
+    // that upsert drops too: a relaunch remembers the sequence numbers of all
+    // the input it skips, and this process must remember the same.
+    d->window_keys.push_back({st.hash, st.newest.seq, st.newest.cls});
+    if (!st.kept) return Ok();
+    if (d->upsert || st.first_kind != RowKind::kInsert) {
+      auto used = d->codec->Decode(row, &del_rows);
+      if (!used) return Fail(used.error().WithContext("a buffered change"));
       if (del_rows.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_del());
     }
-    if (last->kind == RowKind::kInsert || last->kind == RowKind::kUpdateAfter) {
-      FLOE_RETURN_IF_ERROR(decode_into(*last, &out));
+    if (st.last_kind == RowKind::kInsert || st.last_kind == RowKind::kUpdateAfter) {
+      auto used = d->codec->Decode(row, &out);
+      if (!used) return Fail(used.error().WithContext("a buffered change"));
       if (out.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_out());
     }
     return Ok();
   };
-  auto key_of = [&](const Rec& r) { return std::string_view(group_keys).substr(r.key_offset, r.key_size); };
-  std::vector<const Rec*> recs;
-  auto resolve = [&]() -> Status {
-    if (group.empty()) return Ok();
-    recs.clear();
-    bool one_key = true;
-    for (const Rec& r : group) {
-      recs.push_back(&r);
-      one_key = one_key && key_of(r) == key_of(group[0]);
-    }
-    if (one_key) return resolve_key(recs);
-    // A hash collision: several keys share the hash; each is resolved on its
-    // own, keeping the order (a stable partition by key bytes). The late
-    // tracker is keyed by hash, so colliding keys share their lateness state.
-    std::stable_sort(recs.begin(), recs.end(), [&](const Rec* a, const Rec* b) { return key_of(*a) < key_of(*b); });
-    size_t i = 0;
-    std::vector<const Rec*> one;
-    while (i < recs.size()) {
-      one.clear();
-      size_t j = i;
-      while (j < recs.size() && key_of(*recs[j]) == key_of(*recs[i])) one.push_back(recs[j++]);
-      FLOE_RETURN_IF_ERROR(resolve_key(one));
-      i = j;
-    }
-    return Ok();
-  };
 
-  std::string_view key, payload;
-  for (;;) {
-    FLOE_ASSIGN_OR_RETURN(bool more, stream->Next(&key, &payload));
-    if (!more) break;
-    if (key.size() < kKeyOffset || payload.size() < kPayloadHeader) {
-      return Internal("change sink: a buffered change is damaged ({} key bytes)", key.size());
+  if (d->window_spills == 0) {
+    // All in memory: the states grouped by writer (their order within a
+    // writer does not matter).
+    const std::vector<KeyState>& states = d->key_states.states();
+    std::vector<uint32_t> order(states.size());
+    if (writers_wanted <= 1) {
+      for (size_t i = 0; i < states.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    } else {
+      std::vector<size_t> start(static_cast<size_t>(writers_wanted) + 1, 0);
+      for (const KeyState& st : states) ++start[static_cast<size_t>(writer_of_shard(st.shard)) + 1];
+      for (size_t w = 1; w < start.size(); ++w) start[w] += start[w - 1];
+      for (size_t i = 0; i < states.size(); ++i) {
+        order[start[static_cast<size_t>(writer_of_shard(states[i].shard))]++] = static_cast<uint32_t>(i);
+      }
     }
-    const std::string_view head = key.substr(0, kGroupBytes);
-    if (group.empty() || head != group_head) {
-      FLOE_RETURN_IF_ERROR(resolve());
-      group.clear();
-      group_rows.clear();
-      group_keys.clear();
-      group_head.assign(head);
-      group_hash = GetBE(key.data() + kHashOffset, 8);
-      const int shard = static_cast<int>(GetBE(key.data(), 2));
-      const int w = writer_of_shard(shard);
+    for (uint32_t i : order) {
+      const KeyState& st = states[i];
+      const int w = writer_of_shard(st.shard);
+      if (w != current) FLOE_RETURN_IF_ERROR(open_writer(w));
+      FLOE_RETURN_IF_ERROR(resolve(st, d->key_states.row(st)));
+    }
+  } else {
+    // Spilled: the rest joins the runs; a key's states from several runs
+    // arrive together and combine.
+    FLOE_RETURN_IF_ERROR(SpillKeys(d));
+    FLOE_ASSIGN_OR_RETURN(auto stream, d->sorter->Finish());
+    KeyState cur;
+    std::string cur_key, cur_row;
+    bool have = false;
+    std::string_view rkey, payload;
+    for (;;) {
+      FLOE_ASSIGN_OR_RETURN(bool more, stream->Next(&rkey, &payload));
+      if (!more) break;
+      KeyState st;
+      std::string_view key_bytes, row;
+      FLOE_RETURN_IF_ERROR(KeyTable::FromRecord(rkey, payload, &st, &key_bytes, &row));
+      if (have && rkey == cur_key) {
+        std::string_view combined = cur_row;
+        KeyTable::Combine(&cur, &combined, st, row);
+        if (combined.data() != cur_row.data()) cur_row.assign(combined);
+        continue;
+      }
+      if (have) FLOE_RETURN_IF_ERROR(resolve(cur, cur_row));
+      cur = st;
+      cur_key.assign(rkey);
+      cur_row.assign(row);
+      have = true;
+      const int w = writer_of_shard(st.shard);
       if (w != current) FLOE_RETURN_IF_ERROR(open_writer(w));
     }
-    Rec r;
-    r.kind = static_cast<RowKind>(payload[0]);
-    r.seq = static_cast<int64_t>(GetBE(key.data() + kGroupBytes, 8) ^ (uint64_t{1} << 63));
-    r.cls = static_cast<uint8_t>(key[kGroupBytes + 8]);
-    std::memcpy(&r.position, payload.data() + 1, 8);
-    r.offset = group_rows.size();
-    r.size = payload.size() - kPayloadHeader;
-    group_rows.append(payload.substr(kPayloadHeader));
-    r.key_offset = group_keys.size();
-    r.key_size = key.size() - kKeyOffset;
-    group_keys.append(key.substr(kKeyOffset));
-    group.push_back(r);
+    if (have) FLOE_RETURN_IF_ERROR(resolve(cur, cur_row));
   }
-  FLOE_RETURN_IF_ERROR(resolve());
+  d->key_states.Clear();
+  d->window_spills = 0;
   if (current >= 0) {
     FLOE_RETURN_IF_ERROR(flush_out());
     FLOE_RETURN_IF_ERROR(flush_del());

@@ -1,0 +1,111 @@
+/// \file
+/// The change sink's per-key window state (merge-on-read): changes are
+/// collapsed as they arrive, so memory and sorting grow with the keys of a
+/// window, not with its changes. For each key the table keeps what the
+/// collapse needs (change_sink.h): the order and kind of its first and last
+/// change, the newest change (for lateness), how many changes were applied,
+/// and the row image of its last change. Past the memory budget the states
+/// are written to a SpillSorter as records keyed by (shard, hash, key bytes);
+/// states of one key from several runs combine (first = min, last = max).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/types/column_vector.h"
+#include "floe/util/status.h"
+
+namespace floe::sink {
+
+/// Where a change sits in its key's history: sequence number, then class
+/// (0: UPDATE_BEFORE, DELETE; 1: INSERT, UPDATE_AFTER), then arrival.
+struct ChangeOrder {
+  int64_t seq = 0;
+  uint8_t cls = 0;
+  uint64_t arrival = 0;
+  friend bool operator<(const ChangeOrder& a, const ChangeOrder& b) {
+    if (a.seq != b.seq) return a.seq < b.seq;
+    if (a.cls != b.cls) return a.cls < b.cls;
+    return a.arrival < b.arrival;
+  }
+};
+
+/// One key's collapsed changes.
+struct KeyState {
+  uint64_t hash = 0;
+  uint16_t shard = 0;
+  bool kept = false;  ///< first/last are set (upsert drops UPDATE_BEFORE rows)
+  RowKind first_kind = RowKind::kInsert, last_kind = RowKind::kInsert;
+  ChangeOrder first, last, newest;
+  uint32_t applied = 0;
+  int64_t last_position = 0;
+  // Key bytes (inline when they fit, else in the table's arena) and the last
+  // change's row (in the row arena).
+  static constexpr size_t kInlineKey = 16;
+  uint32_t key_size = 0;
+  union {
+    char inline_key[kInlineKey];
+    uint64_t key_offset;
+  };
+  uint64_t row_offset = 0;
+  uint32_t row_size = 0, row_capacity = 0;
+};
+
+class KeyTable {
+ public:
+  /// Records a change of the key `key` (bytes of its equality columns).
+  /// `kept` false: the change counts (applied, newest) but is not a row
+  /// image (an UPDATE_BEFORE under upsert).
+  void Add(uint64_t hash, uint16_t shard, std::string_view key, const ChangeOrder& order, RowKind kind, bool kept,
+           std::string_view row, int64_t position);
+
+  size_t size() const { return states_.size(); }
+  bool empty() const { return states_.empty(); }
+  /// Bytes held (states, index, arenas).
+  size_t memory_used() const;
+  const std::vector<KeyState>& states() const { return states_; }
+  std::string_view key(const KeyState& s) const {
+    return s.key_size <= KeyState::kInlineKey ? std::string_view(s.inline_key, s.key_size)
+                                              : std::string_view(keys_).substr(s.key_offset, s.key_size);
+  }
+  /// Prefetch hints for a key about to be added (hash known ahead): first
+  /// its index slot, a few rows later its state.
+  void PrefetchSlot(uint64_t hash) const {
+    if (!index_.empty()) __builtin_prefetch(&index_[hash & mask_]);
+  }
+  void PrefetchState(uint64_t hash) const {
+    if (index_.empty()) return;
+    const uint64_t v = index_[hash & mask_];
+    if (v != 0) __builtin_prefetch(&states_[(v & 0xffffffffu) - 1]);
+  }
+  std::string_view row(const KeyState& s) const { return std::string_view(rows_).substr(s.row_offset, s.row_size); }
+  /// Empties the table and gives its memory back.
+  void Clear();
+
+  /// A state as a spill record: key = shard (2, big-endian) | hash (8,
+  /// big-endian) | key bytes; payload = the state's fields | row.
+  void ToRecord(const KeyState& s, std::string* key, std::string* payload) const;
+  /// Parses a record back (the key and row views point into `payload` /
+  /// `key`); kCorrupt when the payload is cut.
+  static Status FromRecord(std::string_view key, std::string_view payload, KeyState* state, std::string_view* key_bytes,
+                           std::string_view* row);
+  /// Combines `other` (a later run's state of the same key) into `into`,
+  /// whose row is `*into_row`; the row of the combined last change is set
+  /// in `*into_row` (a view of `other_row` when `other` is later).
+  static void Combine(KeyState* into, std::string_view* into_row, const KeyState& other, std::string_view other_row);
+
+ private:
+  size_t Find(uint64_t hash, std::string_view key) const;
+  void Grow();
+
+  std::vector<KeyState> states_;
+  /// Open addressing: (hash high 32 bits << 32) | (state index + 1); 0 = empty.
+  std::vector<uint64_t> index_;
+  size_t mask_ = 0;
+  std::string keys_;
+  std::string rows_;
+};
+
+}  // namespace floe::sink
