@@ -510,9 +510,10 @@ struct SnapshotInfo {
   std::string operation;
 };
 
-/// The table's snapshots, oldest first.
+/// The table's snapshots, oldest first (none before the table exists).
 inline std::vector<SnapshotInfo> Snapshots(const fs::path& dir) {
   std::vector<SnapshotInfo> out;
+  if (!fs::exists(dir / "wh" / "db" / "t" / "metadata")) return out;
   RunResult r = RunIn(dir, Shell(FLOE_BIN) + " snapshots --catalog warehouse=./wh --table db.t");
   if (r.rc != 0) {
     // Before the first commit there is no table yet (the sink creates it).

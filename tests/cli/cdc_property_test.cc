@@ -26,7 +26,13 @@ using floe_cli_test::FreshTestDir;
 using floe_cli_test::RemoveTestDirIfPassed;
 using floe_cli_test::WriteFile;
 
-constexpr int kDefaultSeeds = 24;
+constexpr int kDefaultSeeds = 40;
+
+/// What the seeds exercised (printed for the issue note).
+struct Coverage {
+  int runs = 0, streamed_runs = 0, windows = 0, snapshots_checked = 0, late = 0, invalid = 0,
+      skipped = 0;
+} g_coverage;
 
 Options RandomOptions(std::mt19937_64& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
@@ -135,6 +141,13 @@ bool RunSeed(uint64_t seed, const fs::path& dir) {
       }
       std::vector<std::vector<std::string>> history;
       const RunExpect e = model.Run(prefix, ends, &lineage, &history);
+      ++g_coverage.runs;
+      g_coverage.streamed_runs += streaming ? 1 : 0;
+      g_coverage.windows += static_cast<int>(ends.size());
+      g_coverage.snapshots_checked += static_cast<int>(e.published);
+      g_coverage.late += static_cast<int>(e.late);
+      g_coverage.invalid += static_cast<int>(e.errors);
+      g_coverage.skipped += static_cast<int>(e.skipped);
       const nlohmann::json acc = Accounting(r.out);
       if (acc.is_null()) return false;
       const int64_t late = acc.value("dead_letter", int64_t{0}) + acc.value("dropped", int64_t{0});
@@ -248,6 +261,11 @@ TEST(CdcProperty, RandomStreamsMatchTheModelAfterEveryCommit) {
       failed.push_back(seed);
     }
   }
+  std::cout << "[ cdc      ] seeds " << seeds.size() << ": floe write runs " << g_coverage.runs
+            << " (" << g_coverage.streamed_runs << " streamed), windows " << g_coverage.windows
+            << ", snapshots checked " << g_coverage.snapshots_checked << ", late changes "
+            << g_coverage.late << ", invalid lines " << g_coverage.invalid
+            << ", replayed lines skipped " << g_coverage.skipped << "\n";
   std::string list;
   for (uint64_t s : failed) list += " " + std::to_string(s);
   EXPECT_TRUE(failed.empty()) << failed.size() << " of " << seeds.size()
