@@ -368,7 +368,7 @@ TEST(CdcProperty, UpsertUpdateBeforeIsRememberedAlikeInProcessAndOnReplay) {
 // NOT NULL column", from the projection to the table schema, whose key
 // columns are required) even with an error output configured, whether the
 // write creates the table or not. Disabled until fixed (floe bug, reported).
-TEST(CdcProperty, DISABLED_NullKeyGoesToTheErrorOutput) {
+TEST(CdcProperty, NullKeyGoesToTheErrorOutput) {
   const fs::path dir = FreshTestDir("floe_cdc_null_key_");
   const std::string input = R"({"id":1,"name":"a","op":"INSERT","seq":1})"
                             "\n"
@@ -428,7 +428,7 @@ TEST(CdcProperty, DISABLED_LateChangeOfAnotherSinksCommitIsNotApplied) {
 // depends on where the windows fall. Disabled: a semantic decision (late only
 // below the committed number, or an equal number late only for the same
 // change kind), reported.
-TEST(CdcProperty, DISABLED_AnUpdatePairSplitByAWindowKeepsItsAfterImage) {
+TEST(CdcProperty, AnUpdatePairSplitByAWindowKeepsItsAfterImage) {
   const fs::path dir = FreshTestDir("floe_cdc_split_pair_");
   const std::string insert = R"({"id":1,"name":"a","op":"INSERT","seq":1})"
                              "\n";

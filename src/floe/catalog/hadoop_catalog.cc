@@ -119,6 +119,12 @@ class HadoopCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(auto version, md.CurrentVersion());
     if (!version) return NotFound("table {} does not exist", id.ToString());
     FLOE_ASSIGN_OR_RETURN(std::string path, md.ExistingVersionPath(*version));
+    // A writer killed between publishing a version and pointing the hint at
+    // it leaves the hint behind; readers that trust it verbatim (DuckDB) would
+    // miss that commit until the next one. Repair it here, best effort and
+    // quietly (a read-only warehouse keeps its stale hint; floe and Java probe
+    // past it). WriteHint never moves the hint back.
+    if (md.HintIsBehind(*version)) (void)md.WriteHint(*version);
     return LoadAt(id, path);
   }
 

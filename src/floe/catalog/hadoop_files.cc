@@ -57,6 +57,16 @@ Result<std::string> MetadataDir::ExistingVersionPath(int64_t version) const {
   return NotFound("metadata version {} does not exist in {}", version, dir_);
 }
 
+bool MetadataDir::HintIsBehind(int64_t version) const {
+  auto hint = io::ReadFile(*io_, dir_ + "/version-hint.text");
+  if (!hint) return true;
+  std::string_view h = *hint;
+  while (!h.empty() && (h.back() == '\n' || h.back() == '\r' || h.back() == ' ')) h.remove_suffix(1);
+  int64_t v = 0;
+  auto [p, e] = std::from_chars(h.data(), h.data() + h.size(), v);
+  return e != std::errc() || p != h.data() + h.size() || v < version;
+}
+
 Result<std::optional<int64_t>> MetadataDir::CurrentVersion() const {
   auto folder = io_->Stat(dir_);
   if (!folder && folder.error().kind == ErrorKind::kNotFound) return std::optional<int64_t>{};

@@ -53,6 +53,9 @@ class MetadataDir {
   /// hint never moves back once every writer is done. Best effort by design:
   /// readers probe past a stale hint.
   Status WriteHint(int64_t version) const;
+  /// Whether `version-hint.text` is missing, unreadable or names a version
+  /// below `version`.
+  bool HintIsBehind(int64_t version) const;
 
  private:
   std::string table_dir_;
