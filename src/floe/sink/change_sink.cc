@@ -166,12 +166,6 @@ class Destination {
   KeyTable key_states;    ///< this window's keys, collapsed as changes arrive
   int64_t window_spills = 0;
   LateTracker late;
-  struct Applied {
-    uint64_t hash;
-    int64_t seq;
-    int cls;
-  };
-  std::vector<Applied> window_keys;  ///< the newest change applied per key this window
   // append
   std::vector<std::unique_ptr<table::PartitionedWriter>> append_writers;  ///< one per shard
   std::shared_ptr<table::OutputFileFactory> append_factory;
@@ -829,14 +823,23 @@ Status ChangeSink::Impl::AddAppend(Destination* d, Batch&& rows, const std::vect
 }
 
 Status ChangeSink::Impl::SpillKeys(Destination* d) {
+  // The states go out in runs of at most a quarter of the budget, so the
+  // sorter's copy never doubles the memory the states hold.
+  const size_t chunk = static_cast<size_t>(std::max<int64_t>(options_.sorter_memory_bytes / 4, 1 << 20));
   std::string key, payload;
   for (const KeyState& st : d->key_states.states()) {
     d->key_states.ToRecord(st, &key, &payload);
     FLOE_RETURN_IF_ERROR(d->sorter->Add(key, payload));
+    if (d->sorter->memory_used() >= chunk) {
+      FLOE_RETURN_IF_ERROR(d->sorter->Spill());
+      ++d->stats.spilled_runs;
+    }
   }
   d->key_states.Clear();
-  FLOE_RETURN_IF_ERROR(d->sorter->Spill());
-  ++d->stats.spilled_runs;
+  if (d->sorter->memory_used() > 0) {
+    FLOE_RETURN_IF_ERROR(d->sorter->Spill());
+    ++d->stats.spilled_runs;
+  }
   ++d->window_spills;
   return Ok();
 }
@@ -851,7 +854,9 @@ Status ChangeSink::Impl::SpillIfOver() {
       total += used;
       if (!largest || used > largest->key_states.memory_used()) largest = d.get();
     }
-    if (static_cast<int64_t>(total) <= options_.sorter_memory_bytes || !largest || largest->key_states.empty()) {
+    // The key states hold up to 3/4 of the budget; spilling uses the rest.
+    if (static_cast<int64_t>(total) <= options_.sorter_memory_bytes / 4 * 3 || !largest ||
+        largest->key_states.empty()) {
       return Ok();
     }
     if (Status st = SpillKeys(largest); !st) return Fail(st.error().WithContext(largest->name));
@@ -870,6 +875,7 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
   const iceberg::TableMetadata& meta = d->table->metadata();
   const SchemaPtr schema = meta.CurrentSchema();
   FLOE_ASSIGN_OR_RETURN(SchemaPtr eq_schema, table::ProjectSchema(*schema, d->eq_ids));
+  const int64_t flush_ms = NowMs();
   // Autosharding: as many writers as the window's bytes need, at most num_shards.
   int writers_wanted = options_.num_shards;
   if (options_.autosharding) {
@@ -927,7 +933,9 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     // Every applied change is committed with the window, an UPDATE_BEFORE
     // that upsert drops too: a relaunch remembers the sequence numbers of all
     // the input it skips, and this process must remember the same.
-    d->window_keys.push_back({st.hash, st.newest.seq, st.newest.cls});
+    // (Remembered now, not after the commit: a window whose commit fails
+    // fails the sink, so nothing reads the tracker afterwards.)
+    d->late.Update(st.hash, st.newest.seq, st.newest.cls, flush_ms);
     if (!st.kept) return Ok();
     if (d->upsert || st.first_kind != RowKind::kInsert) {
       auto used = d->codec->Decode(row, &del_rows);
@@ -1020,7 +1028,6 @@ void ChangeSink::Impl::AbortPrepared(Destination* d) {
   }
   d->append_writers.clear();
   d->window = Destination::Window();
-  d->window_keys.clear();
 }
 
 // Phase 1 of a commit: the window's files (data, deletes), nothing published.
@@ -1061,8 +1068,6 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   CrashPoint("sink.files-written");
   const int64_t now = NowMs();
   auto done = [&]() {
-    for (const auto& a : d->window_keys) d->late.Update(a.hash, a.seq, a.cls, now);
-    d->window_keys.clear();
     d->pending = 0;
     d->window_bytes = 0;
     d->append_writers.clear();
