@@ -32,6 +32,7 @@
 #include "floe/types/column_ops.h"
 #include "floe/types/json_value.h"
 #include "floe/util/crash_point.h"
+#include "floe/util/huge_pages.h"
 
 namespace floe::sink {
 
@@ -119,7 +120,7 @@ class LateTracker {
     }
   }
   void Grow() {
-    std::vector<Slot> old = std::move(slots_);
+    auto old = std::move(slots_);
     slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
     size_ = 0;
@@ -127,7 +128,7 @@ class LateTracker {
       if (s.hash) Put(s.hash, s.entry);
     }
   }
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
 };
@@ -230,7 +231,7 @@ class ChangeSink::Impl {
   Status AddAppend(Destination* d, Batch&& rows, const std::vector<int64_t>& keep);
   Status SpillIfOver();
   /// Spills `d`'s key states to its sorter as one sorted run.
-  Status SpillKeys(Destination* d);
+  Status SpillKeys(Destination* d, bool keep_memory = false);
   /// A late change: to the dead-letter output, or dropped past the allowed lateness.
   Status Late(Destination* d, int64_t position, RowKind kind, int64_t seq, const LateTracker::Entry& committed,
               const Batch& rows, int64_t row);
@@ -450,6 +451,9 @@ Status ChangeSink::Impl::OpenDestination(Destination* d) {
       d->global_spec_id = spec_id;
     }
     d->codec = std::make_unique<RowCodec>(table_schema);
+    // A destination's key states take at most 3/4 of the budget (the rest is
+    // for spilling); several destinations share it (SpillIfOver).
+    d->key_states.SetLimit(static_cast<size_t>(options_.sorter_memory_bytes / 4 * 3));
     SpillSorterOptions so;
     so.spill_dir = sink_options_.spill_dir;
     FLOE_ASSIGN_OR_RETURN(d->sorter, SpillSorter::Make(so));
@@ -750,6 +754,10 @@ Status ChangeSink::Impl::AddRows(Destination* d, Batch&& rows, const std::vector
     const uint64_t begin = i == 0 ? 0 : ends[si - 1];
     const std::string_view row(arena.data() + begin, ends[si] - begin);
     const bool kept = !(d->upsert && kind == RowKind::kUpdateBefore);  // upsert: after-images only
+    if (d->key_states.WouldExceed(t.key_end - t.key_begin, row.size())) {
+      // Full: spill the states, keeping the table's memory for the next ones.
+      if (Status st = SpillKeys(d, /*keep_memory=*/true); !st) return Fail(st.error().WithContext(d->name));
+    }
     d->key_states.Add(t.hash, static_cast<uint16_t>(shard), std::string_view(keys).substr(t.key_begin, t.key_end - t.key_begin),
                       ChangeOrder{seqs[si], static_cast<uint8_t>(cls), static_cast<uint64_t>(d->arrival++)}, kind, kept,
                       row, position);
@@ -822,7 +830,7 @@ Status ChangeSink::Impl::AddAppend(Destination* d, Batch&& rows, const std::vect
   return Ok();
 }
 
-Status ChangeSink::Impl::SpillKeys(Destination* d) {
+Status ChangeSink::Impl::SpillKeys(Destination* d, bool keep_memory) {
   // The states go out in runs of at most a quarter of the budget, so the
   // sorter's copy never doubles the memory the states hold.
   const size_t chunk = static_cast<size_t>(std::max<int64_t>(options_.sorter_memory_bytes / 4, 1 << 20));
@@ -835,7 +843,11 @@ Status ChangeSink::Impl::SpillKeys(Destination* d) {
       ++d->stats.spilled_runs;
     }
   }
-  d->key_states.Clear();
+  if (keep_memory) {
+    d->key_states.Reset();
+  } else {
+    d->key_states.Clear();
+  }
   if (d->sorter->memory_used() > 0) {
     FLOE_RETURN_IF_ERROR(d->sorter->Spill());
     ++d->stats.spilled_runs;
@@ -953,7 +965,7 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
   if (d->window_spills == 0) {
     // All in memory: the states grouped by writer (their order within a
     // writer does not matter).
-    const std::vector<KeyState>& states = d->key_states.states();
+    const auto& states = d->key_states.states();
     std::vector<uint32_t> order(states.size());
     if (writers_wanted <= 1) {
       for (size_t i = 0; i < states.size(); ++i) order[i] = static_cast<uint32_t>(i);

@@ -1,6 +1,7 @@
 // KeyTable: per-key collapsed changes of a window, and their spill records.
 #include "floe/sink/key_table.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace floe::sink {
@@ -25,11 +26,34 @@ size_t KeyTable::memory_used() const {
 }
 
 void KeyTable::Clear() {
-  std::vector<KeyState>().swap(states_);
-  std::vector<uint64_t>().swap(index_);
+  decltype(states_)().swap(states_);
+  decltype(index_)().swap(index_);
   std::string().swap(keys_);
-  std::string().swap(rows_);
+  decltype(rows_)().swap(rows_);
   mask_ = 0;
+}
+
+void KeyTable::Reset() {
+  states_.clear();
+  std::fill(index_.begin(), index_.end(), 0);
+  keys_.clear();
+  rows_.clear();
+}
+
+bool KeyTable::WouldExceed(size_t key_size, size_t row_size) const {
+  if (limit_ == SIZE_MAX) return false;
+  // What each container holds after this Add, with its growth rule.
+  auto grown = [](size_t size, size_t capacity, size_t add) {
+    return size + add <= capacity ? capacity : std::max(capacity * 2, size + add);
+  };
+  const size_t states = grown(states_.size(), states_.capacity(), 1) * sizeof(KeyState);
+  const size_t index = ((states_.size() + 1) * 2 > index_.size() ? std::max<size_t>(index_.size() * 2, 4096)
+                                                                  : index_.size()) *
+                       sizeof(uint64_t);
+  const size_t keys = key_size > KeyState::kInlineKey ? grown(keys_.size(), keys_.capacity(), key_size)
+                                                      : keys_.capacity();
+  const size_t rows = grown(rows_.size(), rows_.capacity(), row_size);
+  return states + index + keys + rows > limit_ && !states_.empty();
 }
 
 size_t KeyTable::Find(uint64_t hash, std::string_view key) const {
@@ -94,7 +118,7 @@ void KeyTable::Add(uint64_t hash, uint16_t shard, std::string_view key, const Ch
     } else {
       s->row_offset = rows_.size();
       s->row_capacity = static_cast<uint32_t>(row.size());
-      rows_.append(row);
+      rows_.insert(rows_.end(), row.begin(), row.end());
     }
     s->row_size = static_cast<uint32_t>(row.size());
   }

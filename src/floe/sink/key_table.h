@@ -10,11 +10,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "floe/types/column_vector.h"
+#include "floe/util/huge_pages.h"
 #include "floe/util/status.h"
 
 namespace floe::sink {
@@ -32,25 +34,26 @@ struct ChangeOrder {
   }
 };
 
-/// One key's collapsed changes.
+/// One key's collapsed changes. The fields a lookup and an update touch
+/// come first (the first cache line): hash, key, the row's place.
 struct KeyState {
+  static constexpr size_t kInlineKey = 16;
   uint64_t hash = 0;
-  uint16_t shard = 0;
-  bool kept = false;  ///< first/last are set (upsert drops UPDATE_BEFORE rows)
-  RowKind first_kind = RowKind::kInsert, last_kind = RowKind::kInsert;
-  ChangeOrder first, last, newest;
-  uint32_t applied = 0;
-  int64_t last_position = 0;
   // Key bytes (inline when they fit, else in the table's arena) and the last
   // change's row (in the row arena).
-  static constexpr size_t kInlineKey = 16;
-  uint32_t key_size = 0;
   union {
     char inline_key[kInlineKey];
     uint64_t key_offset;
   };
-  uint64_t row_offset = 0;
+  uint32_t key_size = 0;
   uint32_t row_size = 0, row_capacity = 0;
+  uint32_t applied = 0;
+  uint64_t row_offset = 0;
+  uint16_t shard = 0;
+  bool kept = false;  ///< first/last are set (upsert drops UPDATE_BEFORE rows)
+  RowKind first_kind = RowKind::kInsert, last_kind = RowKind::kInsert;
+  int64_t last_position = 0;
+  ChangeOrder first, last, newest;
 };
 
 class KeyTable {
@@ -65,7 +68,7 @@ class KeyTable {
   bool empty() const { return states_.empty(); }
   /// Bytes held (states, index, arenas).
   size_t memory_used() const;
-  const std::vector<KeyState>& states() const { return states_; }
+  const std::vector<KeyState, HugePageAllocator<KeyState>>& states() const { return states_; }
   std::string_view key(const KeyState& s) const {
     return s.key_size <= KeyState::kInlineKey ? std::string_view(s.inline_key, s.key_size)
                                               : std::string_view(keys_).substr(s.key_offset, s.key_size);
@@ -76,13 +79,28 @@ class KeyTable {
     if (!index_.empty()) __builtin_prefetch(&index_[hash & mask_]);
   }
   void PrefetchState(uint64_t hash) const {
-    if (index_.empty()) return;
-    const uint64_t v = index_[hash & mask_];
-    if (v != 0) __builtin_prefetch(&states_[(v & 0xffffffffu) - 1]);
+    if (const KeyState* s = Probe(hash)) {
+      const char* p = reinterpret_cast<const char*>(s);
+      __builtin_prefetch(p);
+      __builtin_prefetch(p + 64);
+    }
   }
-  std::string_view row(const KeyState& s) const { return std::string_view(rows_).substr(s.row_offset, s.row_size); }
+  /// Then the key's row image (its state must be in cache by now).
+  void PrefetchRow(uint64_t hash) const {
+    if (const KeyState* s = Probe(hash); s && s->kept) __builtin_prefetch(rows_.data() + s->row_offset);
+  }
+  std::string_view row(const KeyState& s) const { return std::string_view(rows_.data() + s.row_offset, s.row_size); }
   /// Empties the table and gives its memory back.
   void Clear();
+  /// Empties the table, keeping its memory for the next states (a spill in
+  /// the middle of a window: no regrowth, no fresh pages).
+  void Reset();
+  /// The table never grows past this many bytes: Add's caller asks
+  /// WouldExceed first and spills instead.
+  void SetLimit(size_t bytes) { limit_ = bytes; }
+  /// Whether adding a state for a new key with this row would grow the
+  /// table past its limit.
+  bool WouldExceed(size_t key_size, size_t row_size) const;
 
   /// A state as a spill record: key = shard (2, big-endian) | hash (8,
   /// big-endian) | key bytes; payload = the state's fields | row.
@@ -98,14 +116,27 @@ class KeyTable {
 
  private:
   size_t Find(uint64_t hash, std::string_view key) const;
+  /// The state whose index tag matches `hash` on its probe path (a hint:
+  /// the key is not compared), or null.
+  const KeyState* Probe(uint64_t hash) const {
+    if (index_.empty()) return nullptr;
+    const uint64_t tag = hash >> 32;
+    for (size_t i = hash & mask_, n = 0; n < 8; i = (i + 1) & mask_, ++n) {
+      const uint64_t v = index_[i];
+      if (v == 0) return nullptr;
+      if ((v >> 32) == tag) return &states_[(v & 0xffffffffu) - 1];
+    }
+    return nullptr;
+  }
   void Grow();
 
-  std::vector<KeyState> states_;
+  std::vector<KeyState, HugePageAllocator<KeyState>> states_;
   /// Open addressing: (hash high 32 bits << 32) | (state index + 1); 0 = empty.
-  std::vector<uint64_t> index_;
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> index_;
   size_t mask_ = 0;
   std::string keys_;
-  std::string rows_;
+  std::vector<char, HugePageAllocator<char>> rows_;
+  size_t limit_ = SIZE_MAX;
 };
 
 }  // namespace floe::sink
