@@ -123,5 +123,22 @@ TEST_F(CdcStreamsCli, TableTemplatesRouteChangesToDestinationsCreatedOnFirstUse)
   EXPECT_EQ(acc["errors"], 1);
 }
 
+// The README's walk-through: examples/cdc as it is documented.
+TEST_F(CdcStreamsCli, ReadmeWalkThroughExample) {
+  const std::string ex = std::string(FLOE_SOURCE_DIR) + "/examples/cdc/";
+  const std::string cmd = "write --config " + Shell(ex + "customers.yaml") + " --input-format debezium-json -i " +
+                          Shell(ex + "customers.debezium.jsonl");
+  RunResult r = Floe(cmd + " --schema \"$(cat " + Shell(ex + "customers.schema.sql") + ")\"");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(SameRows(Scan("shop.customers"),
+                       JsonLines("{\"id\":1,\"email\":\"ada@example.org\",\"tier\":\"gold\",\"credit\":80.25}\n"
+                                 "{\"id\":2,\"email\":\"bo@example.org\",\"tier\":\"gold\",\"credit\":40.0}\n"
+                                 "{\"id\":4,\"email\":\"dee@example.net\",\"tier\":\"bronze\",\"credit\":5.0}\n"
+                                 "{\"id\":5,\"email\":\"eve@example.org\",\"tier\":\"silver\",\"credit\":9.99}\n")));
+  r = Floe(cmd);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("\"skipped\":12"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace floe_cli_test

@@ -127,6 +127,23 @@ TEST(WriteConfig, PartitionAndSortFields) {
   EXPECT_FALSE(ParseSortFields({"id nulls"}, *s));
   EXPECT_FALSE(ParseSortFields({"missing"}, *s));
   EXPECT_TRUE(ParseSortFields({}, *s)->is_unsorted());
+  // Sort terms may be transforms (Beam's sort_fields).
+  auto transforms = ParseSortFields({"bucket(id, 4) desc", "day(ts)", "truncate(name, 2) asc nulls last"}, *s);
+  ASSERT_TRUE(transforms) << transforms.error().message;
+  EXPECT_EQ(transforms->fields()[0].transform, iceberg::Transform::Bucket(4));
+  EXPECT_EQ(transforms->fields()[0].direction, iceberg::SortDirection::kDesc);
+  EXPECT_EQ(transforms->fields()[1].transform, iceberg::Transform::Day());
+  EXPECT_FALSE(ParseSortFields({"bucket(id) desc"}, *s));
+  EXPECT_FALSE(ParseSortFields({"decade(ts)"}, *s));
+}
+
+// A YAML flow list splits at the comma inside `bucket(id, 4)`; floe joins it again.
+TEST(WriteConfig, YamlFlowListsKeepTransformArguments) {
+  auto c = WriteConfig::FromYaml("partition_fields: [bucket(id, 4), day(ts)]\nsort_fields: [bucket(id, 4) desc]\n",
+                                 "t.yaml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->partition_fields, (std::vector<std::string>{"bucket(id, 4)", "day(ts)"}));
+  EXPECT_EQ(c->sort_fields, (std::vector<std::string>{"bucket(id, 4) desc"}));
 }
 
 Batch Decode(SchemaPtr schema, const std::string& jsonl) {

@@ -34,12 +34,15 @@ Result<std::vector<std::string>> ListOf(const YAML::Node& node, std::string_view
                                         std::string_view origin) {
   if (node.IsScalar()) return SplitTopLevelCommas(node.Scalar());
   if (!node.IsSequence()) return InvalidArgument("{}: '{}' must be a list", origin, key);
-  std::vector<std::string> out;
+  // A flow list splits `[bucket(id, 4), day(ts)]` at every comma, the one
+  // inside the parentheses too: the items are joined again and split at the
+  // commas outside parentheses.
+  std::string joined;
   for (const auto& item : node) {
     if (!item.IsScalar()) return InvalidArgument("{}: every item of '{}' must be a single value", origin, key);
-    out.push_back(Trim(item.Scalar()));
+    joined += (joined.empty() ? "" : ", ") + item.Scalar();
   }
-  return out;
+  return SplitTopLevelCommas(joined);
 }
 
 Result<std::map<std::string, std::string>> MapOf(const YAML::Node& node, std::string_view key,
