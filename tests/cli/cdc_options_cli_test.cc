@@ -321,6 +321,15 @@ TEST_F(CdcOptionsCli, ErrorHandlingCollectsInvalidRows) {
   }
   EXPECT_EQ(positions, (std::vector<int64_t>{2, 3, 4, 5}));
   EXPECT_NE(errors.find("column 'id'"), std::string::npos) << errors;  // the decoder's message
+
+  // An Iceberg table as the error output, written once per position across relaunches.
+  const std::string to_table = std::string(kSchema) + kMor + "--set sink_id=e --set error_handling=table:db.errors ";
+  Accounting(Write("db.t2", in, to_table));
+  Accounting(Write("db.t2", in, to_table));  // the same input again: nothing new
+  std::vector<std::string> rows = Rows("db.errors");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_NE(rows[0].find("\"position\":2"), std::string::npos) << rows[0];
+  EXPECT_NE(rows[0].find("sequence number is missing"), std::string::npos) << rows[0];
   EXPECT_NE(errors.find("\"input\":\"{\\\"id\\\":\\\"five\\\""), std::string::npos) << errors;
 }
 

@@ -372,9 +372,9 @@ const std::vector<OptionDef>& Registry() {
       {K(kBeamTokenHeartbeatSeconds), .scopes = kB, .type = T::kInt,
        .doc = "Streaming with sink_id: an idle sink commits an empty token refresh this often.", .min = 1},
       {K(kBeamErrorHandling), .scopes = kB, .type = T::kMap,
-       .doc = "Where invalid rows go, {output: FILE.jsonl}, and late changes, {dead_letter: FILE.jsonl} "
-              "(JSONL with position, reason and row; written once per input position). Error tables "
-              "({table: NS.T}) are not implemented yet and refused."},
+       .doc = "Where invalid rows go, {output: FILE.jsonl} or {table: NS.T}, and late changes, {dead_letter: "
+              "FILE.jsonl} or {dead_letter_table: NS.T} (position, reason and row; written once per input "
+              "position)."},
       {K(kBeamUseSideInputTableCache), .scopes = kB, .type = T::kBool, .default_value = "false",
        .doc = "Keep loaded destination tables between commits.", .support = Support::kNotYet,
        .missing = kCdcIssue},

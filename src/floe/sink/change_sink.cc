@@ -215,8 +215,8 @@ class ChangeSink::Impl {
   std::optional<ControlColumns> control_;
   std::optional<TableTemplate> template_;
   std::map<std::string, std::unique_ptr<Destination>> destinations_;
-  std::unique_ptr<RejectLog> errors_;
-  std::unique_ptr<RejectLog> dead_letters_;
+  std::unique_ptr<RejectOutput> errors_;
+  std::unique_ptr<RejectOutput> dead_letters_;
   int64_t last_position_ = 0;   ///< the largest input position seen
   int64_t window_rows_ = 0;
   int64_t unrouted_errors_ = 0;
@@ -297,9 +297,14 @@ Status ChangeSink::Impl::Open(const WriteConfig& config, catalog::Catalog* catal
   }
   if (!options_.errors.output.empty()) {
     FLOE_ASSIGN_OR_RETURN(errors_, RejectLog::Open(options_.errors.output));
+  } else if (!options_.errors.table.empty()) {
+    FLOE_ASSIGN_OR_RETURN(errors_, RejectTable::Open(catalog, config, options_.errors.table, options_.sink_id));
   }
   if (!options_.errors.dead_letter.empty()) {
     FLOE_ASSIGN_OR_RETURN(dead_letters_, RejectLog::Open(options_.errors.dead_letter));
+  } else if (!options_.errors.dead_letter_table.empty()) {
+    FLOE_ASSIGN_OR_RETURN(dead_letters_,
+                          RejectTable::Open(catalog, config, options_.errors.dead_letter_table, options_.sink_id));
   }
   // A fixed destination is opened now: its errors (no table, bad keys) come first.
   if (!template_) FLOE_RETURN_IF_ERROR(DestinationFor(config.table));
@@ -779,7 +784,7 @@ Status ChangeSink::Impl::Late(Destination* d, int64_t position, RowKind kind, in
     return Ok();
   }
   ++d->stats.dead_letter;
-  RejectLog* log = dead_letters_ ? dead_letters_.get() : errors_.get();
+  RejectOutput* log = dead_letters_ ? dead_letters_.get() : errors_.get();
   const std::string reason =
       fmt::format("late change: sequence number {} of a key whose change with sequence number {} was committed {} s ago",
                   seq, committed.seq, lateness_s);
@@ -1195,9 +1200,9 @@ Status ChangeSink::Impl::Commit(int64_t position) {
   //    crash after a commit must not lose them (a relaunch skips the
   //    committed input), and one before re-creates them, which the outputs
   //    skip by position (reject_log.h).
-  for (RejectLog* log : {errors_.get(), dead_letters_.get()}) {
+  for (RejectOutput* log : {errors_.get(), dead_letters_.get()}) {
     if (!log) continue;
-    if (Status st = log->Flush(); !st) {
+    if (Status st = log->Flush(position); !st) {
       for (Destination* other : due) AbortPrepared(other);
       return Fail(st.error());
     }

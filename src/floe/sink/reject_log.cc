@@ -10,6 +10,13 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "floe/catalog/identifier.h"
+#include "floe/sink/sink_options.h"
+#include "floe/sink/sink_token.h"
+#include "floe/sink/write_config.h"
+#include "floe/sink/write_job.h"
+#include "floe/types/sql_schema.h"
+
 namespace floe::sink {
 
 RejectLog::~RejectLog() {
@@ -75,7 +82,7 @@ void RejectLog::Add(int64_t position, std::string_view destination, std::string_
   pending_.push_back({position, std::move(line)});
 }
 
-Status RejectLog::Flush() {
+Status RejectLog::Flush(int64_t) {
   if (pending_.empty()) return Ok();
   std::stable_sort(pending_.begin(), pending_.end(),
                    [](const Entry& a, const Entry& b) { return a.position < b.position; });
@@ -96,6 +103,94 @@ Status RejectLog::Flush() {
   }
   if (::fsync(fd_) != 0) return IoError("error output {}: cannot sync: {}", path_, std::strerror(errno));
   last_position_ = last;
+  return Ok();
+}
+
+// ---------------------------------------------------------------- the table
+
+namespace {
+
+SchemaPtr RejectSchema() {
+  static const SchemaPtr schema = [] {
+    auto parsed = ParseSqlColumns(
+        "position BIGINT NOT NULL, destination STRING, reason STRING NOT NULL, row STRING, input STRING, "
+        "details STRING");
+    return std::make_shared<Schema>(std::move(*parsed));
+  }();
+  return schema;
+}
+
+void AppendText(ColumnVector* col, const std::string& text, bool null_when_empty) {
+  if (null_when_empty && text.empty()) {
+    col->AppendNull();
+  } else {
+    col->AppendBytes(text);
+  }
+}
+
+}  // namespace
+
+RejectTable::~RejectTable() = default;
+
+Result<std::unique_ptr<RejectTable>> RejectTable::Open(catalog::Catalog* catalog, const WriteConfig& config,
+                                                       std::string table, std::string sink_id) {
+  FLOE_RETURN_IF_ERROR(catalog::ParseTableIdentifier(table));
+  std::unique_ptr<RejectTable> t(new RejectTable());
+  t->catalog_ = catalog;
+  t->config_ = std::make_unique<WriteConfig>();
+  t->config_->table = table;
+  t->config_->catalog_name = config.catalog_name;
+  t->config_->catalog_properties = config.catalog_properties;
+  t->sink_id_ = std::move(sink_id);
+  FLOE_ASSIGN_OR_RETURN(OpenedTable opened,
+                        OpenOrCreateTable(*t->config_, table, catalog, RejectSchema(), "it is created on first use"));
+  if (!t->sink_id_.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(opened.table->metadata(), t->sink_id_, ""));
+    if (token) {
+      t->commit_number_ = token->commit_number;
+      t->committed_position_ = token->position;
+    }
+    FLOE_RETURN_IF_ERROR(RegisterSink(opened.table.get(), t->sink_id_));
+  }
+  return t;
+}
+
+void RejectTable::Add(int64_t position, std::string_view destination, std::string_view reason, std::string row_json,
+                      std::string input, std::string extra) {
+  if (position <= committed_position_) return;  // written by an earlier run
+  pending_.push_back({position, std::string(destination), std::string(reason), std::move(row_json), std::move(input),
+                      extra.empty() ? std::string() : "{" + extra + "}"});
+}
+
+Status RejectTable::Flush(int64_t window_end) {
+  if (pending_.empty()) return Ok();
+  std::stable_sort(pending_.begin(), pending_.end(),
+                   [](const Entry& a, const Entry& b) { return a.position < b.position; });
+  const SchemaPtr schema = RejectSchema();
+  Batch batch(schema);
+  for (const Entry& e : pending_) {
+    batch.columns[0].Append<int64_t>(e.position);
+    AppendText(&batch.columns[1], e.destination, true);
+    AppendText(&batch.columns[2], e.reason, false);
+    AppendText(&batch.columns[3], e.row, true);
+    AppendText(&batch.columns[4], e.input, true);
+    AppendText(&batch.columns[5], e.details, true);
+    ++batch.num_rows;
+  }
+  FLOE_ASSIGN_OR_RETURN(auto job, WriteJob::Open(*config_, catalog_, schema));
+  FLOE_RETURN_IF_ERROR(job->Write(std::move(batch)));
+  std::map<std::string, std::string> summary;
+  const int64_t number = commit_number_ + 1;
+  if (!sink_id_.empty()) {
+    summary[std::string(kSummarySinkId)] = sink_id_;
+    summary[std::string(kSummaryCommitNumber)] = std::to_string(number);
+    summary[std::string(kSummaryInputPosition)] = std::to_string(std::max(window_end, pending_.back().position));
+  }
+  auto committed = job->Commit(summary);
+  if (!committed) return Fail(committed.error().WithContext("error table " + config_->table));
+  commit_number_ = number;
+  committed_position_ = std::max(window_end, pending_.back().position);
+  pending_.clear();
   return Ok();
 }
 

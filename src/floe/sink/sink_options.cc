@@ -210,11 +210,6 @@ Result<SinkOptions> SinkOptions::Resolve(const WriteConfig& config) {
   if (!o.errors.dead_letter.empty() && !o.errors.dead_letter_table.empty()) {
     return InvalidArgument("option {}: give dead_letter or dead_letter_table, not both", k::kBeamErrorHandling.name);
   }
-  if (!o.errors.table.empty() || !o.errors.dead_letter_table.empty()) {
-    return Unsupported("option {}: error tables are not implemented yet; give output: FILE.jsonl (and "
-                       "dead_letter: FILE.jsonl)",
-                       k::kBeamErrorHandling.name);
-  }
   if (o.mode == WriteMode::kAppend && o.errors.has_dead_letter()) {
     return InvalidArgument("option {}: dead_letter takes late changes, which only mode merge-on-read has",
                            k::kBeamErrorHandling.name);
