@@ -21,8 +21,13 @@ struct Packed {
 }  // namespace
 
 size_t KeyTable::memory_used() const {
-  return states_.capacity() * sizeof(KeyState) + index_.capacity() * sizeof(uint64_t) + keys_.capacity() +
-         rows_.capacity();
+  return states_.size() * sizeof(KeyState) + index_.size() * sizeof(uint64_t) + keys_.size() + rows_.size();
+}
+
+void KeyTable::SetLimit(size_t bytes) {
+  limit_ = bytes;
+  states_.reserve(bytes / sizeof(KeyState));
+  rows_.reserve(bytes);
 }
 
 void KeyTable::Clear() {
@@ -31,29 +36,22 @@ void KeyTable::Clear() {
   std::string().swap(keys_);
   decltype(rows_)().swap(rows_);
   mask_ = 0;
+  if (limit_ != SIZE_MAX) SetLimit(limit_);  // a fresh, untouched reservation
 }
 
 void KeyTable::Reset() {
-  states_.clear();
+  states_.clear();  // keeps the reservation
   std::fill(index_.begin(), index_.end(), 0);
   keys_.clear();
   rows_.clear();
 }
 
 bool KeyTable::WouldExceed(size_t key_size, size_t row_size) const {
-  if (limit_ == SIZE_MAX) return false;
-  // What each container holds after this Add, with its growth rule.
-  auto grown = [](size_t size, size_t capacity, size_t add) {
-    return size + add <= capacity ? capacity : std::max(capacity * 2, size + add);
-  };
-  const size_t states = grown(states_.size(), states_.capacity(), 1) * sizeof(KeyState);
-  const size_t index = ((states_.size() + 1) * 2 > index_.size() ? std::max<size_t>(index_.size() * 2, 4096)
-                                                                  : index_.size()) *
-                       sizeof(uint64_t);
-  const size_t keys = key_size > KeyState::kInlineKey ? grown(keys_.size(), keys_.capacity(), key_size)
-                                                      : keys_.capacity();
-  const size_t rows = grown(rows_.size(), rows_.capacity(), row_size);
-  return states + index + keys + rows > limit_ && !states_.empty();
+  if (limit_ == SIZE_MAX || states_.empty()) return false;
+  const size_t index = (states_.size() + 1) * 2 > index_.size() ? index_.size() : 0;  // a doubling adds as much
+  const size_t key = key_size > KeyState::kInlineKey ? key_size : 0;
+  return memory_used() + sizeof(KeyState) + index * sizeof(uint64_t) + key + row_size > limit_ ||
+         states_.size() == states_.capacity() || rows_.size() + row_size > rows_.capacity();
 }
 
 size_t KeyTable::Find(uint64_t hash, std::string_view key) const {

@@ -66,7 +66,8 @@ class KeyTable {
 
   size_t size() const { return states_.size(); }
   bool empty() const { return states_.empty(); }
-  /// Bytes held (states, index, arenas).
+  /// Bytes in use (states, index, arenas; reserved but untouched memory is
+  /// not resident and not counted).
   size_t memory_used() const;
   const std::vector<KeyState, HugePageAllocator<KeyState>>& states() const { return states_; }
   std::string_view key(const KeyState& s) const {
@@ -97,7 +98,9 @@ class KeyTable {
   void Reset();
   /// The table never grows past this many bytes: Add's caller asks
   /// WouldExceed first and spills instead.
-  void SetLimit(size_t bytes) { limit_ = bytes; }
+  /// The states and rows are reserved up to the limit at once: the memory
+  /// is mapped lazily (only touched pages count), and the tables never move.
+  void SetLimit(size_t bytes);
   /// Whether adding a state for a new key with this row would grow the
   /// table past its limit.
   bool WouldExceed(size_t key_size, size_t row_size) const;
