@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -380,6 +381,65 @@ TEST_F(CdcOptionsCli, TriggeringFrequencyCommitsStreamingInputAndSigtermFlushes)
   EXPECT_EQ(Rows("db.s").size(), 4u);
   // Each commit printed its accounting line.
   EXPECT_GE(std::count(r.out.begin(), r.out.end(), '\n'), 2);
+}
+
+// The table cache: with it off every window reloads its tables from the
+// catalog; on, a table is loaded once (refreshed every
+// table_cache_refresh_interval_seconds, staggered over
+// table_cache_polling_buckets), and maximum_table_cache_size unloads the least
+// recently used idle tables.
+TEST_F(CdcOptionsCli, TableCacheOptionsDecideWhenTablesAreLoaded) {
+  auto run = [&](const std::string& name, const std::string& opts) -> json {
+    const std::string cmd =
+        "(mkfifo " + name + ".fifo; "
+        "(for i in 1 2 3 4 5 6 7 8; do echo \"{\\\"id\\\":$i,\\\"r\\\":\\\"r$((i % 2))\\\",\\\"seq\\\":$i}\"; "
+        "sleep 0.5; done; exec sleep 60) > " + name + ".fifo & P=$!; " +
+        Shell(FLOE_BIN) + " write --table 'db." + name + "_{r}' -i - --schema 'id BIGINT, r STRING, seq BIGINT' "
+        "--set mode=merge-on-read --set upsert=true --set sequence_number_column=seq --set equality_columns=id "
+        "--set triggering_frequency_seconds=1 " + opts + " < " + name + ".fifo & F=$!; "
+        "sleep 5.5; kill -TERM $F; wait $F; rc=$?; kill $P; exit $rc)";
+    RunResult r = RunIn(dir_, cmd);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    std::string last = r.out;
+    while (!last.empty() && last.back() == '\n') last.pop_back();
+    last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
+    return json::parse(last, nullptr, false);
+  };
+  auto loads = [](const json& acc) {
+    std::map<std::string, int64_t> out;
+    for (const auto& d : acc["destinations"]) out[d["table"].get<std::string>()] = d["table_loads"].get<int64_t>();
+    return out;
+  };
+  // Off (the default): one load per window that has rows for the table (~4 windows).
+  auto off = loads(run("off", ""));
+  ASSERT_EQ(off.size(), 2u);
+  for (const auto& [t, n] : off) EXPECT_GE(n, 3) << t;
+  // On: loaded once.
+  auto on = loads(run("on", "--set use_side_input_table_cache=true"));
+  for (const auto& [t, n] : on) EXPECT_EQ(n, 1) << t;
+  // On with one table at most: the other is unloaded and loaded again.
+  auto one = loads(run("one", "--set use_side_input_table_cache=true --set maximum_table_cache_size=1"));
+  int64_t total = 0;
+  for (const auto& [t, n] : one) total += n;
+  EXPECT_GE(total, 4);
+  // On with a refresh every second: reloaded as time passes; over many
+  // polling buckets the refreshes are staggered (no more loads, usually fewer).
+  auto refresh = loads(run("ref", "--set use_side_input_table_cache=true --set table_cache_refresh_interval_seconds=1"));
+  int64_t refreshed = 0;
+  for (const auto& [t, n] : refresh) {
+    EXPECT_GE(n, 2) << t;
+    refreshed += n;
+  }
+  auto staggered = loads(run("stg", "--set use_side_input_table_cache=true --set table_cache_refresh_interval_seconds=1 "
+                                    "--set table_cache_polling_buckets=1000"));
+  int64_t stagger_total = 0;
+  for (const auto& [t, n] : staggered) stagger_total += n;
+  EXPECT_LE(stagger_total, refreshed + 1);
+  // The cache options need the cache.
+  WriteFile(dir_ / "in.jsonl", "{\"id\":1}\n");
+  RunResult r = Floe("write --table db.x -i in.jsonl --schema 'id BIGINT' --set maximum_table_cache_size=2");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("use_side_input_table_cache"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -115,6 +115,10 @@ const std::map<std::string, std::string>& EffectTests() {
       {"error_handling", "CdcOptionsCli.ErrorHandlingCollectsInvalidRows"},
       {"triggering_frequency_seconds", "CdcOptionsCli.TriggeringFrequencyCommitsStreamingInputAndSigtermFlushes"},
       {"token_heartbeat_seconds", "CdcOptionsCli.TriggeringFrequencyCommitsStreamingInputAndSigtermFlushes"},
+      {"use_side_input_table_cache", "CdcOptionsCli.TableCacheOptionsDecideWhenTablesAreLoaded"},
+      {"table_cache_refresh_interval_seconds", "CdcOptionsCli.TableCacheOptionsDecideWhenTablesAreLoaded"},
+      {"maximum_table_cache_size", "CdcOptionsCli.TableCacheOptionsDecideWhenTablesAreLoaded"},
+      {"table_cache_polling_buckets", "CdcOptionsCli.TableCacheOptionsDecideWhenTablesAreLoaded"},
   };
   return kTests;
 }

@@ -376,16 +376,20 @@ const std::vector<OptionDef>& Registry() {
               "FILE.jsonl} or {dead_letter_table: NS.T} (position, reason and row; written once per input "
               "position)."},
       {K(kBeamUseSideInputTableCache), .scopes = kB, .type = T::kBool, .default_value = "false",
-       .doc = "Keep loaded destination tables between commits.", .support = Support::kNotYet,
-       .missing = kCdcIssue},
+       .doc = "Keep loaded destination tables between commits (refreshed every "
+              "table_cache_refresh_interval_seconds); off: every window reloads its tables from the catalog."},
       {K(kBeamTableCacheRefreshIntervalSeconds), .scopes = kB, .type = T::kLong,
-       .doc = "How often cached destination tables are reloaded.", .min = 1, .support = Support::kNotYet,
-       .missing = kCdcIssue},
-      {K(kBeamMaximumTableCacheSize), .scopes = kB, .type = T::kInt, .doc = "Destination tables cached at most.",
-       .min = 1, .support = Support::kNotYet, .missing = kCdcIssue},
-      {K(kBeamTableCachePollingBuckets), .scopes = kB, .type = T::kInt,
-       .doc = "Buckets the cached tables' refreshes are spread over.", .min = 1, .support = Support::kNotYet,
-       .missing = kCdcIssue},
+       .doc = "With the table cache: how often a cached destination table is reloaded (unset: only when a "
+              "commit finds it changed).",
+       .min = 1},
+      {K(kBeamMaximumTableCacheSize), .scopes = kB, .type = T::kInt,
+       .doc = "With the table cache: destination tables kept loaded at most; the least recently used idle ones "
+              "are unloaded (and reloaded on their next change).",
+       .min = 1},
+      {K(kBeamTableCachePollingBuckets), .scopes = kB, .type = T::kInt, .default_value = "1",
+       .doc = "With the table cache: destinations are spread over this many buckets whose refreshes are "
+              "staggered across the refresh interval, so they do not all reload at once.",
+       .min = 1, .max = 65536},
   };
   return kOptions;
 }

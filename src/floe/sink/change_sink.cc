@@ -179,6 +179,10 @@ class Destination {
   int64_t arrival = 0;
   int64_t window_bytes = 0;  ///< payload bytes buffered this window (autosharding)
   std::string scratch_key;
+  int64_t loaded_ms = 0;       ///< when the table was last loaded
+  int32_t schema_id = 0, spec_id = 0;  ///< the layout the sink writes
+  int64_t loaded_window = -1;  ///< the window it was last loaded for
+  int64_t last_used = 0;       ///< use counter, for the cache's LRU
   /// A window's files between its two commit phases.
   struct Window {
     std::vector<iceberg::DataFile> data, deletes;
@@ -230,6 +234,11 @@ class ChangeSink::Impl {
   Status AddRows(Destination* d, Batch&& rows, const std::vector<RowKind>& kinds, const std::vector<int64_t>& seqs);
   Status AddAppend(Destination* d, Batch&& rows, const std::vector<int64_t>& keep);
   Status SpillIfOver();
+  /// The table cache: loads, refreshes or keeps `d`'s table before its rows
+  /// are buffered, and unloads the least recently used idle tables.
+  Status EnsureTable(Destination* d);
+  Status LoadTable(Destination* d);
+  int64_t use_counter_ = 0;
   /// Spills `d`'s key states to its sorter as one sorted run.
   Status SpillKeys(Destination* d, bool keep_memory = false);
   /// A late change: to the dead-letter output, or dropped past the allowed lateness.
@@ -311,15 +320,83 @@ Status ChangeSink::Impl::Open(const WriteConfig& config, catalog::Catalog* catal
   return Ok();
 }
 
+Status ChangeSink::Impl::LoadTable(Destination* d) {
+  const iceberg::TableMetadata* before = d->table ? &d->table->metadata() : nullptr;
+  const int32_t schema_id = d->schema_id, spec_id = d->spec_id;
+  if (d->table) {
+    FLOE_RETURN_IF_ERROR(d->table->Refresh());
+  } else {
+    FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(d->name));
+    FLOE_ASSIGN_OR_RETURN(auto loaded, catalog_->LoadTable(id));
+    d->table = std::make_unique<table::Table>(catalog_, std::move(loaded));
+  }
+  (void)before;
+  const iceberg::TableMetadata& meta = d->table->metadata();
+  if (meta.current_schema_id != schema_id || meta.default_spec_id != spec_id) {
+    return InvalidArgument("table {} changed its schema or partition spec while the sink was writing it; restart "
+                           "the sink to write the new layout",
+                           d->name);
+  }
+  ++d->stats.table_loads;
+  d->loaded_ms = NowMs();
+  d->loaded_window = windows_committed_;
+  return Ok();
+}
+
+Status ChangeSink::Impl::EnsureTable(Destination* d) {
+  d->last_used = ++use_counter_;
+  const bool idle = d->pending == 0 && d->append_writers.empty();
+  if (!d->table) {
+    FLOE_RETURN_IF_ERROR(LoadTable(d));
+  } else if (idle && !options_.table_cache && d->loaded_window < windows_committed_) {
+    // No cache: each window starts from the catalog's current table.
+    FLOE_RETURN_IF_ERROR(LoadTable(d));
+  } else if (idle && options_.table_cache && options_.table_cache_refresh_seconds) {
+    // Refreshes staggered over the interval by the destination's bucket.
+    const int64_t interval_ms = *options_.table_cache_refresh_seconds * 1000;
+    const int64_t bucket = static_cast<int64_t>(XXH3_64bits(d->name.data(), d->name.size()) %
+                                                static_cast<uint64_t>(options_.table_cache_buckets));
+    const int64_t offset = interval_ms * bucket / options_.table_cache_buckets;
+    if (NowMs() - d->loaded_ms >= interval_ms + offset) FLOE_RETURN_IF_ERROR(LoadTable(d));
+  }
+  if (options_.table_cache && options_.table_cache_max_size) {
+    // Unload the least recently used idle tables past the cache size.
+    std::vector<Destination*> loaded;
+    for (auto& [name, other] : destinations_) {
+      if (other->table && other.get() != d) loaded.push_back(other.get());
+    }
+    std::sort(loaded.begin(), loaded.end(), [](Destination* a, Destination* b) { return a->last_used < b->last_used; });
+    size_t count = loaded.size() + 1;
+    for (Destination* victim : loaded) {
+      if (count <= static_cast<size_t>(*options_.table_cache_max_size)) break;
+      if (victim->pending == 0 && victim->append_writers.empty()) {
+        victim->table.reset();
+        --count;
+      }
+    }
+  }
+  return Ok();
+}
+
 Result<Destination*> ChangeSink::Impl::DestinationFor(const std::string& name) {
   auto it = destinations_.find(name);
-  if (it != destinations_.end()) return it->second.get();
+  if (it != destinations_.end()) {
+    FLOE_RETURN_IF_ERROR(EnsureTable(it->second.get()));
+    return it->second.get();
+  }
   auto d = std::make_unique<Destination>();
   d->name = name;
   d->stats.table = name;
   FLOE_RETURN_IF_ERROR(OpenDestination(d.get()));
+  d->stats.table_loads = 1;
+  d->loaded_ms = NowMs();
+  d->loaded_window = windows_committed_;
+  d->schema_id = d->table->metadata().current_schema_id;
+  d->spec_id = d->table->metadata().default_spec_id;
+  d->last_used = ++use_counter_;
   Destination* raw = d.get();
   destinations_.emplace(name, std::move(d));
+  FLOE_RETURN_IF_ERROR(EnsureTable(raw));  // the cache size
   return raw;
 }
 
@@ -1221,6 +1298,7 @@ Status ChangeSink::Impl::Heartbeat() {
   for (auto& [name, d] : destinations_) {
     if (d->pending > 0) continue;
     if (now - d->last_commit_ms < int64_t{*options_.token_heartbeat_seconds} * 1000) continue;
+    FLOE_RETURN_IF_ERROR(EnsureTable(d.get()));
     FLOE_RETURN_IF_ERROR(CommitDestination(d.get(), std::max(last_position_, d->committed_position), true));
   }
   return Ok();
@@ -1305,6 +1383,7 @@ std::string ChangeSink::StatsJson() const {
     o["skipped"] = d.skipped;
     o["commits"] = d.commits;
     o["spilled_runs"] = d.spilled_runs;
+    o["table_loads"] = d.table_loads;
     o["commit_number"] = d.commit_number;
     o["snapshot_id"] = d.snapshot_id ? nlohmann::ordered_json(*d.snapshot_id) : nlohmann::ordered_json(nullptr);
     o["data_files"] = d.data_files;

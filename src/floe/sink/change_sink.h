@@ -82,6 +82,7 @@ struct DestinationStats {
   int64_t read = 0, applied = 0, errors = 0, dead_letter = 0, dropped = 0, skipped = 0;
   int64_t commits = 0, data_files = 0, delete_files = 0, rows_written = 0, deletes_written = 0;
   int64_t spilled_runs = 0;   ///< sorted runs spilled to disk (sorter_memory_mb exceeded)
+  int64_t table_loads = 0;    ///< times the table was loaded from the catalog (the table cache)
   int64_t commit_number = 0;  ///< the last commit number (with sink_id)
   std::optional<int64_t> snapshot_id;  ///< the last snapshot committed
 };

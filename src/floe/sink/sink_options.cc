@@ -190,6 +190,20 @@ Result<SinkOptions> SinkOptions::Resolve(const WriteConfig& config) {
     o.token_heartbeat_seconds = *heartbeat;
   }
 
+  FLOE_ASSIGN_OR_RETURN(o.table_cache, beam.Value(k::kBeamUseSideInputTableCache));
+  FLOE_ASSIGN_OR_RETURN(o.table_cache_refresh_seconds, beam.Get(k::kBeamTableCacheRefreshIntervalSeconds));
+  FLOE_ASSIGN_OR_RETURN(auto max_size, beam.Get(k::kBeamMaximumTableCacheSize));
+  if (max_size) o.table_cache_max_size = *max_size;
+  FLOE_ASSIGN_OR_RETURN(o.table_cache_buckets, beam.Value(k::kBeamTableCachePollingBuckets));
+  if (!o.table_cache) {
+    for (std::string_view key : {k::kBeamTableCacheRefreshIntervalSeconds.name, k::kBeamMaximumTableCacheSize.name,
+                                 k::kBeamTableCachePollingBuckets.name}) {
+      if (config.sink_options.contains(std::string(key))) {
+        return InvalidArgument("option {} applies to the table cache; set {}: true", key,
+                               k::kBeamUseSideInputTableCache.name);
+      }
+    }
+  }
   for (const auto& [key, value] : config.error_handling) {
     std::string* slot = key == "output"              ? &o.errors.output
                         : key == "table"             ? &o.errors.table

@@ -64,6 +64,11 @@ struct SinkOptions {
   std::string sink_id;
   std::optional<int> token_heartbeat_seconds;
   ErrorHandling errors;
+  /// The destination table cache (Beam's side-input table cache).
+  bool table_cache = false;
+  std::optional<int64_t> table_cache_refresh_seconds;
+  std::optional<int> table_cache_max_size;
+  int table_cache_buckets = 1;
 
   /// Resolves and cross-checks the options of `config` (its sink_options,
   /// maps, and the Flink write options in write_properties).
