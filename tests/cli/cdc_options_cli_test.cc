@@ -228,6 +228,17 @@ TEST_F(CdcOptionsCli, HashDistributionShardsTheFiles) {
   EXPECT_EQ(DataFileCount("db", "hash"), 4u);
   Accounting(Write("db.flink", in, base + "--set distribution-mode=hash --set num_shards=3"));
   EXPECT_EQ(DataFileCount("db", "flink"), 3u);
+  // direct_write_byte_limit: a window under the limit is written by one writer.
+  Accounting(Write("db.direct", in, base + "--set distribution_mode=hash --set num_shards=4 "
+                                          "--set direct_write_byte_limit=100000000"));
+  EXPECT_EQ(DataFileCount("db", "direct"), 1u);
+  Accounting(Write("db.direct_small", in, base + "--set distribution_mode=hash --set num_shards=4 "
+                                                "--set direct_write_byte_limit=10"));
+  EXPECT_EQ(DataFileCount("db", "direct_small"), 4u);
+  RunResult ra = Write("db.direct_app", in, std::string(kSchema) + "--set distribution_mode=hash --set num_shards=4 "
+                                                                  "--set direct_write_byte_limit=100000000");
+  ASSERT_EQ(ra.rc, 0) << ra.err;
+  EXPECT_EQ(DataFileCount("db", "direct_app"), 1u);
   // Autosharding: as many writers as the bytes need (one here), at most num_shards.
   Accounting(Write("db.auto", in, base + "--set distribution_mode=hash --set num_shards=4 --set autosharding=true"));
   EXPECT_EQ(DataFileCount("db", "auto"), 1u);

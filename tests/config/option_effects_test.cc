@@ -107,6 +107,7 @@ const std::map<std::string, std::string>& EffectTests() {
       {"distribution_mode", "CdcOptionsCli.HashDistributionShardsTheFiles"},
       {"distribution-mode", "CdcOptionsCli.HashDistributionShardsTheFiles"},
       {"autosharding", "CdcOptionsCli.HashDistributionShardsTheFiles"},
+      {"direct_write_byte_limit", "CdcOptionsCli.HashDistributionShardsTheFiles"},
       {"num_shards", "CdcOptionsCli.HashDistributionShardsTheFiles"},
       {"shards_per_partition", "CdcOptionsCli.HashDistributionShardsTheFiles"},
       {"sorter_memory_mb", "CdcOptionsCli.SorterMemorySpillsAndGivesTheSameTable"},

@@ -49,7 +49,7 @@ keep: [id, name]
 
 // Options floe does not implement yet are refused, never accepted and ignored.
 TEST(WriteConfig, NotImplementedOptionsAreRefused) {
-  for (const char* yaml : {"direct_write_byte_limit: 30\n", "config_properties: {fs.s3a.endpoint: x}\n",
+  for (const char* yaml : {"direct_write_byte_limit: 0\n", "config_properties: {fs.s3a.endpoint: x}\n",
                            "write_properties: {write-format: orc}\n", "write_properties: {distribution-mode: range}\n",
                            "write_properties: {write.delete.mode: merge-on-read}\n",
                            "catalog_properties: {catalog-type: rest, uri: 'http://x'}\n",
@@ -63,7 +63,7 @@ TEST(WriteConfig, NotImplementedOptionsAreRefused) {
   WriteConfig c;
   EXPECT_FALSE(c.Set("write.update.mode", "merge-on-read"));
   EXPECT_FALSE(c.Set("distribution-mode", "range"));
-  EXPECT_FALSE(c.Set("direct_write_byte_limit", "4"));
+  EXPECT_FALSE(c.Set("direct_write_byte_limit", "0"));
   EXPECT_OK(c.Set("keep", "a,b"));
   auto st = c.Set("drop", "c");
   ASSERT_FALSE(st);

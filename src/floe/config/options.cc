@@ -359,9 +359,9 @@ const std::vector<OptionDef>& Registry() {
        .doc = "Memory of the change buffers of all destinations; past it sorted runs spill to disk.", .min = 1,
        .max = 1048576},
       {K(kBeamDirectWriteByteLimit), .scopes = kB, .type = T::kLong,
-       .doc = "Streaming append: a destination whose window holds fewer bytes is written by one writer "
-              "without sharding.",
-       .min = 1, .support = Support::kNotYet, .missing = kCdcIssue},
+       .doc = "A window (of one destination) smaller than this many bytes is written by one writer instead of "
+              "being spread over the shards: fewer, larger files for small windows.",
+       .min = 1},
       {K(kBeamAllowedLatenessSeconds), .scopes = kB, .type = T::kLong, .default_value = "21600",
        .doc = "Merge-on-read: a change older than an already committed change of its key goes to the "
               "dead-letter output while it is at most this late, and is dropped (and counted) beyond.",

@@ -133,6 +133,18 @@ class LateTracker {
   size_t size_ = 0;
 };
 
+// Bytes of a batch's values (fixed-width values and string bytes), an estimate of its size.
+int64_t ColumnBytes(const ColumnVector& c) {
+  int64_t n = static_cast<int64_t>(c.values.size());
+  for (const auto& child : c.children) n += ColumnBytes(child);
+  return n;
+}
+int64_t BatchBytes(const Batch& b) {
+  int64_t n = 0;
+  for (const auto& c : b.columns) n += ColumnBytes(c);
+  return n;
+}
+
 int ClassOf(RowKind kind) { return kind == RowKind::kUpdateBefore || kind == RowKind::kDelete ? 0 : 1; }
 
 std::string RowJson(const Batch& batch, int64_t row) {
@@ -771,9 +783,14 @@ Status ChangeSink::Impl::AddRows(Destination* d, Batch&& rows, const std::vector
       return AddAppend(d, Take(rows, keep), {});
     }
     std::vector<int64_t> shard_of(keep.size());
+    // direct_write_byte_limit: the window's first bytes, up to the limit, go
+    // to one writer; only a window that outgrows it spreads over the shards.
+    const bool direct =
+        options_.direct_write_byte_limit && d->window_bytes < *options_.direct_write_byte_limit;
+    if (direct) d->window_bytes += BatchBytes(rows);
     for (size_t j = 0; j < keep.size(); ++j) {
       const uint64_t a = static_cast<uint64_t>(d->arrival++);
-      shard_of[j] = ShardOf(*d, XXH3_64bits(&a, sizeof(a)), rows, keep[j], phash);
+      shard_of[j] = direct ? 0 : ShardOf(*d, XXH3_64bits(&a, sizeof(a)), rows, keep[j], phash);
     }
     if (static_cast<int64_t>(keep.size()) == n) return AddAppend(d, std::move(rows), shard_of);
     return AddAppend(d, Take(rows, keep), shard_of);
@@ -976,6 +993,9 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     const int64_t target = std::max<int64_t>(1, d->writer_options.target_file_size_bytes);
     writers_wanted = static_cast<int>(std::clamp<int64_t>((d->window_bytes + target - 1) / target, 1, options_.num_shards));
   }
+  // direct_write_byte_limit: a window smaller than the limit is written by
+  // one writer, not spread over the shards (fewer, larger files).
+  if (options_.direct_write_byte_limit && d->window_bytes < *options_.direct_write_byte_limit) writers_wanted = 1;
   auto writer_of_shard = [&](int shard) {
     return static_cast<int>(int64_t{shard} * writers_wanted / std::max(1, options_.num_shards));
   };

@@ -190,6 +190,7 @@ Result<SinkOptions> SinkOptions::Resolve(const WriteConfig& config) {
     o.token_heartbeat_seconds = *heartbeat;
   }
 
+  FLOE_ASSIGN_OR_RETURN(o.direct_write_byte_limit, beam.Get(k::kBeamDirectWriteByteLimit));
   FLOE_ASSIGN_OR_RETURN(o.table_cache, beam.Value(k::kBeamUseSideInputTableCache));
   FLOE_ASSIGN_OR_RETURN(o.table_cache_refresh_seconds, beam.Get(k::kBeamTableCacheRefreshIntervalSeconds));
   FLOE_ASSIGN_OR_RETURN(auto max_size, beam.Get(k::kBeamMaximumTableCacheSize));

@@ -65,6 +65,7 @@ struct SinkOptions {
   std::optional<int> token_heartbeat_seconds;
   ErrorHandling errors;
   /// The destination table cache (Beam's side-input table cache).
+  std::optional<int64_t> direct_write_byte_limit;
   bool table_cache = false;
   std::optional<int64_t> table_cache_refresh_seconds;
   std::optional<int> table_cache_max_size;
