@@ -302,6 +302,25 @@ TEST_F(CdcOptionsCli, SinkIdSkipsCommittedInputOnRelaunch) {
   EXPECT_EQ(Snapshots("db.t").size(), 3u);
 }
 
+// A sink whose token lay in history that has since been expired stops rather
+// than risk applying the same changes twice; a sink that never committed to
+// the table (not registered) starts normally.
+TEST_F(CdcOptionsCli, ExpiredTokenHistoryStopsTheSink) {
+  const std::string opts = std::string(kMor) + "--set sink_id=old ";
+  Accounting(Write("db.t", "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n", std::string(kSchema) + opts));
+  // Other writers commit after it; then the history is expired.
+  Accounting(Write("db.t", "{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\",\"seq\":2}\n", kMor));
+  Accounting(Write("db.t", "{\"id\":3,\"name\":\"c\",\"op\":\"INSERT\",\"seq\":3}\n", kMor));
+  RunResult ex = Floe("expire --table db.t --retain-last 1 --older-than 99999999999999");
+  ASSERT_EQ(ex.rc, 0) << ex.err;
+  RunResult r = Write("db.t", "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n", opts);
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("expired"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("new sink_id"), std::string::npos) << r.err;
+  // A sink that never committed here is not stopped by the expired history.
+  Accounting(Write("db.t", "{\"id\":4,\"name\":\"d\",\"op\":\"INSERT\",\"seq\":4}\n", std::string(kMor) + "--set sink_id=new"));
+}
+
 TEST_F(CdcOptionsCli, ErrorHandlingCollectsInvalidRows) {
   const std::string in =
       "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n"

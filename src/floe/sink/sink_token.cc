@@ -40,7 +40,14 @@ Result<std::optional<SinkToken>> FindSinkToken(const iceberg::TableMetadata& met
     auto ref = metadata.SnapshotByRef(branch);
     if (ref) head = *ref;  // a branch not made yet has no token
   }
-  const bool registered = metadata.properties.contains(SinkPropertyKey(sink_id));
+  const auto reg = metadata.properties.find(SinkPropertyKey(sink_id));
+  const bool registered = reg != metadata.properties.end();
+  int64_t registered_ms = 0;  // unreadable: assume the sink may have committed anywhere
+  if (registered) {
+    const std::string& t = reg->second;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), registered_ms);
+    if (ec != std::errc() || p != t.data() + t.size()) registered_ms = 0;
+  }
   for (const iceberg::Snapshot* s = head; s != nullptr;) {
     auto it = s->summary.find(std::string(kSummarySinkId));
     if (it != s->summary.end() && it->second == sink_id) {
@@ -53,7 +60,9 @@ Result<std::optional<SinkToken>> FindSinkToken(const iceberg::TableMetadata& met
     }
     if (!s->parent_snapshot_id) break;
     const iceberg::Snapshot* parent = metadata.SnapshotById(*s->parent_snapshot_id);
-    if (parent == nullptr && registered) {
+    // The expired part could hold the token only if the sink was registered
+    // before `s` (everything expired is older than `s`).
+    if (parent == nullptr && registered && s->timestamp_ms >= registered_ms) {
       return InvalidArgument(
           "sink '{}' has committed to this table before, but its newest commit is not in the snapshot history: "
           "the history before snapshot {} has been expired. floe stops rather than risk committing the same "

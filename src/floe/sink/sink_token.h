@@ -6,12 +6,13 @@
 /// table). A relaunch finds its newest token by walking the branch's
 /// ancestry from its head, and skips the input up to that position.
 ///
-/// A sink registers itself in a table property (`floe.sink.<id>`) with a
-/// metadata-only commit before its first data commit. So when the walk
-/// reaches a snapshot whose parent has been expired without finding the
-/// token, floe knows whether the token could be in the expired part: for a
-/// registered sink it could, and the sink stops (a second commit of the same
-/// changes is possible otherwise); an unregistered sink has never committed.
+/// A sink registers itself in a table property (`floe.sink.<id>` = the time
+/// of registration, ms) with a metadata-only commit before its first data
+/// commit. So when the walk reaches a snapshot whose parent has been expired
+/// without finding the token, floe knows whether the token could be in the
+/// expired part: for a sink registered before that snapshot it could, and the
+/// sink stops (a second commit of the same changes is possible otherwise); a
+/// sink registered after it, or not at all, has not committed there.
 #pragma once
 
 #include <cstdint>
