@@ -230,6 +230,14 @@ TEST(DataWriterOptionsTest, ResolvesWithFlinkPrecedence) {
   EXPECT_EQ(o->metrics.ModeFor("name"), MetricsMode::Full());
   EXPECT_EQ(o->metrics.ModeFor("id"), MetricsMode::Counts());
   EXPECT_EQ(o->sort_order_id, 0);
+  // A table with a sort order: floe does not sort, so its files claim none.
+  {
+    auto sorted = md;
+    sorted.default_sort_order_id = 1;
+    auto so = Resolve(sorted);
+    ASSERT_TRUE(so) << so.error().ToString();
+    EXPECT_EQ(so->sort_order_id, 0);
+  }
 
   auto job = Resolve(md, {{"target-file-size-bytes", "2000"}, {"compression-codec", "gzip"},
                           {"compression-level", "3"}});

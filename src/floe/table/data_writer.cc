@@ -63,7 +63,11 @@ Result<DataWriterOptions> DataWriterOptions::Resolve(const iceberg::TableMetadat
     if (metadata.location.empty()) return InvalidArgument("table metadata has no location");
     o.data_location = TrimTrailingSlashes(metadata.location) + "/data";
   }
-  o.sort_order_id = metadata.default_sort_order_id;
+  // floe writes rows in the order they come (it does not sort by the table's
+  // sort order), so its files claim order 0, the unsorted order (Iceberg
+  // spec: Sorting): a reader may rely on a file's claimed order.
+  o.sort_order_id = 0;
+  (void)metadata.default_sort_order_id;
   return o;
 }
 

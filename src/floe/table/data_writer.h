@@ -50,7 +50,8 @@ struct DataWriterOptions {
   std::string data_location;
   /// Only Parquet is written.
   iceberg::FileFormat format = iceberg::FileFormat::kParquet;
-  /// sort_order_id of data files: the table's default sort order.
+  /// sort_order_id of data and equality delete files: 0 (unsorted), since
+  /// floe writes rows in arrival order.
   std::optional<int32_t> sort_order_id;
 
   /// Resolves the options of a write to `metadata`'s table. `resolver` holds
