@@ -17,20 +17,10 @@
 namespace floe::format {
 
 namespace od = simdjson::ondemand;
+using internal::JsonTypeName;
 
 namespace {
 
-const char* JsonTypeName(od::json_type t) {
-  switch (t) {
-    case od::json_type::array: return "an array";
-    case od::json_type::object: return "an object";
-    case od::json_type::number: return "a number";
-    case od::json_type::string: return "a string";
-    case od::json_type::boolean: return "a boolean";
-    case od::json_type::null: return "null";
-  }
-  return "a value";
-}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {

@@ -75,17 +75,6 @@ std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
-const char* JsonTypeName(od::json_type t) {
-  switch (t) {
-    case od::json_type::array: return "an array";
-    case od::json_type::object: return "an object";
-    case od::json_type::number: return "a number";
-    case od::json_type::string: return "a string";
-    case od::json_type::boolean: return "a boolean";
-    case od::json_type::null: return "null";
-  }
-  return "a value";
-}
 
 /// Offset of the first byte that breaks UTF-8 in `s`, or npos.
 size_t FirstInvalidUtf8(std::string_view s) {
@@ -104,6 +93,18 @@ size_t FirstInvalidUtf8(std::string_view s) {
 }
 
 }  // namespace
+
+const char* JsonTypeName(od::json_type t) {
+  switch (t) {
+    case od::json_type::array: return "an array";
+    case od::json_type::object: return "an object";
+    case od::json_type::number: return "a number";
+    case od::json_type::string: return "a string";
+    case od::json_type::boolean: return "a boolean";
+    case od::json_type::null: return "null";
+  }
+  return "a value";
+}
 
 class JsonRowDecoder::Impl {
  public:

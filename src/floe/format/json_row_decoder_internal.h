@@ -31,6 +31,9 @@ namespace floe::format::internal {
 /// level): kUnsupported on a CPU without them.
 Status CheckSimdjsonCpu();
 
+/// "an array", "a string", ...: a JSON value's type in error messages.
+const char* JsonTypeName(simdjson::ondemand::json_type t);
+
 /// Why a row could not be decoded.
 struct RowError {
   std::string column;  ///< the column path ("loc.lat"); empty: about the row as a whole

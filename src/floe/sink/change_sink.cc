@@ -189,7 +189,7 @@ class Destination {
   DestinationStats stats;
   int64_t pending = 0;  ///< rows buffered this window
   int64_t arrival = 0;
-  int64_t window_bytes = 0;  ///< payload bytes buffered this window (autosharding)
+  int64_t window_bytes = 0;  ///< bytes buffered this window (autosharding, direct_write_byte_limit)
   std::string scratch_key;
   int64_t loaded_ms = 0;       ///< when the table was last loaded
   int32_t schema_id = 0, spec_id = 0;  ///< the layout the sink writes
@@ -257,11 +257,11 @@ class ChangeSink::Impl {
   Status Late(Destination* d, int64_t position, RowKind kind, int64_t seq, const LateTracker::Entry& committed,
               const Batch& rows, int64_t row);
   int ShardOf(const Destination& d, uint64_t hash, const Batch& rows, int64_t row, const std::vector<uint64_t>& phash) const;
-  Status FlushDestination(Destination* d, int64_t position, std::vector<iceberg::DataFile>* data,
+  Status FlushDestination(Destination* d, std::vector<iceberg::DataFile>* data,
                           std::vector<iceberg::DataFile>* deletes,
                           std::vector<std::unique_ptr<table::PartitionedWriter>>* writers,
                           std::vector<std::unique_ptr<table::EqualityDeleteWriter>>* delete_writers);
-  Status PrepareDestination(Destination* d, int64_t position);
+  Status PrepareDestination(Destination* d);
   Status CommitDestination(Destination* d, int64_t position, bool heartbeat);
   void AbortPrepared(Destination* d);
   void AbortWindow();
@@ -333,7 +333,6 @@ Status ChangeSink::Impl::Open(const WriteConfig& config, catalog::Catalog* catal
 }
 
 Status ChangeSink::Impl::LoadTable(Destination* d) {
-  const iceberg::TableMetadata* before = d->table ? &d->table->metadata() : nullptr;
   const int32_t schema_id = d->schema_id, spec_id = d->spec_id;
   if (d->table) {
     FLOE_RETURN_IF_ERROR(d->table->Refresh());
@@ -342,7 +341,6 @@ Status ChangeSink::Impl::LoadTable(Destination* d) {
     FLOE_ASSIGN_OR_RETURN(auto loaded, catalog_->LoadTable(id));
     d->table = std::make_unique<table::Table>(catalog_, std::move(loaded));
   }
-  (void)before;
   const iceberg::TableMetadata& meta = d->table->metadata();
   if (meta.current_schema_id != schema_id || meta.default_spec_id != spec_id) {
     return InvalidArgument("table {} changed its schema or partition spec while the sink was writing it; restart "
@@ -979,7 +977,7 @@ int64_t ChangeSink::Impl::pending_rows() const { return window_rows_; }
 
 // Collapses each key's changes (see the header) and writes the window's data
 // and equality delete files, shard after shard.
-Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std::vector<iceberg::DataFile>* data,
+Status ChangeSink::Impl::FlushDestination(Destination* d, std::vector<iceberg::DataFile>* data,
                                           std::vector<iceberg::DataFile>* deletes,
                                           std::vector<std::unique_ptr<table::PartitionedWriter>>* writers,
                                           std::vector<std::unique_ptr<table::EqualityDeleteWriter>>* delete_writers) {
@@ -1130,7 +1128,6 @@ Status ChangeSink::Impl::FlushDestination(Destination* d, int64_t position, std:
     FLOE_ASSIGN_OR_RETURN(auto files, w->Close());
     for (auto& f : files) deletes->push_back(std::move(f));
   }
-  (void)position;
   return Ok();
 }
 
@@ -1145,12 +1142,12 @@ void ChangeSink::Impl::AbortPrepared(Destination* d) {
 }
 
 // Phase 1 of a commit: the window's files (data, deletes), nothing published.
-Status ChangeSink::Impl::PrepareDestination(Destination* d, int64_t position) {
+Status ChangeSink::Impl::PrepareDestination(Destination* d) {
   d->window = Destination::Window();
   Destination::Window& w = d->window;
   if (options_.mode == WriteMode::kMergeOnRead) {
     if (d->pending > 0) {
-      if (Status st = FlushDestination(d, position, &w.data, &w.deletes, &w.writers, &w.delete_writers); !st) {
+      if (Status st = FlushDestination(d, &w.data, &w.deletes, &w.writers, &w.delete_writers); !st) {
         AbortPrepared(d);
         return Fail(st.error().WithContext(d->name));
       }
@@ -1172,7 +1169,7 @@ Status ChangeSink::Impl::PrepareDestination(Destination* d, int64_t position) {
 
 // Phase 2: one snapshot carrying the window's files and the token.
 Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, bool heartbeat) {
-  if (!d->window.prepared) FLOE_RETURN_IF_ERROR(PrepareDestination(d, position));
+  if (!d->window.prepared) FLOE_RETURN_IF_ERROR(PrepareDestination(d));
   std::vector<iceberg::DataFile>& data = d->window.data;
   std::vector<iceberg::DataFile>& deletes = d->window.deletes;
   auto failed = [&](Error e) -> Status {
@@ -1287,7 +1284,7 @@ Status ChangeSink::Impl::Commit(int64_t position) {
   // 1. Every destination's files first: resolving the window finds its late
   //    changes, which go to the dead-letter output.
   for (Destination* d : due) {
-    if (Status st = PrepareDestination(d, position); !st) {
+    if (Status st = PrepareDestination(d); !st) {
       for (Destination* other : due) AbortPrepared(other);
       failed_ = true;
       return st;

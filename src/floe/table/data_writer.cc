@@ -67,7 +67,6 @@ Result<DataWriterOptions> DataWriterOptions::Resolve(const iceberg::TableMetadat
   // sort order), so its files claim order 0, the unsorted order (Iceberg
   // spec: Sorting): a reader may rely on a file's claimed order.
   o.sort_order_id = 0;
-  (void)metadata.default_sort_order_id;
   return o;
 }
 
