@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <set>
 
+#include "floe/catalog/forwarding_catalog.h"
 #include "floe/format/format_registry.h"
 #include "floe/format/jsonl_reader.h"
 #include "floe/io/file.h"
@@ -75,53 +76,14 @@ int CountParquet(const fs::path& root) {
 
 /// A catalog that forwards to another, except that CommitTable publishes the
 /// commit and then reports kCommitStateUnknown (a lost response).
-class UnknownOutcomeCatalog : public catalog::Catalog {
+class UnknownOutcomeCatalog : public catalog::ForwardingCatalog {
  public:
-  explicit UnknownOutcomeCatalog(catalog::Catalog* inner) : inner_(inner) {}
-  const std::string& name() const override { return inner_->name(); }
-  Status CreateNamespace(const catalog::Namespace& ns,
-                         const std::map<std::string, std::string>& p) override {
-    return inner_->CreateNamespace(ns, p);
-  }
-  Result<std::vector<catalog::Namespace>> ListNamespaces(
-      const catalog::Namespace& parent) override {
-    return inner_->ListNamespaces(parent);
-  }
-  Result<bool> NamespaceExists(const catalog::Namespace& ns) override {
-    return inner_->NamespaceExists(ns);
-  }
-  Status DropNamespace(const catalog::Namespace& ns) override { return inner_->DropNamespace(ns); }
-  Result<std::vector<catalog::TableIdentifier>> ListTables(const catalog::Namespace& ns) override {
-    return inner_->ListTables(ns);
-  }
-  Result<bool> TableExists(const catalog::TableIdentifier& id) override {
-    return inner_->TableExists(id);
-  }
-  Result<catalog::LoadedTable> LoadTable(const catalog::TableIdentifier& id) override {
-    return inner_->LoadTable(id);
-  }
-  Result<catalog::LoadedTable> CreateTable(const catalog::TableIdentifier& id,
-                                           const catalog::TableDefinition& def) override {
-    return inner_->CreateTable(id, def);
-  }
+  using ForwardingCatalog::ForwardingCatalog;
   Result<catalog::LoadedTable> CommitTable(const catalog::LoadedTable& base,
                                            iceberg::TableMetadata updated) override {
-    FLOE_RETURN_IF_ERROR(inner_->CommitTable(base, std::move(updated)));
+    FLOE_RETURN_IF_ERROR(inner()->CommitTable(base, std::move(updated)));
     return CommitStateUnknown("the catalog did not answer");
   }
-  Status DropTable(const catalog::TableIdentifier& id, bool purge) override {
-    return inner_->DropTable(id, purge);
-  }
-  Result<bool> DropIfUnchanged(const catalog::LoadedTable& created) override {
-    return inner_->DropIfUnchanged(created);
-  }
-  Status RenameTable(const catalog::TableIdentifier& from,
-                     const catalog::TableIdentifier& to) override {
-    return inner_->RenameTable(from, to);
-  }
-
- private:
-  catalog::Catalog* inner_;
 };
 
 class WriteJobTest : public ::testing::Test {

@@ -40,6 +40,15 @@ struct TableDefinition {
   std::string location;  ///< empty: the catalog's default location
 };
 
+/// What UpdateNamespaceProperties did (the REST spec's
+/// UpdateNamespacePropertiesResponse): keys set, keys removed, and keys asked
+/// to be removed that were not there.
+struct NamespacePropertyChanges {
+  std::vector<std::string> updated;
+  std::vector<std::string> removed;
+  std::vector<std::string> missing;
+};
+
 class Catalog {
  public:
   virtual ~Catalog() = default;
@@ -51,6 +60,13 @@ class Catalog {
   virtual Result<bool> NamespaceExists(const Namespace& ns) = 0;
   /// Fails unless the namespace holds no tables and no namespaces.
   virtual Status DropNamespace(const Namespace& ns) = 0;
+  /// The namespace's properties; kNotFound when it does not exist.
+  virtual Result<std::map<std::string, std::string>> LoadNamespaceProperties(const Namespace& ns) = 0;
+  /// Sets `set` and removes `remove` (a key in both is kInvalidArgument, as
+  /// in the REST spec). kUnsupported where the catalog cannot store
+  /// properties (hadoop).
+  virtual Result<NamespacePropertyChanges> UpdateNamespaceProperties(
+      const Namespace& ns, const std::map<std::string, std::string>& set, const std::vector<std::string>& remove) = 0;
 
   virtual Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) = 0;
   virtual Result<bool> TableExists(const TableIdentifier& id) = 0;
@@ -69,7 +85,12 @@ class Catalog {
   /// another writer added. Returns whether the table was dropped. The
   /// default compares the current metadata location, then drops without purge.
   virtual Result<bool> DropIfUnchanged(const LoadedTable& created);
+  /// kAlreadyExists when `to` exists, kNotFound when `from` or `to`'s
+  /// namespace does not.
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+  /// Adds an existing table to the catalog by its current metadata file
+  /// (Iceberg's registerTable). kAlreadyExists when `id` exists.
+  virtual Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& metadata_location) = 0;
 
   /// Fails unless `table`'s metadata `location` is where this catalog keeps
   /// the table. A table folder copied (`cp -a`) or moved by hand still names
@@ -87,7 +108,8 @@ class Catalog {
   const io::FileIOPtr& io() const { return io_; }
   /// Replaces the FileIO, before tables are loaded: usually a decorator of
   /// io() (prefix mappings for `--map`, fault injection in tests).
-  void SetFileIO(io::FileIOPtr io) { io_ = std::move(io); }
+  /// A wrapper passes it on to the catalog it wraps.
+  virtual void SetFileIO(io::FileIOPtr io) { io_ = std::move(io); }
 
  protected:
   io::FileIOPtr io_ = io::LocalFileIO();

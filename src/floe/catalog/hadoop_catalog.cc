@@ -95,6 +95,22 @@ class HadoopCatalog final : public Catalog {
     return Ok();
   }
 
+  // As Java's HadoopCatalog: the only property is the folder's location;
+  // nothing can be stored.
+  Result<std::map<std::string, std::string>> LoadNamespaceProperties(const Namespace& ns) override {
+    FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+    if (!exists) return NotFound("namespace {} does not exist", ns.ToString());
+    return std::map<std::string, std::string>{{"location", FileUri(NamespaceDir(ns))}};
+  }
+
+  Result<NamespacePropertyChanges> UpdateNamespaceProperties(const Namespace& ns,
+                                                             const std::map<std::string, std::string>& set,
+                                                             const std::vector<std::string>& remove) override {
+    FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+    if (!exists) return NotFound("namespace {} does not exist", ns.ToString());
+    return Unsupported("the hadoop catalog cannot store namespace properties (use a rest or sql catalog)");
+  }
+
   Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override {
     FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
     if (!exists) return NotFound("namespace {} does not exist", ns.ToString());
@@ -260,6 +276,14 @@ class HadoopCatalog final : public Catalog {
         "the hadoop catalog cannot rename tables: the metadata stores absolute file locations under {} "
         "(use a rest or sql catalog, or copy the table)",
         TableDir(from));
+  }
+
+  // As Java's HadoopCatalog: a table is wherever its folder is, so there is
+  // no pointer to register.
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& metadata_location) override {
+    return Unsupported(
+        "the hadoop catalog cannot register tables: a table is its folder {} (use a rest or sql catalog)",
+        TableDir(id));
   }
 
  private:

@@ -28,7 +28,6 @@ using T = OptionType;
 #define K(name_) .key = keys::name_.name, .ident = #name_
 
 constexpr std::string_view kCdcIssue = "the CDC sink (issue 8)";
-constexpr std::string_view kCatalogIssue = "the catalogs issue (issue 9: REST, SQL and Hive catalogs, catalog-impl, caching)";
 constexpr std::string_view kStorageIssue = "object storage (issue 10)";
 constexpr std::string_view kStreamingIssue = "streaming reads with the Flink SQL front end (issue 11)";
 constexpr std::string_view kOtherEngines = "floe does not act on it; it is stored for the engines that do";
@@ -263,31 +262,63 @@ const std::vector<OptionDef>& Registry() {
       // ---- catalog options
       {K(kType), .scopes = kC, .type = T::kString, .default_value = "iceberg",
        .doc = "Flink catalog type; must be iceberg.", .validate = ValidateIcebergType},
-      {K(kCatalogType), .scopes = kC, .type = T::kEnum, .default_value = "hadoop", .doc = "Built-in catalog.",
+      {K(kCatalogType), .scopes = kC, .type = T::kEnum, .default_value = "hadoop",
+       .doc = "Built-in catalog: hadoop (a warehouse folder), rest (an Iceberg REST catalog at uri), sql "
+              "(Iceberg's JdbcCatalog tables in SQLite or PostgreSQL at uri).",
        .enum_values = {"hadoop", "rest", "hive", "sql"}, .conflicts = {keys::kCatalogImpl.name},
-       .values_not_yet = {"rest", "hive", "sql"}, },
-      {K(kCatalogImpl), .scopes = kC, .type = T::kString, .doc = "Class name of a catalog plugin.",
-       .conflicts = {keys::kCatalogType.name}, .support = Support::kNotYet, .missing = kCatalogIssue},
+       .missing = "no Hive Metastore client: use catalog-type=rest (any REST catalog, or floe serve) or "
+                  "catalog-type=sql (SQLite or PostgreSQL)",
+       .values_not_yet = {"hive"}},
+      {K(kCatalogImpl), .scopes = kC, .type = T::kString,
+       .doc = "Catalog class name: org.apache.iceberg.hadoop.HadoopCatalog, org.apache.iceberg.rest.RESTCatalog "
+              "or org.apache.iceberg.jdbc.JdbcCatalog select the built-in catalogs; other names are looked up "
+              "among catalogs registered by plugins.",
+       .conflicts = {keys::kCatalogType.name}},
       {K(kWarehouse), .scopes = kC, .type = T::kString, .default_value = "./warehouse",
-       .doc = "Warehouse folder (a local path or file: URI)."},
-      {K(kUri), .scopes = kC, .type = T::kString, .doc = "REST catalog URI or Hive metastore URI.",
-       .support = Support::kNotYet, .missing = kCatalogIssue},
-      {K(kCredential), .scopes = kC, .type = T::kString, .doc = "REST OAuth2 client credential (id:secret).",
-       .support = Support::kNotYet, .missing = kCatalogIssue},
-      {K(kToken), .scopes = kC, .type = T::kString, .doc = "REST bearer token.", .support = Support::kNotYet,
-       .missing = kCatalogIssue},
+       .doc = "hadoop: the warehouse folder (a local path or file: URI); sql: the root of new tables' "
+              "locations; rest: the warehouse asked for in the config handshake."},
+      {K(kUri), .scopes = kC, .type = T::kString,
+       .doc = "rest: the REST catalog's base URI (http://host:port[/path]); sql: jdbc:sqlite:file:PATH or "
+              "jdbc:postgresql://HOST:PORT/DB."},
+      {K(kCredential), .scopes = kC, .type = T::kString,
+       .doc = "rest: OAuth2 client credential client_id:client_secret, exchanged for a token at the token "
+              "endpoint (client-credentials flow)."},
+      {K(kToken), .scopes = kC, .type = T::kString, .doc = "rest: bearer token sent with every request."},
+      {K(kOauth2ServerUri), .scopes = kC, .type = T::kString,
+       .doc = "rest: OAuth2 token endpoint (default <uri>/v1/oauth/tokens)."},
+      {K(kScope), .scopes = kC, .type = T::kString, .default_value = "catalog",
+       .doc = "rest: OAuth2 scope asked for with credential."},
+      {K(kTokenRefreshEnabled), .scopes = kC, .type = T::kBool, .default_value = "true",
+       .doc = "rest: fetch a new token with credential before the current one expires."},
+      {K(kHeaderPrefix), .scopes = kC, .type = T::kString,
+       .doc = "rest: extra HTTP header sent with every request (header.X-Name=value)."},
+      {K(kRestPageSize), .scopes = kC, .type = T::kInt, .doc = "rest: page size asked for when listing.",
+       .min = 1},
+      {K(kRestConnectionTimeoutMs), .scopes = kC, .type = T::kLong, .default_value = "10000",
+       .doc = "rest: connection time-out in ms.", .min = 1},
+      {K(kRestSocketTimeoutMs), .scopes = kC, .type = T::kLong, .default_value = "60000",
+       .doc = "rest: time-out of one request in ms (a commit that times out is commit state unknown).",
+       .min = 1},
+      {K(kJdbcUser), .scopes = kC, .type = T::kString, .doc = "sql: PostgreSQL user."},
+      {K(kJdbcPassword), .scopes = kC, .type = T::kString, .doc = "sql: PostgreSQL password."},
+      {K(kJdbcSchemaVersion), .scopes = kC, .type = T::kEnum, .default_value = "V1",
+       .doc = "sql: JdbcCatalog schema version of new catalog tables: V1 has the iceberg_type column, V0 "
+              "not.",
+       .enum_values = {"V0", "V1"}},
+      {K(kJdbcInitCatalogTables), .scopes = kC, .type = T::kBool, .default_value = "true",
+       .doc = "sql: create the catalog tables when they are missing."},
       {K(kClients), .scopes = kC, .type = T::kInt, .default_value = "2", .doc = "Hive metastore client pool size.",
-       .min = 1, .support = Support::kNotYet, .missing = kCatalogIssue},
+       .min = 1, .support = Support::kNotYet,
+       .missing = "the hive catalog, which floe does not have (no Hive Metastore client)"},
       {K(kPropertyVersion), .scopes = kC, .type = T::kInt, .default_value = "1",
        .doc = "Catalog property version; 1 is the only version.", .min = 1, .max = 1},
-      {K(kCacheEnabled), .scopes = kC, .type = T::kBool, .default_value = "true", .doc = "Cache loaded tables.",
-       .support = Support::kNotYet, .missing = kCatalogIssue},
+      {K(kCacheEnabled), .scopes = kC, .type = T::kBool, .default_value = "true",
+       .doc = "Cache loaded tables (a commit through the cache refreshes its entry)."},
       {K(kCacheExpirationIntervalMs), .scopes = kC, .type = T::kLong, .default_value = "-1",
        .doc = "How long cached tables live (-1: until changed here; 0 is invalid).",
        .validate = [](std::string_view v) -> std::string {
          return v == "0" ? std::string("0 is not allowed (use -1 to never expire)") : std::string();
-       },
-       .support = Support::kNotYet, .missing = kCatalogIssue},
+       }},
       {K(kIoImpl), .scopes = kC, .type = T::kString, .doc = "FileIO implementation.",
        .support = Support::kNotYet, .missing = kStorageIssue},
 
@@ -573,6 +604,9 @@ Status CheckSupport(const OptionDef& def, std::string_view key, std::string_view
   }
   for (auto v : def.values_not_yet) {
     if (EqualsIgnoreCase(v, value)) {
+      if (def.support == Support::kImplemented && !def.missing.empty()) {
+        return Unsupported("option {}={} is not implemented in floe: {}", key, value, def.missing);
+      }
       return Unsupported("option {}={} is not implemented in floe yet", key, value);
     }
   }

@@ -160,6 +160,19 @@ inline constexpr Key<int32_t> kPropertyVersion{"property-version"};
 inline constexpr Key<bool> kCacheEnabled{"cache-enabled"};
 inline constexpr Key<int64_t> kCacheExpirationIntervalMs{"cache.expiration-interval-ms"};
 inline constexpr Key<std::string> kIoImpl{"io-impl"};
+// REST catalog client (Iceberg's RESTCatalog / OAuth2Properties names)
+inline constexpr Key<std::string> kOauth2ServerUri{"oauth2-server-uri"};
+inline constexpr Key<std::string> kScope{"scope"};
+inline constexpr Key<bool> kTokenRefreshEnabled{"token-refresh-enabled"};
+inline constexpr Key<std::string> kHeaderPrefix{"header."};
+inline constexpr Key<int32_t> kRestPageSize{"rest-page-size"};
+inline constexpr Key<int64_t> kRestConnectionTimeoutMs{"rest.client.connection-timeout-ms"};
+inline constexpr Key<int64_t> kRestSocketTimeoutMs{"rest.client.socket-timeout-ms"};
+// SQL catalog (Iceberg's JdbcCatalog names)
+inline constexpr Key<std::string> kJdbcUser{"jdbc.user"};
+inline constexpr Key<std::string> kJdbcPassword{"jdbc.password"};
+inline constexpr Key<std::string> kJdbcSchemaVersion{"jdbc.schema-version"};
+inline constexpr Key<bool> kJdbcInitCatalogTables{"jdbc.init-catalog-tables"};
 // Beam IcebergIO write configuration
 inline constexpr Key<std::string> kBeamTable{"table"};
 inline constexpr Key<std::string> kBeamCatalogName{"catalog_name"};
