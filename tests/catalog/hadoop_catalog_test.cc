@@ -156,7 +156,7 @@ TEST_F(HadoopCatalogTest, TwoProcessesCommitConcurrently) {
     return Ok();
   };
   ASSERT_TRUE(test::RaceTwoProcesses(child));
-  auto final_table = catalog_->LoadTable(id);
+  auto final_table = catalog_->RefreshTable(id);
   ASSERT_OK(final_table);
   EXPECT_TRUE(final_table->metadata_location.ends_with(fmt::format("v{}.metadata.json", 2 * kCommits + 1)));
   for (int v = 1; v <= 2 * kCommits + 1; ++v) {

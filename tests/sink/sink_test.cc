@@ -52,7 +52,7 @@ TEST(WriteConfig, NotImplementedOptionsAreRefused) {
   for (const char* yaml : {"direct_write_byte_limit: 0\n", "config_properties: {fs.s3a.endpoint: x}\n",
                            "write_properties: {write-format: orc}\n", "write_properties: {distribution-mode: range}\n",
                            "write_properties: {write.delete.mode: merge-on-read}\n",
-                           "catalog_properties: {catalog-type: rest, uri: 'http://x'}\n",
+                           "catalog_properties: {catalog-type: hive, uri: 'thrift://x'}\n",
                            "catalog_properties: {catalog-impl: a.B, catalog-type: hadoop}\n"}) {
     auto c = WriteConfig::FromYaml(yaml, "t.yaml");
     EXPECT_FALSE(c) << yaml;

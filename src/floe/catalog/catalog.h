@@ -71,6 +71,9 @@ class Catalog {
   virtual Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) = 0;
   virtual Result<bool> TableExists(const TableIdentifier& id) = 0;
   virtual Result<LoadedTable> LoadTable(const TableIdentifier& id) = 0;
+  /// The table's current version, never a cached one (LoadTable may answer
+  /// from the caching catalog's cache: `cache-enabled`).
+  virtual Result<LoadedTable> RefreshTable(const TableIdentifier& id) { return LoadTable(id); }
   /// kAlreadyExists when the table exists; the namespace must exist.
   virtual Result<LoadedTable> CreateTable(const TableIdentifier& id, const TableDefinition& def) = 0;
   /// Publishes `updated` as the next version after `base`. kCommitFailed when

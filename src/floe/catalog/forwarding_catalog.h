@@ -40,6 +40,7 @@ class ForwardingCatalog : public Catalog {
   Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override { return inner_->ListTables(ns); }
   Result<bool> TableExists(const TableIdentifier& id) override { return inner_->TableExists(id); }
   Result<LoadedTable> LoadTable(const TableIdentifier& id) override { return inner_->LoadTable(id); }
+  Result<LoadedTable> RefreshTable(const TableIdentifier& id) override { return inner_->RefreshTable(id); }
   Result<LoadedTable> CreateTable(const TableIdentifier& id, const TableDefinition& def) override {
     return inner_->CreateTable(id, def);
   }

@@ -6,7 +6,6 @@
 // FileIO (io_), never the file system directly.
 
 #include <algorithm>
-#include <mutex>
 
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/hadoop_files.h"
@@ -336,65 +335,6 @@ Result<bool> Catalog::DropIfUnchanged(const LoadedTable& created) {
   if (current.metadata_location != created.metadata_location) return false;
   FLOE_RETURN_IF_ERROR(DropTable(created.id, /*purge=*/false));
   return true;
-}
-
-namespace {
-
-struct Registry {
-  std::mutex mu;
-  std::map<std::string, CatalogFactory> factories;
-};
-
-Registry& GetRegistry() {
-  static Registry* r = [] {
-    auto* reg = new Registry;
-    reg->factories["hadoop"] = [](const std::string& name,
-                                  const std::map<std::string, std::string>& o) -> Result<std::unique_ptr<Catalog>> {
-      auto warehouse = config::Resolver(o).Value(config::keys::kWarehouse);
-      if (!warehouse) return Fail(warehouse.error());
-      return OpenHadoopCatalog(name, *warehouse, o);
-    };
-    return reg;
-  }();
-  return *r;
-}
-
-}  // namespace
-
-void RegisterCatalog(const std::string& type, CatalogFactory factory) {
-  auto& r = GetRegistry();
-  std::lock_guard lock(r.mu);
-  r.factories[type] = std::move(factory);
-}
-
-Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
-                                             const std::map<std::string, std::string>& options) {
-  // The registry refuses what floe does not implement (catalog-impl, the
-  // other catalog types) before a catalog is opened; a factory registered by
-  // a plugin or a test is found by its name here.
-  const config::Resolver props(options);
-  FLOE_ASSIGN_OR_RETURN(int32_t property_version, props.Value(config::keys::kPropertyVersion));
-  if (property_version != 1) return InvalidArgument("catalog {}: property-version {} is not 1", name, property_version);
-  FLOE_ASSIGN_OR_RETURN(auto impl, props.Get(config::keys::kCatalogImpl));
-  FLOE_ASSIGN_OR_RETURN(std::string type, props.Value(config::keys::kCatalogType));
-  if (impl) {
-    if (props.IsSet(config::keys::kCatalogType)) {
-      return InvalidArgument("catalog {}: catalog-type and catalog-impl cannot both be set", name);
-    }
-    type = *impl;
-  }
-  auto& r = GetRegistry();
-  CatalogFactory factory;
-  std::string valid;
-  {
-    std::lock_guard lock(r.mu);
-    if (auto it = r.factories.find(type); it != r.factories.end()) factory = it->second;
-    for (const auto& [k, v] : r.factories) valid += (valid.empty() ? "" : ", ") + k;
-  }
-  if (!factory) {
-    return InvalidArgument("catalog {}: unknown catalog type '{}' (available here: {})", name, type, valid);
-  }
-  return factory(name, options);
 }
 
 Result<std::unique_ptr<Catalog>> OpenHadoopCatalog(const std::string& name, const std::string& warehouse,

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   AddWriteCommand(&app, &ctx);
   AddScanCommand(&app, &ctx);
   AddCatalogCommands(&app, &ctx);
+  AddCatalogAdminCommands(&app, &ctx);
   AddTableCommands(&app, &ctx);
   try {
     app.parse(argc, argv);

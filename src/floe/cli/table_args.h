@@ -44,6 +44,9 @@ Status ApplyMaps(catalog::Catalog* catalog, const std::vector<std::string>& item
 
 /// Registers `floe namespaces|tables|describe|snapshots|options`.
 void AddCatalogCommands(CLI::App* root, CommandContext* ctx);
+/// Registers `floe create-namespace|drop-namespace|namespace-properties|
+/// drop-table|rename-table|register-table`.
+void AddCatalogAdminCommands(CLI::App* root, CommandContext* ctx);
 /// Registers `floe write`.
 void AddWriteCommand(CLI::App* root, CommandContext* ctx);
 /// Registers `floe scan`.

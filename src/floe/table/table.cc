@@ -28,7 +28,7 @@ Table::Table(catalog::Catalog* catalog, catalog::LoadedTable loaded, io::FileIOP
     : catalog_(catalog), loaded_(std::move(loaded)), io_(io ? std::move(io) : io::LocalFileIO()) {}
 
 Status Table::Refresh() {
-  FLOE_ASSIGN_OR_RETURN(loaded_, catalog_->LoadTable(loaded_.id));
+  FLOE_ASSIGN_OR_RETURN(loaded_, catalog_->RefreshTable(loaded_.id));
   return Ok();
 }
 

@@ -41,7 +41,8 @@ class Table {
   /// Where the locations stored in this table's metadata are read and written.
   const io::FileIOPtr& io() const { return io_; }
 
-  /// Reloads the current metadata from the catalog.
+  /// Reloads the current metadata from the catalog, past its cache
+  /// (Catalog::RefreshTable), as Iceberg's Table.refresh().
   Status Refresh();
   /// Replaces the loaded state (after a commit).
   void Reset(catalog::LoadedTable loaded) { loaded_ = std::move(loaded); }
