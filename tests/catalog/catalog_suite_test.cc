@@ -81,7 +81,8 @@ class CatalogSuite : public ::testing::TestWithParam<Backend> {
 
   static TableDefinition Def() {
     TableDefinition d;
-    d.schema = Schema({{1, "id", true, LongType(), {}}, {2, "name", false, StringType(), {}}}, 0, {1});
+    d.schema =
+        Schema({{1, "id", true, LongType(), {}}, {2, "name", false, StringType(), {}}}, 0, {1});
     d.properties = {{"format-version", "2"}};
     return d;
   }
@@ -137,9 +138,11 @@ TEST_P(CatalogSuite, Namespaces) {
 
 TEST_P(CatalogSuite, NamespaceProperties) {
   if (!GetParam().namespace_properties) {
-    EXPECT_THAT(catalog_->CreateNamespace(Ns("db"), {{"owner", "a"}}), IsError(ErrorKind::kUnsupported));
+    EXPECT_THAT(catalog_->CreateNamespace(Ns("db"), {{"owner", "a"}}),
+                IsError(ErrorKind::kUnsupported));
     ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
-    EXPECT_THAT(catalog_->UpdateNamespaceProperties(Ns("db"), {{"k", "v"}}, {}), IsError(ErrorKind::kUnsupported));
+    EXPECT_THAT(catalog_->UpdateNamespaceProperties(Ns("db"), {{"k", "v"}}, {}),
+                IsError(ErrorKind::kUnsupported));
     ASSERT_OK_AND_ASSIGN(auto props, catalog_->LoadNamespaceProperties(Ns("db")));
     EXPECT_TRUE(props.contains("location"));
     EXPECT_THAT(catalog_->LoadNamespaceProperties(Ns("missing")), IsError(ErrorKind::kNotFound));
@@ -152,8 +155,9 @@ TEST_P(CatalogSuite, NamespaceProperties) {
   EXPECT_TRUE(props.contains("location"));
   EXPECT_FALSE(props.contains("exists"));  // JdbcCatalog's reserved marker stays hidden
 
-  ASSERT_OK_AND_ASSIGN(auto changes, catalog_->UpdateNamespaceProperties(Ns("db"), {{"owner", "b"}, {"k", "1"}},
-                                                                          {"comment", "gone"}));
+  ASSERT_OK_AND_ASSIGN(auto changes,
+                       catalog_->UpdateNamespaceProperties(Ns("db"), {{"owner", "b"}, {"k", "1"}},
+                                                           {"comment", "gone"}));
   EXPECT_EQ(changes.updated, (std::vector<std::string>{"k", "owner"}));
   EXPECT_EQ(changes.removed, (std::vector<std::string>{"comment"}));
   EXPECT_EQ(changes.missing, (std::vector<std::string>{"gone"}));
@@ -164,7 +168,8 @@ TEST_P(CatalogSuite, NamespaceProperties) {
 
   EXPECT_THAT(catalog_->UpdateNamespaceProperties(Ns("db"), {{"k", "2"}}, {"k"}),
               IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(catalog_->UpdateNamespaceProperties(Ns("missing"), {{"k", "2"}}, {}), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(catalog_->UpdateNamespaceProperties(Ns("missing"), {{"k", "2"}}, {}),
+              IsError(ErrorKind::kNotFound));
   EXPECT_THAT(catalog_->LoadNamespaceProperties(Ns("missing")), IsError(ErrorKind::kNotFound));
   // Removing every property keeps the namespace.
   ASSERT_OK(catalog_->UpdateNamespaceProperties(Ns("db"), {}, {"owner", "k"}));
@@ -204,7 +209,8 @@ TEST_P(CatalogSuite, Rename) {
   ASSERT_OK_AND_ASSIGN(auto t, catalog_->CreateTable(Id("db.t"), Def()));
   ASSERT_OK(catalog_->CreateTable(Id("db.taken"), Def()));
   if (!GetParam().rename) {
-    EXPECT_THAT(catalog_->RenameTable(Id("db.t"), Id("other.t2")), IsError(ErrorKind::kUnsupported));
+    EXPECT_THAT(catalog_->RenameTable(Id("db.t"), Id("other.t2")),
+                IsError(ErrorKind::kUnsupported));
     return;
   }
   ASSERT_OK(catalog_->RenameTable(Id("db.t"), Id("other.t2")));
@@ -213,32 +219,39 @@ TEST_P(CatalogSuite, Rename) {
   EXPECT_EQ(moved.metadata.table_uuid, t.metadata.table_uuid);
   EXPECT_EQ(*catalog_->ListTables(Ns("other")), (std::vector<TableIdentifier>{Id("other.t2")}));
   // Onto an existing table, from a missing table, into a missing namespace.
-  EXPECT_THAT(catalog_->RenameTable(Id("other.t2"), Id("db.taken")), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(catalog_->RenameTable(Id("other.t2"), Id("db.taken")),
+              IsError(ErrorKind::kAlreadyExists));
   EXPECT_THAT(catalog_->RenameTable(Id("db.t"), Id("db.t3")), IsError(ErrorKind::kNotFound));
   EXPECT_THAT(catalog_->RenameTable(Id("other.t2"), Id("nope.t")), IsError(ErrorKind::kNotFound));
   EXPECT_TRUE(*catalog_->TableExists(Id("other.t2")));
   EXPECT_TRUE(*catalog_->TableExists(Id("db.taken")));
   // The renamed table still commits.
-  ASSERT_OK(catalog_->CommitTable(moved, *iceberg::UpdateProperties(moved.metadata, {{"k", "1"}}, {})));
+  ASSERT_OK(
+      catalog_->CommitTable(moved, *iceberg::UpdateProperties(moved.metadata, {{"k", "1"}}, {})));
 }
 
 TEST_P(CatalogSuite, Register) {
   ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
   ASSERT_OK_AND_ASSIGN(auto t, catalog_->CreateTable(Id("db.t"), Def()));
   if (!GetParam().register_table) {
-    EXPECT_THAT(catalog_->RegisterTable(Id("db.r"), t.metadata_location), IsError(ErrorKind::kUnsupported));
+    EXPECT_THAT(catalog_->RegisterTable(Id("db.r"), t.metadata_location),
+                IsError(ErrorKind::kUnsupported));
     return;
   }
   ASSERT_OK_AND_ASSIGN(auto registered, catalog_->RegisterTable(Id("db.r"), t.metadata_location));
   EXPECT_EQ(registered.metadata.table_uuid, t.metadata.table_uuid);
   ASSERT_OK_AND_ASSIGN(auto loaded, catalog_->LoadTable(Id("db.r")));
   EXPECT_EQ(loaded.metadata_location, t.metadata_location);
-  EXPECT_THAT(catalog_->RegisterTable(Id("db.r"), t.metadata_location), IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(catalog_->RegisterTable(Id("nope.r"), t.metadata_location), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(catalog_->RegisterTable(Id("db.r"), t.metadata_location),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(catalog_->RegisterTable(Id("nope.r"), t.metadata_location),
+              IsError(ErrorKind::kNotFound));
   // Something that is not table metadata is refused, and nothing is registered.
   ASSERT_TRUE(test::WriteFile(dir_ / "junk.json", "{\"not\": \"metadata\"}"));
-  EXPECT_THAT(catalog_->RegisterTable(Id("db.junk"), (dir_ / "junk.json").string()), testing::Not(IsOk()));
-  EXPECT_THAT(catalog_->RegisterTable(Id("db.gone"), (dir_ / "missing.json").string()), testing::Not(IsOk()));
+  EXPECT_THAT(catalog_->RegisterTable(Id("db.junk"), (dir_ / "junk.json").string()),
+              testing::Not(IsOk()));
+  EXPECT_THAT(catalog_->RegisterTable(Id("db.gone"), (dir_ / "missing.json").string()),
+              testing::Not(IsOk()));
   EXPECT_FALSE(*catalog_->TableExists(Id("db.junk")));
   EXPECT_FALSE(*catalog_->TableExists(Id("db.gone")));
 }
@@ -248,14 +261,16 @@ TEST_P(CatalogSuite, Register) {
 TEST_P(CatalogSuite, CommitConflict) {
   ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
   ASSERT_OK_AND_ASSIGN(auto base, catalog_->CreateTable(Id("db.t"), Def()));
-  ASSERT_OK_AND_ASSIGN(auto first,
-                       catalog_->CommitTable(base, *iceberg::UpdateProperties(base.metadata, {{"k", "1"}}, {})));
+  ASSERT_OK_AND_ASSIGN(
+      auto first,
+      catalog_->CommitTable(base, *iceberg::UpdateProperties(base.metadata, {{"k", "1"}}, {})));
   EXPECT_NE(first.metadata_location, base.metadata_location);
   ASSERT_EQ(first.metadata.metadata_log.size(), 1u);
   EXPECT_EQ(first.metadata.metadata_log[0].metadata_file.substr(
                 first.metadata.metadata_log[0].metadata_file.rfind('/')),
             base.metadata_location.substr(base.metadata_location.rfind('/')));
-  auto second = catalog_->CommitTable(base, *iceberg::UpdateProperties(base.metadata, {{"k", "2"}}, {}));
+  auto second =
+      catalog_->CommitTable(base, *iceberg::UpdateProperties(base.metadata, {{"k", "2"}}, {}));
   EXPECT_THAT(second, IsError(ErrorKind::kCommitFailed));
   ASSERT_OK_AND_ASSIGN(auto now, catalog_->LoadTable(Id("db.t")));
   EXPECT_EQ(now.metadata.properties.at("k"), "1");
@@ -263,8 +278,9 @@ TEST_P(CatalogSuite, CommitConflict) {
   EXPECT_EQ(MetadataFiles(now), 2);
   // A commit on a dropped table fails too.
   ASSERT_OK(catalog_->DropTable(Id("db.t"), false));
-  EXPECT_THAT(catalog_->CommitTable(now, *iceberg::UpdateProperties(now.metadata, {{"k", "3"}}, {})),
-              IsError(ErrorKind::kCommitFailed));
+  EXPECT_THAT(
+      catalog_->CommitTable(now, *iceberg::UpdateProperties(now.metadata, {{"k", "3"}}, {})),
+      IsError(ErrorKind::kCommitFailed));
 }
 
 TEST_P(CatalogSuite, DropIfUnchanged) {
@@ -301,8 +317,9 @@ TEST_P(CatalogSuite, ConcurrentCommitsFromManyProcesses) {
     for (int i = 0; i < kCommits; ++i) {
       FLOE_RETURN_IF_ERROR(RunWithRetries(policy, [&](int) -> Status {
         FLOE_ASSIGN_OR_RETURN(auto t, cat->LoadTable(Id("db.race")));
-        FLOE_ASSIGN_OR_RETURN(auto updated,
-                              iceberg::UpdateProperties(t.metadata, {{fmt::format("p{}_{}", who, i), "1"}}, {}));
+        FLOE_ASSIGN_OR_RETURN(
+            auto updated,
+            iceberg::UpdateProperties(t.metadata, {{fmt::format("p{}_{}", who, i), "1"}}, {}));
         FLOE_RETURN_IF_ERROR(cat->CommitTable(t, std::move(updated)));
         return Ok();
       }));
@@ -322,7 +339,9 @@ TEST_P(CatalogSuite, ConcurrentCommitsFromManyProcesses) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CatalogSuite, ::testing::ValuesIn(Backends()),
-                         [](const ::testing::TestParamInfo<Backend>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace floe::catalog

@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "floe/catalog/sql_db.h"
-#include "floe/io/location.h"
 #include "floe/iceberg/metadata_updates.h"
+#include "floe/io/location.h"
 #include "testing/files.h"
 #include "testing/matchers.h"
 #include "testing/postgres.h"
@@ -55,10 +55,12 @@ class SqlCatalogTest : public ::testing::Test {
     auto db = sql::OpenSqlite(db_path_);
     EXPECT_OK(db);
     if (!db) return {};
-    auto rows = (*db)->Query(fmt::format("SELECT name, type, \"notnull\", pk FROM pragma_table_info('{}')", table));
+    auto rows = (*db)->Query(
+        fmt::format("SELECT name, type, \"notnull\", pk FROM pragma_table_info('{}')", table));
     EXPECT_OK(rows);
     std::vector<std::string> out;
-    for (const auto& r : *rows) out.push_back(fmt::format("{} {} {} {}", *r[0], *r[1], *r[2], *r[3]));
+    for (const auto& r : *rows)
+      out.push_back(fmt::format("{} {} {} {}", *r[0], *r[1], *r[2], *r[3]));
     return out;
   }
 
@@ -101,10 +103,12 @@ TEST_F(SqlCatalogTest, RowsFollowTheJdbcCatalogEncoding) {
   ASSERT_OK_AND_ASSIGN(auto cat, OpenSqlCatalog("cat", Options()));
   ASSERT_OK(cat->CreateNamespace(Ns("a.b"), {{"owner", "me"}}));
   ASSERT_OK_AND_ASSIGN(auto t, cat->CreateTable(Id("a.b.t"), Def()));
-  ASSERT_OK_AND_ASSIGN(auto t2, cat->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "v"}}, {})));
+  ASSERT_OK_AND_ASSIGN(
+      auto t2, cat->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "v"}}, {})));
   ASSERT_OK_AND_ASSIGN(auto db, sql::OpenSqlite(db_path_));
-  ASSERT_OK_AND_ASSIGN(auto rows, db->Query("SELECT catalog_name, table_namespace, table_name, metadata_location, "
-                                            "previous_metadata_location, iceberg_type FROM iceberg_tables"));
+  ASSERT_OK_AND_ASSIGN(
+      auto rows, db->Query("SELECT catalog_name, table_namespace, table_name, metadata_location, "
+                           "previous_metadata_location, iceberg_type FROM iceberg_tables"));
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0][0], "cat");
   EXPECT_EQ(rows[0][1], "a.b");  // levels joined by '.'
@@ -146,22 +150,30 @@ TEST_F(SqlCatalogTest, UsesAHandMadeV0Catalog) {
     metadata = t.metadata_location;
     db_path_ = keep;
   }
-  ASSERT_OK(Sql("CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,table_namespace VARCHAR(255) NOT "
-                "NULL,table_name VARCHAR(255) NOT NULL,metadata_location VARCHAR(1000),previous_metadata_location "
-                "VARCHAR(1000),PRIMARY KEY (catalog_name, table_namespace, table_name))"));
-  ASSERT_OK(Sql("CREATE TABLE iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,namespace "
-                "VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),PRIMARY KEY "
-                "(catalog_name, namespace, property_key))"));
-  ASSERT_OK(Sql(fmt::format("INSERT INTO iceberg_tables VALUES ('java', 'db.sales', 'events', '{}', NULL)", metadata)));
+  ASSERT_OK(
+      Sql("CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL,table_namespace "
+          "VARCHAR(255) NOT "
+          "NULL,table_name VARCHAR(255) NOT NULL,metadata_location "
+          "VARCHAR(1000),previous_metadata_location "
+          "VARCHAR(1000),PRIMARY KEY (catalog_name, table_namespace, table_name))"));
+  ASSERT_OK(Sql(
+      "CREATE TABLE iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,namespace "
+      "VARCHAR(255) NOT NULL,property_key VARCHAR(255),property_value VARCHAR(1000),PRIMARY KEY "
+      "(catalog_name, namespace, property_key))"));
+  ASSERT_OK(Sql(fmt::format(
+      "INSERT INTO iceberg_tables VALUES ('java', 'db.sales', 'events', '{}', NULL)", metadata)));
 
-  ASSERT_OK_AND_ASSIGN(auto cat, OpenSqlCatalog("java", Options({{"jdbc.init-catalog-tables", "false"}})));
+  ASSERT_OK_AND_ASSIGN(auto cat,
+                       OpenSqlCatalog("java", Options({{"jdbc.init-catalog-tables", "false"}})));
   EXPECT_EQ(*cat->ListNamespaces({}), (std::vector<Namespace>{Ns("db")}));
   EXPECT_EQ(*cat->ListNamespaces(Ns("db")), (std::vector<Namespace>{Ns("db.sales")}));
   EXPECT_TRUE(*cat->NamespaceExists(Ns("db")));
-  EXPECT_EQ(*cat->ListTables(Ns("db.sales")), (std::vector<TableIdentifier>{Id("db.sales.events")}));
+  EXPECT_EQ(*cat->ListTables(Ns("db.sales")),
+            (std::vector<TableIdentifier>{Id("db.sales.events")}));
   ASSERT_OK_AND_ASSIGN(auto t, cat->LoadTable(Id("db.sales.events")));
   EXPECT_EQ(t.metadata_location, metadata);
-  ASSERT_OK_AND_ASSIGN(auto t2, cat->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "v"}}, {})));
+  ASSERT_OK_AND_ASSIGN(
+      auto t2, cat->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "v"}}, {})));
   EXPECT_TRUE(t2.metadata_location.substr(t2.metadata_location.rfind('/')).starts_with("/00001-"));
   ASSERT_OK(cat->CreateTable(Id("db.sales.more"), Def()));
   EXPECT_EQ(TableInfo("iceberg_tables").size(), 5u);  // still V0
@@ -179,10 +191,13 @@ TEST_F(SqlCatalogTest, UsesAHandMadeV0Catalog) {
 TEST_F(SqlCatalogTest, ViewsAreNotTables) {
   ASSERT_OK_AND_ASSIGN(auto cat, OpenSqlCatalog("cat", Options()));
   ASSERT_OK(cat->CreateNamespace(Ns("db"), {}));
-  ASSERT_OK(Sql("INSERT INTO iceberg_tables VALUES ('cat', 'db', 'v', 'file:/nowhere/v.metadata.json', NULL, "
-                "'VIEW')"));
-  ASSERT_OK(Sql("INSERT INTO iceberg_tables VALUES ('cat', 'viewsonly', 'v', 'file:/nowhere/v.metadata.json', NULL, "
-                "'VIEW')"));
+  ASSERT_OK(Sql(
+      "INSERT INTO iceberg_tables VALUES ('cat', 'db', 'v', 'file:/nowhere/v.metadata.json', NULL, "
+      "'VIEW')"));
+  ASSERT_OK(
+      Sql("INSERT INTO iceberg_tables VALUES ('cat', 'viewsonly', 'v', "
+          "'file:/nowhere/v.metadata.json', NULL, "
+          "'VIEW')"));
   EXPECT_TRUE(cat->ListTables(Ns("db"))->empty());
   EXPECT_FALSE(*cat->TableExists(Id("db.v")));
   EXPECT_THAT(cat->LoadTable(Id("db.v")), IsError(ErrorKind::kNotFound));
@@ -198,12 +213,18 @@ TEST_F(SqlCatalogTest, ViewsAreNotTables) {
 
 TEST_F(SqlCatalogTest, OptionsAreChecked) {
   EXPECT_THAT(OpenSqlCatalog("c", {{"warehouse", "/tmp/w"}}), HasErrorMessage("uri is required"));
-  EXPECT_THAT(OpenSqlCatalog("c", {{"uri", "jdbc:sqlite:file:" + db_path_}}), HasErrorMessage("warehouse is required"));
-  EXPECT_THAT(OpenSqlCatalog("c", Options({{"uri", "jdbc:mysql://h/db"}})), HasErrorMessage("jdbc:mysql://h/db"));
-  EXPECT_THAT(OpenSqlCatalog("c", Options({{"uri", "jdbc:sqlite:file::memory:"}})), HasErrorMessage("in-memory"));
-  EXPECT_THAT(OpenSqlCatalog("c", Options({{"uri", "jdbc:sqlite::memory:"}})), HasErrorMessage("in-memory"));
-  EXPECT_THAT(OpenSqlCatalog("c", Options({{"jdbc.user", "u"}})), HasErrorMessage("do not apply to SQLite"));
-  EXPECT_THAT(OpenSqlCatalog("c", Options({{"jdbc.schema-version", "V2"}})), HasErrorMessage("jdbc.schema-version"));
+  EXPECT_THAT(OpenSqlCatalog("c", {{"uri", "jdbc:sqlite:file:" + db_path_}}),
+              HasErrorMessage("warehouse is required"));
+  EXPECT_THAT(OpenSqlCatalog("c", Options({{"uri", "jdbc:mysql://h/db"}})),
+              HasErrorMessage("jdbc:mysql://h/db"));
+  EXPECT_THAT(OpenSqlCatalog("c", Options({{"uri", "jdbc:sqlite:file::memory:"}})),
+              HasErrorMessage("in-memory"));
+  EXPECT_THAT(OpenSqlCatalog("c", Options({{"uri", "jdbc:sqlite::memory:"}})),
+              HasErrorMessage("in-memory"));
+  EXPECT_THAT(OpenSqlCatalog("c", Options({{"jdbc.user", "u"}})),
+              HasErrorMessage("do not apply to SQLite"));
+  EXPECT_THAT(OpenSqlCatalog("c", Options({{"jdbc.schema-version", "V2"}})),
+              HasErrorMessage("jdbc.schema-version"));
   // Missing tables with init off: a clear error, and nothing created.
   EXPECT_THAT(OpenSqlCatalog("c", Options({{"jdbc.init-catalog-tables", "false"}})),
               HasErrorMessage("jdbc.init-catalog-tables is false"));
@@ -217,20 +238,24 @@ TEST_F(SqlCatalogTest, OptionsAreChecked) {
 }
 
 TEST(PostgresUriTest, ParsesJdbcUris) {
-  ASSERT_OK_AND_ASSIGN(auto p, sql::ParsePostgresUri("jdbc:postgresql://db.example:6543/cat?user=u&sslmode=require"
-                                                     "&currentSchema=ice&ApplicationName=a%20b"));
-  EXPECT_EQ(p.keywords, (std::vector<std::pair<std::string, std::string>>{{"host", "db.example"},
-                                                                          {"port", "6543"},
-                                                                          {"dbname", "cat"},
-                                                                          {"user", "u"},
-                                                                          {"sslmode", "require"},
-                                                                          {"application_name", "a b"},
-                                                                          {"options", "-c search_path=ice"}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto p, sql::ParsePostgresUri("jdbc:postgresql://db.example:6543/cat?user=u&sslmode=require"
+                                    "&currentSchema=ice&ApplicationName=a%20b"));
+  EXPECT_EQ(p.keywords,
+            (std::vector<std::pair<std::string, std::string>>{{"host", "db.example"},
+                                                              {"port", "6543"},
+                                                              {"dbname", "cat"},
+                                                              {"user", "u"},
+                                                              {"sslmode", "require"},
+                                                              {"application_name", "a b"},
+                                                              {"options", "-c search_path=ice"}}));
   ASSERT_OK_AND_ASSIGN(p, sql::ParsePostgresUri("jdbc:postgresql://[::1]/cat"));
   EXPECT_EQ(p.keywords[0], (std::pair<std::string, std::string>{"host", "::1"}));
   EXPECT_THAT(sql::ParsePostgresUri("jdbc:postgresql://h:99999/cat"), HasErrorMessage("port"));
-  EXPECT_THAT(sql::ParsePostgresUri("jdbc:postgresql://h:5432/"), HasErrorMessage("no database name"));
-  EXPECT_THAT(sql::ParsePostgresUri("jdbc:postgresql://h/cat?loginTimeout=3"), HasErrorMessage("loginTimeout"));
+  EXPECT_THAT(sql::ParsePostgresUri("jdbc:postgresql://h:5432/"),
+              HasErrorMessage("no database name"));
+  EXPECT_THAT(sql::ParsePostgresUri("jdbc:postgresql://h/cat?loginTimeout=3"),
+              HasErrorMessage("loginTimeout"));
   EXPECT_THAT(sql::ParsePostgresUri("jdbc:postgresql://u:p@h/cat"), HasErrorMessage("jdbc.user"));
 }
 
@@ -263,7 +288,8 @@ TEST(SqlCatalogPostgresTest, LostConnectionDuringCommitIsStateUnknown) {
   bool terminated = false;
   for (int i = 0; i < 500 && !terminated; ++i) {
     auto rows = killer->Query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE "
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+        "query LIKE "
         "'UPDATE iceberg_tables SET metadata_location%'");
     ASSERT_OK(rows);
     terminated = !rows->empty();
@@ -275,7 +301,8 @@ TEST(SqlCatalogPostgresTest, LostConnectionDuringCommitIsStateUnknown) {
   EXPECT_THAT(result, IsError(ErrorKind::kCommitStateUnknown));
   // The metadata file the commit wrote is kept (the swap may have landed).
   int files = 0;
-  for (const auto& e : fs::directory_iterator(dir / "wh/db/t/metadata")) files += e.path().string().ends_with(".json");
+  for (const auto& e : fs::directory_iterator(dir / "wh/db/t/metadata"))
+    files += e.path().string().ends_with(".json");
   EXPECT_EQ(files, 2);
   // The catalog reconnects for the next call; the table is still the old version.
   ASSERT_OK_AND_ASSIGN(auto now, cat->LoadTable(*ParseTableIdentifier("db.t")));

@@ -22,10 +22,13 @@ class SqlCatalogCli : public testing::Test {
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
   std::string Catalog() const {
-    return "--catalog catalog-type=sql --catalog " + Shell("uri=jdbc:sqlite:file:" + (dir_ / "cat.db").string()) +
-           " --catalog " + Shell("warehouse=" + (dir_ / "wh").string()) + " --catalog-name prod";
+    return "--catalog catalog-type=sql --catalog " +
+           Shell("uri=jdbc:sqlite:file:" + (dir_ / "cat.db").string()) + " --catalog " +
+           Shell("warehouse=" + (dir_ / "wh").string()) + " --catalog-name prod";
   }
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args + " " + Catalog()); }
+  RunResult Floe(const std::string& args) {
+    return RunIn(dir_, Shell(FLOE_BIN) + " " + args + " " + Catalog());
+  }
   RunResult Sqlite(const std::string& sql) {
     return RunIn(dir_, "sqlite3 " + Shell((dir_ / "cat.db").string()) + " " + Shell(sql));
   }
@@ -45,7 +48,8 @@ class SqlCatalogCli : public testing::Test {
 TEST_F(SqlCatalogCli, CommandsRunThroughTheSqlCatalog) {
   WriteFile(dir_ / "a.jsonl", "{\"id\":1,\"name\":\"a\"}\n{\"id\":2,\"name\":\"b\"}\n");
   WriteFile(dir_ / "b.jsonl", "{\"id\":3,\"name\":\"c\"}\n");
-  RunResult w1 = Floe("write --table shop.items --schema 'id BIGINT NOT NULL, name STRING' --input a.jsonl");
+  RunResult w1 =
+      Floe("write --table shop.items --schema 'id BIGINT NOT NULL, name STRING' --input a.jsonl");
   ASSERT_EQ(w1.rc, 0) << w1.err;
   RunResult w2 = Floe("write --table shop.items --input b.jsonl");
   ASSERT_EQ(w2.rc, 0) << w2.err;
@@ -65,7 +69,8 @@ TEST_F(SqlCatalogCli, CommandsRunThroughTheSqlCatalog) {
 
   // The catalog row: JdbcCatalog's encoding, under the catalog's name.
   RunResult row = Sqlite(
-      "SELECT catalog_name, table_namespace, table_name, iceberg_type, previous_metadata_location IS NOT NULL "
+      "SELECT catalog_name, table_namespace, table_name, iceberg_type, previous_metadata_location "
+      "IS NOT NULL "
       "FROM iceberg_tables");
   ASSERT_EQ(row.rc, 0) << row.err;
   EXPECT_EQ(row.out, "prod|shop|items|TABLE|1\n");
@@ -85,12 +90,12 @@ TEST_F(SqlCatalogCli, CommandsRunThroughTheSqlCatalog) {
   std::string metadata = loc.out.substr(0, loc.out.find('\n'));
   ASSERT_TRUE(metadata.starts_with("file:/")) << metadata;
   metadata = metadata.substr(5);
-  RunResult v = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " + Shell(metadata) +
-                                " --strict");
+  RunResult v = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
+                                Shell(metadata) + " --strict");
   ASSERT_EQ(v.rc, 0) << v.err;
   EXPECT_EQ(v.out, Sorted(scan.out));
-  RunResult vdev = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " + Shell(metadata) +
-                                   " --strict --ref dev");
+  RunResult vdev = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
+                                   Shell(metadata) + " --strict --ref dev");
   ASSERT_EQ(vdev.rc, 0) << vdev.err;
   EXPECT_EQ(Sorted(vdev.out), Sorted(dev.out));
 
@@ -103,7 +108,8 @@ TEST_F(SqlCatalogCli, CommandsRunThroughTheSqlCatalog) {
 }
 
 TEST_F(SqlCatalogCli, MissingUriIsAnError) {
-  RunResult r = RunIn(dir_, Shell(FLOE_BIN) + " tables --catalog catalog-type=sql --catalog warehouse=wh");
+  RunResult r =
+      RunIn(dir_, Shell(FLOE_BIN) + " tables --catalog catalog-type=sql --catalog warehouse=wh");
   EXPECT_NE(r.rc, 0);
   EXPECT_NE(r.err.find("uri is required"), std::string::npos) << r.err;
 }

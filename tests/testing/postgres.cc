@@ -22,11 +22,11 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Cluster {
-  std::string bin;     // folder of initdb, pg_ctl, psql
-  std::string as;      // "runuser -u postgres -- " when root
-  std::string dir;     // data, log and socket
+  std::string bin;  // folder of initdb, pg_ctl, psql
+  std::string as;   // "runuser -u postgres -- " when root
+  std::string dir;  // data, log and socket
   int port = 0;
-  pid_t owner = 0;     // the process that started it (forked children never stop it)
+  pid_t owner = 0;  // the process that started it (forked children never stop it)
   int databases = 0;
 };
 
@@ -57,7 +57,8 @@ std::string FindBin() {
     size_t start = 0;
     while (start <= p.size()) {
       size_t colon = p.find(':', start);
-      std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      std::string dir =
+          p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
       if (!dir.empty() && fs::exists(dir + "/initdb") && fs::exists(dir + "/pg_ctl")) {
         std::error_code ec;
         fs::path real = fs::canonical(dir + "/initdb", ec);
@@ -90,7 +91,8 @@ int FreePort() {
 void StopCluster() {
   std::lock_guard lock(g_mu);
   if (!g_cluster || g_cluster->owner != ::getpid()) return;
-  (void)Run(g_cluster->as + g_cluster->bin + "/pg_ctl -D " + g_cluster->dir + "/data -m fast -w stop");
+  (void)Run(g_cluster->as + g_cluster->bin + "/pg_ctl -D " + g_cluster->dir +
+            "/data -m fast -w stop");
   std::error_code ec;
   fs::remove_all(g_cluster->dir, ec);
   g_cluster = nullptr;
@@ -102,7 +104,8 @@ Result<Cluster*> Start() {
   c->bin = FindBin();
   if (c->bin.empty()) {
     return NotFound(
-        "PostgreSQL is not installed (no initdb/pg_ctl under /usr/lib/postgresql/*/bin or on PATH): "
+        "PostgreSQL is not installed (no initdb/pg_ctl under /usr/lib/postgresql/*/bin or on "
+        "PATH): "
         "install it with scripts/install-deps (package postgresql)");
   }
   char tmpl[] = "/tmp/floe_pg_XXXXXX";
@@ -117,16 +120,18 @@ Result<Cluster*> Start() {
     }
     c->as = "runuser -u postgres -- ";
   }
-  auto [rc, out] = Run(c->as + c->bin + "/initdb -D " + c->dir + "/data -U postgres --auth=trust --encoding=UTF8 " +
-                       "--locale=C.UTF-8 --no-sync");
+  auto [rc, out] =
+      Run(c->as + c->bin + "/initdb -D " + c->dir +
+          "/data -U postgres --auth=trust --encoding=UTF8 " + "--locale=C.UTF-8 --no-sync");
   if (rc != 0) return IoError("initdb failed: {}", out);
   // A port another process takes between our probe and the start: try again.
   std::string last;
   for (int attempt = 0; attempt < 5; ++attempt) {
     c->port = FreePort();
-    auto [src, sout] = Run(c->as + c->bin + "/pg_ctl -D " + c->dir + "/data -l " + c->dir + "/log -w start -o " +
-                           ShellQuote("-c listen_addresses=127.0.0.1 -p " + std::to_string(c->port) + " -k " +
-                                      c->dir + " -c fsync=off -c max_connections=200"));
+    auto [src, sout] =
+        Run(c->as + c->bin + "/pg_ctl -D " + c->dir + "/data -l " + c->dir + "/log -w start -o " +
+            ShellQuote("-c listen_addresses=127.0.0.1 -p " + std::to_string(c->port) + " -k " +
+                       c->dir + " -c fsync=off -c max_connections=200"));
     if (src == 0) {
       c->owner = ::getpid();
       g_cluster = c.release();
@@ -143,8 +148,9 @@ std::string Uri(const Cluster& c, const std::string& db) {
 }
 
 Result<std::string> Psql(const Cluster& c, const std::string& database, const std::string& sql) {
-  auto [rc, out] = Run(c.bin + "/psql -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p " + std::to_string(c.port) +
-                       " -U postgres -d " + ShellQuote(database) + " -c " + ShellQuote(sql));
+  auto [rc, out] =
+      Run(c.bin + "/psql -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p " + std::to_string(c.port) +
+          " -U postgres -d " + ShellQuote(database) + " -c " + ShellQuote(sql));
   if (rc != 0) return IoError("psql {}: {}", sql, out);
   return out;
 }
@@ -163,7 +169,8 @@ Result<std::string> FreshPostgresDatabase() {
   std::string name = "t" + std::to_string(++c->databases);
   if (const auto* info = ::testing::UnitTest::GetInstance()->current_test_info()) {
     for (char ch : std::string(info->name()).substr(0, 40)) {
-      name += std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(ch)) : '_';
+      name +=
+          std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(ch)) : '_';
     }
   }
   FLOE_RETURN_IF_ERROR(Psql(*c, "postgres", "CREATE DATABASE " + name));

@@ -35,7 +35,8 @@ std::string NumberPlaceholders(std::string_view sql) {
 
 class PostgresDb final : public Db {
  public:
-  PostgresDb(PGconn* conn, std::string description) : conn_(conn), description_(std::move(description)) {}
+  PostgresDb(PGconn* conn, std::string description)
+      : conn_(conn), description_(std::move(description)) {}
   ~PostgresDb() override { PQfinish(conn_); }
 
   Dialect dialect() const override { return Dialect::kPostgres; }
@@ -62,17 +63,19 @@ class PostgresDb final : public Db {
   }
 
   Result<bool> TableExists(std::string_view table) override {
-    FLOE_ASSIGN_OR_RETURN(auto rows, Query("SELECT 1 FROM information_schema.tables WHERE table_schema = "
-                                           "current_schema() AND table_name = ?",
-                                           {std::string(table)}));
+    FLOE_ASSIGN_OR_RETURN(auto rows,
+                          Query("SELECT 1 FROM information_schema.tables WHERE table_schema = "
+                                "current_schema() AND table_name = ?",
+                                {std::string(table)}));
     return !rows.empty();
   }
 
   Result<std::vector<std::string>> Columns(std::string_view table) override {
-    FLOE_ASSIGN_OR_RETURN(auto rows, Query("SELECT column_name FROM information_schema.columns WHERE "
-                                           "table_schema = current_schema() AND table_name = ? "
-                                           "ORDER BY ordinal_position",
-                                           {std::string(table)}));
+    FLOE_ASSIGN_OR_RETURN(auto rows,
+                          Query("SELECT column_name FROM information_schema.columns WHERE "
+                                "table_schema = current_schema() AND table_name = ? "
+                                "ORDER BY ordinal_position",
+                                {std::string(table)}));
     std::vector<std::string> out;
     for (auto& r : rows) out.push_back(r[0].value_or(""));
     return out;
@@ -85,7 +88,8 @@ class PostgresDb final : public Db {
   // connection.
   Status EnsureConnected() {
     if (PQstatus(conn_) == CONNECTION_OK) return Ok();
-    if (in_transaction_) return IoError("{}: the connection was lost inside a transaction", description_);
+    if (in_transaction_)
+      return IoError("{}: the connection was lost inside a transaction", description_);
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) {
       return IoError("{}: cannot reconnect: {}", description_, PQerrorMessage(conn_));
@@ -111,21 +115,23 @@ class PostgresDb final : public Db {
     return InvalidArgument("{}", msg);
   }
 
-  Status Run(std::string_view sql, const std::vector<Value>& params, std::vector<Row>* rows, int64_t* changed) {
+  Status Run(std::string_view sql, const std::vector<Value>& params, std::vector<Row>* rows,
+             int64_t* changed) {
     FLOE_RETURN_IF_ERROR(EnsureConnected());
     const std::string text = NumberPlaceholders(sql);
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-    PGresult* res = PQexecParams(conn_, text.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
-                                 nullptr, nullptr, 0);
+    PGresult* res = PQexecParams(conn_, text.c_str(), static_cast<int>(params.size()), nullptr,
+                                 values.data(), nullptr, nullptr, 0);
     struct Clear {
       PGresult* r;
       ~Clear() { PQclear(r); }
     } clear{res};
     const ExecStatusType status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      in_transaction_ = PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE;
+      in_transaction_ =
+          PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE;
       return StatementError(res, sql);
     }
     in_transaction_ = PQtransactionStatus(conn_) != PQTRANS_IDLE;
@@ -142,7 +148,8 @@ class PostgresDb final : public Db {
           if (PQgetisnull(res, r, c)) {
             row.emplace_back(std::nullopt);
           } else {
-            row.emplace_back(std::string(PQgetvalue(res, r, c), static_cast<size_t>(PQgetlength(res, r, c))));
+            row.emplace_back(
+                std::string(PQgetvalue(res, r, c), static_cast<size_t>(PQgetlength(res, r, c))));
           }
         }
         rows->push_back(std::move(row));
@@ -196,31 +203,38 @@ Result<PostgresParams> ParsePostgresUri(std::string_view uri) {
   }
   auto slash = rest.find('/');
   std::string_view hostport = rest.substr(0, slash);
-  std::string_view db = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+  std::string_view db =
+      slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
   if (hostport.find('@') != std::string_view::npos) {
-    return InvalidArgument("uri {}: user info in the host part is not JDBC syntax: use jdbc.user and jdbc.password",
-                           uri);
+    return InvalidArgument(
+        "uri {}: user info in the host part is not JDBC syntax: use jdbc.user and jdbc.password",
+        uri);
   }
   std::string host;
   std::string port;
   if (hostport.starts_with("[")) {  // [IPv6]
     auto close = hostport.find(']');
-    if (close == std::string_view::npos) return InvalidArgument("uri {}: unclosed '[' in the host", uri);
+    if (close == std::string_view::npos)
+      return InvalidArgument("uri {}: unclosed '[' in the host", uri);
     host = std::string(hostport.substr(1, close - 1));
     std::string_view after = hostport.substr(close + 1);
-    if (after.starts_with(":")) port = std::string(after.substr(1));
-    else if (!after.empty()) return InvalidArgument("uri {}: unexpected '{}' after the host", uri, after);
+    if (after.starts_with(":"))
+      port = std::string(after.substr(1));
+    else if (!after.empty())
+      return InvalidArgument("uri {}: unexpected '{}' after the host", uri, after);
   } else {
     auto colon = hostport.rfind(':');
     host = std::string(hostport.substr(0, colon));
     if (colon != std::string_view::npos) port = std::string(hostport.substr(colon + 1));
   }
   if (host.empty()) host = "localhost";
-  if (!port.empty() && (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-                        std::stoi(port) == 0 || std::stoi(port) > 65535)) {
+  if (!port.empty() &&
+      (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+       std::stoi(port) == 0 || std::stoi(port) > 65535)) {
     return InvalidArgument("uri {}: port '{}' is not a number from 1 to 65535", uri, port);
   }
-  if (db.empty()) return InvalidArgument("uri {}: no database name (jdbc:postgresql://HOST:PORT/DATABASE)", uri);
+  if (db.empty())
+    return InvalidArgument("uri {}: no database name (jdbc:postgresql://HOST:PORT/DATABASE)", uri);
   FLOE_ASSIGN_OR_RETURN(std::string dbname, PercentDecode(db, uri));
 
   PostgresParams out;
@@ -249,13 +263,15 @@ Result<PostgresParams> ParsePostgresUri(std::string_view uri) {
     if (kv.empty()) continue;
     auto eq = kv.find('=');
     std::string_view key = kv.substr(0, eq);
-    FLOE_ASSIGN_OR_RETURN(std::string value,
-                          PercentDecode(eq == std::string_view::npos ? "" : kv.substr(eq + 1), uri));
+    FLOE_ASSIGN_OR_RETURN(
+        std::string value,
+        PercentDecode(eq == std::string_view::npos ? "" : kv.substr(eq + 1), uri));
     auto it = kParams.find(key);
     if (it == kParams.end()) {
       std::string valid;
       for (const auto& [k, v] : kParams) valid += (valid.empty() ? "" : ", ") + k;
-      return InvalidArgument("uri {}: unsupported connection parameter '{}' (supported: {})", uri, key, valid);
+      return InvalidArgument("uri {}: unsupported connection parameter '{}' (supported: {})", uri,
+                             key, valid);
     }
     if (key == "currentSchema") {
       options += (options.empty() ? "" : " ") + std::string("-c search_path=") + value;
@@ -266,7 +282,8 @@ Result<PostgresParams> ParsePostgresUri(std::string_view uri) {
     }
   }
   if (!options.empty()) out.keywords.emplace_back("options", options);
-  out.description = fmt::format("postgresql://{}{}/{}", host, port.empty() ? "" : ":" + port, dbname);
+  out.description =
+      fmt::format("postgresql://{}{}/{}", host, port.empty() ? "" : ":" + port, dbname);
   return out;
 }
 
@@ -293,7 +310,8 @@ Result<std::unique_ptr<Db>> OpenPostgres(const PostgresParams& params) {
     std::string msg = PQerrorMessage(conn);
     while (!msg.empty() && std::isspace(static_cast<unsigned char>(msg.back()))) msg.pop_back();
     PQfinish(conn);
-    return IoError("cannot connect to the PostgreSQL catalog database {}: {}", params.description, msg);
+    return IoError("cannot connect to the PostgreSQL catalog database {}: {}", params.description,
+                   msg);
   }
   // Messages and identifiers in UTF-8 whatever the server's default.
   PQsetClientEncoding(conn, "UTF8");

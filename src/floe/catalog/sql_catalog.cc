@@ -47,10 +47,13 @@ constexpr std::string_view kExistsProperty = "exists";
 constexpr std::string_view kCreateTablesV0 =
     "CREATE TABLE IF NOT EXISTS iceberg_tables(catalog_name VARCHAR(255) NOT NULL, table_namespace "
     "VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), "
-    "previous_metadata_location VARCHAR(1000), PRIMARY KEY (catalog_name, table_namespace, table_name))";
-constexpr std::string_view kAddRecordType = "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)";
+    "previous_metadata_location VARCHAR(1000), PRIMARY KEY (catalog_name, table_namespace, "
+    "table_name))";
+constexpr std::string_view kAddRecordType =
+    "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)";
 constexpr std::string_view kCreateProperties =
-    "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL, namespace "
+    "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL, "
+    "namespace "
     "VARCHAR(255) NOT NULL, property_key VARCHAR(255), property_value VARCHAR(1000), PRIMARY KEY "
     "(catalog_name, namespace, property_key))";
 
@@ -75,7 +78,8 @@ Namespace SplitLevels(std::string_view text) {
 // Characters (UTF-8 code points), as SQL's substr counts them in both
 // SQLite and PostgreSQL.
 size_t CodePoints(std::string_view s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
 // The version in a metastore metadata file name `<version>-<uuid>...`; -1
@@ -95,7 +99,8 @@ int64_t ParseMetastoreVersion(std::string_view location) {
 
 // A local path as a file: URI (PITFALLS 98); other locations as given.
 std::string AsUri(std::string_view location) {
-  if (io::SchemeOf(location) != "file" || location.starts_with("file:")) return std::string(location);
+  if (io::SchemeOf(location) != "file" || location.starts_with("file:"))
+    return std::string(location);
   return FileUri(AbsolutePath(location));
 }
 
@@ -106,8 +111,8 @@ std::string StripTrailingSlash(std::string s) {
 
 class SqlCatalog final : public Catalog {
  public:
-  SqlCatalog(std::string name, std::string warehouse, std::unique_ptr<sql::Db> db, bool has_record_type,
-             io::FileIOPtr io)
+  SqlCatalog(std::string name, std::string warehouse, std::unique_ptr<sql::Db> db,
+             bool has_record_type, io::FileIOPtr io)
       : name_(std::move(name)), warehouse_(std::move(warehouse)), db_(std::move(db)) {
     io_ = std::move(io);
     // Views (iceberg_type 'VIEW') are invisible to every table call; NULL
@@ -118,13 +123,14 @@ class SqlCatalog final : public Catalog {
 
   const std::string& name() const override { return name_; }
 
-  Status CreateNamespace(const Namespace& ns, const std::map<std::string, std::string>& props) override {
+  Status CreateNamespace(const Namespace& ns,
+                         const std::map<std::string, std::string>& props) override {
     std::lock_guard lock(mu_);
     if (ns.empty()) return InvalidArgument("cannot create the empty namespace");
     FLOE_RETURN_IF_ERROR(CheckNamespace(ns));
     if (props.contains(std::string(kExistsProperty))) {
-      return InvalidArgument("namespace {}: property '{}' is reserved by the JdbcCatalog layout", ns.ToString(),
-                             kExistsProperty);
+      return InvalidArgument("namespace {}: property '{}' is reserved by the JdbcCatalog layout",
+                             ns.ToString(), kExistsProperty);
     }
     Transaction tx(db_.get());
     FLOE_RETURN_IF_ERROR(Wrap(tx.Begin(true)));
@@ -133,10 +139,11 @@ class SqlCatalog final : public Catalog {
     std::map<std::string, std::string> rows = props;
     rows[std::string(kExistsProperty)] = "true";
     for (const auto& [k, v] : rows) {
-      FLOE_RETURN_IF_ERROR(Wrap(db_->Execute(
-          "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) "
-          "VALUES (?, ?, ?, ?)",
-          {name_, JoinLevels(ns), k, v})));
+      FLOE_RETURN_IF_ERROR(
+          Wrap(db_->Execute("INSERT INTO iceberg_namespace_properties (catalog_name, namespace, "
+                            "property_key, property_value) "
+                            "VALUES (?, ?, ?, ?)",
+                            {name_, JoinLevels(ns), k, v})));
     }
     return Wrap(tx.Commit());
   }
@@ -148,8 +155,10 @@ class SqlCatalog final : public Catalog {
       if (!exists) return NotFound("namespace {} does not exist", parent.ToString());
     }
     std::set<Namespace> out;
-    for (auto [table, column] : {std::pair{kTables, "table_namespace"}, std::pair{kProperties, "namespace"}}) {
-      std::string sql = fmt::format("SELECT DISTINCT {} FROM {} WHERE catalog_name = ?", column, table);
+    for (auto [table, column] :
+         {std::pair{kTables, "table_namespace"}, std::pair{kProperties, "namespace"}}) {
+      std::string sql =
+          fmt::format("SELECT DISTINCT {} FROM {} WHERE catalog_name = ?", column, table);
       std::vector<Value> params{name_};
       if (!parent.empty()) {
         const std::string prefix = JoinLevels(parent) + ".";
@@ -184,12 +193,14 @@ class SqlCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(bool exists, ExistsLocked(ns));
     if (!exists) return NotFound("namespace {} does not exist", ns.ToString());
     // Tables and views in it, or any namespace below it, keep it.
-    FLOE_ASSIGN_OR_RETURN(auto in_it,
-                          Wrap(db_->Query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
-                                          "table_namespace = ? LIMIT 1",
-                                          {name_, JoinLevels(ns)})));
+    FLOE_ASSIGN_OR_RETURN(
+        auto in_it,
+        Wrap(db_->Query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
+                        "table_namespace = ? LIMIT 1",
+                        {name_, JoinLevels(ns)})));
     if (!in_it.empty()) {
-      return InvalidArgument("namespace {} is not empty: it holds {}", ns.ToString(), in_it[0][0].value_or(""));
+      return InvalidArgument("namespace {} is not empty: it holds {}", ns.ToString(),
+                             in_it[0][0].value_or(""));
     }
     FLOE_ASSIGN_OR_RETURN(auto children, ListNamespaces(ns));
     if (!children.empty()) {
@@ -197,7 +208,8 @@ class SqlCatalog final : public Catalog {
                              children[0].ToString());
     }
     FLOE_RETURN_IF_ERROR(Wrap(db_->Execute(
-        "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?", {name_, JoinLevels(ns)})));
+        "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
+        {name_, JoinLevels(ns)})));
     return Wrap(tx.Commit());
   }
 
@@ -213,17 +225,19 @@ class SqlCatalog final : public Catalog {
     return props;
   }
 
-  Result<NamespacePropertyChanges> UpdateNamespaceProperties(const Namespace& ns,
-                                                             const std::map<std::string, std::string>& set,
-                                                             const std::vector<std::string>& remove) override {
+  Result<NamespacePropertyChanges> UpdateNamespaceProperties(
+      const Namespace& ns, const std::map<std::string, std::string>& set,
+      const std::vector<std::string>& remove) override {
     std::lock_guard lock(mu_);
     for (const auto& k : remove) {
-      if (set.contains(k)) return InvalidArgument("namespace {}: property '{}' is both set and removed", ns.ToString(), k);
+      if (set.contains(k))
+        return InvalidArgument("namespace {}: property '{}' is both set and removed", ns.ToString(),
+                               k);
     }
     if (set.contains(std::string(kExistsProperty)) ||
         std::find(remove.begin(), remove.end(), kExistsProperty) != remove.end()) {
-      return InvalidArgument("namespace {}: property '{}' is reserved by the JdbcCatalog layout", ns.ToString(),
-                             kExistsProperty);
+      return InvalidArgument("namespace {}: property '{}' is reserved by the JdbcCatalog layout",
+                             ns.ToString(), kExistsProperty);
     }
     Transaction tx(db_.get());
     FLOE_RETURN_IF_ERROR(Wrap(tx.Begin(true)));
@@ -234,15 +248,17 @@ class SqlCatalog final : public Catalog {
     const std::string level_text = JoinLevels(ns);
     for (const auto& [k, v] : set) {
       if (current.contains(k)) {
-        FLOE_RETURN_IF_ERROR(Wrap(db_->Execute(
-            "UPDATE iceberg_namespace_properties SET property_value = ? WHERE catalog_name = ? AND namespace = ? "
-            "AND property_key = ?",
-            {v, name_, level_text, k})));
+        FLOE_RETURN_IF_ERROR(
+            Wrap(db_->Execute("UPDATE iceberg_namespace_properties SET property_value = ? WHERE "
+                              "catalog_name = ? AND namespace = ? "
+                              "AND property_key = ?",
+                              {v, name_, level_text, k})));
       } else {
-        FLOE_RETURN_IF_ERROR(Wrap(db_->Execute(
-            "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) "
-            "VALUES (?, ?, ?, ?)",
-            {name_, level_text, k, v})));
+        FLOE_RETURN_IF_ERROR(
+            Wrap(db_->Execute("INSERT INTO iceberg_namespace_properties (catalog_name, namespace, "
+                              "property_key, property_value) "
+                              "VALUES (?, ?, ?, ?)",
+                              {name_, level_text, k, v})));
       }
       changes.updated.push_back(k);
     }
@@ -251,9 +267,10 @@ class SqlCatalog final : public Catalog {
         changes.missing.push_back(k);
         continue;
       }
-      FLOE_RETURN_IF_ERROR(Wrap(db_->Execute(
-          "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ? AND property_key = ?",
-          {name_, level_text, k})));
+      FLOE_RETURN_IF_ERROR(
+          Wrap(db_->Execute("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
+                            "namespace = ? AND property_key = ?",
+                            {name_, level_text, k})));
       changes.removed.push_back(k);
     }
     FLOE_RETURN_IF_ERROR(Wrap(tx.Commit()));
@@ -264,9 +281,11 @@ class SqlCatalog final : public Catalog {
     std::lock_guard lock(mu_);
     FLOE_ASSIGN_OR_RETURN(bool exists, ExistsLocked(ns));
     if (!exists) return NotFound("namespace {} does not exist", ns.ToString());
-    FLOE_ASSIGN_OR_RETURN(auto rows, Wrap(db_->Query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? "
-                                                     "AND table_namespace = ?" + table_filter_,
-                                                     {name_, JoinLevels(ns)})));
+    FLOE_ASSIGN_OR_RETURN(
+        auto rows, Wrap(db_->Query("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? "
+                                   "AND table_namespace = ?" +
+                                       table_filter_,
+                                   {name_, JoinLevels(ns)})));
     std::vector<TableIdentifier> out;
     for (const auto& r : rows) {
       if (r[0]) out.push_back(TableIdentifier{ns, *r[0]});
@@ -285,7 +304,8 @@ class SqlCatalog final : public Catalog {
     std::lock_guard lock(mu_);
     FLOE_ASSIGN_OR_RETURN(auto location, CurrentLocation(id));
     if (!location) return NotFound("table {} does not exist", id.ToString());
-    if (!*location) return Corrupt("table {}: the catalog row has no metadata_location", id.ToString());
+    if (!*location)
+      return Corrupt("table {}: the catalog row has no metadata_location", id.ToString());
     return LoadAt(id, **location);
   }
 
@@ -313,20 +333,25 @@ class SqlCatalog final : public Catalog {
     Status st = Wrap(tx.Begin(true));
     if (st) {
       auto ns_still = ExistsLocked(id.ns);
-      if (!ns_still) st = Fail(ns_still.error());
-      else if (!*ns_still) st = NotFound("namespace {} does not exist (dropped meanwhile)", id.ns.ToString());
+      if (!ns_still)
+        st = Fail(ns_still.error());
+      else if (!*ns_still)
+        st = NotFound("namespace {} does not exist (dropped meanwhile)", id.ns.ToString());
     }
     if (st) st = InsertRow(id, path);
     if (st) st = Wrap(tx.Commit());
-    if (!st) return FailedWrite(st.error(), path, fmt::format("table {} already exists", id.ToString()));
+    if (!st)
+      return FailedWrite(st.error(), path, fmt::format("table {} already exists", id.ToString()));
     return LoadedTable{id, path, std::move(metadata)};
   }
 
-  Result<LoadedTable> CommitTable(const LoadedTable& base, iceberg::TableMetadata updated) override {
+  Result<LoadedTable> CommitTable(const LoadedTable& base,
+                                  iceberg::TableMetadata updated) override {
     std::lock_guard lock(mu_);
     FLOE_RETURN_IF_ERROR(CheckLocation(base));
-    FLOE_ASSIGN_OR_RETURN(const int32_t keep_versions,
-                          config::Resolver(updated.properties).Value(config::keys::kMetadataPreviousVersionsMax));
+    FLOE_ASSIGN_OR_RETURN(
+        const int32_t keep_versions,
+        config::Resolver(updated.properties).Value(config::keys::kMetadataPreviousVersionsMax));
     iceberg::AddMetadataLogEntry(&updated, base.metadata_location, base.metadata.last_updated_ms,
                                  static_cast<size_t>(keep_versions));
     updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
@@ -336,10 +361,13 @@ class SqlCatalog final : public Catalog {
     CrashPoint("catalog.before-publish");
     Transaction tx(db_.get());
     if (Status st = Wrap(tx.Begin(true)); !st) return FailedWrite(st.error(), path, "");
-    auto changed = Wrap(db_->Execute(
-        "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? WHERE catalog_name = ? "
-        "AND table_namespace = ? AND table_name = ? AND metadata_location = ?" + table_filter_,
-        {path, base.metadata_location, name_, JoinLevels(base.id.ns), base.id.name, base.metadata_location}));
+    auto changed =
+        Wrap(db_->Execute("UPDATE iceberg_tables SET metadata_location = ?, "
+                          "previous_metadata_location = ? WHERE catalog_name = ? "
+                          "AND table_namespace = ? AND table_name = ? AND metadata_location = ?" +
+                              table_filter_,
+                          {path, base.metadata_location, name_, JoinLevels(base.id.ns),
+                           base.id.name, base.metadata_location}));
     if (!changed) return FailedWrite(changed.error(), path, "");
     if (*changed == 0) {
       tx.Rollback();
@@ -355,9 +383,11 @@ class SqlCatalog final : public Catalog {
   // table layer's job, as for the hadoop catalog.
   Status DropTable(const TableIdentifier& id, bool purge) override {
     std::lock_guard lock(mu_);
-    FLOE_ASSIGN_OR_RETURN(int64_t n, Wrap(db_->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND "
-                                                       "table_namespace = ? AND table_name = ?" + table_filter_,
-                                                       {name_, JoinLevels(id.ns), id.name})));
+    FLOE_ASSIGN_OR_RETURN(int64_t n,
+                          Wrap(db_->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND "
+                                            "table_namespace = ? AND table_name = ?" +
+                                                table_filter_,
+                                            {name_, JoinLevels(id.ns), id.name})));
     if (n == 0) return NotFound("table {} does not exist", id.ToString());
     return Ok();
   }
@@ -366,11 +396,13 @@ class SqlCatalog final : public Catalog {
   // created version, so a writer that committed meanwhile keeps its table.
   Result<bool> DropIfUnchanged(const LoadedTable& created) override {
     std::lock_guard lock(mu_);
-    FLOE_ASSIGN_OR_RETURN(int64_t n,
-                          Wrap(db_->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace "
-                                            "= ? AND table_name = ? AND metadata_location = ?" + table_filter_,
-                                            {name_, JoinLevels(created.id.ns), created.id.name,
-                                             created.metadata_location})));
+    FLOE_ASSIGN_OR_RETURN(
+        int64_t n,
+        Wrap(db_->Execute(
+            "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace "
+            "= ? AND table_name = ? AND metadata_location = ?" +
+                table_filter_,
+            {name_, JoinLevels(created.id.ns), created.id.name, created.metadata_location})));
     if (n == 0) return false;
     // Nothing points at the created version now; a writer that loaded it
     // fails its commit (the row is gone). Best effort: leftovers are orphans.
@@ -391,21 +423,25 @@ class SqlCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(bool ns_exists, ExistsLocked(to.ns));
     if (!ns_exists) return NotFound("namespace {} does not exist", to.ns.ToString());
     FLOE_ASSIGN_OR_RETURN(auto existing, AnyRow(to));
-    if (existing) return AlreadyExists("cannot rename {} to {}: {} {} already exists", from.ToString(), to.ToString(),
-                                       *existing, to.ToString());
-    auto n = Wrap(db_->Execute("UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ? "
-                               "AND table_namespace = ? AND table_name = ?" + table_filter_,
-                               {JoinLevels(to.ns), to.name, name_, JoinLevels(from.ns), from.name}));
+    if (existing)
+      return AlreadyExists("cannot rename {} to {}: {} {} already exists", from.ToString(),
+                           to.ToString(), *existing, to.ToString());
+    auto n = Wrap(db_->Execute(
+        "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE catalog_name = ? "
+        "AND table_namespace = ? AND table_name = ?" +
+            table_filter_,
+        {JoinLevels(to.ns), to.name, name_, JoinLevels(from.ns), from.name}));
     if (!n && n.error().kind == ErrorKind::kAlreadyExists) {
-      return AlreadyExists("cannot rename {} to {}: table {} already exists", from.ToString(), to.ToString(),
-                           to.ToString());
+      return AlreadyExists("cannot rename {} to {}: table {} already exists", from.ToString(),
+                           to.ToString(), to.ToString());
     }
     if (!n) return Fail(n.error());
     if (*n == 0) return NotFound("table {} does not exist", from.ToString());
     return Wrap(tx.Commit());
   }
 
-  Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& metadata_location) override {
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id,
+                                    const std::string& metadata_location) override {
     std::lock_guard lock(mu_);
     FLOE_RETURN_IF_ERROR(CheckIdentifier(id));
     const std::string location = AsUri(metadata_location);
@@ -419,7 +455,8 @@ class SqlCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(auto existing, AnyRow(id));
     if (existing) return AlreadyExists("{} {} already exists", *existing, id.ToString());
     if (Status st = InsertRow(id, location); !st) {
-      if (st.error().kind == ErrorKind::kAlreadyExists) return AlreadyExists("table {} already exists", id.ToString());
+      if (st.error().kind == ErrorKind::kAlreadyExists)
+        return AlreadyExists("table {} already exists", id.ToString());
       return Fail(st.error());
     }
     FLOE_RETURN_IF_ERROR(Wrap(tx.Commit()));
@@ -437,25 +474,29 @@ class SqlCatalog final : public Catalog {
   // A write that did not go through: remove the metadata file it wrote,
   // unless the outcome is unknown (kIo: the connection was lost while the
   // statement ran), where the file may be the table's current version.
-  std::unexpected<Error> FailedWrite(const Error& e, const std::string& path, const std::string& duplicate) {
+  std::unexpected<Error> FailedWrite(const Error& e, const std::string& path,
+                                     const std::string& duplicate) {
     if (e.kind == ErrorKind::kIo) {
       return CommitStateUnknown(
-          "{}; the catalog may or may not point at {} now: it is kept (reload the table to see which)",
+          "{}; the catalog may or may not point at {} now: it is kept (reload the table to see "
+          "which)",
           e.message, path);
     }
     (void)io_->Delete(path);
-    if (e.kind == ErrorKind::kAlreadyExists && !duplicate.empty()) return AlreadyExists("{}", duplicate);
+    if (e.kind == ErrorKind::kAlreadyExists && !duplicate.empty())
+      return AlreadyExists("{}", duplicate);
     return Fail(e);
   }
 
   // Why a commit based on `base` matched no row.
   std::string WhyStale(const LoadedTable& base) {
     auto now = CurrentLocation(base.id);
-    if (!now) return fmt::format("the commit lost a race (and the table could not be reloaded: {})",
-                                 now.error().message);
+    if (!now)
+      return fmt::format("the commit lost a race (and the table could not be reloaded: {})",
+                         now.error().message);
     if (!*now) return "the table no longer exists (dropped or renamed since it was loaded)";
-    return fmt::format("the table changed: {} is current, the commit was based on {}", (*now)->value_or("(null)"),
-                       base.metadata_location);
+    return fmt::format("the table changed: {} is current, the commit was based on {}",
+                       (*now)->value_or("(null)"), base.metadata_location);
   }
 
   Status CheckNamespace(const Namespace& ns) const {
@@ -463,7 +504,9 @@ class SqlCatalog final : public Catalog {
       FLOE_RETURN_IF_ERROR(ValidateName(l, "namespace"));
       // Levels are joined by '.' in the table_namespace column.
       if (l.find('.') != std::string::npos) {
-        return InvalidArgument("namespace level '{}' contains '.', which the JdbcCatalog layout uses between levels", l);
+        return InvalidArgument(
+            "namespace level '{}' contains '.', which the JdbcCatalog layout uses between levels",
+            l);
       }
     }
     return Ok();
@@ -478,21 +521,24 @@ class SqlCatalog final : public Catalog {
     if (ns.empty()) return true;
     const std::string text = JoinLevels(ns);
     const std::string prefix = text + ".";
-    for (auto [table, column] : {std::pair{kTables, "table_namespace"}, std::pair{kProperties, "namespace"}}) {
-      FLOE_ASSIGN_OR_RETURN(auto rows, Wrap(db_->Query(fmt::format("SELECT 1 FROM {0} WHERE catalog_name = ? AND "
-                                                                   "({1} = ? OR substr({1}, 1, {2}) = ?) LIMIT 1",
-                                                                   table, column, CodePoints(prefix)),
-                                                       {name_, text, prefix})));
+    for (auto [table, column] :
+         {std::pair{kTables, "table_namespace"}, std::pair{kProperties, "namespace"}}) {
+      FLOE_ASSIGN_OR_RETURN(
+          auto rows, Wrap(db_->Query(fmt::format("SELECT 1 FROM {0} WHERE catalog_name = ? AND "
+                                                 "({1} = ? OR substr({1}, 1, {2}) = ?) LIMIT 1",
+                                                 table, column, CodePoints(prefix)),
+                                     {name_, text, prefix})));
       if (!rows.empty()) return true;
     }
     return false;
   }
 
   Result<std::map<std::string, std::string>> PropertiesLocked(const Namespace& ns) {
-    FLOE_ASSIGN_OR_RETURN(auto rows, Wrap(db_->Query("SELECT property_key, property_value FROM "
-                                                     "iceberg_namespace_properties WHERE catalog_name = ? AND "
-                                                     "namespace = ?",
-                                                     {name_, JoinLevels(ns)})));
+    FLOE_ASSIGN_OR_RETURN(auto rows,
+                          Wrap(db_->Query("SELECT property_key, property_value FROM "
+                                          "iceberg_namespace_properties WHERE catalog_name = ? AND "
+                                          "namespace = ?",
+                                          {name_, JoinLevels(ns)})));
     std::map<std::string, std::string> out;
     for (const auto& r : rows) {
       if (r[0]) out[*r[0]] = r[1].value_or("");
@@ -503,18 +549,20 @@ class SqlCatalog final : public Catalog {
   // The table's metadata_location: nullopt when there is no such table, an
   // empty Value when the row has NULL.
   Result<std::optional<Value>> CurrentLocation(const TableIdentifier& id) {
-    FLOE_ASSIGN_OR_RETURN(auto rows, Wrap(db_->Query("SELECT metadata_location FROM iceberg_tables WHERE "
-                                                     "catalog_name = ? AND table_namespace = ? AND table_name = ?" +
-                                                         table_filter_,
-                                                     {name_, JoinLevels(id.ns), id.name})));
+    FLOE_ASSIGN_OR_RETURN(
+        auto rows, Wrap(db_->Query("SELECT metadata_location FROM iceberg_tables WHERE "
+                                   "catalog_name = ? AND table_namespace = ? AND table_name = ?" +
+                                       table_filter_,
+                                   {name_, JoinLevels(id.ns), id.name})));
     if (rows.empty()) return std::optional<Value>();
     return std::optional<Value>(rows[0][0]);
   }
 
   // "table" or "view" when a row of either kind holds the name.
   Result<std::optional<std::string>> AnyRow(const TableIdentifier& id) {
-    std::string sql = std::string("SELECT ") + (has_record_type_ ? "iceberg_type" : "NULL") +
-                      " FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?";
+    std::string sql =
+        std::string("SELECT ") + (has_record_type_ ? "iceberg_type" : "NULL") +
+        " FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?";
     FLOE_ASSIGN_OR_RETURN(auto rows, Wrap(db_->Query(sql, {name_, JoinLevels(id.ns), id.name})));
     if (rows.empty()) return std::optional<std::string>();
     return std::optional<std::string>(rows[0][0] == Value("VIEW") ? "view" : "table");
@@ -522,11 +570,15 @@ class SqlCatalog final : public Catalog {
 
   Status InsertRow(const TableIdentifier& id, const std::string& metadata_location) {
     const std::string sql =
-        has_record_type_ ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-                           "previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, 'TABLE')"
-                         : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-                           "previous_metadata_location) VALUES (?, ?, ?, ?, NULL)";
-    FLOE_RETURN_IF_ERROR(Wrap(db_->Execute(sql, {name_, JoinLevels(id.ns), id.name, metadata_location})));
+        has_record_type_
+            ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+              "metadata_location, "
+              "previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, 'TABLE')"
+            : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+              "metadata_location, "
+              "previous_metadata_location) VALUES (?, ?, ?, ?, NULL)";
+    FLOE_RETURN_IF_ERROR(
+        Wrap(db_->Execute(sql, {name_, JoinLevels(id.ns), id.name, metadata_location})));
     return Ok();
   }
 
@@ -535,19 +587,23 @@ class SqlCatalog final : public Catalog {
     for (const auto& l : ns.levels) p += "/" + l;
     return p;
   }
-  std::string TableLocation(const TableIdentifier& id) const { return NamespaceLocation(id.ns) + "/" + id.name; }
+  std::string TableLocation(const TableIdentifier& id) const {
+    return NamespaceLocation(id.ns) + "/" + id.name;
+  }
 
   // Writes the metadata as `<location>/metadata/<version>-<uuid>.metadata.json`
   // (never over an existing file) and returns its location.
   Result<std::string> WriteMetadata(const iceberg::TableMetadata& metadata, int64_t version) {
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(metadata));
-    const std::string path = fmt::format("{}/metadata/{:05d}-{}.metadata.json", StripTrailingSlash(metadata.location),
-                                         version, RandomUuid());
+    const std::string path =
+        fmt::format("{}/metadata/{:05d}-{}.metadata.json", StripTrailingSlash(metadata.location),
+                    version, RandomUuid());
     io::OutputOptions o;
     o.overwrite = false;
     o.create_parents = true;
     auto out = io_->NewOutput(path, o);
-    if (!out) return Fail(out.error().WithContext(fmt::format("cannot write table metadata {}", path)));
+    if (!out)
+      return Fail(out.error().WithContext(fmt::format("cannot write table metadata {}", path)));
     FLOE_RETURN_IF_ERROR((*out)->Write(json.data(), json.size()));
     FLOE_RETURN_IF_ERROR((*out)->Commit());
     return path;
@@ -555,8 +611,8 @@ class SqlCatalog final : public Catalog {
 
   Result<LoadedTable> LoadAt(const TableIdentifier& id, const std::string& location) {
     if (location.ends_with(".gz.metadata.json")) {
-      return Unsupported("table {}: {} is gzip-compressed metadata, which floe does not read yet", id.ToString(),
-                         location);
+      return Unsupported("table {}: {} is gzip-compressed metadata, which floe does not read yet",
+                         id.ToString(), location);
     }
     auto text = io::ReadFile(*io_, location);
     if (!text) return Fail(text.error().WithContext(fmt::format("table {}", id.ToString())));
@@ -583,14 +639,17 @@ Result<std::unique_ptr<sql::Db>> OpenDatabase(const std::string& catalog, const 
     std::string path = uri.substr(kSqlite.size());
     std::string_view bare = path;
     if (bare.starts_with("file:")) bare.remove_prefix(5);
-    if (bare.empty() || bare.starts_with(":memory:") || path.find("mode=memory") != std::string::npos) {
+    if (bare.empty() || bare.starts_with(":memory:") ||
+        path.find("mode=memory") != std::string::npos) {
       return InvalidArgument(
-          "sql catalog {}: uri {}: an in-memory SQLite database is not supported (its tables would vanish with "
+          "sql catalog {}: uri {}: an in-memory SQLite database is not supported (its tables would "
+          "vanish with "
           "the process while their files stay): use jdbc:sqlite:file:PATH",
           catalog, uri);
     }
     if (props.IsSet(config::keys::kJdbcUser) || props.IsSet(config::keys::kJdbcPassword)) {
-      return InvalidArgument("sql catalog {}: jdbc.user and jdbc.password do not apply to SQLite ({})", catalog, uri);
+      return InvalidArgument(
+          "sql catalog {}: jdbc.user and jdbc.password do not apply to SQLite ({})", catalog, uri);
     }
     return sql::OpenSqlite(path);
   }
@@ -610,29 +669,34 @@ Result<std::unique_ptr<sql::Db>> OpenDatabase(const std::string& catalog, const 
 
 // Creates what is missing of the catalog tables (when allowed) and tells
 // whether iceberg_tables has the iceberg_type column.
-Result<bool> PrepareTables(sql::Db* db, const std::string& catalog, bool init, bool v1, bool v1_explicit) {
+Result<bool> PrepareTables(sql::Db* db, const std::string& catalog, bool init, bool v1,
+                           bool v1_explicit) {
   FLOE_ASSIGN_OR_RETURN(bool have_tables, db->TableExists(kTables));
   FLOE_ASSIGN_OR_RETURN(bool have_props, db->TableExists(kProperties));
   std::vector<std::string> columns;
   if (have_tables) {
     FLOE_ASSIGN_OR_RETURN(columns, db->Columns(kTables));
   }
-  auto has_type = [&] { return std::find(columns.begin(), columns.end(), "iceberg_type") != columns.end(); };
+  auto has_type = [&] {
+    return std::find(columns.begin(), columns.end(), "iceberg_type") != columns.end();
+  };
   const bool migrate = have_tables && !has_type() && v1_explicit;
   if (have_tables && have_props && !migrate) {
     for (const char* c : {"catalog_name", "table_namespace", "table_name", "metadata_location",
                           "previous_metadata_location"}) {
       if (std::find(columns.begin(), columns.end(), c) == columns.end()) {
-        return InvalidArgument("sql catalog {}: {} has a table iceberg_tables without column {}: not a JdbcCatalog "
-                               "catalog",
-                               catalog, db->description(), c);
+        return InvalidArgument(
+            "sql catalog {}: {} has a table iceberg_tables without column {}: not a JdbcCatalog "
+            "catalog",
+            catalog, db->description(), c);
       }
     }
     return has_type();
   }
   if (!init && (!have_tables || !have_props)) {
     return NotFound(
-        "sql catalog {}: {} has no table {} and jdbc.init-catalog-tables is false: create JdbcCatalog's tables "
+        "sql catalog {}: {} has no table {} and jdbc.init-catalog-tables is false: create "
+        "JdbcCatalog's tables "
         "first, or let floe create them (jdbc.init-catalog-tables=true)",
         catalog, db->description(), have_tables ? kProperties : kTables);
   }
@@ -641,7 +705,8 @@ Result<bool> PrepareTables(sql::Db* db, const std::string& catalog, bool init, b
   Transaction tx(db);
   FLOE_RETURN_IF_ERROR(tx.Begin(true));
   if (db->dialect() == sql::Dialect::kPostgres) {
-    FLOE_RETURN_IF_ERROR(db->Query("SELECT pg_advisory_xact_lock(7295401)"));  // any fixed key: "floe sql catalog"
+    FLOE_RETURN_IF_ERROR(
+        db->Query("SELECT pg_advisory_xact_lock(7295401)"));  // any fixed key: "floe sql catalog"
   }
   FLOE_ASSIGN_OR_RETURN(have_tables, db->TableExists(kTables));
   if (!have_tables) {
@@ -668,12 +733,14 @@ Result<std::unique_ptr<Catalog>> OpenSqlCatalog(const std::string& name,
   const config::Resolver props(options);
   FLOE_ASSIGN_OR_RETURN(auto uri, props.Get(config::keys::kUri));
   if (!uri || uri->empty()) {
-    return InvalidArgument("sql catalog {}: uri is required (jdbc:sqlite:file:PATH or "
-                           "jdbc:postgresql://HOST:PORT/DATABASE)",
-                           name);
+    return InvalidArgument(
+        "sql catalog {}: uri is required (jdbc:sqlite:file:PATH or "
+        "jdbc:postgresql://HOST:PORT/DATABASE)",
+        name);
   }
   if (!props.IsSet(config::keys::kWarehouse)) {
-    return InvalidArgument("sql catalog {}: warehouse is required (the root of new tables' locations)", name);
+    return InvalidArgument(
+        "sql catalog {}: warehouse is required (the root of new tables' locations)", name);
   }
   FLOE_ASSIGN_OR_RETURN(std::string warehouse_opt, props.Value(config::keys::kWarehouse));
   if (warehouse_opt.empty()) return InvalidArgument("sql catalog {}: warehouse is empty", name);
@@ -681,13 +748,16 @@ Result<std::unique_ptr<Catalog>> OpenSqlCatalog(const std::string& name,
   FLOE_ASSIGN_OR_RETURN(std::string version, props.Value(config::keys::kJdbcSchemaVersion));
   FLOE_ASSIGN_OR_RETURN(bool init, props.Value(config::keys::kJdbcInitCatalogTables));
   auto io = io::OpenFileIO(warehouse, options);
-  if (!io) return Fail(io.error().WithContext(fmt::format("sql catalog {}: warehouse {}", name, warehouse)));
+  if (!io)
+    return Fail(
+        io.error().WithContext(fmt::format("sql catalog {}: warehouse {}", name, warehouse)));
 
   FLOE_ASSIGN_OR_RETURN(auto db, OpenDatabase(name, *uri, props));
   auto has_type = PrepareTables(db.get(), name, init, version == "V1",
                                 version == "V1" && props.IsSet(config::keys::kJdbcSchemaVersion));
   if (!has_type) return Fail(has_type.error().WithContext(fmt::format("sql catalog {}", name)));
-  return std::unique_ptr<Catalog>(new SqlCatalog(name, warehouse, std::move(db), *has_type, std::move(*io)));
+  return std::unique_ptr<Catalog>(
+      new SqlCatalog(name, warehouse, std::move(db), *has_type, std::move(*io)));
 }
 
 void RegisterSqlCatalog() { RegisterCatalog("sql", OpenSqlCatalog); }

@@ -43,7 +43,8 @@ class Db {
 
   /// Runs a statement that returns rows. Placeholders are `?`, numbered in
   /// order; every parameter is bound as text (or NULL).
-  virtual Result<std::vector<Row>> Query(std::string_view sql, const std::vector<Value>& params = {}) = 0;
+  virtual Result<std::vector<Row>> Query(std::string_view sql,
+                                         const std::vector<Value>& params = {}) = 0;
   /// Runs a statement that returns no rows; the number of rows it changed.
   virtual Result<int64_t> Execute(std::string_view sql, const std::vector<Value>& params = {}) = 0;
 

@@ -42,8 +42,9 @@ class SqliteDb final : public Db {
   }
 
   Result<bool> TableExists(std::string_view table) override {
-    FLOE_ASSIGN_OR_RETURN(auto rows, Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                           {std::string(table)}));
+    FLOE_ASSIGN_OR_RETURN(auto rows,
+                          Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                {std::string(table)}));
     return !rows.empty();
   }
 
@@ -62,7 +63,8 @@ class SqliteDb final : public Db {
     switch (rc & 0xff) {
       case SQLITE_CONSTRAINT: return AlreadyExists("{}", msg);
       case SQLITE_BUSY:
-      case SQLITE_LOCKED: return CommitFailed("{} (the catalog file stayed locked by another writer)", msg);
+      case SQLITE_LOCKED:
+        return CommitFailed("{} (the catalog file stayed locked by another writer)", msg);
       case SQLITE_IOERR:
       case SQLITE_FULL:
       case SQLITE_CANTOPEN:
@@ -88,8 +90,8 @@ class SqliteDb final : public Db {
     }
     for (size_t i = 0; i < params.size(); ++i) {
       const int at = static_cast<int>(i) + 1;
-      rc = params[i] ? sqlite3_bind_text64(stmt, at, params[i]->data(), params[i]->size(), SQLITE_TRANSIENT,
-                                           SQLITE_UTF8)
+      rc = params[i] ? sqlite3_bind_text64(stmt, at, params[i]->data(), params[i]->size(),
+                                           SQLITE_TRANSIENT, SQLITE_UTF8)
                      : sqlite3_bind_null(stmt, at);
       if (rc != SQLITE_OK) return SqlError(rc, sql);
     }
@@ -119,7 +121,8 @@ class SqliteDb final : public Db {
 
 Result<std::unique_ptr<Db>> OpenSqlite(const std::string& path, int busy_timeout_ms) {
   sqlite3* db = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+  const int flags =
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
   int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
