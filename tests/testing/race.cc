@@ -5,12 +5,17 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace floe::test {
 
 ::testing::AssertionResult RaceTwoProcesses(const std::function<Status(int who)>& body) {
-  pid_t pids[2] = {-1, -1};
-  for (int who = 1; who <= 2; ++who) {
+  return RaceProcesses(2, body);
+}
+
+::testing::AssertionResult RaceProcesses(int count, const std::function<Status(int who)>& body) {
+  std::vector<pid_t> pids(static_cast<size_t>(count), -1);
+  for (int who = 1; who <= count; ++who) {
     // Flush first, or both children would write the parent's buffered output again.
     std::fflush(nullptr);
     pid_t pid = ::fork();
@@ -26,7 +31,7 @@ namespace floe::test {
     pids[who - 1] = pid;
   }
   std::string failures;
-  for (int who = 1; who <= 2; ++who) {
+  for (int who = 1; who <= count; ++who) {
     if (pids[who - 1] < 0) {
       failures += "process " + std::to_string(who) + " could not be forked; ";
       continue;

@@ -18,4 +18,8 @@ namespace floe::test {
 /// children leave with _exit, so they never run the parent's test teardown.
 ::testing::AssertionResult RaceTwoProcesses(const std::function<Status(int who)>& body);
 
+/// The same with `count` processes, `body(1)` .. `body(count)` (many writers
+/// sharing one catalog).
+::testing::AssertionResult RaceProcesses(int count, const std::function<Status(int who)>& body);
+
 }  // namespace floe::test

@@ -1,0 +1,137 @@
+// The SQLite driver of the SQL catalog's database interface (sql_db.h),
+// through libsqlite3. Several processes share one catalog file: SQLite locks
+// the whole file, so every connection waits for a busy lock (busy timeout)
+// and read-then-write transactions take the write lock first (BEGIN
+// IMMEDIATE), which is what keeps concurrent writers from failing with
+// SQLITE_BUSY on a lock upgrade (SQLite: "File Locking And Concurrency").
+
+#include <sqlite3.h>
+
+#include "floe/catalog/sql_db.h"
+
+namespace floe::catalog::sql {
+
+namespace {
+
+class SqliteDb final : public Db {
+ public:
+  SqliteDb(sqlite3* db, std::string description) : db_(db), description_(std::move(description)) {}
+  ~SqliteDb() override { sqlite3_close_v2(db_); }
+
+  Dialect dialect() const override { return Dialect::kSqlite; }
+  const std::string& description() const override { return description_; }
+
+  Result<std::vector<Row>> Query(std::string_view sql, const std::vector<Value>& params) override {
+    std::vector<Row> rows;
+    FLOE_RETURN_IF_ERROR(Run(sql, params, &rows));
+    return rows;
+  }
+
+  Result<int64_t> Execute(std::string_view sql, const std::vector<Value>& params) override {
+    FLOE_RETURN_IF_ERROR(Run(sql, params, nullptr));
+    return static_cast<int64_t>(sqlite3_changes64(db_));
+  }
+
+  Status Begin(bool for_write) override {
+    return Run(for_write ? "BEGIN IMMEDIATE" : "BEGIN", {}, nullptr);
+  }
+  Status Commit() override { return Run("COMMIT", {}, nullptr); }
+  void Rollback() override {
+    // Fails harmlessly when SQLite already rolled the transaction back.
+    if (!sqlite3_get_autocommit(db_)) (void)Run("ROLLBACK", {}, nullptr);
+  }
+
+  Result<bool> TableExists(std::string_view table) override {
+    FLOE_ASSIGN_OR_RETURN(auto rows,
+                          Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                {std::string(table)}));
+    return !rows.empty();
+  }
+
+  Result<std::vector<std::string>> Columns(std::string_view table) override {
+    // pragma_table_info as a table-valued function takes the name as a parameter.
+    FLOE_ASSIGN_OR_RETURN(auto rows, Query("SELECT name FROM pragma_table_info(?) ORDER BY cid",
+                                           {std::string(table)}));
+    std::vector<std::string> out;
+    for (auto& r : rows) out.push_back(r[0].value_or(""));
+    return out;
+  }
+
+ private:
+  std::unexpected<Error> SqlError(int rc, std::string_view sql) const {
+    const std::string msg = fmt::format("{}: {} (in: {})", description_, sqlite3_errmsg(db_), sql);
+    switch (rc & 0xff) {
+      case SQLITE_CONSTRAINT: return AlreadyExists("{}", msg);
+      case SQLITE_BUSY:
+      case SQLITE_LOCKED:
+        return CommitFailed("{} (the catalog file stayed locked by another writer)", msg);
+      case SQLITE_IOERR:
+      case SQLITE_FULL:
+      case SQLITE_CANTOPEN:
+      case SQLITE_NOMEM:
+      case SQLITE_PROTOCOL: return IoError("{}", msg);
+      case SQLITE_CORRUPT:
+      case SQLITE_NOTADB: return Corrupt("{}", msg);
+      default: return InvalidArgument("{}", msg);
+    }
+  }
+
+  Status Run(std::string_view sql, const std::vector<Value>& params, std::vector<Row>* rows) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+    if (rc != SQLITE_OK) return SqlError(rc, sql);
+    struct Finalize {
+      sqlite3_stmt* s;
+      ~Finalize() { sqlite3_finalize(s); }
+    } finalize{stmt};
+    if (sqlite3_bind_parameter_count(stmt) != static_cast<int>(params.size())) {
+      return Internal("{}: {} parameters for {} placeholders in: {}", description_, params.size(),
+                      sqlite3_bind_parameter_count(stmt), sql);
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      const int at = static_cast<int>(i) + 1;
+      rc = params[i] ? sqlite3_bind_text64(stmt, at, params[i]->data(), params[i]->size(),
+                                           SQLITE_TRANSIENT, SQLITE_UTF8)
+                     : sqlite3_bind_null(stmt, at);
+      if (rc != SQLITE_OK) return SqlError(rc, sql);
+    }
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      if (!rows) continue;
+      Row row;
+      const int n = sqlite3_column_count(stmt);
+      for (int c = 0; c < n; ++c) {
+        if (sqlite3_column_type(stmt, c) == SQLITE_NULL) {
+          row.emplace_back(std::nullopt);
+        } else {
+          const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+          row.emplace_back(std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt, c))));
+        }
+      }
+      rows->push_back(std::move(row));
+    }
+    if (rc != SQLITE_DONE) return SqlError(rc, sql);
+    return Ok();
+  }
+
+  sqlite3* db_;
+  std::string description_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Db>> OpenSqlite(const std::string& path, int busy_timeout_ms) {
+  sqlite3* db = nullptr;
+  const int flags =
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return IoError("cannot open the SQLite catalog database {}: {}", path, msg);
+  }
+  sqlite3_busy_timeout(db, busy_timeout_ms);
+  sqlite3_extended_result_codes(db, 1);
+  return std::unique_ptr<Db>(new SqliteDb(db, "sqlite " + path));
+}
+
+}  // namespace floe::catalog::sql
