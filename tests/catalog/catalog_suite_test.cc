@@ -65,8 +65,6 @@ std::vector<Backend> Backends() {
 
 class CatalogSuite : public ::testing::TestWithParam<Backend> {
  protected:
-  static void SetUpTestSuite() { RegisterSqlCatalog(); }
-
   void SetUp() override {
     dir_ = test::FreshTestDir("floe_catalog_suite_");
     ASSERT_OK_AND_ASSIGN(options_, GetParam().make(dir_));

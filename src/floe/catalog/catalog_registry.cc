@@ -9,6 +9,7 @@
 
 #include "floe/catalog/caching_catalog.h"
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/sql_catalog.h"
 #include "floe/config/options.h"
 
 namespace floe::catalog {
@@ -28,6 +29,7 @@ Registry& GetRegistry() {
       FLOE_ASSIGN_OR_RETURN(std::string warehouse, config::Resolver(o).Value(config::keys::kWarehouse));
       return OpenHadoopCatalog(name, warehouse, o);
     };
+    reg->factories["sql"] = OpenSqlCatalog;
     return reg;
   }();
   return *r;

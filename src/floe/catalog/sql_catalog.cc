@@ -760,6 +760,5 @@ Result<std::unique_ptr<Catalog>> OpenSqlCatalog(const std::string& name,
       new SqlCatalog(name, warehouse, std::move(db), *has_type, std::move(*io)));
 }
 
-void RegisterSqlCatalog() { RegisterCatalog("sql", OpenSqlCatalog); }
 
 }  // namespace floe::catalog

@@ -32,9 +32,4 @@ namespace floe::catalog {
 Result<std::unique_ptr<Catalog>> OpenSqlCatalog(const std::string& name,
                                                 const std::map<std::string, std::string>& options);
 
-/// Registers OpenSqlCatalog as catalog-type `sql` with RegisterCatalog (a
-/// static initializer in a static library is not reliably linked, so the
-/// program calls this once, before OpenCatalog).
-void RegisterSqlCatalog();
-
 }  // namespace floe::catalog

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/warnings.h"
 #include "floe/cli/command.h"
 #include "floe/cli/table_args.h"
@@ -44,8 +43,6 @@ int main(int argc, char** argv) {
   // something to say, e.g. a commit whose version hint could not be updated.
   floe::catalog::SetWarningHandler(
       [](const std::string& w) { std::fprintf(stderr, "floe: warning: %s\n", w.c_str()); });
-  // catalog-type=sql (until OpenCatalog's registry knows it itself).
-  floe::catalog::RegisterSqlCatalog();
   CommandContext ctx;
   AddParquetCommands(&app, &ctx);
   AddWriteCommand(&app, &ctx);
