@@ -131,12 +131,12 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
         builtin = true;
       }
     }
-    if (type == "hive") {
-      return Unsupported(
-          "catalog {}: catalog-impl={} is not available in floe: no Hive Metastore client (use catalog-type=rest "
-          "or catalog-type=sql)",
-          name, *impl);
-    }
+  }
+  if (type == "hive") {
+    return Unsupported(
+        "catalog {}: {} is not available in floe: no Hive Metastore client (use catalog-type=rest, any REST "
+        "catalog or floe serve, or catalog-type=sql, SQLite or PostgreSQL)",
+        name, impl ? "catalog-impl=" + *impl : std::string("catalog-type=hive"));
   }
   auto& r = GetRegistry();
   CatalogFactory factory;
