@@ -312,3 +312,44 @@ TEST(SqlCatalogPostgresTest, LostConnectionDuringCommitIsStateUnknown) {
 
 }  // namespace
 }  // namespace floe::catalog
+
+namespace floe::catalog {
+namespace {
+
+// jdbc.user and jdbc.password reach PostgreSQL: the password role of the
+// test cluster gets in only with its password, and no error text carries
+// the password.
+TEST(SqlCatalogPostgresTest, UserAndPasswordAuthenticate) {
+  auto dir = test::FreshTestDir("floe_sql_catalog_auth_");
+  ASSERT_OK_AND_ASSIGN(std::string uri, test::FreshPostgresDatabase());
+  const std::string db = uri.substr(uri.rfind('/') + 1);
+  const std::string role = test::kPasswordRole;
+  ASSERT_OK(test::PostgresSql(db, "DROP ROLE IF EXISTS " + role + "; CREATE ROLE " + role +
+                                      " LOGIN PASSWORD 'S3cret-pw'; GRANT ALL ON DATABASE " + db + " TO " + role +
+                                      "; GRANT ALL ON SCHEMA public TO " + role));
+  auto options = [&](std::map<std::string, std::string> extra) {
+    extra["uri"] = uri;
+    extra["warehouse"] = (dir / "wh").string();
+    return extra;
+  };
+  auto wrong = OpenSqlCatalog("cat", options({{"jdbc.user", role}, {"jdbc.password", "wrong-pw"}}));
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().message.find("password authentication failed"), std::string::npos)
+      << wrong.error().message;
+  EXPECT_EQ(wrong.error().message.find("wrong-pw"), std::string::npos) << wrong.error().message;
+  auto none = OpenSqlCatalog("cat", options({{"jdbc.user", role}}));
+  ASSERT_FALSE(none);
+  auto unknown = OpenSqlCatalog("cat", options({{"jdbc.user", "nobody_here"}}));
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("nobody_here"), std::string::npos) << unknown.error().message;
+
+  ASSERT_OK_AND_ASSIGN(auto cat, OpenSqlCatalog("cat", options({{"jdbc.user", role}, {"jdbc.password", "S3cret-pw"}})));
+  ASSERT_OK(cat->CreateNamespace(*ParseNamespace("db"), {}));
+  ASSERT_OK_AND_ASSIGN(std::string owner,
+                       test::PostgresSql(db, "SELECT tableowner FROM pg_tables WHERE tablename = 'iceberg_tables'"));
+  EXPECT_NE(owner.find(role), std::string::npos) << owner;
+  test::RemoveTestDirIfPassed(dir);
+}
+
+}  // namespace
+}  // namespace floe::catalog

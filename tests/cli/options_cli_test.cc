@@ -116,33 +116,46 @@ TEST_F(OptionsCli, BeamSeedsAreRefused) {
 
 TEST_F(OptionsCli, CatalogSeedsAreRefusedWithTheHadoopCatalog) {
   struct Seed {
-    std::string key, value;
+    std::string key, value, says;
   };
+  // Each is refused as a usage error naming the option: malformed values,
+  // options floe does not have (hive), and options of the rest and sql
+  // catalogs, which would do nothing with the hadoop catalog.
   const std::vector<Seed> seeds = {
-      {"type", "anything"},
-      {"catalog-type", "rest"},
-      {"catalog-type", "hive"},
-      {"catalog-impl", "com.example.Catalog"},
-      {"uri", "http://127.0.0.1:8181"},
-      {"token", "t0k"},
-      {"credential", "id:secret"},
-      {"clients", "-3"},
-      {"property-version", "2"},
-      {"cache-enabled", "false"},
-      {"cache.expiration-interval-ms", "0"},
-      {"io-impl", "org.apache.iceberg.aws.s3.S3FileIO"},
+      {"type", "anything", "type"},
+      {"catalog-type", "hive", "catalog-type=rest"},
+      {"catalog-impl", "com.example.Catalog", "org.apache.iceberg.jdbc.JdbcCatalog"},
+      {"catalog-impl", "org.apache.iceberg.hive.HiveCatalog", "no Hive Metastore client"},
+      {"uri", "http://127.0.0.1:8181", "does nothing with catalog-type=hadoop"},
+      {"token", "t0k", "does nothing with catalog-type=hadoop"},
+      {"credential", "id:secret", "does nothing with catalog-type=hadoop"},
+      {"jdbc.user", "me", "does nothing with catalog-type=hadoop"},
+      {"header.X-Tenant", "a", "does nothing with catalog-type=hadoop"},
+      {"clients", "-3", "clients"},
+      {"clients", "4", "Hive"},
+      {"property-version", "2", "property-version"},
+      {"cache.expiration-interval-ms", "0", "0 is not allowed"},
+      {"io-impl", "org.apache.iceberg.aws.s3.S3FileIO", "io-impl"},
   };
   for (const auto& s : seeds) {
-    ExpectRefused(Write("--catalog " + Shell(s.key + "=" + s.value)), s.key, "--catalog " + s.key);
-    ExpectRefused(WriteYaml("catalog_properties: {" + s.key + ": '" + s.value + "'}\n"), s.key,
-                  "catalog_properties " + s.key);
-    ExpectRefused(Floe("tables db --catalog " + Shell(s.key + "=" + s.value)), s.key, "tables --catalog " + s.key);
+    const std::string kv = s.key + "=" + s.value;
+    ExpectRefused(Write("--catalog " + Shell(kv)), s.key, "--catalog " + kv);
+    ExpectRefused(Write("--catalog " + Shell(kv)), s.says, "--catalog " + kv);
+    ExpectRefused(WriteYaml("catalog_properties: {" + s.key + ": '" + s.value + "'}\n"), s.says,
+                  "catalog_properties " + kv);
+    ExpectRefused(Floe("tables db --catalog " + Shell(kv)), s.says, "tables --catalog " + kv);
   }
   ExpectRefused(Write("--catalog catalog-impl=a.B --catalog catalog-type=hadoop"), "catalog-impl",
                 "catalog-impl with catalog-type");
+  ExpectRefused(Write("--catalog cache-enabled=false --catalog cache.expiration-interval-ms=1000"),
+                "does nothing with cache-enabled=false", "expiration without a cache");
   ExpectRefused(WriteYaml("catalog_properties: {type: rest, uri: 'http://x'}\n"), "rest", "type: rest");
-  ExpectAccepted(Write("--catalog property-version=1 --catalog type=iceberg --catalog catalog-type=hadoop"),
+  ExpectAccepted(Write("--catalog property-version=1 --catalog type=iceberg --catalog catalog-type=hadoop "
+                       "--catalog cache-enabled=false"),
                  "the implemented catalog options");
+  ExpectAccepted(Write("--catalog catalog-impl=org.apache.iceberg.hadoop.HadoopCatalog --catalog "
+                       "cache.expiration-interval-ms=-1"),
+                 "catalog-impl naming the hadoop catalog");
 }
 
 TEST_F(OptionsCli, ReadSeedsAreRefusedByScan) {

@@ -120,6 +120,14 @@ const std::map<std::string, std::string>& EffectTests() {
       {"table_cache_refresh_interval_seconds", "CdcOptionsCli.TableCacheOptionsDecideWhenTablesAreLoaded"},
       {"maximum_table_cache_size", "CdcOptionsCli.TableCacheOptionsDecideWhenTablesAreLoaded"},
       {"table_cache_polling_buckets", "CdcOptionsCli.TableCacheOptionsDecideWhenTablesAreLoaded"},
+      {"catalog-impl", "CachingCatalogTest.CatalogImplNamesAndTypeChecks"},
+      {"cache-enabled", "CachingCatalogTest.OpenCatalogWrapsUnlessDisabledAndChecksTheInterval"},
+      {"cache.expiration-interval-ms", "CachingCatalogTest.LoadsAreCachedUntilTheEntryIsIdleForTheInterval"},
+      {"uri", "SqlCatalogCli.CommandsRunThroughTheSqlCatalog"},
+      {"jdbc.user", "SqlCatalogPostgresTest.UserAndPasswordAuthenticate"},
+      {"jdbc.password", "SqlCatalogPostgresTest.UserAndPasswordAuthenticate"},
+      {"jdbc.schema-version", "SqlCatalogTest.UsesAHandMadeV0Catalog"},
+      {"jdbc.init-catalog-tables", "SqlCatalogTest.OptionsAreChecked"},
   };
   return kTests;
 }

@@ -114,9 +114,10 @@ TEST(Options, SupportStatusIsEnforced) {
       EXPECT_TRUE(CheckOptions({{std::string(d.key), value}}, all, "table_properties", Use::kNewTable)) << d.key;
     }
   }
-  auto rest = CheckOptions({{"catalog-type", "rest"}}, uint32_t(Scope::kCatalog), "--catalog");
-  ASSERT_FALSE(rest);
-  EXPECT_EQ(rest.error().kind, ErrorKind::kUnsupported);
+  auto hive = CheckOptions({{"catalog-type", "hive"}}, uint32_t(Scope::kCatalog), "--catalog");
+  ASSERT_FALSE(hive);
+  EXPECT_EQ(hive.error().kind, ErrorKind::kUnsupported);
+  EXPECT_NE(hive.error().message.find("catalog-type=rest"), std::string::npos) << hive.error().message;
 }
 
 using test::ReadFile;

@@ -124,6 +124,17 @@ Result<Cluster*> Start() {
       Run(c->as + c->bin + "/initdb -D " + c->dir +
           "/data -U postgres --auth=trust --encoding=UTF8 " + "--locale=C.UTF-8 --no-sync");
   if (rc != 0) return IoError("initdb failed: {}", out);
+  {
+    // Every role trusted, but for kPasswordRole, which must give its password
+    // (the first matching pg_hba.conf line decides): jdbc.password's test.
+    const std::string hba = c->dir + "/data/pg_hba.conf";
+    std::string text = ReadFile(hba);
+    std::string line = std::string("host all ") + kPasswordRole + " 127.0.0.1/32 scram-sha-256\n";
+    FILE* f = std::fopen(hba.c_str(), "w");
+    if (!f) return IoError("cannot write {}", hba);
+    std::fputs((line + text).c_str(), f);
+    std::fclose(f);
+  }
   // A port another process takes between our probe and the start: try again.
   std::string last;
   for (int attempt = 0; attempt < 5; ++attempt) {

@@ -13,6 +13,10 @@
 
 namespace floe::test {
 
+/// The one role of the cluster that must authenticate with a password
+/// (scram-sha-256 over TCP); every other role is trusted. Tests create it.
+inline constexpr const char* kPasswordRole = "floe_pw";
+
 /// `jdbc:postgresql://127.0.0.1:PORT/postgres`, starting the cluster on the
 /// first call.
 Result<std::string> PostgresUri();

