@@ -7,6 +7,7 @@
 #include <set>
 
 #include "floe/iceberg/schema_json_internal.h"
+#include "floe/iceberg/snapshot_json_internal.h"
 #include "floe/iceberg/spec_json_internal.h"
 #include "floe/iceberg/value.h"
 #include "floe/util/buffer.h"
@@ -568,9 +569,7 @@ Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
 // ---------------------------------------------------------------------------
 // Writing (v2)
 
-namespace {
-
-Json SnapshotToJson(const Snapshot& s) {
+Json SnapshotToJsonValue(const Snapshot& s) {
   Json j = Json::object();
   j["sequence-number"] = s.sequence_number;
   j["snapshot-id"] = s.snapshot_id;
@@ -585,7 +584,7 @@ Json SnapshotToJson(const Snapshot& s) {
   return j;
 }
 
-Json RefToJson(const SnapshotRef& r) {
+Json SnapshotRefToJsonValue(const SnapshotRef& r) {
   Json j = Json::object();
   j["snapshot-id"] = r.snapshot_id;
   j["type"] = r.is_branch() ? "branch" : "tag";
@@ -594,8 +593,6 @@ Json RefToJson(const SnapshotRef& r) {
   if (r.max_ref_age_ms) j["max-ref-age-ms"] = *r.max_ref_age_ms;
   return j;
 }
-
-}  // namespace
 
 Result<std::string> TableMetadataToJson(const TableMetadata& m) {
   FLOE_RETURN_IF_ERROR(ValidateForWrite(m));
@@ -627,10 +624,10 @@ Result<std::string> TableMetadataToJson(const TableMetadata& m) {
   j["properties"] = std::move(props);
   if (m.current_snapshot_id) j["current-snapshot-id"] = *m.current_snapshot_id;
   Json refs = Json::object();
-  for (const auto& [name, ref] : m.refs) refs[name] = RefToJson(ref);
+  for (const auto& [name, ref] : m.refs) refs[name] = SnapshotRefToJsonValue(ref);
   j["refs"] = std::move(refs);
   Json snapshots = Json::array();
-  for (const auto& s : m.snapshots) snapshots.push_back(SnapshotToJson(s));
+  for (const auto& s : m.snapshots) snapshots.push_back(SnapshotToJsonValue(s));
   j["snapshots"] = std::move(snapshots);
   Json stats = Json::array();
   for (const auto& s : m.statistics) stats.push_back(Json::parse(s, nullptr, false));
