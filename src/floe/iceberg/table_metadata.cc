@@ -7,6 +7,7 @@
 #include <set>
 
 #include "floe/iceberg/schema_json_internal.h"
+#include "floe/iceberg/snapshot_json_internal.h"
 #include "floe/iceberg/spec_json_internal.h"
 #include "floe/iceberg/value.h"
 #include "floe/util/buffer.h"
@@ -324,8 +325,6 @@ Status ValidateForWrite(const TableMetadata& m) {
 // ---------------------------------------------------------------------------
 // Reading
 
-namespace {
-
 Result<Snapshot> SnapshotFromJson(const Json& j, int32_t format_version, size_t index) {
   if (!j.is_object()) return Corrupt("snapshots[{}] must be an object", index);
   Snapshot s;
@@ -388,6 +387,8 @@ Result<SnapshotRef> RefFromJson(const Json& j, const std::string& name) {
   FLOE_ASSIGN_OR_RETURN(ref.max_ref_age_ms, ji::GetOptionalLong(j, "max-ref-age-ms", ctx));
   return ref;
 }
+
+namespace {
 
 Result<std::vector<std::string>> OpaqueList(const Json& root, std::string_view key) {
   std::vector<std::string> out;
@@ -568,8 +569,6 @@ Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
 // ---------------------------------------------------------------------------
 // Writing (v2)
 
-namespace {
-
 Json SnapshotToJson(const Snapshot& s) {
   Json j = Json::object();
   j["sequence-number"] = s.sequence_number;
@@ -594,8 +593,6 @@ Json RefToJson(const SnapshotRef& r) {
   if (r.max_ref_age_ms) j["max-ref-age-ms"] = *r.max_ref_age_ms;
   return j;
 }
-
-}  // namespace
 
 Result<std::string> TableMetadataToJson(const TableMetadata& m) {
   FLOE_RETURN_IF_ERROR(ValidateForWrite(m));
