@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   AddScanCommand(&app, &ctx);
   AddCatalogCommands(&app, &ctx);
   AddTableCommands(&app, &ctx);
+  AddServeCommand(&app, &ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
