@@ -9,6 +9,7 @@
 
 #include "floe/catalog/caching_catalog.h"
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/rest_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/config/options.h"
 
@@ -30,6 +31,7 @@ Registry& GetRegistry() {
       return OpenHadoopCatalog(name, warehouse, o);
     };
     reg->factories["sql"] = OpenSqlCatalog;
+    reg->factories["rest"] = OpenRestCatalog;
     return reg;
   }();
   return *r;

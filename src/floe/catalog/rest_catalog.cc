@@ -740,10 +740,6 @@ Result<std::unique_ptr<Catalog>> OpenRestCatalog(const std::string& name, const 
   return std::unique_ptr<Catalog>(std::move(catalog));
 }
 
-void RegisterRestCatalog() {
-  RegisterCatalog("rest", OpenRestCatalog);
-  RegisterCatalog("org.apache.iceberg.rest.RESTCatalog", OpenRestCatalog);
-}
 
 const Props* RestCatalogProperties(const Catalog& catalog) {
   auto* rest = dynamic_cast<const RestCatalog*>(&catalog);

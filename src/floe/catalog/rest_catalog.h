@@ -26,10 +26,6 @@ namespace floe::catalog {
 Result<std::unique_ptr<Catalog>> OpenRestCatalog(const std::string& name,
                                                  const std::map<std::string, std::string>& options);
 
-/// Registers `rest` (and org.apache.iceberg.rest.RESTCatalog) with
-/// RegisterCatalog.
-void RegisterRestCatalog();
-
 /// The catalog properties after the config handshake (defaults < given
 /// options < overrides); nullptr when `catalog` is not a REST catalog.
 const std::map<std::string, std::string>* RestCatalogProperties(const Catalog& catalog);

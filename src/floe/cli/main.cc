@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "floe/catalog/rest_catalog.h"
 #include "floe/catalog/warnings.h"
 #include "floe/cli/command.h"
 #include "floe/cli/table_args.h"
@@ -44,9 +43,6 @@ int main(int argc, char** argv) {
   // something to say, e.g. a commit whose version hint could not be updated.
   floe::catalog::SetWarningHandler(
       [](const std::string& w) { std::fprintf(stderr, "floe: warning: %s\n", w.c_str()); });
-  // The REST catalog client (catalog-type=rest); the integrator moves this
-  // into the catalog registry.
-  floe::catalog::RegisterRestCatalog();
   CommandContext ctx;
   AddParquetCommands(&app, &ctx);
   AddWriteCommand(&app, &ctx);
@@ -54,6 +50,7 @@ int main(int argc, char** argv) {
   AddCatalogCommands(&app, &ctx);
   AddCatalogAdminCommands(&app, &ctx);
   AddTableCommands(&app, &ctx);
+  AddServeCommand(&app, &ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -51,6 +51,9 @@ void AddCatalogAdminCommands(CLI::App* root, CommandContext* ctx);
 void AddWriteCommand(CLI::App* root, CommandContext* ctx);
 /// Registers `floe scan`.
 void AddScanCommand(CLI::App* root, CommandContext* ctx);
+/// Registers `floe serve` (a REST catalog server).
+void AddServeCommand(CLI::App* root, CommandContext* ctx);
+
 /// Registers `floe files|expire|remove-orphans|branch|tag`.
 void AddTableCommands(CLI::App* root, CommandContext* ctx);
 

@@ -325,8 +325,6 @@ Status ValidateForWrite(const TableMetadata& m) {
 // ---------------------------------------------------------------------------
 // Reading
 
-namespace {
-
 Result<Snapshot> SnapshotFromJson(const Json& j, int32_t format_version, size_t index) {
   if (!j.is_object()) return Corrupt("snapshots[{}] must be an object", index);
   Snapshot s;
@@ -389,6 +387,8 @@ Result<SnapshotRef> RefFromJson(const Json& j, const std::string& name) {
   FLOE_ASSIGN_OR_RETURN(ref.max_ref_age_ms, ji::GetOptionalLong(j, "max-ref-age-ms", ctx));
   return ref;
 }
+
+namespace {
 
 Result<std::vector<std::string>> OpaqueList(const Json& root, std::string_view key) {
   std::vector<std::string> out;
@@ -569,7 +569,7 @@ Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
 // ---------------------------------------------------------------------------
 // Writing (v2)
 
-Json SnapshotToJsonValue(const Snapshot& s) {
+Json SnapshotToJson(const Snapshot& s) {
   Json j = Json::object();
   j["sequence-number"] = s.sequence_number;
   j["snapshot-id"] = s.snapshot_id;
@@ -584,7 +584,7 @@ Json SnapshotToJsonValue(const Snapshot& s) {
   return j;
 }
 
-Json SnapshotRefToJsonValue(const SnapshotRef& r) {
+Json RefToJson(const SnapshotRef& r) {
   Json j = Json::object();
   j["snapshot-id"] = r.snapshot_id;
   j["type"] = r.is_branch() ? "branch" : "tag";
@@ -624,10 +624,10 @@ Result<std::string> TableMetadataToJson(const TableMetadata& m) {
   j["properties"] = std::move(props);
   if (m.current_snapshot_id) j["current-snapshot-id"] = *m.current_snapshot_id;
   Json refs = Json::object();
-  for (const auto& [name, ref] : m.refs) refs[name] = SnapshotRefToJsonValue(ref);
+  for (const auto& [name, ref] : m.refs) refs[name] = RefToJson(ref);
   j["refs"] = std::move(refs);
   Json snapshots = Json::array();
-  for (const auto& s : m.snapshots) snapshots.push_back(SnapshotToJsonValue(s));
+  for (const auto& s : m.snapshots) snapshots.push_back(SnapshotToJson(s));
   j["snapshots"] = std::move(snapshots);
   Json stats = Json::array();
   for (const auto& s : m.statistics) stats.push_back(Json::parse(s, nullptr, false));

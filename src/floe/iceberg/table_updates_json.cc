@@ -64,12 +64,12 @@ Result<Json> UpdateToJson(const TableUpdate& u) {
         return InvalidArgument("add-snapshot: snapshot {} has no operation",
                                u.snapshot.snapshot_id);
       }
-      j["snapshot"] = SnapshotToJsonValue(u.snapshot);
+      j["snapshot"] = SnapshotToJson(u.snapshot);
       break;
     case K::kSetSnapshotRef: {
       // SetSnapshotRefUpdate is a SnapshotReference with `ref-name` beside it.
       j["ref-name"] = u.ref_name;
-      Json ref = SnapshotRefToJsonValue(u.ref);
+      Json ref = RefToJson(u.ref);
       for (auto& [k, v] : ref.items()) j[k] = std::move(v);
       break;
     }

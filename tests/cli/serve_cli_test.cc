@@ -1,0 +1,447 @@
+// `floe serve` as clients see it: npm's iceberg-js through the OpenAPI
+// validating proxy of shared/interop (0 violations), and raw HTTP with curl
+// for every error path (404, 409 on create and on a stale commit, 400 on an
+// unknown update, 401 without or with a wrong token, the OAuth token
+// exchange), paging, commits racing from several clients and two servers
+// (each applied exactly once or answered 409), a table written by `floe
+// write` loaded through the server and read by verify_table.mjs from the
+// metadata the server returned, the FLOE_SERVE_FAULT commit faults, and a
+// clean stop on SIGTERM.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/cli_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace floe_cli_test;  // NOLINT: test helpers
+
+std::string Interop(const std::string& script) {
+  return "node " + Shell(SharedDir() + "/interop/" + script);
+}
+
+/// A free TCP port on 127.0.0.1 (for the node proxy, which takes a number).
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+/// A background process started through /bin/sh, stdout and stderr in files;
+/// ended with SIGTERM by its pid.
+class Background {
+ public:
+  Background(const fs::path& dir, const std::string& name, const std::string& cmd)
+      : out_(dir / (name + ".out")), err_(dir / (name + ".err")) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      std::string full = "cd " + Shell(dir.string()) + " && exec " + cmd + " >" +
+                         Shell(out_.string()) + " 2>" + Shell(err_.string());
+      ::execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ~Background() { (void)Stop(); }
+
+  /// Waits until stdout has a line matching `pattern`; returns its first group.
+  std::string WaitFor(const std::string& pattern) {
+    std::regex re(pattern);
+    for (int i = 0; i < 300; ++i) {
+      std::smatch m;
+      std::string out = ReadFile(out_);
+      if (std::regex_search(out, m, re)) return m[1];
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        ADD_FAILURE() << "exited before printing " << pattern << ": " << ReadFile(err_);
+        return "";
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ADD_FAILURE() << "no line matching " << pattern << " in 15 s: " << ReadFile(err_);
+    return "";
+  }
+
+  /// SIGTERM, then the exit status (-1 if it died of a signal).
+  int Stop() {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string err() const { return ReadFile(err_); }
+
+ private:
+  fs::path out_, err_;
+  pid_t pid_ = -1;
+};
+
+struct Http {
+  int status = 0;
+  std::string body;
+  int curl_rc = 0;
+};
+
+class ServeCli : public testing::Test {
+ protected:
+  void SetUp() override { dir_ = FreshTestDir("floe_serve_"); }
+  void TearDown() override {
+    servers_.clear();
+    RemoveTestDirIfPassed(dir_);
+  }
+
+  RunResult Sh(const std::string& cmd) { return RunIn(dir_, cmd); }
+  RunResult Floe(const std::string& args) { return Sh(Shell(FLOE_BIN) + " " + args); }
+
+  /// Starts `floe serve` over the hadoop warehouse ./wh; returns its base URL.
+  std::string Serve(const std::string& extra = "", const std::string& env = "") {
+    servers_.push_back(std::make_unique<Background>(
+        dir_, "serve" + std::to_string(servers_.size()),
+        env + Shell(FLOE_BIN) + " serve --catalog warehouse=" + Shell((dir_ / "wh").string()) +
+            " --listen 127.0.0.1:0 " + extra));
+    std::string port =
+        servers_.back()->WaitFor(R"re(floe serve: listening on http://127\.0\.0\.1:(\d+))re");
+    return "http://127.0.0.1:" + port;
+  }
+
+  Http Curl(const std::string& method, const std::string& url, const std::string& body = "",
+            const std::string& headers = "") {
+    std::string cmd = "curl -s -o .body -w '%{http_code}' -X " + method + " " + headers;
+    if (method == "HEAD") cmd = "curl -s -o .body -w '%{http_code}' -I " + headers;
+    if (!body.empty()) cmd += " -H 'Content-Type: application/json' --data-binary " + Shell(body);
+    RunResult r = Sh(cmd + " " + Shell(url));
+    Http h;
+    h.curl_rc = r.rc;
+    h.status = std::atoi(r.out.c_str());
+    h.body = ReadFile(dir_ / ".body");
+    return h;
+  }
+
+  fs::path dir_;
+  std::vector<std::unique_ptr<Background>> servers_;
+};
+
+constexpr const char* kSchema =
+    R"({"type":"struct","fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"s","required":false,"type":"string"}]})";
+
+std::string CreateTableBody(const std::string& name) {
+  return R"({"name":")" + name + R"(","schema":)" + kSchema + "}";
+}
+
+TEST_F(ServeCli, IcebergJsThroughTheValidatingProxyFindsNoViolation) {
+  std::string url = Serve();
+  int port = FreePort();
+  Background proxy(dir_, "proxy",
+                   Interop("rest_validating_proxy.mjs") + " " + std::to_string(port) + " " + url);
+  ASSERT_FALSE(proxy.WaitFor(R"re((oas-proxy) )re").empty());
+  std::string client = "FLOE_SHARED=" + Shell(SharedDir()) + " node " +
+                       Shell(std::string(FLOE_SOURCE_DIR) + "/tests/cli/serve_iceberg_js.mjs") +
+                       " http://127.0.0.1:" + std::to_string(port);
+  const std::string expected =
+      "list-empty: []\n"
+      "list: [{\"namespace\":[\"sales\"]}]\n"
+      "list-children: [{\"namespace\":[\"sales\",\"eu\"]}]\n"
+      "exists: true\nexists-missing: false\nload-namespace: true\n"
+      "create: {\"format\":2,\"fields\":[\"id\",\"amount\",\"at\"]}\n"
+      "load: {\"uuid\":true,\"owner\":\"test\"}\n"
+      "list-tables: [{\"namespace\":[\"sales\",\"eu\"],\"name\":\"orders\"}]\n"
+      "table-exists: true\n"
+      "commit: {\"stage\":\"two\",\"location\":true}\n"
+      "create-again: 409\nafter-drop: []\ndrop-non-empty: 409\nlist-end: []\n";
+  // Without a prefix (/v1/namespaces) and with one (/v1/wh/namespaces).
+  for (std::string args : {"", " wh"}) {
+    RunResult r = Sh(client + args);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out, expected) << "prefix:" << args;
+  }
+  Http v = Curl("GET", "http://127.0.0.1:" + std::to_string(port) + "/__oas/violations");
+  EXPECT_NE(v.body.find("\"violations\":[]"), std::string::npos) << v.body;
+  EXPECT_EQ(v.body.find("\"exchanges\":0"), std::string::npos) << v.body;
+  EXPECT_EQ(servers_[0]->Stop(), 0) << "SIGTERM stops cleanly: " << servers_[0]->err();
+}
+
+TEST_F(ServeCli, ErrorPathsAnswerTheSpecsErrorModel) {
+  std::string v1 = Serve() + "/v1";
+  Http h = Curl("GET", v1 + "/config");
+  EXPECT_EQ(h.status, 200);
+  EXPECT_NE(h.body.find("\"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}\""),
+            std::string::npos)
+      << h.body;
+  EXPECT_EQ(h.body.find("views"), std::string::npos) << "unsupported routes are not advertised";
+
+  h = Curl("GET", v1 + "/namespaces/db");
+  EXPECT_EQ(h.status, 404);
+  EXPECT_NE(h.body.find(R"("type":"NoSuchNamespaceException","code":404)"), std::string::npos)
+      << h.body;
+  EXPECT_EQ(Curl("HEAD", v1 + "/namespaces/db").status, 404);
+  EXPECT_EQ(Curl("POST", v1 + "/namespaces", R"({"namespace":["db"]})").status, 200);
+  h = Curl("POST", v1 + "/namespaces", R"({"namespace":["db"]})");
+  EXPECT_EQ(h.status, 409);
+  EXPECT_NE(h.body.find("AlreadyExistsException"), std::string::npos) << h.body;
+  EXPECT_EQ(Curl("HEAD", v1 + "/namespaces/db").status, 204);
+  h = Curl("POST", v1 + "/namespaces", R"({"namespace":["a/../b"]})");
+  EXPECT_EQ(h.status, 400) << h.body;
+
+  h = Curl("GET", v1 + "/namespaces/db/tables/t");
+  EXPECT_EQ(h.status, 404);
+  EXPECT_NE(h.body.find("NoSuchTableException"), std::string::npos) << h.body;
+  h = Curl("GET", v1 + "/namespaces/nope/tables");
+  EXPECT_EQ(h.status, 404);
+  EXPECT_NE(h.body.find("NoSuchNamespaceException"), std::string::npos) << h.body;
+  h = Curl("POST", v1 + "/namespaces/db/tables",
+           R"({"name":"t","stage-create":true,"schema":)" + std::string(kSchema) + "}");
+  EXPECT_EQ(h.status, 400);
+  EXPECT_NE(h.body.find("stage-create"), std::string::npos) << h.body;
+  ASSERT_EQ(Curl("POST", v1 + "/namespaces/db/tables", CreateTableBody("t")).status, 200);
+  h = Curl("POST", v1 + "/namespaces/db/tables", CreateTableBody("t"));
+  EXPECT_EQ(h.status, 409);
+  EXPECT_NE(h.body.find("AlreadyExistsException"), std::string::npos) << h.body;
+  EXPECT_EQ(Curl("HEAD", v1 + "/namespaces/db/tables/t").status, 204);
+
+  // Commits: unknown action 400, stale requirement 409, good 200.
+  h = Curl("POST", v1 + "/namespaces/db/tables/t",
+           R"({"requirements":[],"updates":[{"action":"explode"}]})");
+  EXPECT_EQ(h.status, 400);
+  EXPECT_NE(h.body.find("unknown update action 'explode'"), std::string::npos) << h.body;
+  const std::string set_a =
+      R"({"requirements":[{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":null}],"updates":[{"action":"set-properties","updates":{"a":"1"}}]})";
+  h = Curl("POST", v1 + "/namespaces/db/tables/t", set_a);
+  EXPECT_EQ(h.status, 200) << h.body;
+  EXPECT_NE(h.body.find("\"metadata-location\""), std::string::npos);
+  h = Curl(
+      "POST", v1 + "/namespaces/db/tables/t",
+      R"({"requirements":[{"type":"assert-current-schema-id","current-schema-id":3}],"updates":[]})");
+  EXPECT_EQ(h.status, 409);
+  EXPECT_NE(h.body.find(R"("type":"CommitFailedException")"), std::string::npos) << h.body;
+  EXPECT_NE(h.body.find("expected 3, found 0"), std::string::npos) << h.body;
+  h = Curl("POST", v1 + "/namespaces/db/tables/gone", set_a);
+  EXPECT_EQ(h.status, 404);
+
+  EXPECT_EQ(
+      Curl("POST", v1 + "/namespaces/db/tables/t/metrics", R"({"report-type":"commit-report"})")
+          .status,
+      204);
+  h = Curl("GET", v1 + "/namespaces/db/views");
+  EXPECT_EQ(h.status, 406);
+  EXPECT_NE(h.body.find("UnsupportedOperationException"), std::string::npos) << h.body;
+  EXPECT_EQ(
+      Curl("POST", v1 + "/namespaces/db/properties", R"({"updates":{"k":"v"},"removals":["k"]})")
+          .status,
+      422);
+
+  // The hadoop catalog cannot rename (as Java's HadoopCatalog): the
+  // backend's refusal is a 406 naming it; an unknown source is still 404.
+  h = Curl(
+      "POST", v1 + "/tables/rename",
+      R"({"source":{"namespace":["db"],"name":"t"},"destination":{"namespace":["db"],"name":"u"}})");
+  EXPECT_EQ(h.status, 406);
+  EXPECT_NE(h.body.find("UnsupportedOperationException"), std::string::npos) << h.body;
+  h = Curl("DELETE", v1 + "/namespaces/db");
+  EXPECT_EQ(h.status, 409);
+  EXPECT_NE(h.body.find("NamespaceNotEmptyException"), std::string::npos) << h.body;
+  EXPECT_EQ(Curl("DELETE", v1 + "/namespaces/db/tables/t?purgeRequested=true").status, 204);
+  EXPECT_FALSE(fs::exists(dir_ / "wh/db/t"));
+  EXPECT_EQ(Curl("DELETE", v1 + "/namespaces/db/tables/t").status, 404);
+  EXPECT_EQ(Curl("DELETE", v1 + "/namespaces/db").status, 204);
+}
+
+TEST_F(ServeCli, BearerTokensAndTheOAuthTokenEndpoint) {
+  WriteFile(dir_ / "tokens", "static-token-1\n");
+  WriteFile(dir_ / "clients", "spark:s3cret\n");
+  std::string base = Serve("--token-file tokens --credentials-file clients");
+  std::string v1 = base + "/v1";
+  Http h = Curl("GET", v1 + "/config");
+  EXPECT_EQ(h.status, 401);
+  EXPECT_NE(h.body.find("NotAuthorizedException"), std::string::npos) << h.body;
+  EXPECT_EQ(Curl("GET", v1 + "/namespaces", "", "-H 'Authorization: Bearer wrong'").status, 401);
+  EXPECT_EQ(Curl("GET", v1 + "/namespaces", "", "-H 'Authorization: Bearer static-token-1'").status,
+            200);
+
+  auto token = [&](const std::string& form) {
+    RunResult r = Sh("curl -s -o .body -w '%{http_code}' -X POST --data " + Shell(form) + " " +
+                     Shell(v1 + "/oauth/tokens"));
+    return std::make_pair(std::atoi(r.out.c_str()), ReadFile(dir_ / ".body"));
+  };
+  auto bad =
+      token("grant_type=client_credentials&client_id=spark&client_secret=nope&scope=catalog");
+  EXPECT_EQ(bad.first, 401);
+  EXPECT_NE(bad.second.find("invalid_client"), std::string::npos) << bad.second;
+  EXPECT_EQ(token("grant_type=password&client_id=spark&client_secret=s3cret").first, 400);
+  auto good =
+      token("grant_type=client_credentials&client_id=spark&client_secret=s3cret&scope=catalog");
+  ASSERT_EQ(good.first, 200) << good.second;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(good.second, m, std::regex(R"re("access_token":"([0-9a-f]+)")re")))
+      << good.second;
+  EXPECT_NE(good.second.find(R"("token_type":"bearer")"), std::string::npos);
+  EXPECT_NE(good.second.find(R"("expires_in":3600)"), std::string::npos);
+  h = Curl("POST", v1 + "/namespaces", R"({"namespace":["db"]})",
+           "-H " + Shell("Authorization: Bearer " + m[1].str()));
+  EXPECT_EQ(h.status, 200) << h.body;
+}
+
+TEST_F(ServeCli, PagingWalksEveryNamespaceAndTableOnce) {
+  std::string v1 = Serve() + "/v1";
+  for (std::string ns : {"e", "a", "d", "c", "b"}) {
+    ASSERT_EQ(Curl("POST", v1 + "/namespaces", R"({"namespace":[")" + ns + R"("]})").status, 200);
+  }
+  for (std::string t : {"t3", "t1", "t2"})
+    ASSERT_EQ(Curl("POST", v1 + "/namespaces/a/tables", CreateTableBody(t)).status, 200);
+  std::vector<std::string> pages;
+  std::string token;
+  for (int i = 0; i < 10; ++i) {
+    Http h = Curl("GET", v1 + "/namespaces?pageSize=2&pageToken=" + token);
+    ASSERT_EQ(h.status, 200) << h.body;
+    pages.push_back(h.body);
+    std::smatch m;
+    if (!std::regex_search(h.body, m, std::regex(R"re("next-page-token":"([^"]*)")re"))) break;
+    token = m[1];
+  }
+  ASSERT_EQ(pages.size(), 3u);
+  EXPECT_EQ(pages[0], R"({"namespaces":[["a"],["b"]],"next-page-token":"b"})");
+  EXPECT_EQ(pages[1], R"({"namespaces":[["c"],["d"]],"next-page-token":"d"})");
+  EXPECT_EQ(pages[2], R"({"namespaces":[["e"]],"next-page-token":null})");
+  EXPECT_EQ(Curl("GET", v1 + "/namespaces").body,
+            R"({"namespaces":[["a"],["b"],["c"],["d"],["e"]],"next-page-token":null})");
+  Http t = Curl("GET", v1 + "/namespaces/a/tables?pageToken=&pageSize=2");
+  EXPECT_NE(t.body.find(R"("name":"t1"},{"namespace":["a"],"name":"t2"}],"next-page-token":"t2")"),
+            std::string::npos)
+      << t.body;
+  t = Curl("GET", v1 + "/namespaces/a/tables?pageToken=t2&pageSize=2");
+  EXPECT_EQ(t.body, R"({"identifiers":[{"namespace":["a"],"name":"t3"}],"next-page-token":null})");
+  EXPECT_EQ(Curl("GET", v1 + "/namespaces?pageToken=&pageSize=0").status, 400);
+  // A nested namespace through `parent` with the 0x1F separator.
+  ASSERT_EQ(Curl("POST", v1 + "/namespaces", R"({"namespace":["a","x"]})").status, 200);
+  ASSERT_EQ(Curl("POST", v1 + "/namespaces", R"({"namespace":["a","x","y"]})").status, 200);
+  EXPECT_EQ(Curl("GET", v1 + "/namespaces?parent=a%1Fx").body,
+            R"({"namespaces":[["a","x","y"]],"next-page-token":null})");
+  EXPECT_EQ(Curl("HEAD", v1 + "/namespaces/a%1Fx%1Fy").status, 204);
+}
+
+TEST_F(ServeCli, ConcurrentCommitsFromTwoServersApplyEachOnceOrAnswer409) {
+  std::string a = Serve() + "/v1";
+  std::string b = Serve() + "/v1";
+  ASSERT_EQ(Curl("POST", a + "/namespaces", R"({"namespace":["db"]})").status, 200);
+  ASSERT_EQ(Curl("POST", a + "/namespaces/db/tables", CreateTableBody("t")).status, 200);
+  // Two clients per server, 8 commits each, each setting its own key; the
+  // servers race on the warehouse's compare-and-swap.
+  std::vector<std::string> loops;
+  for (int c = 0; c < 4; ++c) {
+    std::string url = (c % 2 ? a : b) + "/namespaces/db/tables/t";
+    std::string loop =
+        "for i in 1 2 3 4 5 6 7 8; do curl -s -o /dev/null -w '%{http_code} c" + std::to_string(c) +
+        "_'$i'\\n' -X POST -H 'Content-Type: application/json' --data-binary " +
+        "'{\"requirements\":[],\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"c" +
+        std::to_string(c) + "_'$i'\":\"x\"}}]}' " + Shell(url) + "; done";
+    loops.push_back(loop);
+  }
+  std::string all;
+  for (const auto& l : loops)
+    all += "(" + l + ") > codes" + std::to_string(&l - loops.data()) + " & ";
+  RunResult r = Sh("( " + all + "wait; cat codes* )");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  int ok = 0, conflicts = 0;
+  std::vector<std::string> applied;
+  std::stringstream ss(r.out);
+  for (std::string line; std::getline(ss, line);) {
+    if (line.starts_with("200 ")) {
+      ++ok;
+      applied.push_back(line.substr(4));
+    } else if (line.starts_with("409 ")) {
+      ++conflicts;
+    } else {
+      ADD_FAILURE() << "unexpected answer: " << line;
+    }
+  }
+  EXPECT_EQ(ok + conflicts, 32);
+  Http t = Curl("GET", a + "/namespaces/db/tables/t");
+  for (const auto& key : applied)
+    EXPECT_NE(t.body.find("\"" + key + "\":\"x\""), std::string::npos) << key;
+  // Exactly once: one metadata version per successful commit, after v1.
+  int versions = 0;
+  for (const auto& e : fs::directory_iterator(dir_ / "wh/db/t/metadata"))
+    versions += e.path().string().ends_with(".metadata.json");
+  EXPECT_EQ(versions, 1 + ok);
+  EXPECT_GT(ok, 0);
+}
+
+TEST_F(ServeCli, TableWrittenByFloeLoadsThroughTheServerAndVerifyTableReadsItsMetadata) {
+  WriteFile(dir_ / "in.jsonl", "{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"b\"}\n");
+  RunResult w = Floe(
+      "write --table db.t --catalog warehouse=./wh --schema 'id BIGINT NOT NULL, s STRING' --input "
+      "in.jsonl");
+  ASSERT_EQ(w.rc, 0) << w.err;
+  std::string v1 = Serve() + "/v1";
+  Http h = Curl("GET", v1 + "/namespaces/db/tables/t");
+  ASSERT_EQ(h.status, 200) << h.body;
+  size_t at = h.body.find("\"metadata\":");
+  size_t end = h.body.rfind(",\"config\":");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  // The served metadata, as a file verify_table.mjs reads on its own.
+  fs::path served = dir_ / "wh/db/t/metadata/served.metadata.json";
+  WriteFile(served, h.body.substr(at + 11, end - at - 11));
+  RunResult v = Sh(Interop("verify_table.mjs") + " " + Shell(served.string()) + " --strict");
+  ASSERT_EQ(v.rc, 0) << v.err;
+  EXPECT_EQ(v.out, "{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"b\"}\n");
+}
+
+TEST_F(ServeCli, FaultSwitchAppliesTheCommitThenFailsTheReply) {
+  std::string v1 = Serve("", "env FLOE_SERVE_FAULT=commit-500:1 ") + "/v1";
+  ASSERT_EQ(Curl("POST", v1 + "/namespaces", R"({"namespace":["db"]})").status, 200);
+  ASSERT_EQ(Curl("POST", v1 + "/namespaces/db/tables", CreateTableBody("t")).status, 200);
+  const std::string commit =
+      R"({"requirements":[],"updates":[{"action":"set-properties","updates":{"k":"v"}}]})";
+  Http h = Curl("POST", v1 + "/namespaces/db/tables/t", commit);
+  EXPECT_EQ(h.status, 500);
+  EXPECT_NE(h.body.find("CommitStateUnknownException"), std::string::npos) << h.body;
+  EXPECT_TRUE(fs::exists(dir_ / "wh/db/t/metadata/v2.metadata.json")) << "the commit landed";
+  EXPECT_EQ(Curl("POST", v1 + "/namespaces/db/tables/t", commit).status, 200)
+      << "only the first commit fails";
+
+  std::string v1b = Serve("", "env FLOE_SERVE_FAULT=commit-drop-reply:2 ") + "/v1";
+  EXPECT_EQ(Curl("POST", v1b + "/namespaces/db/tables/t", commit).status, 200);
+  h = Curl("POST", v1b + "/namespaces/db/tables/t", commit);
+  EXPECT_EQ(h.status, 0) << "no reply at all";
+  EXPECT_EQ(h.curl_rc, 52) << "curl: empty reply from server";
+  EXPECT_TRUE(fs::exists(dir_ / "wh/db/t/metadata/v5.metadata.json"))
+      << "the dropped commit landed";
+  EXPECT_EQ(Curl("GET", v1b + "/namespaces/db/tables/t").status, 200) << "the server still answers";
+}
+
+TEST_F(ServeCli, BadArgumentsAreNamed) {
+  RunResult r = Floe("serve --listen nowhere");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--listen 'nowhere'"), std::string::npos) << r.err;
+  r = Floe("serve --listen 127.0.0.1:0 --token-file missing-file");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("--token-file missing-file"), std::string::npos) << r.err;
+  WriteFile(dir_ / "clients", "no-colon-here\n");
+  r = Floe("serve --listen 127.0.0.1:0 --credentials-file clients");
+  EXPECT_NE(r.err.find("line 1: expected CLIENT_ID:SECRET"), std::string::npos) << r.err;
+  r = Sh("FLOE_SERVE_FAULT=bogus " + Shell(FLOE_BIN) + " serve --listen 127.0.0.1:0");
+  EXPECT_NE(r.err.find("FLOE_SERVE_FAULT 'bogus'"), std::string::npos) << r.err;
+}
+
+}  // namespace
