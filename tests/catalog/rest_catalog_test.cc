@@ -9,6 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <thread>
 
@@ -338,6 +343,82 @@ TEST_F(RestCatalogTest, EndpointsListIsHonoured) {
       AllOf(IsError(ErrorKind::kUnsupported), HasErrorMessage("POST /v1/{prefix}/tables/rename")));
   json state = server_->State();
   for (const auto& r : state["requests"]) EXPECT_NE(r["method"], "HEAD");
+}
+
+}  // namespace
+}  // namespace floe::catalog
+
+namespace floe::catalog {
+namespace {
+
+// oauth2-server-uri moves the token request to another endpoint, and scope
+// is what the client asks for there.
+TEST_F(RestCatalogTest, TokenEndpointAndScopeAreTheConfiguredOnes) {
+  StartServer({"--credential", "floe-client:s3cr3t-value"});
+  const std::string endpoint = server_->direct_uri() + "/v1/oauth/tokens?via=oauth2-server-uri";
+  ASSERT_OK_AND_ASSIGN(auto c, Open({{"credential", "floe-client:s3cr3t-value"},
+                                     {"oauth2-server-uri", endpoint},
+                                     {"scope", "catalog tenant:7"}}));
+  ASSERT_OK(c->ListNamespaces({}));
+  json st = server_->State();
+  int custom = 0, other = 0;
+  for (const auto& r : st["requests"]) {
+    if (r["path"] != "/v1/oauth/tokens") continue;
+    (r["query"] == "?via=oauth2-server-uri" ? custom : other)++;
+  }
+  EXPECT_EQ(custom, 1);
+  EXPECT_EQ(other, 0);
+  ASSERT_EQ(st["tokenScopes"].size(), 1u);
+  EXPECT_EQ(st["tokenScopes"][0], "catalog tenant:7");
+
+  // The default scope is Iceberg's "catalog"; a token endpoint that does not
+  // answer is an error naming it (never the secret).
+  ASSERT_OK_AND_ASSIGN(auto d, Open({{"credential", "floe-client:s3cr3t-value"}}));
+  ASSERT_OK(d->ListNamespaces({}));
+  st = server_->State();
+  EXPECT_EQ(st["tokenScopes"].back(), "catalog");
+  auto bad = Open({{"credential", "floe-client:s3cr3t-value"}, {"oauth2-server-uri", "http://127.0.0.1:1/token"}});
+  if (bad) {
+    auto listed = (*bad)->ListNamespaces({});
+    ASSERT_FALSE(listed);
+    EXPECT_THAT(listed.error().message, AllOf(HasSubstr("127.0.0.1:1/token"), Not(HasSubstr("s3cr3t"))));
+  } else {
+    EXPECT_THAT(bad.error().message, AllOf(HasSubstr("127.0.0.1:1/token"), Not(HasSubstr("s3cr3t"))));
+  }
+}
+
+// rest.client.connection-timeout-ms bounds the TCP connect: a listener
+// whose accept queue is full drops the SYN, so the connect hangs until the
+// time-out.
+TEST_F(RestCatalogTest, ConnectionTimeoutBoundsTheConnect) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 4; ++i) {  // fill the accept queue (never accepted)
+    int f = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    (void)::connect(f, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    fillers.push_back(f);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string uri = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  auto started = std::chrono::steady_clock::now();
+  auto c = OpenRestCatalog("rc", {{"uri", uri}, {"rest.client.connection-timeout-ms", "300"}});
+  auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(c);
+  EXPECT_THAT(c.error().message, HasSubstr("/v1/config")) << c.error().message;
+  EXPECT_THAT(c.error().message, HasSubstr("after 300 ms")) << c.error().message;
+  // Which limit applied: the default (10 s) would take twice this bound;
+  // 300 ms is far inside it on the slowest machine.
+  EXPECT_LT(took, std::chrono::seconds(5)) << c.error().message;
+  for (int f : fillers) ::close(f);
+  ::close(listener);
 }
 
 }  // namespace

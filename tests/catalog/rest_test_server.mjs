@@ -36,6 +36,7 @@ const state = {
   tokensIssued: 0, unauthorized: 0, commits: 0, busy: 0,
   commitFault: null, faultCount: 0, slowMs: 3000, tokenTtl: 3600,
   requests: [],
+  tokenScopes: [],
   config: {
     defaults: { 'clients': '2' },
     overrides: { prefix },
@@ -241,6 +242,7 @@ function checkAuth(req) {
 
 function issueToken(body, res) {
   const form = new URLSearchParams(body)
+  state.tokenScopes.push(form.get('scope'))
   const [id, secret] = (args.credential ?? ':').split(':')
   if (form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== id || form.get('client_secret') !== secret) {
     res.writeHead(401, { 'Content-Type': 'application/json' })
@@ -299,7 +301,7 @@ async function commit(req, res, t, body) {
 async function route(req, res, url, body) {
   const q = url.searchParams
   if (url.pathname === '/__state') {
-    return send(res, 200, { tokensIssued: state.tokensIssued, unauthorized: state.unauthorized, commits: state.commits, requests: state.requests })
+    return send(res, 200, { tokensIssued: state.tokensIssued, unauthorized: state.unauthorized, commits: state.commits, requests: state.requests, tokenScopes: state.tokenScopes })
   }
   if (url.pathname === '/__control' && req.method === 'POST') {
     const c = JSON.parse(body || '{}')

@@ -128,6 +128,15 @@ const std::map<std::string, std::string>& EffectTests() {
       {"jdbc.password", "SqlCatalogPostgresTest.UserAndPasswordAuthenticate"},
       {"jdbc.schema-version", "SqlCatalogTest.UsesAHandMadeV0Catalog"},
       {"jdbc.init-catalog-tables", "SqlCatalogTest.OptionsAreChecked"},
+      {"credential", "RestCatalogTest.CredentialTokenIsRefreshedBeforeItExpires"},
+      {"token", "RestCatalogTest.SecretsStayOutOfErrors"},
+      {"oauth2-server-uri", "RestCatalogTest.TokenEndpointAndScopeAreTheConfiguredOnes"},
+      {"scope", "RestCatalogTest.TokenEndpointAndScopeAreTheConfiguredOnes"},
+      {"token-refresh-enabled", "RestCatalogTest.ExpiredTokenIsRetriedOnceAfter401"},
+      {"header.", "RestCatalogTest.SecretsStayOutOfErrors"},
+      {"rest-page-size", "RestCatalogTest.ListsFollowPagesAcrossThreeRequests"},
+      {"rest.client.connection-timeout-ms", "RestCatalogTest.ConnectionTimeoutBoundsTheConnect"},
+      {"rest.client.socket-timeout-ms", "RestCatalogTest.CommitStateUnknownWhenTheAnswerIsLost"},
   };
   return kTests;
 }
