@@ -17,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -442,6 +443,85 @@ TEST_F(ServeCli, BadArgumentsAreNamed) {
   EXPECT_NE(r.err.find("line 1: expected CLIENT_ID:SECRET"), std::string::npos) << r.err;
   r = Sh("FLOE_SERVE_FAULT=bogus " + Shell(FLOE_BIN) + " serve --listen 127.0.0.1:0");
   EXPECT_NE(r.err.find("FLOE_SERVE_FAULT 'bogus'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+std::string SortedLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l + "\n");
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const auto& l : lines) out += l;
+  return out;
+}
+
+// floe's own REST client drives `floe serve` through the validating proxy:
+// writes (creating the namespace's table, appending, a branch), a scan,
+// expire, and a write made directly to the warehouse by another process,
+// which the server must answer at once (it serves the current table, never
+// a cached one). verify_table.mjs reads the table the server's last answer
+// names, and the proxy saw no violation.
+TEST_F(ServeCli, FloesRestClientWritesThroughTheServerAndSeesOtherWriters) {
+  std::string url = Serve();
+  int port = FreePort();
+  Background proxy(dir_, "proxy",
+                   Interop("rest_validating_proxy.mjs") + " " + std::to_string(port) + " " + url);
+  ASSERT_FALSE(proxy.WaitFor(R"re((oas-proxy) )re").empty());
+  const std::string rest = "--catalog catalog-type=rest --catalog uri=http://127.0.0.1:" + std::to_string(port);
+  const std::string direct = "--catalog warehouse=./wh";
+  ASSERT_EQ(Floe("create-namespace db " + rest).rc, 0);
+  WriteFile(dir_ / "a.jsonl", "{\"id\":1,\"s\":\"a\"}\n");
+  WriteFile(dir_ / "b.jsonl", "{\"id\":2,\"s\":\"b\"}\n");
+  WriteFile(dir_ / "c.jsonl", "{\"id\":3,\"s\":\"c\"}\n");
+  const std::string schema = " --schema 'id BIGINT NOT NULL, s STRING'";
+  RunResult w = Floe("write --table db.t --input a.jsonl" + schema + " " + rest);
+  ASSERT_EQ(w.rc, 0) << w.err;
+  RunResult scan1 = Floe("scan --table db.t " + rest);
+  ASSERT_EQ(scan1.rc, 0) << scan1.err;
+  // Another process writes to the warehouse directly, not through the server.
+  w = Floe("write --table db.t --input b.jsonl " + direct);
+  ASSERT_EQ(w.rc, 0) << w.err;
+  RunResult scan2 = Floe("scan --table db.t " + rest);
+  ASSERT_EQ(scan2.rc, 0) << scan2.err;
+  EXPECT_EQ(SortedLines(scan2.out), "{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"b\"}\n")
+      << "the server answered a stale table";
+  // And a commit through the server builds on it.
+  w = Floe("write --table db.t --input c.jsonl " + rest);
+  ASSERT_EQ(w.rc, 0) << w.err;
+  ASSERT_EQ(Floe("tag --table db.t v1 " + rest).rc, 0);
+  RunResult snaps = Floe("snapshots db.t " + rest);
+  ASSERT_EQ(snaps.rc, 0) << snaps.err;
+  EXPECT_EQ(std::count(snaps.out.begin(), snaps.out.end(), '\n'), 3) << snaps.out;
+  RunResult tables = Floe("tables " + rest);
+  EXPECT_EQ(tables.out, "db.t\n") << tables.err;
+  RunResult describe = Floe("describe db.t " + rest);
+  ASSERT_EQ(describe.rc, 0) << describe.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(describe.out, m, std::regex(R"re("metadata-location": "([^"]+)")re")))
+      << describe.out;
+  std::string metadata = m[1];
+  if (metadata.starts_with("file:")) metadata = metadata.substr(5);
+  RunResult v = Sh(Interop("verify_table.mjs") + " " + Shell(metadata) + " --strict");
+  ASSERT_EQ(v.rc, 0) << v.err;
+  EXPECT_EQ(SortedLines(v.out), "{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"b\"}\n{\"id\":3,\"s\":\"c\"}\n");
+  Http violations = Curl("GET", "http://127.0.0.1:" + std::to_string(port) + "/__oas/violations");
+  EXPECT_NE(violations.body.find("\"violations\":[]"), std::string::npos) << violations.body;
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(ServeCli, CacheOptionsAreRefusedBecauseTheServerNeverCaches) {
+  for (const char* opt : {"cache-enabled=true", "cache.expiration-interval-ms=1000"}) {
+    RunResult r = Floe(std::string("serve --catalog warehouse=./wh --listen 127.0.0.1:0 --catalog ") + opt);
+    EXPECT_EQ(r.rc, 2) << opt << r.err;
+    EXPECT_NE(r.err.find("floe serve never caches tables"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -67,6 +67,18 @@ Status RunServe(const ServeArgs& a) {
       !st) {
     return UsageError(st.error().message);
   }
+  // A server answers every request with the table as the catalog has it
+  // now (RefreshTable): its clients keep their own caches, and a cached
+  // answer here would hide other writers' commits from all of them.
+  for (const auto& key : {config::keys::kCacheEnabled.name, config::keys::kCacheExpirationIntervalMs.name}) {
+    if (o.catalog_options.contains(std::string(key))) {
+      return UsageError(fmt::format(
+          "--catalog {}: floe serve never caches tables (it answers every request from the catalog, so "
+          "that no client sees a stale table); set the cache options on the clients",
+          key));
+    }
+  }
+  o.catalog_options[std::string(config::keys::kCacheEnabled.name)] = "false";
   FLOE_ASSIGN_OR_RETURN(auto hostport, ParseListen(a.listen));
   if (!a.token_file.empty()) {
     FLOE_ASSIGN_OR_RETURN(o.static_tokens, Lines(a.token_file, "--token-file"));

@@ -702,7 +702,7 @@ class RestService::Call {
 
   Result<HttpResponse> LoadTable(const TableIdentifier& id) {
     FLOE_ASSIGN_OR_RETURN(Lease c, s_->Borrow());
-    FLOE_ASSIGN_OR_RETURN(auto t, c->LoadTable(id));
+    FLOE_ASSIGN_OR_RETURN(auto t, c->RefreshTable(id));
     FLOE_ASSIGN_OR_RETURN(Json j, LoadResult(t));
     return JsonResponse(200, j);
   }
@@ -800,7 +800,7 @@ class RestService::Call {
     std::lock_guard guard(*lock);
     Error last{ErrorKind::kCommitFailed, "", true};
     for (int attempt = 0; attempt < std::max(1, s_->options_.commit_attempts); ++attempt) {
-      FLOE_ASSIGN_OR_RETURN(catalog::LoadedTable current, c->LoadTable(id));
+      FLOE_ASSIGN_OR_RETURN(catalog::LoadedTable current, c->RefreshTable(id));
       FLOE_RETURN_IF_ERROR(iceberg::CheckRequirements(changes.requirements, &current.metadata));
       auto updated = iceberg::ApplyUpdates(current.metadata, changes.updates);
       if (!updated) {
