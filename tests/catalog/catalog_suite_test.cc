@@ -8,6 +8,13 @@
 
 #include <filesystem>
 #include <functional>
+#include <regex>
+#include <thread>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/commit_retry.h"
@@ -39,6 +46,70 @@ struct Backend {
 
 void PrintTo(const Backend& b, std::ostream* os) { *os << b.name; }
 
+// `floe serve` processes started by the rest-over-X backends of the running
+// test; stopped (SIGTERM, then waited for) by the fixture's TearDown.
+std::vector<pid_t>& Servers() {
+  static std::vector<pid_t> servers;
+  return servers;
+}
+
+void StopServers() {
+  for (pid_t pid : Servers()) {
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+  }
+  Servers().clear();
+}
+
+// Starts `floe serve` over the catalog `backend` (its options), with
+// `env` (NAME=VALUE, e.g. a FLOE_SERVE_FAULT) set; returns the REST catalog
+// options of a client.
+Result<Options> Serve(const fs::path& dir, const Options& backend, const std::string& env = "") {
+  const std::string out = (dir / "serve.out").string();
+  std::vector<std::string> args = {FLOE_BINARY_DIR "/floe", "serve", "--listen", "127.0.0.1:0"};
+  for (const auto& [k, v] : backend) {
+    args.push_back("--catalog");
+    args.push_back(k + "=" + v);
+  }
+  pid_t pid = ::fork();
+  if (pid < 0) return IoError("fork failed");
+  if (pid == 0) {
+    int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    if (!env.empty()) ::putenv(const_cast<char*>(env.c_str()));
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  Servers().push_back(pid);
+  const std::regex listening(R"re(listening on (http://127\.0\.0\.1:\d+))re");
+  for (int i = 0; i < 400; ++i) {
+    std::smatch m;
+    std::string text = test::ReadFile(out);
+    if (std::regex_search(text, m, listening)) return Options{{"catalog-type", "rest"}, {"uri", m[1]}};
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      Servers().pop_back();
+      return IoError("floe serve exited before listening: {}", text);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return IoError("floe serve did not print its address in 10 s");
+}
+
+Options Sqlite(const fs::path& dir) {
+  return Options{{"catalog-type", "sql"},
+                 {"uri", "jdbc:sqlite:file:" + (dir / "catalog.db").string()},
+                 {"warehouse", (dir / "wh").string()}};
+}
+Result<Options> Postgres(const fs::path& dir) {
+  FLOE_ASSIGN_OR_RETURN(std::string uri, test::FreshPostgresDatabase());
+  return Options{{"catalog-type", "sql"}, {"uri", uri}, {"jdbc.user", "postgres"}, {"warehouse", (dir / "wh").string()}};
+}
+
 std::vector<Backend> Backends() {
   return {
       {"hadoop",
@@ -60,6 +131,20 @@ std::vector<Backend> Backends() {
                         {"jdbc.user", "postgres"},
                         {"warehouse", (dir / "wh").string()}};
        }},
+      // REST over each backend: the same cases through floe's REST client
+      // and floe serve. Over hadoop the server answers 406 where the hadoop
+      // catalog cannot act, which the client reports as kUnsupported.
+      {"rest_over_hadoop",
+       [](const fs::path& dir) -> Result<Options> {
+         return Serve(dir, Options{{"warehouse", (dir / "wh").string()}});
+       },
+       false, false, false},
+      {"rest_over_sqlite", [](const fs::path& dir) -> Result<Options> { return Serve(dir, Sqlite(dir)); }},
+      {"rest_over_postgres",
+       [](const fs::path& dir) -> Result<Options> {
+         FLOE_ASSIGN_OR_RETURN(Options pg, Postgres(dir));
+         return Serve(dir, pg);
+       }},
   };
 }
 
@@ -72,6 +157,7 @@ class CatalogSuite : public ::testing::TestWithParam<Backend> {
   }
   void TearDown() override {
     catalog_.reset();
+    StopServers();
     test::RemoveTestDirIfPassed(dir_);
   }
 
@@ -256,29 +342,61 @@ TEST_P(CatalogSuite, Register) {
 
 // Two commits from one base: the second loses, the table shows the first,
 // and the loser's metadata file is gone.
+// `m` with one more snapshot on main (its manifest list is never read by a
+// catalog, so none is written).
+iceberg::TableMetadata Appended(const iceberg::TableMetadata& base) {
+  iceberg::TableMetadata m = base;
+  iceberg::Snapshot s;
+  s.snapshot_id = iceberg::NewSnapshotId();
+  if (m.current_snapshot_id) s.parent_snapshot_id = m.current_snapshot_id;
+  s.sequence_number = m.last_sequence_number + 1;
+  s.timestamp_ms = iceberg::NowMillis();
+  s.manifest_list = m.location + "/metadata/snap-" + std::to_string(s.snapshot_id) + ".avro";
+  s.operation = iceberg::SnapshotOperation::kAppend;
+  s.schema_id = m.current_schema_id;
+  Status st = iceberg::AddSnapshot(&m, s, s.timestamp_ms);
+  EXPECT_TRUE(st) << st.error().ToString();
+  return m;
+}
+
+// Two appends from one base: the second loses (kCommitFailed, so the caller
+// reloads and re-applies) and the table shows the first. Every catalog
+// refuses it: a version swap (hadoop, sql) or the assert-ref-snapshot-id
+// requirement of the commit (rest).
 TEST_P(CatalogSuite, CommitConflict) {
   ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
   ASSERT_OK_AND_ASSIGN(auto base, catalog_->CreateTable(Id("db.t"), Def()));
-  ASSERT_OK_AND_ASSIGN(
-      auto first,
-      catalog_->CommitTable(base, *iceberg::UpdateProperties(base.metadata, {{"k", "1"}}, {})));
+  ASSERT_OK_AND_ASSIGN(auto first, catalog_->CommitTable(base, Appended(base.metadata)));
   EXPECT_NE(first.metadata_location, base.metadata_location);
   ASSERT_EQ(first.metadata.metadata_log.size(), 1u);
   EXPECT_EQ(first.metadata.metadata_log[0].metadata_file.substr(
                 first.metadata.metadata_log[0].metadata_file.rfind('/')),
             base.metadata_location.substr(base.metadata_location.rfind('/')));
-  auto second =
-      catalog_->CommitTable(base, *iceberg::UpdateProperties(base.metadata, {{"k", "2"}}, {}));
+  auto second = catalog_->CommitTable(base, Appended(base.metadata));
   EXPECT_THAT(second, IsError(ErrorKind::kCommitFailed));
-  ASSERT_OK_AND_ASSIGN(auto now, catalog_->LoadTable(Id("db.t")));
-  EXPECT_EQ(now.metadata.properties.at("k"), "1");
+  ASSERT_OK_AND_ASSIGN(auto now, catalog_->RefreshTable(Id("db.t")));
+  EXPECT_EQ(now.metadata.current_snapshot_id, first.metadata.current_snapshot_id);
   EXPECT_EQ(now.metadata_location, first.metadata_location);
   EXPECT_EQ(MetadataFiles(now), 2);
-  // A commit on a dropped table fails too.
+  // Changes that touch no ref: a version swap refuses a stale base, while a
+  // REST commit asserts only what the change depends on (the table's uuid),
+  // so the server applies it on top of the current version (the REST spec's
+  // requirements; Java's REST client sends the same).
+  auto props = catalog_->CommitTable(base, *iceberg::UpdateProperties(base.metadata, {{"k", "2"}}, {}));
+  if (GetParam().name.starts_with("rest")) {
+    ASSERT_OK(props);
+    EXPECT_EQ(props->metadata.current_snapshot_id, first.metadata.current_snapshot_id) << "the append stays";
+    EXPECT_EQ(props->metadata.properties.at("k"), "2");
+  } else {
+    EXPECT_THAT(props, IsError(ErrorKind::kCommitFailed));
+  }
+  // A commit on a dropped table fails (rest: the table is not found).
+  ASSERT_OK_AND_ASSIGN(now, catalog_->RefreshTable(Id("db.t")));
   ASSERT_OK(catalog_->DropTable(Id("db.t"), false));
-  EXPECT_THAT(
-      catalog_->CommitTable(now, *iceberg::UpdateProperties(now.metadata, {{"k", "3"}}, {})),
-      IsError(ErrorKind::kCommitFailed));
+  auto dropped = catalog_->CommitTable(now, Appended(now.metadata));
+  ASSERT_FALSE(dropped);
+  EXPECT_TRUE(dropped.error().kind == ErrorKind::kCommitFailed || dropped.error().kind == ErrorKind::kNotFound)
+      << dropped.error().ToString();
 }
 
 TEST_P(CatalogSuite, DropIfUnchanged) {
@@ -335,6 +453,51 @@ TEST_P(CatalogSuite, ConcurrentCommitsFromManyProcesses) {
   EXPECT_EQ(MetadataFiles(t), kProcesses * kCommits + 1);
   EXPECT_EQ(t.metadata.metadata_log.size(), static_cast<size_t>(kProcesses * kCommits));
 }
+
+// Commit state unknown, injected: a server that commits and then drops the
+// reply (FLOE_SERVE_FAULT=commit-drop-reply), over each backend of floe
+// serve. The client cannot tell, so it reports kCommitStateUnknown (never
+// kCommitFailed, which would make the caller retry or delete files), and
+// the table shows the commit. (The SQL catalog's own lost reply, a
+// connection dropped during its UPDATE, is SqlCatalogPostgresTest.)
+class LostReplySuite : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { dir_ = test::FreshTestDir("floe_lost_reply_"); }
+  void TearDown() override {
+    StopServers();
+    test::RemoveTestDirIfPassed(dir_);
+  }
+  fs::path dir_;
+};
+
+TEST_P(LostReplySuite, ACommitWhoseReplyIsLostIsCommitStateUnknown) {
+  Options backend;
+  if (GetParam() == "hadoop") backend = Options{{"warehouse", (dir_ / "wh").string()}};
+  if (GetParam() == "sqlite") backend = Sqlite(dir_);
+  if (GetParam() == "postgres") {
+    ASSERT_OK_AND_ASSIGN(backend, Postgres(dir_));
+  }
+  ASSERT_OK_AND_ASSIGN(Options rest, Serve(dir_, backend, "FLOE_SERVE_FAULT=commit-drop-reply:2"));
+  ASSERT_OK_AND_ASSIGN(auto catalog, OpenCatalog("c", rest));
+  ASSERT_OK(catalog->CreateNamespace(*ParseNamespace("db"), {}));
+  TableDefinition def;
+  def.schema = Schema({{1, "id", true, LongType(), {}}}, 0, {1});
+  ASSERT_OK_AND_ASSIGN(auto t, catalog->CreateTable(*ParseTableIdentifier("db.t"), def));
+  ASSERT_OK_AND_ASSIGN(auto first, iceberg::UpdateProperties(t.metadata, {{"first", "1"}}, {}));
+  ASSERT_OK_AND_ASSIGN(auto t1, catalog->CommitTable(t, first));  // commit 1: answered
+  ASSERT_OK_AND_ASSIGN(auto second, iceberg::UpdateProperties(t1.metadata, {{"second", "2"}}, {}));
+  auto lost = catalog->CommitTable(t1, second);  // commit 2: applied, reply dropped
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().kind, ErrorKind::kCommitStateUnknown) << lost.error().ToString();
+  ASSERT_OK_AND_ASSIGN(auto now, catalog->RefreshTable(t.id));
+  EXPECT_EQ(now.metadata.properties.count("second"), 1u) << "the server applied the commit";
+  // Backend agrees, read without the server.
+  ASSERT_OK_AND_ASSIGN(auto direct, OpenCatalog("floe", backend));  // serve's catalog name
+  ASSERT_OK_AND_ASSIGN(auto d, direct->LoadTable(t.id));
+  EXPECT_EQ(d.metadata_location, now.metadata_location);
+}
+
+INSTANTIATE_TEST_SUITE_P(RestOver, LostReplySuite, ::testing::Values("hadoop", "sqlite", "postgres"));
 
 INSTANTIATE_TEST_SUITE_P(Backends, CatalogSuite, ::testing::ValuesIn(Backends()),
                          [](const ::testing::TestParamInfo<Backend>& info) {
