@@ -30,6 +30,7 @@
 #include <cstdlib>
 
 #include "cli/cdc_model.h"
+#include "testing/scale.h"
 
 namespace {
 
@@ -391,7 +392,8 @@ TEST(CdcCrash, KilledWritesRelaunchedEndWithTheModelsTable) {
   if (const char* one = std::getenv("FLOE_CDC_TRIAL"); one && *one) {
     trials.push_back(std::atoi(one));
   } else {
-    int n = kDefaultTrials;
+    // FLOE_TEST_SCALE (testing/scale.h): fewer trials under the sanitizers.
+    int n = static_cast<int>(floe::test::Scaled(kDefaultTrials, 10));
     if (const char* s = std::getenv("FLOE_CDC_TRIALS"); s && *s) n = std::max(1, std::atoi(s));
     for (int i = 0; i < n; ++i) trials.push_back(i);
   }

@@ -18,6 +18,7 @@
 #include <cstdlib>
 
 #include "cli/cdc_model.h"
+#include "testing/scale.h"
 
 namespace {
 
@@ -247,7 +248,8 @@ TEST(CdcProperty, RandomStreamsMatchTheModelAfterEveryCommit) {
   if (const char* one = std::getenv("FLOE_CDC_SEED"); one && *one) {
     seeds.push_back(std::strtoull(one, nullptr, 10));
   } else {
-    int n = kDefaultSeeds;
+    // FLOE_TEST_SCALE (testing/scale.h): fewer seeds under the sanitizers.
+    int n = static_cast<int>(floe::test::Scaled(kDefaultSeeds, 4));
     if (const char* s = std::getenv("FLOE_CDC_SEEDS"); s && *s) n = std::max(1, std::atoi(s));
     for (int i = 1; i <= n; ++i) seeds.push_back(static_cast<uint64_t>(i));
   }

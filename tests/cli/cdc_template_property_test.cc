@@ -10,6 +10,7 @@
 #include <random>
 
 #include "cli/cdc_model.h"
+#include "testing/scale.h"
 
 namespace {
 
@@ -20,7 +21,9 @@ using floe_cli_test::WriteFile;
 using floe_cli_test::SharedDir;
 
 TEST(CdcProperty, TemplateDestinationsTogetherMatchTheModel) {
-  const int seeds = std::getenv("FLOE_CDC_SEEDS") ? std::max(1, std::atoi(std::getenv("FLOE_CDC_SEEDS"))) : 10;
+  // FLOE_TEST_SCALE (testing/scale.h): fewer seeds under the sanitizers.
+  const int seeds = std::getenv("FLOE_CDC_SEEDS") ? std::max(1, std::atoi(std::getenv("FLOE_CDC_SEEDS")))
+                                                  : static_cast<int>(floe::test::Scaled(10, 2));
   const fs::path root = FreshTestDir("floe_cdc_template_property_");
   for (int seed = 1; seed <= seeds; ++seed) {
     std::mt19937_64 rng(static_cast<uint64_t>(seed) * 7919);

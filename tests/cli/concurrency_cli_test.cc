@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cli/cli_util.h"
+#include "testing/scale.h"
 
 namespace {
 
@@ -272,7 +273,8 @@ void ExpectConsistentMetadata(const fs::path& table_dir, int commits, int64_t to
 }
 
 TEST_F(ConcurrencyCli, TwoProcessesAppend200CommitsEach) {
-  constexpr int kCommits = 200;
+  // FLOE_TEST_SCALE (testing/scale.h): fewer commits under the sanitizers.
+  const int kCommits = static_cast<int>(floe::test::Scaled(200, 20));
   CreateTable("db.t",
               "--set commit.retry.num-retries=1000 --set commit.retry.min-wait-ms=1 "
               "--set commit.retry.max-wait-ms=50");
