@@ -38,7 +38,30 @@ struct CatalogConfig {
   std::string name;
   /// Starts a fresh, empty catalog whose files live under `dir`.
   std::function<floe::Result<StartedCatalog>(const fs::path& dir)> start;
+  /// The crash points (FLOE_CRASH_AT, util/crash_point.h) a `floe write`
+  /// process passes on each commit attempt with this catalog, in order.
+  std::vector<std::string> crash_points;
 };
+
+/// Crash points of a commit, in the order a writer passes them: the table
+/// layer's (table/snapshot_producer.cc) around the catalog's own
+/// (catalog/hadoop_catalog.cc, catalog/sql_catalog.cc). A REST client would
+/// pass only the table layer's: the catalog's run in the server.
+inline const std::vector<std::string> kHadoopCommitPoints = {
+    "commit.manifests-written", "commit.list-written", "catalog.before-publish",
+    "catalog.published", "commit.swapped"};
+inline const std::vector<std::string> kSqlCommitPoints = {"commit.manifests-written",
+                                                          "commit.list-written",
+                                                          "catalog.before-metadata",
+                                                          "catalog.before-publish",
+                                                          "catalog.updated",
+                                                          "catalog.published",
+                                                          "commit.swapped"};
+/// The points after which a killed write has landed: the new metadata is
+/// published (hadoop: the version file linked; SQL: the UPDATE committed).
+inline bool AfterPublish(const std::string& point) {
+  return point == "catalog.published" || point == "commit.swapped";
+}
 
 /// " --catalog 'k=v'" for each option, in order.
 inline std::string CatalogArgs(const std::vector<std::pair<std::string, std::string>>& options) {
@@ -53,7 +76,8 @@ inline std::vector<CatalogConfig> CatalogConfigs() {
       {"hadoop",
        [](const fs::path& dir) -> floe::Result<StartedCatalog> {
          return StartedCatalog{CatalogArgs({{"warehouse", (dir / "wh").string()}}), nullptr};
-       }},
+       },
+       kHadoopCommitPoints},
       // A catalog file floe creates (its journal mode is floe's choice).
       {"sqlite",
        [](const fs::path& dir) -> floe::Result<StartedCatalog> {
@@ -62,7 +86,8 @@ inline std::vector<CatalogConfig> CatalogConfigs() {
                           {"uri", "jdbc:sqlite:file:" + (dir / "catalog.db").string()},
                           {"warehouse", (dir / "wh").string()}}),
              nullptr};
-       }},
+       },
+       kSqlCommitPoints},
       // A catalog file that existed before floe opened it, in SQLite's default
       // rollback-journal mode (as Java's JdbcCatalog or PyIceberg create it).
       {"sqlite_rollback_journal",
@@ -76,7 +101,8 @@ inline std::vector<CatalogConfig> CatalogConfigs() {
                                             {"uri", "jdbc:sqlite:file:" + db.string()},
                                             {"warehouse", (dir / "wh").string()}}),
                                nullptr};
-       }},
+       },
+       kSqlCommitPoints},
       {"postgres",
        [](const fs::path& dir) -> floe::Result<StartedCatalog> {
          FLOE_ASSIGN_OR_RETURN(std::string uri, floe::test::FreshPostgresDatabase());
@@ -85,7 +111,8 @@ inline std::vector<CatalogConfig> CatalogConfigs() {
                                             {"jdbc.user", "postgres"},
                                             {"warehouse", (dir / "wh").string()}}),
                                nullptr};
-       }},
+       },
+       kSqlCommitPoints},
   };
   // ---- REST over each of the above: add here once `floe serve` and
   // catalog-type=rest are merged. For each entry X above, one entry
@@ -93,7 +120,10 @@ inline std::vector<CatalogConfig> CatalogConfigs() {
   // `floe serve <X's args> --listen 127.0.0.1:0` (forked, its own process
   // group), reads the port it reports, and returns
   //   StartedCatalog{CatalogArgs({{"catalog-type", "rest"}, {"uri", "http://127.0.0.1:PORT"}}),
-  //                  keep_alive: a shared_ptr whose deleter SIGTERMs and reaps the server}.
+  //                  keep_alive: a shared_ptr whose deleter SIGTERMs and reaps the server},
+  // with crash_points {"commit.manifests-written", "commit.list-written", "commit.swapped"}
+  // (the catalog's own points run in the server process; AfterPublish() holds for
+  // commit.swapped).
   return out;
 }
 
