@@ -10,7 +10,10 @@
 //     rows, all of them once, when it died after the publish (AfterPublish),
 //     none of them when it died before: all or nothing, never twice;
 // and after each batch of trials on one table, `floe snapshots` is one line
-// of parents with no gap, one snapshot per landed write. Trials run until at
+// of parents with no gap, one snapshot per landed write, and `floe
+// remove-orphans` takes away the killed writes' debris without changing the
+// history or the rows (the last table is also read by verify_table.mjs, the
+// spec-only reference reader, from the metadata file the catalog names). Trials run until at
 // least kKills victims were killed per configuration; the totals are printed.
 // FLOE_CATALOG_CRASH_SEED=N replays another random sequence.
 #include <gtest/gtest.h>
@@ -78,6 +81,7 @@ class CatalogCrashCli : public testing::TestWithParam<CatalogConfig> {
 
 struct Totals {
   int trials = 0, kills = 0, kills_after_publish = 0, not_reached = 0, tables = 0, snapshots = 0;
+  int orphans = 0;  ///< files remove-orphans took away (the killed writes' debris)
   std::map<std::string, int> kills_by_point;
 };
 
@@ -94,13 +98,51 @@ TEST_P(CatalogCrashCli, KilledCommitsLandAllOrNothing) {
   std::string table;
   std::set<int64_t> landed;  // ids the current table must hold
   int landed_writes = 0;     // writes that landed on the current table
-  auto check_chain = [&] {
+  // After a table's batch: the chain; then what the killed writes left
+  // (files no snapshot references) is removed by `floe remove-orphans`, and
+  // the table reads the same afterwards, in floe and (for the last table) in
+  // the spec-only reference reader.
+  auto check_table = [&](bool last) {
+    const std::string what = config.name + " " + table;
     RunResult snaps = Floe("snapshots --table " + table);
     ASSERT_EQ(snaps.rc, 0) << snaps.err;
-    const SnapshotChain chain = CheckSnapshotChain(snaps.out, config.name + " " + table);
+    const SnapshotChain chain = CheckSnapshotChain(snaps.out, what);
     EXPECT_EQ(chain.by_sequence.size(), static_cast<size_t>(landed_writes))
-        << table << ": one snapshot per write that landed";
+        << what << ": one snapshot per write that landed";
     totals.snapshots += static_cast<int>(chain.by_sequence.size());
+
+    const int64_t future_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count() +
+                              3600 * 1000;
+    RunResult orphans =
+        Floe("remove-orphans --table " + table + " --older-than " + std::to_string(future_ms));
+    ASSERT_EQ(orphans.rc, 0) << what << ": " << orphans.err;
+    auto removed = json::parse(orphans.out, nullptr, false);
+    ASSERT_FALSE(removed.is_discarded()) << orphans.out;
+    totals.orphans += static_cast<int>(removed.at("orphan-files").size());
+    EXPECT_EQ(Floe("snapshots --table " + table).out, snaps.out)
+        << what << ": remove-orphans changed the history";
+    std::set<int64_t> read;
+    for (const auto& [id, n] : ScanIds(table, what + " after remove-orphans")) {
+      EXPECT_EQ(n, 1) << what << ": id " << id << " read " << n << " times after remove-orphans";
+      read.insert(id);
+    }
+    EXPECT_EQ(read, landed) << what << ": remove-orphans changed the rows";
+    if (!last) return;
+    RunResult d = Floe("describe --table " + table);
+    ASSERT_EQ(d.rc, 0) << d.err;
+    std::string metadata = json::parse(d.out).at("metadata-location").get<std::string>();
+    if (metadata.starts_with("file:")) metadata = metadata.substr(5);
+    RunResult v = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
+                                  Shell(metadata) + " --strict");
+    ASSERT_EQ(v.rc, 0) << what << ": verify_table.mjs: " << v.err;
+    std::set<int64_t> verified;
+    std::istringstream in(v.out);
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_TRUE(verified.insert(json::parse(line).at("id").get<int64_t>()).second) << line;
+    }
+    EXPECT_EQ(verified, landed) << what << ": verify_table.mjs reads other rows";
   };
   WriteFile(dir_ / "empty.jsonl", "");
   int64_t next_id = 1;
@@ -119,7 +161,7 @@ TEST_P(CatalogCrashCli, KilledCommitsLandAllOrNothing) {
 
   for (int t = 0; totals.kills < kKills && t < kMaxTrials; ++t) {
     if (t % kTrialsPerTable == 0) {
-      if (!table.empty()) check_chain();
+      if (!table.empty()) check_table(false);
       table = "db.t" + std::to_string(totals.tables++);
       RunResult create = Floe("write --table " + table +
                               " --schema 'id BIGINT NOT NULL, s STRING' --input empty.jsonl "
@@ -187,7 +229,7 @@ TEST_P(CatalogCrashCli, KilledCommitsLandAllOrNothing) {
       return;  // the rest of the trials would only repeat the difference
     }
   }
-  check_chain();
+  check_table(true);
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -197,9 +239,12 @@ TEST_P(CatalogCrashCli, KilledCommitsLandAllOrNothing) {
             << totals.tables << " tables in " << seconds << " s, " << totals.kills << " kill -9 ("
             << totals.kills_after_publish << " after the publish), " << totals.not_reached
             << " crash points not reached (the victim committed), " << totals.snapshots
-            << " snapshots; kills by point:" << by_point << "\n";
+            << " snapshots, " << totals.orphans
+            << " orphan files removed; kills by point:" << by_point << "\n";
   RecordProperty("kills", totals.kills);
   EXPECT_GE(totals.kills, kKills) << "too few crash points were reached";
+  // Kills before the publish leave files behind (a data file at least).
+  EXPECT_GT(totals.orphans, 0) << "remove-orphans found nothing the killed writes left";
   // Every point of the commit path was tried.
   for (const auto& p : config.crash_points)
     EXPECT_TRUE(totals.kills_by_point.contains(p)) << "no kill at " << p;
