@@ -1,7 +1,8 @@
 // Concurrent commits through every catalog configuration (catalog_configs.h):
 // 8 `floe write` processes, started together, append 25 times each (one tiny
 // JSONL file per append, distinct ids) to ONE table. Afterwards every write
-// exited 0, `floe scan` reads every written row exactly once, and `floe
+// exited 0, `floe scan` (and verify_table.mjs, the spec-only reference
+// reader) reads every written row exactly once, and `floe
 // snapshots` is one line of parents with no gap: 200 snapshots, the ids the
 // writes reported. The lost races are counted from the manifest lists' names
 // (a commit's winning list carries its attempt number: SnapshotChain) and
@@ -138,6 +139,21 @@ TEST_P(CatalogConcurrencyCli, EightWritersAppend25TimesEachToOneTable) {
     read.insert(id);
   }
   EXPECT_EQ(read, ids);
+  // The same rows in the spec-only reference reader, from the metadata file
+  // the catalog names.
+  RunResult d = Floe("describe --table db.t");
+  ASSERT_EQ(d.rc, 0) << d.err;
+  std::string metadata = json::parse(d.out).at("metadata-location").get<std::string>();
+  if (metadata.starts_with("file:")) metadata = metadata.substr(5);
+  RunResult v = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
+                                Shell(metadata) + " --strict");
+  ASSERT_EQ(v.rc, 0) << "verify_table.mjs: " << v.err;
+  std::set<int64_t> verified;
+  std::istringstream vrows(v.out);
+  for (std::string line; std::getline(vrows, line);) {
+    EXPECT_TRUE(verified.insert(json::parse(line).at("id").get<int64_t>()).second) << line;
+  }
+  EXPECT_EQ(verified, ids) << "verify_table.mjs reads other rows";
 
   // One line of parents, 200 snapshots, those the writes reported.
   RunResult snaps = Floe("snapshots --table db.t");
