@@ -357,6 +357,10 @@ class SqlCatalog final : public Catalog {
                                  static_cast<size_t>(keep_versions));
     updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
     const int64_t version = ParseMetastoreVersion(base.metadata_location) + 1;
+    // Crash points of the commit (crash trials, tests/cli/catalog_crash_cli_test.cc):
+    // before the metadata file, after it, after the UPDATE inside the
+    // transaction (the database must roll it back), after the COMMIT.
+    CrashPoint("catalog.before-metadata");
     FLOE_ASSIGN_OR_RETURN(std::string path, WriteMetadata(updated, version));
 
     CrashPoint("catalog.before-publish");
@@ -375,6 +379,7 @@ class SqlCatalog final : public Catalog {
       (void)io_->Delete(path);
       return CommitFailed("table {}: {}", base.id.ToString(), WhyStale(base));
     }
+    CrashPoint("catalog.updated");
     if (Status st = Wrap(tx.Commit()); !st) return FailedWrite(st.error(), path, "");
     CrashPoint("catalog.published");
     return LoadedTable{base.id, path, std::move(updated)};
