@@ -18,6 +18,13 @@
 #include <string>
 #include <vector>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
 #include "cli/cli_util.h"
 #include "testing/postgres.h"
 
@@ -70,6 +77,45 @@ inline std::string CatalogArgs(const std::vector<std::pair<std::string, std::str
   return out;
 }
 
+/// Starts `floe serve <catalog args> --listen 127.0.0.1:0` in `dir` and
+/// returns its base URL; `*keep_alive` then also stops it (SIGTERM, then
+/// reaped) when the last copy goes.
+inline floe::Result<std::string> StartServe(const fs::path& dir, const std::string& catalog_args,
+                                            std::shared_ptr<void>* keep_alive) {
+  static int servers = 0;
+  const fs::path out = dir / ("serve" + std::to_string(++servers) + ".out");
+  const std::string cmd = "exec " + Shell(FLOE_BIN) + " serve --listen 127.0.0.1:0" + catalog_args + " >" +
+                          Shell(out.string()) + " 2>&1";
+  pid_t pid = ::fork();
+  if (pid < 0) return floe::IoError("fork failed");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::shared_ptr<void> previous = *keep_alive;
+  *keep_alive = std::shared_ptr<void>(new int(0), [pid, previous](void* p) {
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    delete static_cast<int*>(p);
+  });
+  const std::string marker = "listening on ";
+  for (int i = 0; i < 400; ++i) {
+    const std::string text = ReadFile(out);
+    if (size_t at = text.find(marker); at != std::string::npos) {
+      size_t end = text.find('\n', at);
+      if (end != std::string::npos) return text.substr(at + marker.size(), end - at - marker.size());
+    }
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      return floe::IoError("floe serve exited before listening: {}", text);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return floe::IoError("floe serve printed no address in 10 s: {}", ReadFile(out));
+}
+
 /// Every catalog configuration the proofs run against.
 inline std::vector<CatalogConfig> CatalogConfigs() {
   std::vector<CatalogConfig> out = {
@@ -114,16 +160,22 @@ inline std::vector<CatalogConfig> CatalogConfigs() {
        },
        kSqlCommitPoints},
   };
-  // ---- REST over each of the above: add here once `floe serve` and
-  // catalog-type=rest are merged. For each entry X above, one entry
-  // "rest_over_X" whose start() calls X's start(dir), launches
-  // `floe serve <X's args> --listen 127.0.0.1:0` (forked, its own process
-  // group), reads the port it reports, and returns
-  //   StartedCatalog{CatalogArgs({{"catalog-type", "rest"}, {"uri", "http://127.0.0.1:PORT"}}),
-  //                  keep_alive: a shared_ptr whose deleter SIGTERMs and reaps the server},
-  // with crash_points {"commit.manifests-written", "commit.list-written", "commit.swapped"}
-  // (the catalog's own points run in the server process; AfterPublish() holds for
-  // commit.swapped).
+  // REST over each of the above: floe's REST client and `floe serve` over
+  // that catalog. A writer passes only the table layer's crash points (the
+  // catalog's own run in the server); commit.swapped is after the publish.
+  const size_t direct = out.size();
+  for (size_t i = 0; i < direct; ++i) {
+    CatalogConfig backend = out[i];
+    if (backend.name == "sqlite_rollback_journal") continue;  // the server's side is the sqlite entry's
+    out.push_back(CatalogConfig{
+        "rest_over_" + backend.name,
+        [backend](const fs::path& dir) -> floe::Result<StartedCatalog> {
+          FLOE_ASSIGN_OR_RETURN(StartedCatalog inner, backend.start(dir));
+          FLOE_ASSIGN_OR_RETURN(std::string uri, StartServe(dir, inner.args, &inner.keep_alive));
+          return StartedCatalog{CatalogArgs({{"catalog-type", "rest"}, {"uri", uri}}), inner.keep_alive};
+        },
+        {"commit.manifests-written", "commit.list-written", "commit.swapped"}});
+  }
   return out;
 }
 
