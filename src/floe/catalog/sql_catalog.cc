@@ -607,6 +607,10 @@ class SqlCatalog final : public Catalog {
     io::OutputOptions o;
     o.overwrite = false;
     o.create_parents = true;
+    // Durable before the UPDATE points the catalog at it (as the hadoop
+    // catalog's publish): after a power loss the row must not name a file
+    // that never reached the disk.
+    o.sync = true;
     auto out = io_->NewOutput(path, o);
     if (!out)
       return Fail(out.error().WithContext(fmt::format("cannot write table metadata {}", path)));
