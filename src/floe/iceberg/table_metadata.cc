@@ -594,7 +594,7 @@ Json RefToJson(const SnapshotRef& r) {
   return j;
 }
 
-Result<std::string> TableMetadataToJson(const TableMetadata& m) {
+Result<std::string> TableMetadataToJson(const TableMetadata& m, int indent) {
   FLOE_RETURN_IF_ERROR(ValidateForWrite(m));
   Json j = Json::object();
   j["format-version"] = m.format_version;
@@ -651,7 +651,7 @@ Result<std::string> TableMetadataToJson(const TableMetadata& m) {
     mlog.push_back(std::move(ej));
   }
   j["metadata-log"] = std::move(mlog);
-  return ji::Dump(j, 2);
+  return ji::Dump(j, indent);
 }
 
 // ---------------------------------------------------------------------------
