@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "floe/catalog/hadoop_files.h"
+#include "floe/catalog/metadata_cache.h"
 #include "floe/catalog/sql_db.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
@@ -616,6 +617,7 @@ class SqlCatalog final : public Catalog {
       return Fail(out.error().WithContext(fmt::format("cannot write table metadata {}", path)));
     FLOE_RETURN_IF_ERROR((*out)->Write(json.data(), json.size()));
     FLOE_RETURN_IF_ERROR((*out)->Commit());
+    RememberMetadataFile(path, json, metadata);
     return path;
   }
 
@@ -626,7 +628,7 @@ class SqlCatalog final : public Catalog {
     }
     auto text = io::ReadFile(*io_, location);
     if (!text) return Fail(text.error().WithContext(fmt::format("table {}", id.ToString())));
-    auto md = iceberg::TableMetadataFromJson(*text);
+    auto md = ParseMetadataFile(location, *text);
     if (!md) return Fail(md.error().WithContext(location));
     return LoadedTable{id, location, std::move(*md)};
   }
