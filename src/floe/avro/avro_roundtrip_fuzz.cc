@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -449,6 +450,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string context = fmt::format("schema {} codec {} block_size {} records {}", schema_json,
                                           CodecName(options.codec), options.block_size, records.size());
 
+  // FLOE_FUZZ_DESCRIBE=1 prints each recipe (to pick seeds that cover each type and codec).
+  if (std::getenv("FLOE_FUZZ_DESCRIBE")) std::fprintf(stderr, "recipe: %s\n", context.c_str());
   std::string file;
   auto writer = ContainerWriter::Open(std::make_unique<StringOutput>(&file), schema, metadata, options);
   if (!writer) Fail("writer refused to open: " + writer.error().ToString() + "\n" + context);

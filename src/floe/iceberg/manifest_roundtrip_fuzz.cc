@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -349,9 +350,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     entries.push_back(std::move(e));
   }
-  const std::string context = fmt::format("spec {} fields, content {}, codec {}, {} entries",
-                                          spec.fields().size(), static_cast<int>(content),
+  std::string spec_text;
+  for (const auto& f : spec.fields()) spec_text += fmt::format(" {}:{}", f.source_id, f.transform.ToString());
+  const std::string context = fmt::format("spec [{} ], content {}, codec {}, {} entries", spec_text,
+                                          static_cast<int>(content),
                                           CodecName(options.codec), entries.size());
+  // FLOE_FUZZ_DESCRIBE=1 prints each recipe (to pick seeds that cover each type and codec).
+  if (std::getenv("FLOE_FUZZ_DESCRIBE")) std::fprintf(stderr, "recipe: %s\n", context.c_str());
   std::string manifest_bytes;
   const std::string manifest_path = "s3://bucket/t/metadata/m0.avro";
   auto writer = ManifestWriter::Open(std::make_unique<StringOutput>(&manifest_bytes, manifest_path), schema,

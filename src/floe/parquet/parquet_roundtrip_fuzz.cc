@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -508,6 +509,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string context =
       fmt::format("schema {} ({} rows; {})", schema->ToString(), all.num_rows, options_summary);
 
+  // FLOE_FUZZ_DESCRIBE=1 prints each recipe (to pick seeds that cover each type and codec).
+  if (std::getenv("FLOE_FUZZ_DESCRIBE")) std::fprintf(stderr, "recipe: %s\n", context.c_str());
   std::string file;
   {
     auto writer = parquet::FileWriter::Open(std::make_unique<StringOutput>(&file), schema, options);
