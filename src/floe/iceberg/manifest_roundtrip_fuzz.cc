@@ -287,7 +287,7 @@ class StringOutput final : public OutputFile {
 ManifestFile RandomListEntry(Draw& d, int64_t list_sequence, int index) {
   ManifestFile m;
   m.manifest_path = fmt::format("s3://bucket/t/metadata/other-{}-{}.avro", index, d.Text(8));
-  m.manifest_length = d.Count(std::numeric_limits<int64_t>::max());
+  m.manifest_length = 1 + d.Count(std::numeric_limits<int64_t>::max() - 1);  // no file is empty
   m.partition_spec_id = static_cast<int32_t>(d.Below(5));
   m.content = d.Chance(128) ? ManifestContent::kData : ManifestContent::kDeletes;
   m.sequence_number = d.Chance(60) ? kUnassigned : d.Count(list_sequence);
