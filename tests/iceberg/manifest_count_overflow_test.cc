@@ -51,8 +51,8 @@ class StringOutput final : public OutputFile {
 TEST(ManifestCountOverflow, WriterRefusesAnEntryThatOverflowsTheRowCount) {
   std::string bytes;
   Schema schema({NestedField{1, "id", false, LongType(), ""}});
-  auto w = ManifestWriter::Open(std::make_unique<StringOutput>(&bytes), schema, PartitionSpec::Unpartitioned(0),
-                                ManifestContent::kData);
+  auto w = ManifestWriter::Open(std::make_unique<StringOutput>(&bytes), schema,
+                                PartitionSpec::Unpartitioned(0), ManifestContent::kData);
   ASSERT_TRUE(w) << w.error().ToString();
   ASSERT_OK((*w)->AddFile(File("s3://b/t/data/a.parquet", kHalf)));
   auto st = (*w)->AddFile(File("s3://b/t/data/b.parquet", kHalf));

@@ -51,7 +51,9 @@ class Draw {
     for (int i = 0; i < bytes; ++i) v = (v << 8) | U8();
     return v;
   }
-  uint32_t Below(uint32_t n) { return n <= 1 ? 0 : static_cast<uint32_t>(Bits(n > 256 ? 2 : 1) % n); }
+  uint32_t Below(uint32_t n) {
+    return n <= 1 ? 0 : static_cast<uint32_t>(Bits(n > 256 ? 2 : 1) % n);
+  }
   bool Chance(uint8_t in256) { return U8() < in256; }
   std::string Bytes(size_t max) {
     size_t len = Below(static_cast<uint32_t>(max + 1));
@@ -163,7 +165,8 @@ struct SchemaGen {
       NodePtr b = Type(depth + 1, /*allow_union=*/false);
       bool clash = false;
       for (const auto& o : branches) {
-        if (o == b || (o->type == b->type && (!b->is_named() || o->full_name() == b->full_name()))) {
+        if (o == b ||
+            (o->type == b->type && (!b->is_named() || o->full_name() == b->full_name()))) {
           clash = true;
         }
       }
@@ -179,7 +182,8 @@ struct SchemaGen {
       }
       return false;
     };
-    if ((has(AvroType::kInt) && (has(AvroType::kLong) || has(AvroType::kFloat) || has(AvroType::kDouble))) ||
+    if ((has(AvroType::kInt) &&
+         (has(AvroType::kLong) || has(AvroType::kFloat) || has(AvroType::kDouble))) ||
         (has(AvroType::kLong) && (has(AvroType::kFloat) || has(AvroType::kDouble))) ||
         (has(AvroType::kFloat) && has(AvroType::kDouble)) ||
         (has(AvroType::kString) && has(AvroType::kBytes))) {
@@ -202,8 +206,8 @@ struct SchemaGen {
       }
       fields.push_back(std::move(f));
     }
-    NodePtr r = MakeRecord(fmt::format("r{}", self), std::move(fields),
-                           d.Chance(40) ? "ns.sub" : "");
+    NodePtr r =
+        MakeRecord(fmt::format("r{}", self), std::move(fields), d.Chance(40) ? "ns.sub" : "");
     return r;
   }
 };
@@ -261,7 +265,8 @@ Value RandomValue(Draw& d, const NodePtr& s, int depth) {
       const uint32_t n = depth > 6 ? 0 : d.Below(4);
       for (uint32_t i = 0; i < n; ++i) {
         // Distinct keys: a map with a repeated key has no single reading.
-        entries.emplace_back(fmt::format("{}{}", i, d.Bytes(3)), RandomValue(d, s->items, depth + 1));
+        entries.emplace_back(fmt::format("{}{}", i, d.Bytes(3)),
+                             RandomValue(d, s->items, depth + 1));
       }
       return Value::Map(std::move(entries));
     }
@@ -353,9 +358,10 @@ bool SameValue(const Value& a, const Value& b, const std::string& path, std::str
     case Value::Kind::kMap:
       if (a.children().size() != b.children().size() || a.keys() != b.keys()) return differ();
       for (size_t i = 0; i < a.children().size(); ++i) {
-        std::string p = a.kind() == Value::Kind::kRecord ? path + "." + a.record_schema()->fields[i].name
-                        : a.kind() == Value::Kind::kMap  ? path + "[" + a.keys()[i] + "]"
-                                                         : fmt::format("{}[{}]", path, i);
+        std::string p = a.kind() == Value::Kind::kRecord
+                            ? path + "." + a.record_schema()->fields[i].name
+                        : a.kind() == Value::Kind::kMap ? path + "[" + a.keys()[i] + "]"
+                                                        : fmt::format("{}[{}]", path, i);
         if (!SameValue(a.children()[i], b.children()[i], p, why)) return false;
       }
       return true;
@@ -391,27 +397,37 @@ void ReadBack(const std::string& file, const std::vector<Value>& records, const 
   options.reader_schema = reader_schema;
   const char* mode = reader_schema ? "resolved read" : "read";
   auto reader = ContainerReader::Open(MemoryInput(file, "roundtrip.avro"), options);
-  if (!reader) Fail(fmt::format("{}: reader refused floe's file: {}\n{}", mode, reader.error().ToString(), context));
+  if (!reader)
+    Fail(fmt::format("{}: reader refused floe's file: {}\n{}", mode, reader.error().ToString(),
+                     context));
   if ((*reader)->writer_schema().ToJson() != schema_json) {
-    Fail(fmt::format("{}: schema came back as {}\n{}", mode, (*reader)->writer_schema().ToJson(), context));
+    Fail(fmt::format("{}: schema came back as {}\n{}", mode, (*reader)->writer_schema().ToJson(),
+                     context));
   }
-  if ((*reader)->codec() != codec) Fail(fmt::format("{}: codec came back as {}\n{}", mode, CodecName((*reader)->codec()), context));
+  if ((*reader)->codec() != codec)
+    Fail(
+        fmt::format("{}: codec came back as {}\n{}", mode, CodecName((*reader)->codec()), context));
   for (const auto& [key, value] : metadata) {
     auto got = (*reader)->metadata(key);
-    if (!got || *got != value) Fail(fmt::format("{}: metadata '{}' did not come back\n{}", mode, key, context));
+    if (!got || *got != value)
+      Fail(fmt::format("{}: metadata '{}' did not come back\n{}", mode, key, context));
   }
   Value v;
   size_t i = 0;
   while (true) {
     auto more = (*reader)->Next(&v);
-    if (!more) Fail(fmt::format("{}: reader failed on record {}: {}\n{}", mode, i, more.error().ToString(), context));
+    if (!more)
+      Fail(fmt::format("{}: reader failed on record {}: {}\n{}", mode, i, more.error().ToString(),
+                       context));
     if (!*more) break;
     if (i >= records.size()) Fail(fmt::format("{}: more records than written\n{}", mode, context));
     std::string why;
-    if (!SameValue(records[i], v, fmt::format("record {}", i), &why)) Fail(fmt::format("{}: {}\n{}", mode, why, context));
+    if (!SameValue(records[i], v, fmt::format("record {}", i), &why))
+      Fail(fmt::format("{}: {}\n{}", mode, why, context));
     ++i;
   }
-  if (i != records.size()) Fail(fmt::format("{}: read {} records, wrote {}\n{}", mode, i, records.size(), context));
+  if (i != records.size())
+    Fail(fmt::format("{}: read {} records, wrote {}\n{}", mode, i, records.size(), context));
 }
 
 }  // namespace
@@ -422,17 +438,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   NodePtr root = gen.Record(0);
   AvroSchema schema(root);
   if (HasEmptyUnion(root)) return 0;
-  if (auto st = schema.Validate(); !st) Fail("generated an invalid schema: " + st.error().ToString() + "\n" + schema.ToJson());
+  if (auto st = schema.Validate(); !st)
+    Fail("generated an invalid schema: " + st.error().ToString() + "\n" + schema.ToJson());
   const std::string schema_json = schema.ToJson();
   // What floe writes it must parse back to the same schema.
   auto reparsed = AvroSchema::Parse(schema_json);
-  if (!reparsed) Fail("schema JSON does not parse back: " + reparsed.error().ToString() + "\n" + schema_json);
+  if (!reparsed)
+    Fail("schema JSON does not parse back: " + reparsed.error().ToString() + "\n" + schema_json);
   if (reparsed->ToJson() != schema_json) {
     Fail("schema JSON changed on re-parse:\n" + schema_json + "\n" + reparsed->ToJson());
   }
 
   WriterOptions options;
-  static const Codec kCodecs[] = {Codec::kUncompressed, Codec::kDeflateRaw, Codec::kSnappy, Codec::kZstd};
+  static const Codec kCodecs[] = {Codec::kUncompressed, Codec::kDeflateRaw, Codec::kSnappy,
+                                  Codec::kZstd};
   options.codec = kCodecs[d.Below(4)];
   options.block_size = d.Chance(128) ? 1 + d.Below(2000) : 64 * 1024;
   if (d.Chance(128)) {
@@ -442,22 +461,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Metadata metadata;
   const uint32_t keys = d.Below(4);
-  for (uint32_t i = 0; i < keys; ++i) metadata.emplace_back(fmt::format("user.k{}", i), d.Bytes(40));
+  for (uint32_t i = 0; i < keys; ++i)
+    metadata.emplace_back(fmt::format("user.k{}", i), d.Bytes(40));
 
   std::vector<Value> records;
   const uint32_t count = d.Chance(40) ? d.Below(500) : d.Below(20);
   for (uint32_t i = 0; i < count; ++i) records.push_back(RandomValue(d, root, 0));
-  const std::string context = fmt::format("schema {} codec {} block_size {} records {}", schema_json,
-                                          CodecName(options.codec), options.block_size, records.size());
+  const std::string context =
+      fmt::format("schema {} codec {} block_size {} records {}", schema_json,
+                  CodecName(options.codec), options.block_size, records.size());
 
   // FLOE_FUZZ_DESCRIBE=1 prints each recipe (to pick seeds that cover each type and codec).
   if (std::getenv("FLOE_FUZZ_DESCRIBE")) std::fprintf(stderr, "recipe: %s\n", context.c_str());
   std::string file;
-  auto writer = ContainerWriter::Open(std::make_unique<StringOutput>(&file), schema, metadata, options);
+  auto writer =
+      ContainerWriter::Open(std::make_unique<StringOutput>(&file), schema, metadata, options);
   if (!writer) Fail("writer refused to open: " + writer.error().ToString() + "\n" + context);
   for (size_t i = 0; i < records.size(); ++i) {
     if (auto st = (*writer)->Append(records[i]); !st) {
-      Fail(fmt::format("writer refused record {} {}: {}\n{}", i, records[i].ToJson(), st.error().ToString(), context));
+      Fail(fmt::format("writer refused record {} {}: {}\n{}", i, records[i].ToJson(),
+                       st.error().ToString(), context));
     }
   }
   auto length = (*writer)->Close();
@@ -467,6 +490,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   ReadBack(file, records, metadata, schema_json, options.codec, nullptr, context);
-  if (!gen.ambiguous_union) ReadBack(file, records, metadata, schema_json, options.codec, reparsed->root(), context);
+  if (!gen.ambiguous_union)
+    ReadBack(file, records, metadata, schema_json, options.codec, reparsed->root(), context);
   return 0;
 }

@@ -468,7 +468,8 @@ Status Resolver::Check(const NodePtr& reader, const NodePtr& writer, const std::
     if (w.is_named()) {
       for (int rank : {0, 1}) {
         for (const auto& b : r.branches) {
-          if (b->type == w.type && NameRank(*b, w) == rank && Check(b, writer, path, depth + 1)) return Ok();
+          if (b->type == w.type && NameRank(*b, w) == rank && Check(b, writer, path, depth + 1))
+            return Ok();
         }
       }
     }

@@ -153,8 +153,9 @@ Status AddToCounts(ManifestEntryStatus status, int64_t record_count, ManifestCou
   int32_t new_files;
   if (__builtin_add_overflow(*rows, record_count, &new_rows) ||
       __builtin_add_overflow(*files, int32_t{1}, &new_files)) {
-    return InvalidArgument("the {} rows count {} plus a file of {} records overflows (the {} files count is {})",
-                           what, *rows, record_count, what, *files);
+    return InvalidArgument(
+        "the {} rows count {} plus a file of {} records overflows (the {} files count is {})", what,
+        *rows, record_count, what, *files);
   }
   *rows = new_rows;
   *files = new_files;
@@ -167,7 +168,8 @@ Result<ManifestCounts> CountEntries(const std::vector<ManifestEntry>& entries,
   int64_t min_seq = std::numeric_limits<int64_t>::max();
   for (const auto& e : entries) {
     if (auto st = AddToCounts(e.status, e.data_file.record_count, &c); !st) {
-      return Fail(std::move(st).error().WithContext(fmt::format("entry for {}", e.data_file.file_path)));
+      return Fail(
+          std::move(st).error().WithContext(fmt::format("entry for {}", e.data_file.file_path)));
     }
     if (e.is_live()) min_seq = std::min(min_seq, e.sequence_number.value_or(manifest_sequence_number));
   }
@@ -178,7 +180,9 @@ Result<ManifestCounts> CountEntries(const std::vector<ManifestEntry>& entries,
 
 Status SetCounts(const std::vector<ManifestEntry>& entries, ManifestFile* m) {
   auto counted = CountEntries(entries, m->sequence_number);
-  if (!counted) return Fail(std::move(counted).error().WithContext(fmt::format("manifest {}", m->manifest_path)));
+  if (!counted)
+    return Fail(
+        std::move(counted).error().WithContext(fmt::format("manifest {}", m->manifest_path)));
   const ManifestCounts& c = *counted;
   m->added_files_count = c.added_files;
   m->existing_files_count = c.existing_files;

@@ -20,7 +20,9 @@ namespace {
 using namespace floe;
 using namespace floe::iceberg;
 
-NestedField F(int32_t id, std::string name, TypePtr t) { return NestedField{id, std::move(name), false, std::move(t), ""}; }
+NestedField F(int32_t id, std::string name, TypePtr t) {
+  return NestedField{id, std::move(name), false, std::move(t), ""};
+}
 
 /// A table whose spec 1 partitions by most transforms; a manifest of another
 /// spec id is typed by its header's `partition-spec` and `schema`.

@@ -660,7 +660,8 @@ Status ManifestWriter::Add(const ManifestEntry& e) {
   // Counts (Iceberg spec: Manifest Lists; PITFALLS 65, 66, 72), checked
   // before the entry is written so that a refused entry leaves nothing.
   ManifestCounts counts = s.counts;
-  if (auto st = AddToCounts(e.status, f.record_count, &counts); !st) return ctx(std::move(st).error());
+  if (auto st = AddToCounts(e.status, f.record_count, &counts); !st)
+    return ctx(std::move(st).error());
   if (auto st = s.writer->Append(entry); !st) return ctx(std::move(st).error());
   s.counts = counts;
 

@@ -55,7 +55,9 @@ class Draw {
     for (int i = 0; i < bytes; ++i) v = (v << 8) | U8();
     return v;
   }
-  uint32_t Below(uint32_t n) { return n <= 1 ? 0 : static_cast<uint32_t>(Bits(n > 256 ? 2 : 1) % n); }
+  uint32_t Below(uint32_t n) {
+    return n <= 1 ? 0 : static_cast<uint32_t>(Bits(n > 256 ? 2 : 1) % n);
+  }
   bool Chance(uint8_t in256) { return U8() < in256; }
   std::string Bytes(size_t max) {
     size_t len = Below(static_cast<uint32_t>(max + 1));
@@ -89,24 +91,27 @@ class Draw {
   __builtin_trap();
 }
 
-NestedField F(int32_t id, std::string name, TypePtr t) { return NestedField{id, std::move(name), false, std::move(t), ""}; }
+NestedField F(int32_t id, std::string name, TypePtr t) {
+  return NestedField{id, std::move(name), false, std::move(t), ""};
+}
 
 const Schema& TableSchema() {
   static const Schema schema(
-      {F(1, "id", LongType()), F(2, "b", BooleanType()), F(3, "i", IntType()), F(4, "l", LongType()),
-       F(5, "f", FloatType()), F(6, "d", DoubleType()), F(7, "dec", DecimalType(9, 2)),
-       F(8, "big", DecimalType(38, 10)), F(9, "dt", DateType()), F(10, "t", TimeType()),
-       F(11, "ts", TimestampType()), F(12, "tstz", TimestampTzType()), F(13, "s", StringType()),
-       F(14, "u", UuidType()), F(15, "fx", FixedType(3)), F(16, "bin", BinaryType()),
-       F(17, "tsns", Primitive(TypeId::kTimestampNs))},
+      {F(1, "id", LongType()), F(2, "b", BooleanType()), F(3, "i", IntType()),
+       F(4, "l", LongType()), F(5, "f", FloatType()), F(6, "d", DoubleType()),
+       F(7, "dec", DecimalType(9, 2)), F(8, "big", DecimalType(38, 10)), F(9, "dt", DateType()),
+       F(10, "t", TimeType()), F(11, "ts", TimestampType()), F(12, "tstz", TimestampTzType()),
+       F(13, "s", StringType()), F(14, "u", UuidType()), F(15, "fx", FixedType(3)),
+       F(16, "bin", BinaryType()), F(17, "tsns", Primitive(TypeId::kTimestampNs))},
       0);
   return schema;
 }
 
 PartitionSpec RandomSpec(Draw& d) {
-  static const char* kTransforms[] = {"identity", "bucket[1]", "bucket[16]", "bucket[2147483647]",
-                                      "truncate[1]", "truncate[4]", "year", "month",
-                                      "day", "hour", "void"};
+  static const char* kTransforms[] = {
+      "identity",    "bucket[1]",   "bucket[16]", "bucket[2147483647]",
+      "truncate[1]", "truncate[4]", "year",       "month",
+      "day",         "hour",        "void"};
   const Schema& schema = TableSchema();
   std::vector<PartitionField> fields;
   const uint32_t n = d.Below(6);
@@ -135,26 +140,31 @@ Value RandomValue(Draw& d, const Type& t) {
     case TypeId::kBoolean: return Value::Boolean(pick & 1);
     case TypeId::kInt:
     case TypeId::kDate:
-      return Value::Int(pick == 0 ? std::numeric_limits<int32_t>::min()
+      return Value::Int(pick == 0   ? std::numeric_limits<int32_t>::min()
                         : pick == 1 ? std::numeric_limits<int32_t>::max()
                                     : static_cast<int32_t>(d.Bits(4)));
     case TypeId::kFloat: {
       uint32_t bits = static_cast<uint32_t>(d.Bits(4));
       float v;
       std::memcpy(&v, &bits, 4);
-      return Value::Float(pick == 0 ? std::numeric_limits<float>::quiet_NaN() : pick == 1 ? -0.0f : v);
+      return Value::Float(pick == 0   ? std::numeric_limits<float>::quiet_NaN()
+                          : pick == 1 ? -0.0f
+                                      : v);
     }
     case TypeId::kDouble: {
       uint64_t bits = d.Bits(8);
       double v;
       std::memcpy(&v, &bits, 8);
-      return Value::Double(pick == 0 ? std::numeric_limits<double>::quiet_NaN() : pick == 1 ? -0.0 : v);
+      return Value::Double(pick == 0   ? std::numeric_limits<double>::quiet_NaN()
+                           : pick == 1 ? -0.0
+                                       : v);
     }
     case TypeId::kDecimal: {
       const int128_t limit = Pow10(t.precision);
       unsigned __int128 r = (static_cast<unsigned __int128>(d.Bits(8)) << 64) | d.Bits(8);
-      int128_t v = pick == 0 ? limit - 1 : pick == 1 ? -(limit - 1)
-                                         : static_cast<int128_t>(r % static_cast<unsigned __int128>(limit));
+      int128_t v = pick == 0   ? limit - 1
+                   : pick == 1 ? -(limit - 1)
+                               : static_cast<int128_t>(r % static_cast<unsigned __int128>(limit));
       return Value::Decimal(v);
     }
     case TypeId::kString: return Value::String(d.Text(12));
@@ -170,7 +180,7 @@ Value RandomValue(Draw& d, const Type& t) {
     }
     case TypeId::kBinary: return Value::Bytes(d.Bytes(12));
     default:  // long, time, timestamps
-      return Value::Long(pick == 0 ? std::numeric_limits<int64_t>::min()
+      return Value::Long(pick == 0   ? std::numeric_limits<int64_t>::min()
                          : pick == 1 ? std::numeric_limits<int64_t>::max()
                                      : static_cast<int64_t>(d.Bits(8)));
   }
@@ -179,7 +189,8 @@ Value RandomValue(Draw& d, const Type& t) {
 std::map<int32_t, int64_t> RandomCounts(Draw& d) {
   std::map<int32_t, int64_t> m;
   const uint32_t n = d.Below(5);
-  for (uint32_t i = 0; i < n; ++i) m[1 + static_cast<int32_t>(d.Below(20))] = d.Count(1'000'000'000'000);
+  for (uint32_t i = 0; i < n; ++i)
+    m[1 + static_cast<int32_t>(d.Below(20))] = d.Count(1'000'000'000'000);
   return m;
 }
 
@@ -210,7 +221,8 @@ DataFile RandomFile(Draw& d, ManifestContent content, const Type& partition_type
   // DataFile rules: no more nulls or NaNs than values.
   for (auto* m : {&f.null_value_counts, &f.nan_value_counts}) {
     for (auto& [id, n] : *m) {
-      if (auto it = f.value_counts.find(id); it != f.value_counts.end()) n = std::min(n, it->second);
+      if (auto it = f.value_counts.find(id); it != f.value_counts.end())
+        n = std::min(n, it->second);
     }
   }
   f.lower_bounds = RandomBounds(d);
@@ -221,7 +233,8 @@ DataFile RandomFile(Draw& d, ManifestContent content, const Type& partition_type
   for (uint32_t i = 0; i < splits; ++i) f.split_offsets.push_back(offset += d.Count(1 << 30));
   if (f.content == DataFileContent::kEqualityDeletes) {
     const uint32_t n = 1 + d.Below(3);
-    for (uint32_t i = 0; i < n; ++i) f.equality_ids.push_back(1 + static_cast<int32_t>(d.Below(17)));
+    for (uint32_t i = 0; i < n; ++i)
+      f.equality_ids.push_back(1 + static_cast<int32_t>(d.Below(17)));
   }
   if (f.content != DataFileContent::kPositionDeletes && d.Chance(100)) {
     f.sort_order_id = static_cast<int32_t>(d.Below(4));
@@ -239,30 +252,35 @@ std::string DescribeEntry(const ManifestEntry& e, const Type& partition_type) {
   std::string parts;
   for (size_t k = 0; k < f.partition.size(); ++k) {
     parts += (parts.empty() ? "" : ",") +
-             (k < partition_type.fields.size() ? ValueToString(*partition_type.fields[k].type, f.partition[k])
-                                               : std::string("?"));
+             (k < partition_type.fields.size()
+                  ? ValueToString(*partition_type.fields[k].type, f.partition[k])
+                  : std::string("?"));
   }
   return fmt::format(
-      "status {} snapshot {} seq {} file_seq {} content {} path {} format {} partition [{}] records {} "
-      "size {} sizes {} values {} nulls {} nans {} lower {} upper {} key_metadata {} splits {} eq {} "
+      "status {} snapshot {} seq {} file_seq {} content {} path {} format {} partition [{}] "
+      "records {} "
+      "size {} sizes {} values {} nulls {} nans {} lower {} upper {} key_metadata {} splits {} eq "
+      "{} "
       "sort {} ref {} first_row_id {} content_offset {} content_size {}",
-      static_cast<int>(e.status), Show(e.snapshot_id), Show(e.sequence_number), Show(e.file_sequence_number),
-      static_cast<int>(f.content), f.file_path, static_cast<int>(f.file_format), parts, f.record_count,
-      f.file_size_in_bytes, f.column_sizes.size(), f.value_counts.size(), f.null_value_counts.size(),
-      f.nan_value_counts.size(), f.lower_bounds.size(), f.upper_bounds.size(), f.key_metadata.has_value(),
-      f.split_offsets.size(), f.equality_ids.size(), f.sort_order_id ? *f.sort_order_id : -1,
-      f.referenced_data_file.value_or("null"), Show(f.first_row_id), Show(f.content_offset),
-      Show(f.content_size_in_bytes));
+      static_cast<int>(e.status), Show(e.snapshot_id), Show(e.sequence_number),
+      Show(e.file_sequence_number), static_cast<int>(f.content), f.file_path,
+      static_cast<int>(f.file_format), parts, f.record_count, f.file_size_in_bytes,
+      f.column_sizes.size(), f.value_counts.size(), f.null_value_counts.size(),
+      f.nan_value_counts.size(), f.lower_bounds.size(), f.upper_bounds.size(),
+      f.key_metadata.has_value(), f.split_offsets.size(), f.equality_ids.size(),
+      f.sort_order_id ? *f.sort_order_id : -1, f.referenced_data_file.value_or("null"),
+      Show(f.first_row_id), Show(f.content_offset), Show(f.content_size_in_bytes));
 }
 
 std::string DescribeList(const ManifestFile& m) {
   return fmt::format(
-      "path {} length {} spec {} content {} seq {} min_seq {} snapshot {} files {}/{}/{} rows {}/{}/{} "
+      "path {} length {} spec {} content {} seq {} min_seq {} snapshot {} files {}/{}/{} rows "
+      "{}/{}/{} "
       "partitions {} key_metadata {} first_row_id {}",
-      m.manifest_path, m.manifest_length, m.partition_spec_id, static_cast<int>(m.content), m.sequence_number,
-      m.min_sequence_number, m.added_snapshot_id, m.added_files_count, m.existing_files_count,
-      m.deleted_files_count, m.added_rows_count, m.existing_rows_count, m.deleted_rows_count,
-      m.partitions.size(), m.key_metadata.has_value(), Show(m.first_row_id));
+      m.manifest_path, m.manifest_length, m.partition_spec_id, static_cast<int>(m.content),
+      m.sequence_number, m.min_sequence_number, m.added_snapshot_id, m.added_files_count,
+      m.existing_files_count, m.deleted_files_count, m.added_rows_count, m.existing_rows_count,
+      m.deleted_rows_count, m.partitions.size(), m.key_metadata.has_value(), Show(m.first_row_id));
 }
 
 class StringOutput final : public OutputFile {
@@ -324,17 +342,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Schema& schema = TableSchema();
   const PartitionSpec spec = RandomSpec(d);
   auto partition_type = spec.PartitionType(schema);
-  if (!partition_type) Fail("a valid spec has no partition type: " + partition_type.error().ToString());
-  const ManifestContent content = d.Chance(128) ? ManifestContent::kData : ManifestContent::kDeletes;
+  if (!partition_type)
+    Fail("a valid spec has no partition type: " + partition_type.error().ToString());
+  const ManifestContent content =
+      d.Chance(128) ? ManifestContent::kData : ManifestContent::kDeletes;
 
   ManifestWriteOptions options;
-  static const Codec kCodecs[] = {Codec::kUncompressed, Codec::kDeflateRaw, Codec::kSnappy, Codec::kZstd};
+  static const Codec kCodecs[] = {Codec::kUncompressed, Codec::kDeflateRaw, Codec::kSnappy,
+                                  Codec::kZstd};
   options.codec = kCodecs[d.Below(4)];
   const int64_t list_sequence = 1 + d.Count(int64_t{1} << 40);
   const int64_t list_snapshot = d.Count(std::numeric_limits<int64_t>::max());
   const std::optional<int64_t> parent =
-      d.Chance(128) ? std::optional<int64_t>(d.Count(std::numeric_limits<int64_t>::max())) : std::nullopt;
-  const int64_t manifest_snapshot = d.Chance(128) ? kUnassigned : d.Count(std::numeric_limits<int64_t>::max());
+      d.Chance(128) ? std::optional<int64_t>(d.Count(std::numeric_limits<int64_t>::max()))
+                    : std::nullopt;
+  const int64_t manifest_snapshot =
+      d.Chance(128) ? kUnassigned : d.Count(std::numeric_limits<int64_t>::max());
 
   // The manifest.
   std::vector<ManifestEntry> entries;
@@ -343,8 +366,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ManifestEntry e;
     e.data_file = RandomFile(d, content, **partition_type, static_cast<int>(i));
     const uint8_t s = d.U8() % 3;
-    e.status = s == 0 ? ManifestEntryStatus::kAdded : s == 1 ? ManifestEntryStatus::kExisting
-                                                             : ManifestEntryStatus::kDeleted;
+    e.status = s == 0   ? ManifestEntryStatus::kAdded
+               : s == 1 ? ManifestEntryStatus::kExisting
+                        : ManifestEntryStatus::kDeleted;
     if (e.status != ManifestEntryStatus::kAdded || d.Chance(60)) {
       e.snapshot_id = d.Count(std::numeric_limits<int64_t>::max());
       e.sequence_number = d.Count(list_sequence);
@@ -353,35 +377,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     entries.push_back(std::move(e));
   }
   std::string spec_text;
-  for (const auto& f : spec.fields()) spec_text += fmt::format(" {}:{}", f.source_id, f.transform.ToString());
-  const std::string context = fmt::format("spec [{} ], content {}, codec {}, {} entries", spec_text,
-                                          static_cast<int>(content),
-                                          CodecName(options.codec), entries.size());
+  for (const auto& f : spec.fields())
+    spec_text += fmt::format(" {}:{}", f.source_id, f.transform.ToString());
+  const std::string context =
+      fmt::format("spec [{} ], content {}, codec {}, {} entries", spec_text,
+                  static_cast<int>(content), CodecName(options.codec), entries.size());
   // FLOE_FUZZ_DESCRIBE=1 prints each recipe (to pick seeds that cover each type and codec).
   if (std::getenv("FLOE_FUZZ_DESCRIBE")) std::fprintf(stderr, "recipe: %s\n", context.c_str());
   std::string manifest_bytes;
   const std::string manifest_path = "s3://bucket/t/metadata/m0.avro";
-  auto writer = ManifestWriter::Open(std::make_unique<StringOutput>(&manifest_bytes, manifest_path), schema,
-                                     spec, content, manifest_snapshot, options);
-  if (!writer) Fail("manifest writer refused to open: " + writer.error().ToString() + "\n" + context);
+  auto writer = ManifestWriter::Open(std::make_unique<StringOutput>(&manifest_bytes, manifest_path),
+                                     schema, spec, content, manifest_snapshot, options);
+  if (!writer)
+    Fail("manifest writer refused to open: " + writer.error().ToString() + "\n" + context);
   for (size_t i = 0; i < entries.size(); ++i) {
     if (auto st = (*writer)->Add(entries[i]); !st) {
-      Fail(fmt::format("manifest writer refused entry {} ({}): {}\n{}", i, DescribeEntry(entries[i], **partition_type),
-                       st.error().ToString(), context));
+      Fail(fmt::format("manifest writer refused entry {} ({}): {}\n{}", i,
+                       DescribeEntry(entries[i], **partition_type), st.error().ToString(),
+                       context));
     }
   }
   auto closed = (*writer)->Close();
-  if (!closed) Fail("manifest writer failed to close: " + closed.error().ToString() + "\n" + context);
-  if (closed->manifest_length != static_cast<int64_t>(manifest_bytes.size()) || closed->manifest_path != manifest_path) {
-    Fail(fmt::format("Close describes {}; the file has {} bytes\n{}", DescribeList(*closed), manifest_bytes.size(),
-                     context));
+  if (!closed)
+    Fail("manifest writer failed to close: " + closed.error().ToString() + "\n" + context);
+  if (closed->manifest_length != static_cast<int64_t>(manifest_bytes.size()) ||
+      closed->manifest_path != manifest_path) {
+    Fail(fmt::format("Close describes {}; the file has {} bytes\n{}", DescribeList(*closed),
+                     manifest_bytes.size(), context));
   }
 
   // The manifest list: the manifest at a random position among others.
   std::vector<ManifestFile> listed;
   std::string list_bytes;
-  auto list_writer = ManifestListWriter::Open(std::make_unique<StringOutput>(&list_bytes, "snap.avro"),
-                                              list_snapshot, parent, list_sequence, options);
+  auto list_writer =
+      ManifestListWriter::Open(std::make_unique<StringOutput>(&list_bytes, "snap.avro"),
+                               list_snapshot, parent, list_sequence, options);
   if (!list_writer) Fail("manifest list writer refused to open: " + list_writer.error().ToString());
   const uint32_t others = d.Below(4);
   const uint32_t at = d.Below(others + 1);
@@ -390,7 +420,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ManifestFile m = i == at ? *closed : RandomListEntry(d, list_sequence, static_cast<int>(i));
     auto added = (*list_writer)->Add(m);
     if (!added) {
-      Fail(fmt::format("manifest list writer refused {}: {}\n{}", DescribeList(m), added.error().ToString(), context));
+      Fail(fmt::format("manifest list writer refused {}: {}\n{}", DescribeList(m),
+                       added.error().ToString(), context));
     }
     if (i == at) manifest_index = listed.size();
     listed.push_back(*added);
@@ -401,14 +432,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   ManifestListInfo info;
   auto read_list = ReadManifestList(*MemoryInput(list_bytes, "snap.avro"), &info);
-  if (!read_list) Fail("floe's manifest list does not read: " + read_list.error().ToString() + "\n" + context);
-  if (info.format_version != 2 || info.snapshot_id != list_snapshot || info.parent_snapshot_id != parent ||
-      info.sequence_number != list_sequence) {
-    Fail(fmt::format("manifest list header read as version {} snapshot {} parent {} sequence {}\n{}",
-                     info.format_version, Show(info.snapshot_id), Show(info.parent_snapshot_id),
-                     Show(info.sequence_number), context));
+  if (!read_list)
+    Fail("floe's manifest list does not read: " + read_list.error().ToString() + "\n" + context);
+  if (info.format_version != 2 || info.snapshot_id != list_snapshot ||
+      info.parent_snapshot_id != parent || info.sequence_number != list_sequence) {
+    Fail(
+        fmt::format("manifest list header read as version {} snapshot {} parent {} sequence {}\n{}",
+                    info.format_version, Show(info.snapshot_id), Show(info.parent_snapshot_id),
+                    Show(info.sequence_number), context));
   }
-  if (read_list->size() != listed.size()) Fail("manifest list read back a different count\n" + context);
+  if (read_list->size() != listed.size())
+    Fail("manifest list read back a different count\n" + context);
   for (size_t i = 0; i < listed.size(); ++i) {
     if (!((*read_list)[i] == listed[i])) {
       Fail(fmt::format("manifest list entry {}: wrote {}\nread {}\n{}", i, DescribeList(listed[i]),
@@ -427,23 +461,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   metadata.last_sequence_number = list_sequence;
   const ManifestFile& entry = (*read_list)[manifest_index];
   ManifestInfo minfo;
-  auto read = ReadManifest(*MemoryInput(manifest_bytes, manifest_path), entry, metadata, {}, &minfo);
+  auto read =
+      ReadManifest(*MemoryInput(manifest_bytes, manifest_path), entry, metadata, {}, &minfo);
   if (!read) Fail("floe's manifest does not read: " + read.error().ToString() + "\n" + context);
   if (minfo.format_version != 2 || minfo.content != content || !(minfo.spec == spec)) {
-    Fail(fmt::format("manifest header read as version {} content {} spec {} fields\n{}", minfo.format_version,
-                     static_cast<int>(minfo.content), minfo.spec.fields().size(), context));
+    Fail(fmt::format("manifest header read as version {} content {} spec {} fields\n{}",
+                     minfo.format_version, static_cast<int>(minfo.content),
+                     minfo.spec.fields().size(), context));
   }
   if (read->size() != entries.size()) {
-    Fail(fmt::format("manifest read back {} entries, wrote {}\n{}", read->size(), entries.size(), context));
+    Fail(fmt::format("manifest read back {} entries, wrote {}\n{}", read->size(), entries.size(),
+                     context));
   }
   for (size_t i = 0; i < entries.size(); ++i) {
-    // Sequence Number Inheritance: null snapshot ids and (ADDED) sequence numbers come from the list.
+    // Sequence Number Inheritance: null snapshot ids and (ADDED) sequence numbers come from the
+    // list.
     ManifestEntry want = entries[i];
     if (!want.snapshot_id) want.snapshot_id = entry.added_snapshot_id;
     if (!want.sequence_number) want.sequence_number = entry.sequence_number;
     if (!want.file_sequence_number) want.file_sequence_number = entry.sequence_number;
     if (!((*read)[i] == want)) {
-      Fail(fmt::format("manifest entry {}:\nwant {}\nread {}\n{}", i, DescribeEntry(want, **partition_type),
+      Fail(fmt::format("manifest entry {}:\nwant {}\nread {}\n{}", i,
+                       DescribeEntry(want, **partition_type),
                        DescribeEntry((*read)[i], **partition_type), context));
     }
   }

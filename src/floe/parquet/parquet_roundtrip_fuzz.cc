@@ -53,7 +53,9 @@ class Draw {
     return v;
   }
   /// 0 .. n-1.
-  uint32_t Below(uint32_t n) { return n <= 1 ? 0 : static_cast<uint32_t>(Bits(n > 256 ? 2 : 1) % n); }
+  uint32_t Below(uint32_t n) {
+    return n <= 1 ? 0 : static_cast<uint32_t>(Bits(n > 256 ? 2 : 1) % n);
+  }
   bool Chance(uint8_t in256) { return U8() < in256; }
   std::string Bytes(size_t max) {
     size_t len = Below(static_cast<uint32_t>(max + 1));
@@ -189,7 +191,9 @@ void AppendPrimitive(Draw& d, const Type& t, ColumnVector* col) {
                                        -std::numeric_limits<float>::quiet_NaN(),
                                        std::numeric_limits<float>::infinity(),
                                        -std::numeric_limits<float>::infinity(),
-                                       -0.0f, 0.0f, std::numeric_limits<float>::denorm_min(),
+                                       -0.0f,
+                                       0.0f,
+                                       std::numeric_limits<float>::denorm_min(),
                                        std::numeric_limits<float>::max()};
       float v;
       if (pick < 2) {
@@ -206,7 +210,9 @@ void AppendPrimitive(Draw& d, const Type& t, ColumnVector* col) {
                                         -std::numeric_limits<double>::quiet_NaN(),
                                         std::numeric_limits<double>::infinity(),
                                         -std::numeric_limits<double>::infinity(),
-                                        -0.0, 0.0, std::numeric_limits<double>::denorm_min(),
+                                        -0.0,
+                                        0.0,
+                                        std::numeric_limits<double>::denorm_min(),
                                         std::numeric_limits<double>::lowest()};
       double v;
       if (pick < 2) {
@@ -305,7 +311,8 @@ std::string Describe(const ColumnVector& c, int64_t i) {
     case TypeId::kDouble: return fmt::format("{}", c.data<double>()[i]);
     case TypeId::kDecimal: {
       int128_t v = c.data<int128_t>()[i];
-      return fmt::format("0x{:016x}{:016x}", static_cast<uint64_t>(static_cast<unsigned __int128>(v) >> 64),
+      return fmt::format("0x{:016x}{:016x}",
+                         static_cast<uint64_t>(static_cast<unsigned __int128>(v) >> 64),
                          static_cast<uint64_t>(v));
     }
     case TypeId::kString:
@@ -337,7 +344,8 @@ bool SameValue(const ColumnVector& a, int64_t i, const ColumnVector& b, int64_t 
   if (a.IsNull(i)) return true;
   const Type& t = *a.type;
   switch (t.id) {
-    case TypeId::kBoolean: return (a.data<uint8_t>()[i] != 0) == (b.data<uint8_t>()[j] != 0) || differ();
+    case TypeId::kBoolean:
+      return (a.data<uint8_t>()[i] != 0) == (b.data<uint8_t>()[j] != 0) || differ();
     case TypeId::kFloat: return SameFloat(a.data<float>()[i], b.data<float>()[j]) || differ();
     case TypeId::kDouble: return SameFloat(a.data<double>()[i], b.data<double>()[j]) || differ();
     case TypeId::kString:
@@ -358,8 +366,11 @@ bool SameValue(const ColumnVector& a, int64_t i, const ColumnVector& b, int64_t 
       for (int64_t k = 0; k < an; ++k) {
         for (size_t c = 0; c < a.children.size(); ++c) {
           std::string p = fmt::format("{}[{}]{}", path, k,
-                                      t.id == TypeId::kList ? "" : c == 0 ? ".key" : ".value");
-          if (!SameValue(a.children[c], a.offsets[i] + k, b.children[c], b.offsets[j] + k, p, why)) {
+                                      t.id == TypeId::kList ? ""
+                                      : c == 0              ? ".key"
+                                                            : ".value");
+          if (!SameValue(a.children[c], a.offsets[i] + k, b.children[c], b.offsets[j] + k, p,
+                         why)) {
             return false;
           }
         }
@@ -458,7 +469,8 @@ parquet::WriterOptions RandomOptions(Draw& d, const Schema& schema, std::string*
       const PhysicalType pt = leaf.physical;
       std::vector<ColumnEncoding> fit = {ColumnEncoding::kPlain};
       if (pt != PhysicalType::kBoolean) fit.push_back(ColumnEncoding::kDictionary);
-      if (pt == PhysicalType::kInt32 || pt == PhysicalType::kInt64 || pt == PhysicalType::kByteArray) {
+      if (pt == PhysicalType::kInt32 || pt == PhysicalType::kInt64 ||
+          pt == PhysicalType::kByteArray) {
         fit.push_back(ColumnEncoding::kDelta);
       }
       if (pt == PhysicalType::kFloat || pt == PhysicalType::kDouble || pt == PhysicalType::kInt32 ||
@@ -484,7 +496,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Draw d(data, size);
   int32_t next_id = 1;
   auto schema = std::make_shared<Schema>(RandomFields(d, 0, &next_id, 6));
-  if (auto st = schema->Validate(); !st) Fail("generated an invalid schema: " + st.error().ToString());
+  if (auto st = schema->Validate(); !st)
+    Fail("generated an invalid schema: " + st.error().ToString());
   std::string options_summary;
   parquet::WriterOptions options = RandomOptions(d, *schema, &options_summary);
 
@@ -502,7 +515,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       ++batch.num_rows;
     }
-    if (auto st = batch.Validate(); !st) Fail("generated a malformed batch: " + st.error().ToString());
+    if (auto st = batch.Validate(); !st)
+      Fail("generated a malformed batch: " + st.error().ToString());
     AppendRange(batch, 0, batch.num_rows, &all);
     batches.push_back(std::move(batch));
   }
@@ -522,9 +536,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     auto result = (*writer)->Close();
     if (!result) Fail("writer failed to close: " + result.error().ToString() + "\n" + context);
-    if (result->num_rows != all.num_rows || result->file_size_bytes != static_cast<int64_t>(file.size())) {
+    if (result->num_rows != all.num_rows ||
+        result->file_size_bytes != static_cast<int64_t>(file.size())) {
       Fail(fmt::format("write result says {} rows, {} bytes; wrote {} rows, {} bytes\n{}",
-                       result->num_rows, result->file_size_bytes, all.num_rows, file.size(), context));
+                       result->num_rows, result->file_size_bytes, all.num_rows, file.size(),
+                       context));
     }
   }
 
@@ -537,7 +553,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Fail(why + "\n" + context);
   }
   if ((*reader)->num_rows() != all.num_rows) {
-    Fail(fmt::format("footer says {} rows, wrote {}\n{}", (*reader)->num_rows(), all.num_rows, context));
+    Fail(fmt::format("footer says {} rows, wrote {}\n{}", (*reader)->num_rows(), all.num_rows,
+                     context));
   }
   int64_t row = 0;
   Batch got;
@@ -545,15 +562,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto more = (*reader)->Next(&got);
     if (!more) Fail("reader failed on floe's file: " + more.error().ToString() + "\n" + context);
     if (!*more) break;
-    if (auto st = got.Validate(); !st) Fail("reader gave a malformed batch: " + st.error().ToString());
+    if (auto st = got.Validate(); !st)
+      Fail("reader gave a malformed batch: " + st.error().ToString());
     if (row + got.num_rows > all.num_rows) Fail("reader gave more rows than written\n" + context);
     if ((*reader)->batch_first_row() != row) {
-      Fail(fmt::format("batch_first_row {} for row {}\n{}", (*reader)->batch_first_row(), row, context));
+      Fail(fmt::format("batch_first_row {} for row {}\n{}", (*reader)->batch_first_row(), row,
+                       context));
     }
     for (int64_t r = 0; r < got.num_rows; ++r, ++row) {
       for (size_t c = 0; c < all.columns.size(); ++c) {
         const std::string path = fmt::format("row {} {}", row, schema->fields()[c].name);
-        if (!SameValue(all.columns[c], row, got.columns[c], r, path, &why)) Fail(why + "\n" + context);
+        if (!SameValue(all.columns[c], row, got.columns[c], r, path, &why))
+          Fail(why + "\n" + context);
       }
     }
   }
