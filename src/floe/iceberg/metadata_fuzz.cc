@@ -60,7 +60,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto written = TableMetadataToJson(*m);
       if (!written) return 0;
       auto again = TableMetadataFromJson(*written);
-      if (!again || !(*again == *m) || !CheckV2MetadataJson(*written)) __builtin_trap();
+      if (!again) Mismatch(("metadata does not re-read: " + again.error().ToString()).c_str(), *type, text, *written);
+      if (!(*again == *m)) Mismatch("metadata re-reads as other metadata", *type, text, *written);
+      if (auto st = CheckV2MetadataJson(*written); !st) {
+        Mismatch(("written metadata breaks the v2 rules: " + st.error().ToString()).c_str(), *type, text, *written);
+      }
       break;
     }
     case 1: {
