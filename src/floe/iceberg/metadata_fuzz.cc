@@ -34,7 +34,8 @@ bool SameValue(const Value& a, const Value& b) {
   return false;
 }
 
-[[noreturn]] void Mismatch(const char* what, const Type& type, std::string_view input, const std::string& out) {
+[[noreturn]] void Mismatch(const char* what, const Type& type, std::string_view input,
+                           const std::string& out) {
   std::fprintf(stderr, "metadata_fuzz: %s (type %s)\ninput: %.*s\nwritten: %s\n", what,
                type.ToString().c_str(), static_cast<int>(input.size()), input.data(), out.c_str());
   std::fflush(stderr);
@@ -60,10 +61,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto written = TableMetadataToJson(*m);
       if (!written) return 0;
       auto again = TableMetadataFromJson(*written);
-      if (!again) Mismatch(("metadata does not re-read: " + again.error().ToString()).c_str(), *type, text, *written);
+      if (!again)
+        Mismatch(("metadata does not re-read: " + again.error().ToString()).c_str(), *type, text,
+                 *written);
       if (!(*again == *m)) Mismatch("metadata re-reads as other metadata", *type, text, *written);
       if (auto st = CheckV2MetadataJson(*written); !st) {
-        Mismatch(("written metadata breaks the v2 rules: " + st.error().ToString()).c_str(), *type, text, *written);
+        Mismatch(("written metadata breaks the v2 rules: " + st.error().ToString()).c_str(), *type,
+                 text, *written);
       }
       break;
     }
@@ -85,7 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!json) return 0;  // e.g. strings that are not UTF-8
       auto again = FromJsonText(*type, *json);
       if (!again) Mismatch("JSON single value does not re-read", *type, text, *json);
-      if (!SameValue(*again, *v)) Mismatch("JSON single value re-reads as another value", *type, text, *json);
+      if (!SameValue(*again, *v))
+        Mismatch("JSON single value re-reads as another value", *type, text, *json);
       break;
     }
     default: {
@@ -95,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!bin) Mismatch("binary value does not write", *type, text, "");
         auto again = FromBinary(*type, *bin);
         if (!again) Mismatch("binary value does not re-read", *type, text, *bin);
-        if (!SameValue(*again, *v)) Mismatch("binary value re-reads as another value", *type, text, *bin);
+        if (!SameValue(*again, *v))
+          Mismatch("binary value re-reads as another value", *type, text, *bin);
       }
       auto t = Transform::Parse(text, true);
       if (t && !t->is_unknown()) {
