@@ -413,9 +413,7 @@ TEST_F(RestCatalogTest, ConnectionTimeoutBoundsTheConnect) {
   auto took = std::chrono::steady_clock::now() - started;
   ASSERT_FALSE(c);
   EXPECT_THAT(c.error().message, HasSubstr("/v1/config")) << c.error().message;
-  // libcurl names the time it waited, which is the limit plus scheduling
-  // ("after 302 ms" on a loaded machine): the number is not asserted.
-  EXPECT_THAT(c.error().message, ::testing::ContainsRegex("after [0-9]+ ms")) << c.error().message;
+  EXPECT_THAT(c.error().message, HasSubstr("Timeout was reached")) << c.error().message;
   // Which limit applied: the default (10 s) would take twice this bound;
   // 300 ms is far inside it on the slowest machine.
   EXPECT_LT(took, std::chrono::seconds(5)) << c.error().message;

@@ -498,6 +498,15 @@ TEST_F(ServeCli, FloesRestClientWritesThroughTheServerAndSeesOtherWriters) {
   EXPECT_EQ(std::count(snaps.out.begin(), snaps.out.end(), '\n'), 3) << snaps.out;
   RunResult tables = Floe("tables " + rest);
   EXPECT_EQ(tables.out, "db.t\n") << tables.err;
+  RunResult namespaces = Floe("namespaces " + rest);
+  EXPECT_EQ(namespaces.out, "db\n") << namespaces.err;
+  ASSERT_EQ(Floe("branch --table db.t dev " + rest).rc, 0);
+  // Expire through the server (a remove-snapshots commit): the two older
+  // snapshots go, the heads of main, dev and v1 stay.
+  RunResult expire = Floe("expire --table db.t --retain-last 1 --older-than 99999999999999 " + rest);
+  ASSERT_EQ(expire.rc, 0) << expire.err;
+  snaps = Floe("snapshots db.t " + rest);
+  EXPECT_EQ(std::count(snaps.out.begin(), snaps.out.end(), '\n'), 1) << snaps.out;
   RunResult describe = Floe("describe db.t " + rest);
   ASSERT_EQ(describe.rc, 0) << describe.err;
   std::smatch m;

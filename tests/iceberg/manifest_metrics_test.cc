@@ -99,7 +99,7 @@ TEST(Manifest, CountsAndMinSequenceNumber) {
   gone.data_file = File("s3://b/t/data/gone.parquet", 5);
   entries.push_back(gone);
   ManifestFile m = ListEntry(9, 50);
-  SetCounts(entries, &m);
+  ASSERT_OK(SetCounts(entries, &m));
   EXPECT_EQ(m.added_files_count, 1);
   EXPECT_EQ(m.existing_files_count, 1);
   EXPECT_EQ(m.deleted_files_count, 1);
@@ -108,13 +108,13 @@ TEST(Manifest, CountsAndMinSequenceNumber) {
   EXPECT_EQ(m.deleted_rows_count, 5);
   EXPECT_EQ(m.min_sequence_number, 3);
   EXPECT_OK(ValidateManifest(m, entries));
-  EXPECT_EQ(CountEntries({entries[0]}, 9).min_sequence_number, 9);
+  EXPECT_EQ(CountEntries({entries[0]}, 9)->min_sequence_number, 9);
 
   ManifestFile wrong = m;
   wrong.added_rows_count = 11;
   EXPECT_FALSE(ValidateManifest(wrong, entries));
   entries.push_back(AddedEntry(File("s3://b/t/data/new.parquet", 0)));
-  SetCounts(entries, &m);
+  ASSERT_OK(SetCounts(entries, &m));
   auto dup = ValidateManifest(m, entries);
   ASSERT_FALSE(dup);
   EXPECT_NE(dup.error().message.find("is live twice"), std::string::npos);
@@ -122,7 +122,7 @@ TEST(Manifest, CountsAndMinSequenceNumber) {
   DataFile del = File("s3://b/t/data/del.parquet", 1);
   del.content = DataFileContent::kPositionDeletes;
   entries.push_back(AddedEntry(del));
-  SetCounts(entries, &m);
+  ASSERT_OK(SetCounts(entries, &m));
   auto mixed = ValidateManifest(m, entries);
   ASSERT_FALSE(mixed);
   EXPECT_NE(mixed.error().message.find("holds data but lists delete file"), std::string::npos);

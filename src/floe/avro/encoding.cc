@@ -437,6 +437,15 @@ Result<Resolver> Resolver::Make(NodePtr reader, NodePtr writer) {
   return r;
 }
 
+namespace {
+/// How well a reader's named type matches a writer's by name: 0 = same full
+/// name, 1 = same simple name (another namespace), 2 = neither.
+int NameRank(const Node& reader, const Node& writer) {
+  if (reader.full_name() == writer.full_name()) return 0;
+  return reader.name == writer.name ? 1 : 2;
+}
+}  // namespace
+
 Status Resolver::Check(const NodePtr& reader, const NodePtr& writer, const std::string& path, int depth) {
   if (depth > 200) return InvalidArgument("avro resolution at {}: nested too deeply", path);
   const Node& r = *reader;
@@ -453,6 +462,17 @@ Status Resolver::Check(const NodePtr& reader, const NodePtr& writer, const std::
     return Ok();
   }
   if (r.type == AvroType::kUnion) {
+    // A named writer type is read by the reader branch of the same name first
+    // (Avro spec: Schema Resolution, records/enums/fixed match by name), so a
+    // union of two compatible records keeps each value in its own branch.
+    if (w.is_named()) {
+      for (int rank : {0, 1}) {
+        for (const auto& b : r.branches) {
+          if (b->type == w.type && NameRank(*b, w) == rank && Check(b, writer, path, depth + 1))
+            return Ok();
+        }
+      }
+    }
     for (bool exact : {true, false}) {
       for (const auto& b : r.branches) {
         if (exact && b->type != w.type) continue;
@@ -536,8 +556,15 @@ Result<Value> Resolver::ResolveAs(Value v, const NodePtr& reader, int depth) con
   if (r.type == AvroType::kUnion) {
     int chosen = -1;
     if (v.kind() == Kind::kRecord && v.record_schema()) {
-      for (size_t i = 0; i < r.branches.size() && chosen < 0; ++i) {
-        if (plans_.contains({r.branches[i].get(), v.record_schema().get()})) chosen = static_cast<int>(i);
+      // The branch Check planned: same full name, else same simple name, else
+      // the first compatible record.
+      const Node& w = *v.record_schema();
+      for (int rank = 0; rank <= 2 && chosen < 0; ++rank) {
+        for (size_t i = 0; i < r.branches.size() && chosen < 0; ++i) {
+          if (NameRank(*r.branches[i], w) <= rank && plans_.contains({r.branches[i].get(), &w})) {
+            chosen = static_cast<int>(i);
+          }
+        }
       }
     } else {
       chosen = SelectBranch(r, v);

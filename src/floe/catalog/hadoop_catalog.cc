@@ -9,6 +9,7 @@
 
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/hadoop_files.h"
+#include "floe/catalog/metadata_cache.h"
 #include "floe/util/crash_point.h"
 #include "floe/catalog/warnings.h"
 #include "floe/config/options.h"
@@ -195,6 +196,7 @@ class HadoopCatalog final : public Catalog {
     CrashPoint("catalog.before-publish");
     FLOE_RETURN_IF_ERROR(md.Publish(next, json));
     CrashPoint("catalog.published");
+    RememberMetadataFile(md.VersionPath(next), json, updated);
     // The commit stands either way (readers probe past a stale hint), but a
     // reader that trusts the hint verbatim (DuckDB) sees the old version.
     WarnIfHintFailed(base.id, next, md.WriteHint(next));
@@ -319,7 +321,7 @@ class HadoopCatalog final : public Catalog {
     if (path.ends_with(".gz.metadata.json")) {
       return Unsupported("{}: gzip metadata is not supported by the hadoop catalog yet", path);
     }
-    auto md = iceberg::TableMetadataFromJson(text);
+    auto md = ParseMetadataFile(path, text);
     if (!md) return Fail(md.error().WithContext(path));
     return LoadedTable{id, path, std::move(*md)};
   }

@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "floe/catalog/hadoop_files.h"
+#include "floe/catalog/metadata_cache.h"
 #include "floe/catalog/sql_db.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
@@ -357,6 +358,10 @@ class SqlCatalog final : public Catalog {
                                  static_cast<size_t>(keep_versions));
     updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
     const int64_t version = ParseMetastoreVersion(base.metadata_location) + 1;
+    // Crash points of the commit (crash trials, tests/cli/catalog_crash_cli_test.cc):
+    // before the metadata file, after it, after the UPDATE inside the
+    // transaction (the database must roll it back), after the COMMIT.
+    CrashPoint("catalog.before-metadata");
     FLOE_ASSIGN_OR_RETURN(std::string path, WriteMetadata(updated, version));
 
     CrashPoint("catalog.before-publish");
@@ -375,6 +380,7 @@ class SqlCatalog final : public Catalog {
       (void)io_->Delete(path);
       return CommitFailed("table {}: {}", base.id.ToString(), WhyStale(base));
     }
+    CrashPoint("catalog.updated");
     if (Status st = Wrap(tx.Commit()); !st) return FailedWrite(st.error(), path, "");
     CrashPoint("catalog.published");
     return LoadedTable{base.id, path, std::move(updated)};
@@ -602,11 +608,16 @@ class SqlCatalog final : public Catalog {
     io::OutputOptions o;
     o.overwrite = false;
     o.create_parents = true;
+    // Durable before the UPDATE points the catalog at it (as the hadoop
+    // catalog's publish): after a power loss the row must not name a file
+    // that never reached the disk.
+    o.sync = true;
     auto out = io_->NewOutput(path, o);
     if (!out)
       return Fail(out.error().WithContext(fmt::format("cannot write table metadata {}", path)));
     FLOE_RETURN_IF_ERROR((*out)->Write(json.data(), json.size()));
     FLOE_RETURN_IF_ERROR((*out)->Commit());
+    RememberMetadataFile(path, json, metadata);
     return path;
   }
 
@@ -617,7 +628,7 @@ class SqlCatalog final : public Catalog {
     }
     auto text = io::ReadFile(*io_, location);
     if (!text) return Fail(text.error().WithContext(fmt::format("table {}", id.ToString())));
-    auto md = iceberg::TableMetadataFromJson(*text);
+    auto md = ParseMetadataFile(location, *text);
     if (!md) return Fail(md.error().WithContext(location));
     return LoadedTable{id, location, std::move(*md)};
   }

@@ -139,25 +139,37 @@ Status InheritFromManifest(const ManifestFile& manifest, int32_t manifest_format
   return Ok();
 }
 
-ManifestCounts CountEntries(const std::vector<ManifestEntry>& entries,
-                            int64_t manifest_sequence_number) {
+Status AddToCounts(ManifestEntryStatus status, int64_t record_count, ManifestCounts* counts) {
+  int32_t* files = &counts->added_files;
+  int64_t* rows = &counts->added_rows;
+  std::string_view what = "added";
+  if (status == ManifestEntryStatus::kExisting) {
+    files = &counts->existing_files, rows = &counts->existing_rows, what = "existing";
+  } else if (status == ManifestEntryStatus::kDeleted) {
+    files = &counts->deleted_files, rows = &counts->deleted_rows, what = "deleted";
+  }
+  // Hostile or absurd record counts must not wrap into negative totals.
+  int64_t new_rows;
+  int32_t new_files;
+  if (__builtin_add_overflow(*rows, record_count, &new_rows) ||
+      __builtin_add_overflow(*files, int32_t{1}, &new_files)) {
+    return InvalidArgument(
+        "the {} rows count {} plus a file of {} records overflows (the {} files count is {})", what,
+        *rows, record_count, what, *files);
+  }
+  *rows = new_rows;
+  *files = new_files;
+  return Ok();
+}
+
+Result<ManifestCounts> CountEntries(const std::vector<ManifestEntry>& entries,
+                                    int64_t manifest_sequence_number) {
   ManifestCounts c;
   int64_t min_seq = std::numeric_limits<int64_t>::max();
   for (const auto& e : entries) {
-    int64_t rows = e.data_file.record_count;
-    switch (e.status) {
-      case ManifestEntryStatus::kAdded:
-        ++c.added_files;
-        c.added_rows += rows;
-        break;
-      case ManifestEntryStatus::kExisting:
-        ++c.existing_files;
-        c.existing_rows += rows;
-        break;
-      case ManifestEntryStatus::kDeleted:
-        ++c.deleted_files;
-        c.deleted_rows += rows;
-        break;
+    if (auto st = AddToCounts(e.status, e.data_file.record_count, &c); !st) {
+      return Fail(
+          std::move(st).error().WithContext(fmt::format("entry for {}", e.data_file.file_path)));
     }
     if (e.is_live()) min_seq = std::min(min_seq, e.sequence_number.value_or(manifest_sequence_number));
   }
@@ -166,8 +178,12 @@ ManifestCounts CountEntries(const std::vector<ManifestEntry>& entries,
   return c;
 }
 
-void SetCounts(const std::vector<ManifestEntry>& entries, ManifestFile* m) {
-  ManifestCounts c = CountEntries(entries, m->sequence_number);
+Status SetCounts(const std::vector<ManifestEntry>& entries, ManifestFile* m) {
+  auto counted = CountEntries(entries, m->sequence_number);
+  if (!counted)
+    return Fail(
+        std::move(counted).error().WithContext(fmt::format("manifest {}", m->manifest_path)));
+  const ManifestCounts& c = *counted;
   m->added_files_count = c.added_files;
   m->existing_files_count = c.existing_files;
   m->deleted_files_count = c.deleted_files;
@@ -175,6 +191,7 @@ void SetCounts(const std::vector<ManifestEntry>& entries, ManifestFile* m) {
   m->existing_rows_count = c.existing_rows;
   m->deleted_rows_count = c.deleted_rows;
   m->min_sequence_number = c.min_sequence_number;
+  return Ok();
 }
 
 PartitionSummaryBuilder::PartitionSummaryBuilder(TypePtr partition_type)
@@ -229,7 +246,9 @@ Result<std::vector<PartitionFieldSummary>> PartitionSummaryBuilder::Finish() con
 
 Status ValidateManifest(const ManifestFile& m, const std::vector<ManifestEntry>& entries) {
   const std::string& p = m.manifest_path;
-  ManifestCounts c = CountEntries(entries, m.sequence_number);
+  auto counted = CountEntries(entries, m.sequence_number);
+  if (!counted) return Fail(std::move(counted).error().WithContext(fmt::format("manifest {}", p)));
+  const ManifestCounts& c = *counted;
   if (c.added_files != m.added_files_count || c.existing_files != m.existing_files_count ||
       c.deleted_files != m.deleted_files_count) {
     return Corrupt(

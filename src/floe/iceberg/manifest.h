@@ -154,11 +154,19 @@ struct ManifestCounts {
   int64_t deleted_rows = 0;
   int64_t min_sequence_number = 0;
 };
-ManifestCounts CountEntries(const std::vector<ManifestEntry>& entries,
-                            int64_t manifest_sequence_number);
+/// kInvalidArgument naming the count when the record counts of the entries
+/// add up past a long (or the files past an int).
+Result<ManifestCounts> CountEntries(const std::vector<ManifestEntry>& entries,
+                                    int64_t manifest_sequence_number);
 
-/// Fills the counts and min_sequence_number of `manifest` from its entries.
-void SetCounts(const std::vector<ManifestEntry>& entries, ManifestFile* manifest);
+/// Adds one entry of `status` with `record_count` rows to `counts`;
+/// kInvalidArgument naming the count when a sum would overflow (counts are
+/// left unchanged then).
+Status AddToCounts(ManifestEntryStatus status, int64_t record_count, ManifestCounts* counts);
+
+/// Fills the counts and min_sequence_number of `manifest` from its entries
+/// (the errors of CountEntries, naming the manifest).
+Status SetCounts(const std::vector<ManifestEntry>& entries, ManifestFile* manifest);
 
 /// Accumulates the partition field summaries (field 507) of a manifest-list
 /// entry from the partition tuples of its entries (Java adds every entry,

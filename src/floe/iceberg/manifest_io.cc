@@ -657,23 +657,15 @@ Status ManifestWriter::Add(const ManifestEntry& e) {
                                           opt_long(e.file_sequence_number),
                                           std::move(data_file),
                                       });
+  // Counts (Iceberg spec: Manifest Lists; PITFALLS 65, 66, 72), checked
+  // before the entry is written so that a refused entry leaves nothing.
+  ManifestCounts counts = s.counts;
+  if (auto st = AddToCounts(e.status, f.record_count, &counts); !st)
+    return ctx(std::move(st).error());
   if (auto st = s.writer->Append(entry); !st) return ctx(std::move(st).error());
+  s.counts = counts;
 
-  // Counts and summaries (Iceberg spec: Manifest Lists; PITFALLS 65, 66, 72).
-  switch (e.status) {
-    case ManifestEntryStatus::kAdded:
-      ++s.counts.added_files;
-      s.counts.added_rows += f.record_count;
-      break;
-    case ManifestEntryStatus::kExisting:
-      ++s.counts.existing_files;
-      s.counts.existing_rows += f.record_count;
-      break;
-    case ManifestEntryStatus::kDeleted:
-      ++s.counts.deleted_files;
-      s.counts.deleted_rows += f.record_count;
-      break;
-  }
+  // Summaries.
   if (e.is_live() && e.sequence_number) {
     s.min_explicit_sequence = std::min(s.min_explicit_sequence.value_or(*e.sequence_number), *e.sequence_number);
   }
@@ -1134,7 +1126,7 @@ Result<ManifestFile> DescribeV1Manifest(const InputFile& file, const TableMetada
     }
   }
   FLOE_ASSIGN_OR_RETURN(auto entries, ReadManifest(file, m, metadata));
-  SetCounts(entries, &m);
+  FLOE_RETURN_IF_ERROR(SetCounts(entries, &m));
   return m;
 }
 

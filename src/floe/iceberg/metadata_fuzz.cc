@@ -1,9 +1,16 @@
 // libFuzzer target for the iceberg module's parsers: table metadata JSON,
 // schema JSON, JSON and binary single values, transform names. Bad input must
-// give an error, never a crash; whatever parses and writes must re-read equal.
+// give an error, never a crash; whatever parses and writes must re-read equal
+// (the same metadata, schema and defaults, the same value: NaN as NaN, every
+// other float bit for bit). Byte 0 picks the mode (low 2 bits) and the type of
+// the single-value modes (the rest). Seeds: tests/fuzz_seeds/metadata_fuzz/.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <string_view>
+#include <variant>
 
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/transform.h"
@@ -11,6 +18,31 @@
 
 using namespace floe;
 using namespace floe::iceberg;
+
+namespace {
+
+/// Equal values, with any NaN equal to any NaN (Appendix D and the JSON
+/// single-value form keep NaN, not its payload).
+bool SameValue(const Value& a, const Value& b) {
+  if (a == b) return true;
+  if (std::holds_alternative<float>(a.v) && std::holds_alternative<float>(b.v)) {
+    return std::isnan(a.as_float()) && std::isnan(b.as_float());
+  }
+  if (std::holds_alternative<double>(a.v) && std::holds_alternative<double>(b.v)) {
+    return std::isnan(a.as_double()) && std::isnan(b.as_double());
+  }
+  return false;
+}
+
+[[noreturn]] void Mismatch(const char* what, const Type& type, std::string_view input,
+                           const std::string& out) {
+  std::fprintf(stderr, "metadata_fuzz: %s (type %s)\ninput: %.*s\nwritten: %s\n", what,
+               type.ToString().c_str(), static_cast<int>(input.size()), input.data(), out.c_str());
+  std::fflush(stderr);
+  __builtin_trap();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -29,7 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto written = TableMetadataToJson(*m);
       if (!written) return 0;
       auto again = TableMetadataFromJson(*written);
-      if (!again || !(*again == *m) || !CheckV2MetadataJson(*written)) __builtin_trap();
+      if (!again)
+        Mismatch(("metadata does not re-read: " + again.error().ToString()).c_str(), *type, text,
+                 *written);
+      if (!(*again == *m)) Mismatch("metadata re-reads as other metadata", *type, text, *written);
+      if (auto st = CheckV2MetadataJson(*written); !st) {
+        Mismatch(("written metadata breaks the v2 rules: " + st.error().ToString()).c_str(), *type,
+                 text, *written);
+      }
       break;
     }
     case 1: {
@@ -38,8 +77,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!s) return 0;
       auto written = SchemaToJson(*s, &defaults);
       if (!written) return 0;
-      auto again = SchemaFromJson(*written);
-      if (!again || !(*again == *s)) __builtin_trap();
+      FieldDefaults defaults_again;
+      auto again = SchemaFromJson(*written, &defaults_again);
+      if (!again || !(*again == *s) || defaults_again != defaults) __builtin_trap();
       break;
     }
     case 2: {
@@ -48,14 +88,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto json = ToJsonText(*type, *v);
       if (!json) return 0;  // e.g. strings that are not UTF-8
       auto again = FromJsonText(*type, *json);
-      if (!again) __builtin_trap();
+      if (!again) Mismatch("JSON single value does not re-read", *type, text, *json);
+      if (!SameValue(*again, *v))
+        Mismatch("JSON single value re-reads as another value", *type, text, *json);
       break;
     }
     default: {
       auto v = FromBinary(*type, text);
       if (v && !v->is_null()) {
         auto bin = ToBinary(*type, *v);
-        if (!bin || !FromBinary(*type, *bin)) __builtin_trap();
+        if (!bin) Mismatch("binary value does not write", *type, text, "");
+        auto again = FromBinary(*type, *bin);
+        if (!again) Mismatch("binary value does not re-read", *type, text, *bin);
+        if (!SameValue(*again, *v))
+          Mismatch("binary value re-reads as another value", *type, text, *bin);
       }
       auto t = Transform::Parse(text, true);
       if (t && !t->is_unknown()) {

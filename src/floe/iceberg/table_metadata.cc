@@ -533,8 +533,12 @@ Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
       FLOE_ASSIGN_OR_RETURN(SnapshotRef ref, RefFromJson(*it, it.key()));
       m.refs.emplace(it.key(), ref);
     }
-  } else if (m.current_snapshot_id) {
-    // Metadata written before refs existed: main is the current snapshot.
+  }
+  if (m.current_snapshot_id && !m.refs.contains(std::string(kMainBranch))) {
+    // "There is always a main branch reference pointing to the
+    // current-snapshot-id even if the refs map is null" (spec: Table Metadata
+    // Fields): metadata written before refs existed, or whose refs map holds
+    // only other refs, reads main as the current snapshot.
     SnapshotRef main;
     main.snapshot_id = *m.current_snapshot_id;
     m.refs.emplace(std::string(kMainBranch), main);
@@ -594,7 +598,7 @@ Json RefToJson(const SnapshotRef& r) {
   return j;
 }
 
-Result<std::string> TableMetadataToJson(const TableMetadata& m) {
+Result<std::string> TableMetadataToJson(const TableMetadata& m, int indent) {
   FLOE_RETURN_IF_ERROR(ValidateForWrite(m));
   Json j = Json::object();
   j["format-version"] = m.format_version;
@@ -651,7 +655,7 @@ Result<std::string> TableMetadataToJson(const TableMetadata& m) {
     mlog.push_back(std::move(ej));
   }
   j["metadata-log"] = std::move(mlog);
-  return ji::Dump(j, 2);
+  return ji::Dump(j, indent);
 }
 
 // ---------------------------------------------------------------------------

@@ -141,8 +141,9 @@ struct TableMetadata {
 Result<TableMetadata> TableMetadataFromJson(std::string_view json);
 
 /// Writes format version 2 JSON (the only version floe writes). Checks
-/// ValidateForWrite first.
-Result<std::string> TableMetadataToJson(const TableMetadata& metadata);
+/// ValidateForWrite first. Files are indented for people (`indent` 2);
+/// -1 is compact (the REST server's answers).
+Result<std::string> TableMetadataToJson(const TableMetadata& metadata, int indent = 2);
 
 /// Everything a v2 writer must satisfy (PITFALLS 46-56): Validate() plus
 /// format version 2, a uuid, an absolute location, last-column-id >= highest

@@ -58,6 +58,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Bind(RestService* service, const
                                                      int port) {
   auto impl = std::make_unique<Impl>();
   impl->service = service;
+  // A response goes out as two writes (headers, then the body): with Nagle's
+  // algorithm the body waits for the client's delayed ACK of the headers
+  // (up to 40 ms on Linux) on every answer.
+  impl->http.set_tcp_nodelay(true);
   auto handler = [service](const httplib::Request& req, httplib::Response& res) {
     HttpRequest r;
     r.method = req.method;

@@ -264,13 +264,17 @@ std::string JoinLevels(const Namespace& ns) {
   return s;
 }
 
-Result<Json> LoadResult(const catalog::LoadedTable& t) {
-  FLOE_ASSIGN_OR_RETURN(std::string text, iceberg::TableMetadataToJson(t.metadata));
-  Json j = Json::object();
-  j["metadata-location"] = t.metadata_location;
-  j["metadata"] = Json::parse(text);
-  j["config"] = Json::object();
-  return j;
+/// A LoadTableResult (or, without `config`, a CommitTableResponse) as
+/// response text: the metadata's JSON text goes in as it is written, never
+/// parsed and printed again (it is most of every table answer).
+Result<HttpResponse> LoadResponse(const catalog::LoadedTable& t, bool with_config = true) {
+  FLOE_ASSIGN_OR_RETURN(std::string text, iceberg::TableMetadataToJson(t.metadata, /*indent=*/-1));
+  HttpResponse r;
+  r.status = 200;
+  r.body = "{\"metadata-location\":" + Json(t.metadata_location).dump() + ",\"metadata\":";
+  r.body += text;
+  r.body += with_config ? ",\"config\":{}}" : "}";
+  return r;
 }
 
 /// Form fields of an application/x-www-form-urlencoded body.
@@ -696,15 +700,13 @@ class RestService::Call {
       def.location = it->get<std::string>();
     FLOE_ASSIGN_OR_RETURN(Lease c, s_->Borrow());
     FLOE_ASSIGN_OR_RETURN(auto created, c->CreateTable(TableIdentifier{ns, name}, def));
-    FLOE_ASSIGN_OR_RETURN(Json j, LoadResult(created));
-    return JsonResponse(200, j);
+    return LoadResponse(created);
   }
 
   Result<HttpResponse> LoadTable(const TableIdentifier& id) {
     FLOE_ASSIGN_OR_RETURN(Lease c, s_->Borrow());
     FLOE_ASSIGN_OR_RETURN(auto t, c->RefreshTable(id));
-    FLOE_ASSIGN_OR_RETURN(Json j, LoadResult(t));
-    return JsonResponse(200, j);
+    return LoadResponse(t);
   }
 
   Result<HttpResponse> TableExists(const TableIdentifier& id) {
@@ -755,8 +757,7 @@ class RestService::Call {
     }
     FLOE_ASSIGN_OR_RETURN(Lease c, s_->Borrow());
     FLOE_ASSIGN_OR_RETURN(auto t, c->RegisterTable(TableIdentifier{ns, name}, location));
-    FLOE_ASSIGN_OR_RETURN(Json j, LoadResult(t));
-    return JsonResponse(200, j);
+    return LoadResponse(t);
   }
 
   Result<HttpResponse> ReportMetrics() {
@@ -786,11 +787,7 @@ class RestService::Call {
           500, "CommitStateUnknownException",
           fmt::format("FLOE_SERVE_FAULT: commit {} was applied, then this 500 was sent", n));
     }
-    Json j = Json::object();
-    FLOE_ASSIGN_OR_RETURN(Json loaded, LoadResult(committed));
-    j["metadata-location"] = loaded["metadata-location"];
-    j["metadata"] = loaded["metadata"];
-    return JsonResponse(200, j);
+    return LoadResponse(committed, /*with_config=*/false);
   }
 
   Result<catalog::LoadedTable> Commit(const TableIdentifier& id,

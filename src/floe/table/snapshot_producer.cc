@@ -238,8 +238,10 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   if (Status st = iceberg::AddSnapshot(&next, snap, iceberg::NowMillis(), branch_); !st)
     return fail(st.error());
   auto committed = table_->catalog()->CommitTable(base, std::move(next));
-  CrashPoint("commit.swapped");
   if (!committed) return fail(committed.error());
+  // Only once the swap happened: a kill here must find the commit landed
+  // (a lost race passes no "swapped" point).
+  CrashPoint("commit.swapped");
   table_->Reset(std::move(*committed));
   result->snapshot_id = ctx.snapshot_id;
   result->sequence_number = ctx.sequence_number;
