@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/catalog_configs.h"
+#include "testing/scale.h"
 
 namespace {
 
@@ -26,7 +27,9 @@ using namespace floe_cli_test;  // NOLINT: test helpers
 using nlohmann::json;
 
 constexpr int kWriters = 8;
-constexpr int kAppends = 25;
+/// Appends per writer: 25, or fewer under FLOE_TEST_SCALE (the sanitizer runs
+/// of ./scripts/test), but at least 10: 8 writers x 10 appends still race.
+const int kAppends = static_cast<int>(floe::test::Scaled(25, 10));
 
 /// The id of row k of append i of writer p (unique across the test).
 int64_t RowId(int p, int i, int k) { return int64_t{p} * 100000 + int64_t{i} * 10 + k; }
