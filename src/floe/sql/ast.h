@@ -25,6 +25,7 @@ namespace floe::sql {
 struct Span {
   Pos begin;
   Pos end;
+  bool operator==(const Span&) const = default;
 };
 
 /// A possibly qualified name: `t`, `db.t`, `cat.db.t` (each part unquoted or
@@ -34,6 +35,7 @@ struct Identifier {
   Pos pos;
   /// The parts joined by '.', unquoted ("c.db.t").
   std::string ToString() const;
+  bool operator==(const Identifier&) const = default;
 };
 
 /// One `'key' = 'value'` of a WITH (...) list, SET, or an OPTIONS hint.
@@ -41,6 +43,7 @@ struct Property {
   std::string key;
   std::string value;
   Pos pos;
+  bool operator==(const Property&) const = default;
 };
 using Properties = std::vector<Property>;
 
@@ -51,6 +54,7 @@ struct Hint {
   Properties options;
   std::vector<std::string> args;
   Pos pos;
+  bool operator==(const Hint&) const = default;
 };
 
 // ---------------------------------------------------------------------------
@@ -97,6 +101,7 @@ struct DataType {
   std::vector<DataType> elements;  ///< ARRAY / MULTISET: [element]; MAP: [key, value]
   std::vector<RowField> fields;    ///< ROW
   Pos pos;
+  bool operator==(const DataType&) const = default;
 };
 
 /// A field of ROW<name type ['description']>.
@@ -105,6 +110,7 @@ struct RowField {
   DataType type;
   std::optional<std::string> description;
   Pos pos;
+  bool operator==(const RowField&) const = default;
 };
 
 // ---------------------------------------------------------------------------
@@ -190,6 +196,7 @@ struct Expr {
   bool has_operand = false;  ///< CASE x WHEN ...
   bool has_else = false;     ///< CASE ... ELSE
   std::optional<DataType> cast_type;
+  bool operator==(const Expr&) const = default;
 };
 
 // ---------------------------------------------------------------------------
@@ -199,6 +206,7 @@ struct Expr {
 struct SelectItem {
   Expr expr;
   std::optional<std::string> alias;
+  bool operator==(const SelectItem&) const = default;
 };
 
 /// `name [/*+ OPTIONS(...) */] [[AS] alias]` in FROM.
@@ -206,6 +214,7 @@ struct TableRef {
   Identifier name;
   std::vector<Hint> hints;
   std::optional<std::string> alias;
+  bool operator==(const TableRef&) const = default;
 };
 
 /// SELECT items [FROM table] [WHERE ...] [LIMIT n]. DISTINCT, JOIN, GROUP BY,
@@ -218,17 +227,20 @@ struct Select {
   std::optional<TableRef> from;
   std::optional<Expr> where;
   std::optional<int64_t> limit;
+  bool operator==(const Select&) const = default;
 };
 
 /// VALUES (row), (row), ...
 struct Values {
   Pos pos;
   std::vector<std::vector<Expr>> rows;
+  bool operator==(const Values&) const = default;
 };
 
 struct Query {
   std::variant<Select, Values> body;
   Pos pos() const;
+  bool operator==(const Query&) const = default;
 };
 
 // ---------------------------------------------------------------------------
@@ -237,15 +249,18 @@ struct Query {
 struct CreateCatalog {
   Identifier name;
   Properties options;
+  bool operator==(const CreateCatalog&) const = default;
 };
 
 struct UseCatalog {
   Identifier name;
+  bool operator==(const UseCatalog&) const = default;
 };
 
 /// USE [catalog.]database
 struct UseDatabase {
   Identifier name;
+  bool operator==(const UseDatabase&) const = default;
 };
 
 struct CreateDatabase {
@@ -253,6 +268,7 @@ struct CreateDatabase {
   Identifier name;  ///< [catalog.]database
   std::optional<std::string> comment;
   Properties options;
+  bool operator==(const CreateDatabase&) const = default;
 };
 
 /// DROP DATABASE [IF EXISTS] [catalog.]db [RESTRICT | CASCADE]
@@ -260,6 +276,7 @@ struct DropDatabase {
   bool if_exists = false;
   Identifier name;
   bool cascade = false;
+  bool operator==(const DropDatabase&) const = default;
 };
 
 enum class ShowKind : uint8_t {
@@ -275,26 +292,31 @@ enum class ShowKind : uint8_t {
 struct Show {
   ShowKind kind = ShowKind::kTables;
   std::optional<Identifier> from;  ///< SHOW TABLES FROM db
+  bool operator==(const Show&) const = default;
 };
 
 struct ShowCreateTable {
   Identifier name;
+  bool operator==(const ShowCreateTable&) const = default;
 };
 
 /// DESCRIBE t / DESC t
 struct Describe {
   Identifier name;
+  bool operator==(const Describe&) const = default;
 };
 
 /// SET; / SET 'key' = 'value';
 struct Set {
   std::optional<Property> property;
+  bool operator==(const Set&) const = default;
 };
 
 /// RESET; / RESET 'key';
 struct Reset {
   std::optional<std::string> key;
   Pos key_pos;
+  bool operator==(const Reset&) const = default;
 };
 
 /// A column of CREATE TABLE: physical (`type`), computed (`name AS expr`),
@@ -309,6 +331,7 @@ struct ColumnDef {
   bool is_virtual = false;
   bool primary_key = false;  ///< column constraint PRIMARY KEY NOT ENFORCED
   std::optional<std::string> comment;
+  bool operator==(const ColumnDef&) const = default;
 };
 
 /// [CONSTRAINT name] PRIMARY KEY (a, b) NOT ENFORCED
@@ -316,6 +339,7 @@ struct PrimaryKey {
   std::optional<std::string> name;
   std::vector<std::string> columns;
   Pos pos;
+  bool operator==(const PrimaryKey&) const = default;
 };
 
 /// WATERMARK FOR rowtime AS expr
@@ -323,6 +347,7 @@ struct Watermark {
   std::string column;
   Expr expr;
   Pos pos;
+  bool operator==(const Watermark&) const = default;
 };
 
 /// LIKE options: {INCLUDING|EXCLUDING} {ALL|CONSTRAINTS|PARTITIONS} and
@@ -341,11 +366,13 @@ struct LikeOption {
   LikeStrategy strategy = LikeStrategy::kIncluding;
   LikeFeature feature = LikeFeature::kAll;
   Pos pos;
+  bool operator==(const LikeOption&) const = default;
 };
 struct LikeClause {
   Identifier source;
   std::vector<LikeOption>
       options;  ///< as written; the default is INCLUDING ALL OVERWRITING OPTIONS
+  bool operator==(const LikeClause&) const = default;
 };
 
 struct CreateTable {
@@ -359,6 +386,7 @@ struct CreateTable {
   std::vector<std::string> partitioned_by;
   Properties options;
   std::optional<LikeClause> like;
+  bool operator==(const CreateTable&) const = default;
 };
 
 /// DROP [TEMPORARY] TABLE [IF EXISTS] t
@@ -366,26 +394,31 @@ struct DropTable {
   bool temporary = false;
   bool if_exists = false;
   Identifier name;
+  bool operator==(const DropTable&) const = default;
 };
 
 /// ALTER TABLE t SET ('k' = 'v', ...)
 struct AlterTableSet {
   Identifier name;
   Properties options;
+  bool operator==(const AlterTableSet&) const = default;
 };
 
 /// ALTER TABLE t RESET ('k', ...)
 struct AlterTableReset {
   Identifier name;
   std::vector<std::string> keys;
+  bool operator==(const AlterTableReset&) const = default;
 };
 
 struct AddJar {
   std::string path;
+  bool operator==(const AddJar&) const = default;
 };
 
 struct RemoveJar {
   std::string path;
+  bool operator==(const RemoveJar&) const = default;
 };
 
 /// INSERT {INTO|OVERWRITE} t [/*+ OPTIONS(...) */] [PARTITION (k = literal, ...)] [(cols)] query
@@ -396,6 +429,7 @@ struct Insert {
   std::vector<std::pair<std::string, Expr>> partition;  ///< static partition values
   std::vector<std::string> columns;
   Query query;
+  bool operator==(const Insert&) const = default;
 };
 
 /// EXECUTE STATEMENT SET BEGIN insert; ... END, or the SQL client's
@@ -403,6 +437,7 @@ struct Insert {
 struct StatementSet {
   std::vector<Insert> inserts;
   std::vector<Pos> insert_pos;  ///< where each INSERT starts
+  bool operator==(const StatementSet&) const = default;
 };
 
 /// EXPLAIN is not in the subset; a query or an INSERT stands alone.
@@ -417,6 +452,7 @@ struct Statement {
   Pos pos;
   std::string text;
   StatementNode node;
+  bool operator==(const Statement&) const = default;
 };
 
 }  // namespace floe::sql

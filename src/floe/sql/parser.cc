@@ -60,6 +60,12 @@ std::string_view OpText(Op op) {
 }
 
 namespace {
+bool IsReserved(std::string_view word);
+}  // namespace
+
+bool IsReservedWord(std::string_view word) { return IsReserved(word); }
+
+namespace {
 
 /// Words that are never a bare name: the grammar's own words, and the
 /// reserved words of Calcite that Flink users meet most (`timestamp`, `time`,

@@ -51,6 +51,10 @@ Result<DataType> ParseDataType(std::string_view text, Pos start = {});
 /// Parses one expression (`a + 1 > 2 AND b IS NOT NULL`).
 Result<Expr> ParseExpression(std::string_view text, Pos start = {});
 
+/// True for the words that cannot be a bare (unquoted) name: SELECT, FROM,
+/// TIMESTAMP, USER, VALUE, ... (back-quote them: `user`).
+bool IsReservedWord(std::string_view word);
+
 /// A statement's text inside a script: a view of the script (without the
 /// ending ';') and where it starts.
 struct StatementSource {
