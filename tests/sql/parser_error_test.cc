@@ -227,3 +227,19 @@ TEST(SqlNesting, DepthLimitFitsASmallThreadStack) {
 
 }  // namespace
 }  // namespace floe::sql
+
+namespace floe::sql {
+namespace {
+
+// Found by sql_parse_fuzz: `/*+ OPTIONS */` parsed as a hint without
+// options, which printed as `OPTIONS()` and did not parse back.
+TEST(SqlErrors, OptionsHintNeedsKeyValues) {
+  EXPECT_THAT(ParseStatement("SELECT * FROM t /*+ OPTIONS */"),
+              test::HasErrorMessage("At line 1, column 21: Hint [OPTIONS] only support non empty "
+                                    "key value options"));
+  EXPECT_THAT(ParseStatement("SELECT * FROM t /*+ OPTIONS() */"),
+              test::HasErrorMessage("Encountered \")\" at line 1, column 29."));
+}
+
+}  // namespace
+}  // namespace floe::sql

@@ -151,6 +151,11 @@ class Parser {
       Hint h;
       h.pos = Peek().pos;
       FLOE_ASSIGN_OR_RETURN(h.name, SimpleName());
+      if (EqualsIgnoreCase(h.name, "OPTIONS") && !CheckSym("(")) {
+        // Flink (FlinkHints): OPTIONS takes at least one 'key'='value'.
+        return InvalidArgument("At {}: Hint [{}] only support non empty key value options",
+                               PosText(h.pos), h.name);
+      }
       if (AcceptSym("(")) {
         if (EqualsIgnoreCase(h.name, "OPTIONS")) {
           do {
