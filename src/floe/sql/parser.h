@@ -10,14 +10,18 @@
 ///    Calcite lists them (`<EOF> ` first, then the rest sorted);
 ///  - lexical: `Lexical error at line 1, column 20.  Encountered: <EOF> after : "'abc"`;
 ///  - valid Flink SQL outside floe's subset (JOIN, GROUP BY, ORDER BY, UNION,
-///    subqueries, DISTINCT, ...): kUnsupported, `JOIN is not supported (line
-///    1, column 15): ...` — decided once for all of them: the parser knows the
-///    construct and says so, rather than claiming a syntax error;
-///  - `PRIMARY KEY ... ENFORCED`: Flink's text `Flink doesn't support
-///    ENFORCED mode for PRIMARY KEY constraint. ENFORCED/NOT ENFORCED
-///    controls if the constraint checks are performed on the incoming/outgoing
-///    data. Flink does not own the data therefore the only supported mode is
-///    the NOT ENFORCED mode` (kUnsupported);
+///    subqueries, DISTINCT, ...): kUnsupported, `From line 1, column 17 to
+///    line 1, column 20: JOIN is not supported by floe's SQL (...)` — decided
+///    once for all of them: the parser knows the construct and says so,
+///    rather than claiming a syntax error;
+///  - rule violations the parser can see (ranges of type parameters, a
+///    primary key without NOT ENFORCED, OVERWRITING ALL in LIKE): Flink's
+///    message after Calcite's validation prefix `From line L, column C to
+///    line L, column C: `, e.g. `...: Flink doesn't support ENFORCED mode for
+///    PRIMARY KEY constraint. ENFORCED/NOT ENFORCED controls if the constraint
+///    checks are performed on the incoming/outgoing data. Flink does not own
+///    the data therefore the only supported mode is the NOT ENFORCED mode`
+///    (kUnsupported);
 ///  - nesting deeper than kMaxSqlDepth (parentheses, types, NOT chains):
 ///    `SQL nested deeper than 128 levels at line 1, column 136`, before the
 ///    stack could run out.
