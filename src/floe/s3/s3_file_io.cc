@@ -837,6 +837,13 @@ Result<S3Config> S3ConfigFromProperties(const std::map<std::string, std::string>
     c.credentials.secret_access_key = Env("AWS_SECRET_ACCESS_KEY").value_or("");
     c.credentials.session_token = token.value_or(Env("AWS_SESSION_TOKEN").value_or(""));
   }
+  if (c.credentials.access_key_id.empty() || c.credentials.secret_access_key.empty()) {
+    // Anonymous requests would reach only public buckets, and fail later
+    // with a 403 far from the cause.
+    return InvalidArgument(
+        "no S3 credentials: set the catalog properties s3.access-key-id and s3.secret-access-key (or the "
+        "environment variables AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
+  }
   FLOE_ASSIGN_OR_RETURN(c.path_style, props.Value(k::kS3PathStyleAccess));
   FLOE_ASSIGN_OR_RETURN(c.part_size, props.Value(k::kS3MultipartPartSizeBytes));
   return c;
