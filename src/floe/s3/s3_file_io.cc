@@ -828,7 +828,7 @@ Result<S3Config> S3ConfigFromProperties(const std::map<std::string, std::string>
     if (!key || !secret) {
       return InvalidArgument(
           "s3.access-key-id and s3.secret-access-key must be given together ({} is missing)",
-          key ? "s3.secret-access-key" : "s3.access-key-id");
+          key ? k::kS3SecretAccessKey.name : k::kS3AccessKeyId.name);
     }
     c.credentials = Credentials{*key, *secret, token.value_or("")};
   } else {
