@@ -172,6 +172,15 @@ class S3InputFile final : public InputFile {
   mutable std::deque<Window> windows_;
 };
 
+// The wait before attempt `attempt + 1` of a request sent by hand (full
+// jitter, as S3Client::Send).
+void Backoff(const S3Config& c, int attempt) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const int64_t cap = std::min(c.retry_max_ms, c.retry_base_ms << std::min(attempt - 1, 20));
+  std::uniform_int_distribution<int64_t> wait(cap / 4, std::max<int64_t>(cap / 4, cap));
+  std::this_thread::sleep_for(std::chrono::milliseconds(wait(rng)));
+}
+
 // A single PUT of a whole object. With `if_absent`, `If-None-Match: *`:
 // 412 is kAlreadyExists; an unknown outcome is resolved as s3_file_io.h says.
 Status PutObject(S3Client& client, const S3Location& loc, std::string_view data, bool if_absent,
@@ -188,7 +197,6 @@ Status PutObject(S3Client& client, const S3Location& loc, std::string_view data,
     return Ok();
   }
   r.headers.emplace_back("if-none-match", "*");
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   bool uncertain = false;
   std::string last;
   const int attempts = std::max(1, client.config().max_attempts);
@@ -217,12 +225,7 @@ Status PutObject(S3Client& client, const S3Location& loc, std::string_view data,
     uncertain = uncertain || ex.maybe_applied;
     last = ex.ok ? ErrorOf(ex.response, what, loc.bucket, loc.key).message
                  : TransportErrorOf(ex, what, loc.bucket, loc.key).message;
-    if (attempt < attempts) {
-      const int64_t cap = std::min(client.config().retry_max_ms,
-                                   client.config().retry_base_ms << std::min(attempt - 1, 20));
-      std::uniform_int_distribution<int64_t> wait(cap / 4, std::max<int64_t>(cap / 4, cap));
-      std::this_thread::sleep_for(std::chrono::milliseconds(wait(rng)));
-    }
+    if (attempt < attempts) Backoff(client.config(), attempt);
   }
   if (uncertain) {
     return CommitStateUnknown("{} {}: the outcome is unknown after {} attempts (last: {})", what,
@@ -301,23 +304,7 @@ class S3OutputFile final : public OutputFile {
     r.query = {{"uploadId", upload_id_}};
     r.body = xml;
     if (!overwrite_) r.headers.emplace_back("if-none-match", "*");
-    // Completing the same upload twice is harmless (S3 answers the second
-    // with the object or NoSuchUpload), so a lost answer is retried.
-    Exchange ex = client_->Send(r, Retry::kIdempotent);
-    Status st = Ok();
-    if (!ex.ok) {
-      st = ex.maybe_applied
-               ? Fail(Error{
-                     ErrorKind::kCommitStateUnknown,
-                     TransportErrorOf(ex, "cannot complete the upload of", loc_.bucket, loc_.key)
-                         .message,
-                     false})
-               : Fail(TransportErrorOf(ex, "cannot complete the upload of", loc_.bucket, loc_.key));
-    } else if (ex.response.status / 100 != 2 ||
-               ex.response.body.find("<Error>") != std::string::npos) {
-      // S3 may answer 200 and put the error in the body.
-      st = Fail(ErrorOf(ex.response, "cannot complete the upload of", loc_.bucket, loc_.key));
-    }
+    Status st = Complete(r);
     if (!st) {
       if (st.error().kind != ErrorKind::kCommitStateUnknown) AbortUpload();
       done_ = true;
@@ -393,6 +380,79 @@ class S3OutputFile final : public OutputFile {
           return etag;
         }));
     return Ok();
+  }
+
+  // CompleteMultipartUpload. An answer that is lost (or a 5xx) leaves the
+  // outcome unknown: it is sent again, and a 412 or NoSuchUpload after that
+  // is resolved by the object's ETag, which for a multipart object is the
+  // MD5 of its parts' MD5s and their count: equal means this upload made it.
+  Status Complete(const S3Request& r) {
+    const std::string what = "cannot complete the upload of";
+    bool uncertain = false;
+    std::string last;
+    const int attempts = std::max(1, client_->config().max_attempts);
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+      Exchange ex = client_->Send(r, Retry::kNever);
+      // S3 may answer 200 and put the error in the body.
+      const bool error_body =
+          ex.ok && ex.response.status / 100 == 2 && ex.response.body.find("<Error>") != std::string::npos;
+      if (ex.ok && ex.response.status / 100 == 2 && !error_body) return Ok();
+      if (ex.ok && !error_body && ex.response.status < 500 && ex.response.status != 429) {
+        if (uncertain && (ex.response.status == 412 || ex.response.status == 404)) {
+          S3Request h;
+          h.method = "HEAD";
+          h.bucket = loc_.bucket;
+          h.key = loc_.key;
+          Exchange head = client_->Send(h);
+          if (head.ok && head.response.status == 200) {
+            const std::string etag = head.response.Header("etag");
+            if (SameEtag(etag, MultipartEtag())) return Ok();
+            // A store whose ETags are not S3's multipart form (s3rver: the
+            // MD5 of the whole object) cannot tell whose object it is.
+            if (etag.find('-') == std::string::npos) {
+              return CommitStateUnknown(
+                  "{} {}: an earlier attempt may have completed it, and the store's ETag ({}) is not in S3's "
+                  "multipart form, so whose object it is cannot be told",
+                  what, S3Uri(loc_.bucket, loc_.key), etag);
+            }
+          }
+          if (ex.response.status == 404) {
+            return CommitStateUnknown("{} {}: an earlier attempt may have completed it, and the object cannot tell",
+                                      what, S3Uri(loc_.bucket, loc_.key));
+          }
+        }
+        return Fail(ErrorOf(ex.response, what, loc_.bucket, loc_.key));
+      }
+      uncertain = uncertain || ex.maybe_applied || error_body;
+      last = ex.ok ? ErrorOf(ex.response, what, loc_.bucket, loc_.key).message
+                   : TransportErrorOf(ex, what, loc_.bucket, loc_.key).message;
+      if (attempt < attempts) Backoff(client_->config(), attempt);
+    }
+    if (uncertain) {
+      return CommitStateUnknown("{} {}: the outcome is unknown after {} attempts (last: {})", what,
+                                S3Uri(loc_.bucket, loc_.key), attempts, last);
+    }
+    return IoError("{}", last);
+  }
+
+  static bool SameEtag(std::string a, std::string b) {
+    auto strip = [](std::string& s) { std::erase(s, '"'); };
+    strip(a);
+    strip(b);
+    return !a.empty() && a == b;
+  }
+
+  // The ETag S3 gives the completed object: hex MD5 of the concatenated
+  // binary MD5s of the parts, then `-<parts>`.
+  std::string MultipartEtag() const {
+    std::string raw;
+    for (std::string e : etags_) {
+      std::erase(e, '"');
+      for (size_t i = 0; i + 1 < e.size(); i += 2) {
+        raw.push_back(static_cast<char>(std::stoi(e.substr(i, 2), nullptr, 16)));
+      }
+    }
+    return Md5Hex(raw) + "-" + std::to_string(etags_.size());
   }
 
   Status WaitOldest() {
