@@ -42,7 +42,7 @@ static floe_status Invoke(void* state, bool flag, const floe_row* row, floe_erro
 }
 static void Destroy(void* state) { (void)state; }
 
-static const floe_sink_vtable kVtable = {sizeof(floe_sink_vtable), 0, Create, NULL, Invoke, NULL,
+__attribute__((unused)) static const floe_sink_vtable kVtable = {sizeof(floe_sink_vtable), 0, Create, NULL, Invoke, NULL,
                                          NULL, NULL, NULL, NULL, NULL, Destroy};
 
 #ifndef NO_INIT
