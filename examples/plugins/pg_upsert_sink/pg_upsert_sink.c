@@ -69,6 +69,12 @@ static floe_status run(PgSink* s, const char* sql, int n, const char* const* par
   return out;
 }
 
+/* Server notices (CREATE TABLE IF NOT EXISTS ... skipping) are not for floe's stderr. */
+static void ignore_notice(void* arg, const char* message) {
+  (void)arg;
+  (void)message;
+}
+
 static floe_status begin(PgSink* s, floe_error* err) {
   if (s->in_tx) return FLOE_OK;
   floe_status st = run(s, "BEGIN", 0, NULL, err);
@@ -105,6 +111,7 @@ static floe_status pg_open(void* state, const char* parameter, size_t len, floe_
   if (PQstatus(s->conn) != CONNECTION_OK) {
     return fail(err, FLOE_RETRYABLE, "cannot connect to PostgreSQL", PQerrorMessage(s->conn));
   }
+  PQsetNoticeProcessor(s->conn, ignore_notice, NULL);
   snprintf(s->sink_id, sizeof s->sink_id, "%s#%d", s->table, s->subtask);
   return run(s, "CREATE TABLE IF NOT EXISTS floe_sink_commits (sink text PRIMARY KEY, "
                 "checkpoint_id bigint NOT NULL)", 0, NULL, err);
