@@ -16,9 +16,9 @@ namespace floe::plugin {
 namespace {
 
 using floe::test::Field;
-using test::Lines;
 using floe::test::HasErrorMessage;
 using floe::test::IsError;
+using test::Lines;
 using test::PluginFile;
 
 SchemaPtr AllTypesSchema() {
@@ -62,7 +62,8 @@ Batch AllTypesBatch() {
   c[10].Append<int64_t>(1700000000000000001);
   c[11].Append<int64_t>(1700000000000000001);
   c[12].AppendBytes("hi");
-  c[13].AppendBytes(std::string("\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\xcc\xdd\xee\xff", 16));
+  c[13].AppendBytes(
+      std::string("\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\xcc\xdd\xee\xff", 16));
   c[14].AppendBytes("abc");
   c[15].AppendBytes(std::string("\x00\x01\xff", 3));
   c[16].children[0].Append<int32_t>(7);
@@ -124,17 +125,20 @@ TEST(ArrowExport, EveryTypeReadBackByThePlugin) {
             "u:w:16:nullable:PARQUET:field_id=14:ARROW:extension:name=arrow.uuid,"
             "fx:w:3:nullable:PARQUET:field_id=15,"
             "bin:Z:nullable:PARQUET:field_id=16,"
-            "st:+s:nullable:PARQUET:field_id=17<x:i:nullable:PARQUET:field_id=20,y:U:nullable:PARQUET:field_id=21>,"
+            "st:+s:nullable:PARQUET:field_id=17<x:i:nullable:PARQUET:field_id=20,y:U:nullable:"
+            "PARQUET:field_id=21>,"
             "li:+L:nullable:PARQUET:field_id=18<element:l:nullable:PARQUET:field_id=22>,"
             "m:+m:nullable:PARQUET:field_id=19<entries:+s<key:U:PARQUET:field_id=23,"
             "value:i:nullable:PARQUET:field_id=24>>>");
-  EXPECT_EQ(lines[3],
-            "  kind=0 b=true i=-5 l=1234567890123 f=1.5 d=-2.25 dec=dec(12345,2) dt=19000 t=3600000000 "
-            "ts=1700000000000000 tstz=1700000000000000 tsn=1700000000000000001 tstzn=1700000000000000001 "
-            "s=\"hi\" u=0x00112233445566778899aabbccddeeff fx=0x616263 bin=0x0001ff st={x:7,y:\"q\"} "
-            "li=[10,20] m={\"k1\"=>1,\"k2\"=>2}");
+  EXPECT_EQ(
+      lines[3],
+      "  kind=0 b=true i=-5 l=1234567890123 f=1.5 d=-2.25 dec=dec(12345,2) dt=19000 t=3600000000 "
+      "ts=1700000000000000 tstz=1700000000000000 tsn=1700000000000000001 tstzn=1700000000000000001 "
+      "s=\"hi\" u=0x00112233445566778899aabbccddeeff fx=0x616263 bin=0x0001ff st={x:7,y:\"q\"} "
+      "li=[10,20] m={\"k1\"=>1,\"k2\"=>2}");
   EXPECT_EQ(lines[4],
-            "  kind=3 b=null i=null l=-1 f=null d=null dec=null dt=null t=null ts=null tstz=null tsn=null "
+            "  kind=3 b=null i=null l=-1 f=null d=null dec=null dt=null t=null ts=null tstz=null "
+            "tsn=null "
             "tstzn=null s=null u=null fx=null bin=null st=null li=null m=null");
   floe::test::RemoveTestDirIfPassed(dir);
 }
@@ -144,11 +148,11 @@ TEST(ArrowExport, ZeroCopyWhereLayoutsAgree) {
   ExportedArray a;
   ASSERT_OK(ExportBatch(batch, &a.array));
   ASSERT_EQ(a.array.n_children, 19);
-  EXPECT_EQ(a.array.children[2]->buffers[1], batch.columns[2].values.data());        // long
-  EXPECT_EQ(a.array.children[5]->buffers[1], batch.columns[5].values.data());        // decimal
-  EXPECT_EQ(a.array.children[12]->buffers[1], batch.columns[12].offsets.data());     // string offsets
-  EXPECT_EQ(a.array.children[12]->buffers[2], batch.columns[12].values.data());      // string bytes
-  EXPECT_EQ(a.array.children[17]->buffers[1], batch.columns[17].offsets.data());     // list offsets
+  EXPECT_EQ(a.array.children[2]->buffers[1], batch.columns[2].values.data());     // long
+  EXPECT_EQ(a.array.children[5]->buffers[1], batch.columns[5].values.data());     // decimal
+  EXPECT_EQ(a.array.children[12]->buffers[1], batch.columns[12].offsets.data());  // string offsets
+  EXPECT_EQ(a.array.children[12]->buffers[2], batch.columns[12].values.data());   // string bytes
+  EXPECT_EQ(a.array.children[17]->buffers[1], batch.columns[17].offsets.data());  // list offsets
   EXPECT_EQ(a.array.children[2]->buffers[0], nullptr);  // no nulls: no bitmap
   EXPECT_EQ(a.array.children[1]->null_count, 1);
 }

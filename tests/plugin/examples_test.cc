@@ -55,9 +55,10 @@ TEST(JsonlSinkExample, BadParameterNamesTheClassAndCall) {
   spec.class_name = "com.example.JsonlSink";
   spec.parameter = "file=/tmp/x";
   spec.schema = test::IdNameSchema();
-  EXPECT_THAT(PluginSink::Open(spec),
-              HasErrorMessage("floe.PluginException: com.example.JsonlSink: open: the parameter must be "
-                              "path=FILE, got: file=/tmp/x"));
+  EXPECT_THAT(
+      PluginSink::Open(spec),
+      HasErrorMessage("floe.PluginException: com.example.JsonlSink: open: the parameter must be "
+                      "path=FILE, got: file=/tmp/x"));
 }
 
 class PgUpsertSinkExample : public ::testing::Test {
@@ -70,13 +71,15 @@ class PgUpsertSinkExample : public ::testing::Test {
     auto slash = uri.rfind('/');
     port_ = uri.substr(colon + 1, slash - colon - 1);
     db_ = uri.substr(slash + 1);
-    ASSERT_OK(floe::test::PostgresSql(db_, "CREATE TABLE users (id bigint PRIMARY KEY, name text)"));
+    ASSERT_OK(
+        floe::test::PostgresSql(db_, "CREATE TABLE users (id bigint PRIMARY KEY, name text)"));
   }
 
   Result<std::unique_ptr<PluginSink>> Open() {
     SinkSpec spec;
     spec.class_name = "com.example.PgUpsertSink";
-    spec.parameter = "host=127.0.0.1 port=" + port_ + " dbname=" + db_ + " user=postgres table=users key=id";
+    spec.parameter =
+        "host=127.0.0.1 port=" + port_ + " dbname=" + db_ + " user=postgres table=users key=id";
     spec.schema = test::IdNameSchema();
     return PluginSink::Open(spec);
   }
@@ -111,12 +114,10 @@ TEST_F(PgUpsertSinkExample, EndsWithTheUpsertStateOfTheSource) {
                                   {2, "bb", RowKind::kUpdateAfter},
                                   {3, "c", RowKind::kDelete},
                                   {4, "d"}};
-  const std::vector<Row> second = {{1, "a", RowKind::kUpdateBefore},
-                                   {1, "aa", RowKind::kUpdateAfter},
-                                   {4, "d", RowKind::kDelete},
-                                   {5, "e"},
-                                   {5, "e", RowKind::kDelete},
-                                   {5, "ee"}};
+  const std::vector<Row> second = {
+      {1, "a", RowKind::kUpdateBefore}, {1, "aa", RowKind::kUpdateAfter},
+      {4, "d", RowKind::kDelete},       {5, "e"},
+      {5, "e", RowKind::kDelete},       {5, "ee"}};
   std::map<int64_t, std::string> model;
   ASSERT_OK_AND_ASSIGN(auto sink, Open());
   ASSERT_OK(sink->Write(IdNameBatch(first)));
@@ -139,9 +140,11 @@ TEST_F(PgUpsertSinkExample, EndsWithTheUpsertStateOfTheSource) {
   // one whose prepared transaction died with its session says so.
   ASSERT_OK_AND_ASSIGN(auto again, Open());
   ASSERT_OK(again->Commit(2, blob2));
-  EXPECT_THAT(again->Commit(3, "users#0 3"),
-              HasErrorMessage("floe.PluginException: com.example.PgUpsertSink: commit: checkpoint 3 was prepared "
-                              "in a session that ended before COMMIT (last committed: 2)"));
+  EXPECT_THAT(
+      again->Commit(3, "users#0 3"),
+      HasErrorMessage(
+          "floe.PluginException: com.example.PgUpsertSink: commit: checkpoint 3 was prepared "
+          "in a session that ended before COMMIT (last committed: 2)"));
   EXPECT_EQ(Table(), Text(model));
 }
 
@@ -156,10 +159,12 @@ TEST_F(PgUpsertSinkExample, CloseWithoutCommitKeepsNothing) {
 }
 
 TEST_F(PgUpsertSinkExample, ServerErrorNamesTheClassAndCall) {
-  ASSERT_OK(floe::test::PostgresSql(db_, "ALTER TABLE users ADD CONSTRAINT short CHECK (length(name) < 3)"));
+  ASSERT_OK(floe::test::PostgresSql(
+      db_, "ALTER TABLE users ADD CONSTRAINT short CHECK (length(name) < 3)"));
   ASSERT_OK_AND_ASSIGN(auto sink, Open());
   auto st = sink->Write(IdNameBatch({{1, "ok"}, {2, "too long"}}));
-  EXPECT_THAT(st, HasErrorMessage("floe.PluginException: com.example.PgUpsertSink: invoke: INSERT INTO users"));
+  EXPECT_THAT(st, HasErrorMessage(
+                      "floe.PluginException: com.example.PgUpsertSink: invoke: INSERT INTO users"));
   EXPECT_THAT(st, HasErrorMessage("violates check constraint \"short\""));
   ASSERT_OK(sink->Abort(1));
   ASSERT_OK(sink->Close());

@@ -36,50 +36,60 @@ TEST(PluginLoader, LoadsAPluginAndItsClasses) {
 
 TEST(PluginLoader, MissingFile) {
   EXPECT_THAT(LoadPlugin("/nonexistent/libnothing.so"),
-              AllOf(IsError(ErrorKind::kNotFound), HasErrorMessage("plugin /nonexistent/libnothing.so: no such file")));
+              AllOf(IsError(ErrorKind::kNotFound),
+                    HasErrorMessage("plugin /nonexistent/libnothing.so: no such file")));
 }
 
 TEST(PluginLoader, NotASharedLibrary) {
-  std::string path = std::string(FLOE_BINARY_DIR) + "/plugins/not_a_library.so";
+  auto dir = floe::test::FreshTestDir("plugin_loader");
+  std::string path = (dir / "not_a_library.so").string();
   ASSERT_TRUE(floe::test::WriteFile(path, "this is text"));
   EXPECT_THAT(LoadPlugin(path), AllOf(IsError(ErrorKind::kInvalidArgument),
                                       HasErrorMessage("plugin " + path + ": cannot load it: ")));
+  floe::test::RemoveTestDirIfPassed(dir);
 }
 
 TEST(PluginLoader, NotAPlugin) {
   std::string path = PluginFile("floe_test_not_a_plugin");
-  EXPECT_THAT(LoadPlugin(path), HasErrorMessage("plugin " + path +
-                                                ": not a floe plugin: it exports no 'floe_plugin_manifest' symbol"));
+  EXPECT_THAT(LoadPlugin(path),
+              HasErrorMessage("plugin " + path +
+                              ": not a floe plugin: it exports no 'floe_plugin_manifest' symbol"));
 }
 
 TEST(PluginLoader, WrongMagic) {
   std::string path = PluginFile("floe_test_abi_magic");
-  EXPECT_THAT(LoadPlugin(path), HasErrorMessage("plugin " + path + ": not a floe plugin: its manifest's magic is 0x1234"));
+  EXPECT_THAT(
+      LoadPlugin(path),
+      HasErrorMessage("plugin " + path + ": not a floe plugin: its manifest's magic is 0x1234"));
 }
 
 TEST(PluginLoader, WrongAbiMajor) {
   std::string path = PluginFile("floe_test_abi_major");
-  EXPECT_THAT(LoadPlugin(path), HasErrorMessage(fmt::format("plugin {}: built for floe plugin ABI 2.0, but this floe "
-                                                            "speaks ABI {}.{} (the major versions must be equal",
-                                                            path, FLOE_PLUGIN_ABI_MAJOR, FLOE_PLUGIN_ABI_MINOR)));
+  EXPECT_THAT(LoadPlugin(path),
+              HasErrorMessage(fmt::format("plugin {}: built for floe plugin ABI 2.0, but this floe "
+                                          "speaks ABI {}.{} (the major versions must be equal",
+                                          path, FLOE_PLUGIN_ABI_MAJOR, FLOE_PLUGIN_ABI_MINOR)));
 }
 
 TEST(PluginLoader, NewerAbiMinor) {
   std::string path = PluginFile("floe_test_abi_minor");
   EXPECT_THAT(LoadPlugin(path),
-              HasErrorMessage(fmt::format("plugin {}: built for floe plugin ABI {}.99, newer than this floe's ABI {}.{}",
-                                          path, FLOE_PLUGIN_ABI_MAJOR, FLOE_PLUGIN_ABI_MAJOR, FLOE_PLUGIN_ABI_MINOR)));
+              HasErrorMessage(fmt::format(
+                  "plugin {}: built for floe plugin ABI {}.99, newer than this floe's ABI {}.{}",
+                  path, FLOE_PLUGIN_ABI_MAJOR, FLOE_PLUGIN_ABI_MAJOR, FLOE_PLUGIN_ABI_MINOR)));
 }
 
 TEST(PluginLoader, NoInitFunction) {
   std::string path = PluginFile("floe_test_abi_no_init");
-  EXPECT_THAT(LoadPlugin(path), HasErrorMessage("plugin " + path + ": exports no 'floe_plugin_init' function"));
+  EXPECT_THAT(LoadPlugin(path),
+              HasErrorMessage("plugin " + path + ": exports no 'floe_plugin_init' function"));
 }
 
 TEST(PluginLoader, InitFailureCarriesThePluginsMessage) {
   std::string path = PluginFile("floe_test_abi_fail_init");
-  EXPECT_THAT(LoadPlugin(path),
-              HasErrorMessage("plugin " + path + ": floe_plugin_init failed: the license file is missing"));
+  EXPECT_THAT(
+      LoadPlugin(path),
+      HasErrorMessage("plugin " + path + ": floe_plugin_init failed: the license file is missing"));
   EXPECT_THAT(SinkClassNames(), ::testing::Not(::testing::Contains("test.AbiSink")));
 }
 
@@ -88,7 +98,8 @@ TEST(PluginLoader, DuplicateClassRefusesTheWholeLibrary) {
   std::string path = PluginFile("floe_test_abi_duplicate");
   EXPECT_THAT(LoadPlugin(path),
               AllOf(IsError(ErrorKind::kAlreadyExists),
-                    HasErrorMessage("plugin " + path + ": class 'test.RecordingSink' is already registered by ")));
+                    HasErrorMessage("plugin " + path +
+                                    ": class 'test.RecordingSink' is already registered by ")));
   for (const auto& l : LoadedPlugins()) EXPECT_NE(l.name + l.path, "floe-test-abi" + path);
 }
 
@@ -97,16 +108,20 @@ TEST(PluginLoader, UnknownClassListsTheRegisteredOnesAsFlinkDoes) {
   auto found = FindSinkClass("com.example.Missing");
   ASSERT_THAT(found, IsError(ErrorKind::kNotFound));
   const std::string& m = found.error().message;
-  EXPECT_THAT(m, HasSubstr("Could not find any factory for identifier 'com.example.Missing' that implements "
-                           "'floe sink plugin'"));
+  EXPECT_THAT(
+      m,
+      HasSubstr("Could not find any factory for identifier 'com.example.Missing' that implements "
+                "'floe sink plugin'"));
   EXPECT_THAT(m, HasSubstr("\n\nAvailable factory identifiers are:\n\n"));
-  EXPECT_THAT(m, HasSubstr("test.AppendSink\ntest.BatchSink\ntest.RecordingSink\ntest.RetractSink\n"));
+  EXPECT_THAT(m,
+              HasSubstr("test.AppendSink\ntest.BatchSink\ntest.RecordingSink\ntest.RetractSink\n"));
 }
 
 TEST(PluginLoader, PluginPathIsSearchedOnAMiss) {
   // The ABI-ok plugin is loaded by no other test: found through the path.
   std::string dir = std::string(FLOE_BINARY_DIR) + "/plugins";
-  EXPECT_THAT(PluginPathFiles(dir + ":/x/y.so"), ::testing::Contains(PluginFile("floe_test_abi_ok")));
+  EXPECT_THAT(PluginPathFiles(dir + ":/x/y.so"),
+              ::testing::Contains(PluginFile("floe_test_abi_ok")));
   ::setenv(kPluginPathEnv, PluginFile("floe_test_abi_ok").c_str(), 1);
   auto found = FindSinkClass("test.AbiSink");
   ::unsetenv(kPluginPathEnv);
@@ -117,7 +132,8 @@ TEST(PluginLoader, PluginPathIsSearchedOnAMiss) {
   auto missing = FindSinkClass("test.Nope");
   ::unsetenv(kPluginPathEnv);
   EXPECT_THAT(missing, HasErrorMessage("Plugin libraries that failed to load:\n  plugin " +
-                                       PluginFile("floe_test_abi_major") + ": built for floe plugin ABI 2.0"));
+                                       PluginFile("floe_test_abi_major") +
+                                       ": built for floe plugin ABI 2.0"));
 }
 
 }  // namespace

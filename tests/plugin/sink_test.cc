@@ -13,10 +13,10 @@
 namespace floe::plugin {
 namespace {
 
-using test::IdNameBatch;
-using test::Lines;
 using floe::test::HasErrorMessage;
 using floe::test::IsError;
+using test::IdNameBatch;
+using test::Lines;
 using test::PluginFile;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
@@ -53,11 +53,12 @@ TEST_F(PluginSinkTest, LifeCycleInOrder) {
     ASSERT_OK(sink->Commit(7, blob));
     ASSERT_OK(sink->Close());
   }
-  EXPECT_THAT(Lines(log_),
-              ElementsAre("create test.RecordingSink subtask=0 parallelism=1 columns=2 format=x",
-                          "open log=" + log_ + " (NUL-terminated: yes)", "invoke true id=1 name=\"a\"",
-                          "invoke true id=2 name=null", "flush end_of_input=true", "prepare_commit 7",
-                          "commit 7 blob-7", "close", "destroy"));
+  EXPECT_THAT(
+      Lines(log_),
+      ElementsAre("create test.RecordingSink subtask=0 parallelism=1 columns=2 format=x",
+                  "open log=" + log_ + " (NUL-terminated: yes)", "invoke true id=1 name=\"a\"",
+                  "invoke true id=2 name=null", "flush end_of_input=true", "prepare_commit 7",
+                  "commit 7 blob-7", "close", "destroy"));
 }
 
 TEST_F(PluginSinkTest, UpsertStreamDropsUpdateBefore) {
@@ -98,13 +99,15 @@ TEST_F(PluginSinkTest, RetractStreamPassesUpdateBeforeAsFalse) {
 TEST_F(PluginSinkTest, AppendOnlyClassRefusesRetractions) {
   ASSERT_OK_AND_ASSIGN(auto sink, PluginSink::Open(Spec("test.AppendSink")));
   EXPECT_THAT(sink->Write(IdNameBatch({{1, "a"}, {1, "a", RowKind::kDelete}})),
-              HasErrorMessage("floe.PluginException: test.AppendSink: row 1 of the batch is -D, but the class "
-                              "accepts inserts only"));
+              HasErrorMessage(
+                  "floe.PluginException: test.AppendSink: row 1 of the batch is -D, but the class "
+                  "accepts inserts only"));
 }
 
 TEST_F(PluginSinkTest, FailureInOpenNamesClassAndCall) {
   auto sink = PluginSink::Open(Spec("test.RecordingSink", "fail=open"));
-  EXPECT_THAT(sink, HasErrorMessage("floe.PluginException: test.RecordingSink: open: asked to fail in open"));
+  EXPECT_THAT(sink, HasErrorMessage(
+                        "floe.PluginException: test.RecordingSink: open: asked to fail in open"));
   // A failed open is not closed, but destroyed.
   auto lines = Lines(log_);
   ASSERT_FALSE(lines.empty());
@@ -115,19 +118,24 @@ TEST_F(PluginSinkTest, FailureInOpenNamesClassAndCall) {
 TEST_F(PluginSinkTest, FailureInInvokeMidStream) {
   ASSERT_OK_AND_ASSIGN(auto sink, PluginSink::Open(Spec("test.RecordingSink", "fail=invoke:3")));
   auto st = sink->Write(IdNameBatch({{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}}));
-  EXPECT_THAT(st, AllOf(IsError(ErrorKind::kIo),
-                        HasErrorMessage("floe.PluginException: test.RecordingSink: invoke: asked to fail in invoke "
-                                        "at call 3 (row 2 of the batch, +I)")));
+  EXPECT_THAT(st,
+              AllOf(IsError(ErrorKind::kIo),
+                    HasErrorMessage(
+                        "floe.PluginException: test.RecordingSink: invoke: asked to fail in invoke "
+                        "at call 3 (row 2 of the batch, +I)")));
   // Row 4 never reached the plugin, and nothing but abort / close is allowed now.
   EXPECT_THAT(Lines(log_), ::testing::Not(::testing::Contains("invoke true id=4 name=\"d\"")));
-  EXPECT_THAT(sink->PrepareCommit(1), HasErrorMessage("test.RecordingSink: prepare_commit: an earlier call failed"));
+  EXPECT_THAT(sink->PrepareCommit(1),
+              HasErrorMessage("test.RecordingSink: prepare_commit: an earlier call failed"));
   ASSERT_OK(sink->Abort(1));
   ASSERT_OK(sink->Close());
 }
 
 TEST_F(PluginSinkTest, FailureInCloseIsReported) {
   ASSERT_OK_AND_ASSIGN(auto sink, PluginSink::Open(Spec("test.RecordingSink", "fail=close")));
-  EXPECT_THAT(sink->Close(), HasErrorMessage("floe.PluginException: test.RecordingSink: close: asked to fail in close"));
+  EXPECT_THAT(
+      sink->Close(),
+      HasErrorMessage("floe.PluginException: test.RecordingSink: close: asked to fail in close"));
 }
 
 TEST_F(PluginSinkTest, UnknownClass) {
@@ -170,7 +178,8 @@ TEST_F(PluginSinkDeathTest, AbortInInvokeIsNamed) {
         if (sink) (void)(*sink)->Write(IdNameBatch({{1, "a"}}));
         std::exit(0);
       },
-      ::testing::ExitedWithCode(70), "plugin class test.RecordingSink crashed in invoke \\(SIGABRT\\)");
+      ::testing::ExitedWithCode(70),
+      "plugin class test.RecordingSink crashed in invoke \\(SIGABRT\\)");
 }
 
 TEST_F(PluginSinkDeathTest, CrashOutsidePluginsIsNotBlamedOnThem) {

@@ -58,7 +58,10 @@ static void put_name(FILE* out, const char* name) {
   fputc('"', out);
   for (const char* p = name; *p; ++p) {
     if (*p == '"' || *p == '\\') fputc('\\', out);
-    if ((unsigned char)*p < 0x20) fprintf(out, "\\u%04x", *p); else fputc(*p, out);
+    if ((unsigned char)*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
   }
   fputc('"', out);
 }

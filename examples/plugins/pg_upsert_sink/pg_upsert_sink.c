@@ -41,8 +41,8 @@ typedef struct {
   PGconn* conn;
   char table[256], key[128], sink_id[300];
   int subtask;
-  int in_tx;            /* a transaction is open */
-  char* upsert_sql;     /* built on the first row (columns are fixed) */
+  int in_tx;        /* a transaction is open */
+  char* upsert_sql; /* built on the first row (columns are fixed) */
   char* delete_sql;
   int key_column;
 } PgSink;
@@ -57,7 +57,8 @@ static floe_status fail(floe_error* err, floe_status st, const char* what, const
 }
 
 /* Runs a statement without results; a failure is the server's message. */
-static floe_status run(PgSink* s, const char* sql, int n, const char* const* params, floe_error* err) {
+static floe_status run(PgSink* s, const char* sql, int n, const char* const* params,
+                       floe_error* err) {
   PGresult* r = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
   ExecStatusType st = PQresultStatus(r);
   floe_status out = FLOE_OK;
@@ -97,9 +98,14 @@ static floe_status pg_open(void* state, const char* parameter, size_t len, floe_
   char* conninfo = calloc(1, len + 1);
   char* copy = strdup(parameter);
   for (char* w = strtok(copy, " \t"); w; w = strtok(NULL, " \t")) {
-    if (strncmp(w, "table=", 6) == 0) snprintf(s->table, sizeof s->table, "%s", w + 6);
-    else if (strncmp(w, "key=", 4) == 0) snprintf(s->key, sizeof s->key, "%s", w + 4);
-    else { strcat(conninfo, w); strcat(conninfo, " "); }
+    if (strncmp(w, "table=", 6) == 0)
+      snprintf(s->table, sizeof s->table, "%s", w + 6);
+    else if (strncmp(w, "key=", 4) == 0)
+      snprintf(s->key, sizeof s->key, "%s", w + 4);
+    else {
+      strcat(conninfo, w);
+      strcat(conninfo, " ");
+    }
   }
   free(copy);
   if (!s->table[0] || !s->key[0]) {
@@ -113,15 +119,17 @@ static floe_status pg_open(void* state, const char* parameter, size_t len, floe_
   }
   PQsetNoticeProcessor(s->conn, ignore_notice, NULL);
   snprintf(s->sink_id, sizeof s->sink_id, "%s#%d", s->table, s->subtask);
-  return run(s, "CREATE TABLE IF NOT EXISTS floe_sink_commits (sink text PRIMARY KEY, "
-                "checkpoint_id bigint NOT NULL)", 0, NULL, err);
+  return run(s,
+             "CREATE TABLE IF NOT EXISTS floe_sink_commits (sink text PRIMARY KEY, "
+             "checkpoint_id bigint NOT NULL)",
+             0, NULL, err);
 }
 
 /* Builds the two statements from the row's column names. */
 static floe_status build_sql(PgSink* s, const floe_row* row, floe_error* err) {
   int n = host->row_column_count(row);
   size_t cap = 256 + (size_t)n * 300;
-  char* cols = calloc(1, cap), *vals = calloc(1, cap), *sets = calloc(1, cap);
+  char *cols = calloc(1, cap), *vals = calloc(1, cap), *sets = calloc(1, cap);
   for (int c = 0; c < n; ++c) {
     const char* name = host->row_column_name(row, c);
     char buf[300];
@@ -140,8 +148,8 @@ static floe_status build_sql(PgSink* s, const floe_row* row, floe_error* err) {
     st = fail(err, FLOE_INVALID_ARGUMENT, "the key column is not a column of the sink", s->key);
   } else {
     s->upsert_sql = malloc(4 * cap);
-    snprintf(s->upsert_sql, 4 * cap, "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (\"%s\") DO %s%s", s->table,
-             cols, vals, s->key, sets[0] ? "UPDATE SET " : "NOTHING", sets);
+    snprintf(s->upsert_sql, 4 * cap, "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (\"%s\") DO %s%s",
+             s->table, cols, vals, s->key, sets[0] ? "UPDATE SET " : "NOTHING", sets);
     s->delete_sql = malloc(600);
     snprintf(s->delete_sql, 600, "DELETE FROM %s WHERE \"%s\" = $1", s->table, s->key);
   }
@@ -182,15 +190,18 @@ static floe_status pg_invoke(void* state, bool flag, const floe_row* row, floe_e
   return st;
 }
 
-static floe_status pg_prepare_commit(void* state, int64_t ckpt, floe_bytes_out* blob, floe_error* err) {
+static floe_status pg_prepare_commit(void* state, int64_t ckpt, floe_bytes_out* blob,
+                                     floe_error* err) {
   PgSink* s = state;
   floe_status st = begin(s, err);
   if (st != FLOE_OK) return st;
   char id[32];
   snprintf(id, sizeof id, "%lld", (long long)ckpt);
   const char* params[2] = {s->sink_id, id};
-  st = run(s, "INSERT INTO floe_sink_commits (sink, checkpoint_id) VALUES ($1, $2) ON CONFLICT (sink) "
-              "DO UPDATE SET checkpoint_id = EXCLUDED.checkpoint_id", 2, params, err);
+  st = run(s,
+           "INSERT INTO floe_sink_commits (sink, checkpoint_id) VALUES ($1, $2) ON CONFLICT (sink) "
+           "DO UPDATE SET checkpoint_id = EXCLUDED.checkpoint_id",
+           2, params, err);
   if (st != FLOE_OK) return st;
   char text[400];
   snprintf(text, sizeof text, "%s %lld", s->sink_id, (long long)ckpt);
@@ -198,7 +209,8 @@ static floe_status pg_prepare_commit(void* state, int64_t ckpt, floe_bytes_out* 
   return FLOE_OK;
 }
 
-static floe_status pg_commit(void* state, int64_t ckpt, const void* blob, size_t len, floe_error* err) {
+static floe_status pg_commit(void* state, int64_t ckpt, const void* blob, size_t len,
+                             floe_error* err) {
   PgSink* s = state;
   (void)blob;
   (void)len;
@@ -208,15 +220,17 @@ static floe_status pg_commit(void* state, int64_t ckpt, const void* blob, size_t
   }
   /* A replay: committed already if the marker says so. */
   const char* params[1] = {s->sink_id};
-  PGresult* r = PQexecParams(s->conn, "SELECT checkpoint_id FROM floe_sink_commits WHERE sink = $1", 1,
-                             NULL, params, NULL, NULL, 0);
+  PGresult* r = PQexecParams(s->conn, "SELECT checkpoint_id FROM floe_sink_commits WHERE sink = $1",
+                             1, NULL, params, NULL, NULL, 0);
   long long done = -1;
   if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) done = atoll(PQgetvalue(r, 0, 0));
   PQclear(r);
   if (done >= ckpt) return FLOE_OK;
   char msg[200];
-  snprintf(msg, sizeof msg, "checkpoint %lld was prepared in a session that ended before COMMIT (last "
-           "committed: %lld): replay from there", (long long)ckpt, done);
+  snprintf(msg, sizeof msg,
+           "checkpoint %lld was prepared in a session that ended before COMMIT (last "
+           "committed: %lld): replay from there",
+           (long long)ckpt, done);
   return fail(err, FLOE_FATAL, msg, NULL);
 }
 

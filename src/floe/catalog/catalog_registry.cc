@@ -151,7 +151,8 @@ Result<CatalogFactory> FindFactory(const std::string& name, const Selected& sele
   if (!factory && !selected.builtin && resolver) {
     auto resolved = resolver(type);  // a plugin catalog class (FLOE_PLUGIN_PATH)
     if (resolved) return *resolved;
-    if (resolved.error().kind != ErrorKind::kNotFound) return Fail(resolved.error().WithContext("catalog " + name));
+    if (resolved.error().kind != ErrorKind::kNotFound)
+      return Fail(resolved.error().WithContext("catalog " + name));
     plugin_miss = resolved.error().message;
   }
   if (!factory) {
@@ -163,8 +164,8 @@ Result<CatalogFactory> FindFactory(const std::string& name, const Selected& sele
     for (const auto& p : plugins) registered += (registered.empty() ? "" : ", ") + p;
     if (!selected.builtin) {
       return InvalidArgument(
-          "catalog {}: catalog-impl '{}' is not a catalog floe knows: the built-in ones are {}; {}", name, type,
-          known,
+          "catalog {}: catalog-impl '{}' is not a catalog floe knows: the built-in ones are {}; {}",
+          name, type, known,
           !plugin_miss.empty() ? plugin_miss
           : registered.empty() ? "no plugin has registered a catalog"
                                : "catalogs registered by plugins: " + registered);

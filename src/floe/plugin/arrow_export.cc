@@ -177,8 +177,8 @@ Status ExportColumn(const ColumnVector& c, ArrowArray* out) {
   int64_t nulls = 0;
   if (c.has_nulls()) {
     if (static_cast<int64_t>(c.validity.size()) < n) {
-      return Internal("arrow export: a {} column has {} validity bytes for {} rows", c.type->ToString(),
-                      c.validity.size(), n);
+      return Internal("arrow export: a {} column has {} validity bytes for {} rows",
+                      c.type->ToString(), c.validity.size(), n);
     }
     nulls = c.null_count();
   }
@@ -230,13 +230,15 @@ Status ExportColumn(const ColumnVector& c, ArrowArray* out) {
       p->offsets32.reserve(c.offsets.size());
       for (int64_t o : c.offsets) {
         if (o > INT32_MAX) {
-          return Unsupported("arrow export: a map column holds {} entries in one batch, more than an Arrow map's "
-                             "int32 offsets reach",
-                             o);
+          return Unsupported(
+              "arrow export: a map column holds {} entries in one batch, more than an Arrow map's "
+              "int32 offsets reach",
+              o);
         }
         p->offsets32.push_back(static_cast<int32_t>(o));
       }
-      p->buffers.push_back(p->offsets32.empty() ? kZeros : static_cast<const void*>(p->offsets32.data()));
+      p->buffers.push_back(p->offsets32.empty() ? kZeros
+                                                : static_cast<const void*>(p->offsets32.data()));
       auto entries = std::make_unique<ArrayPrivate>();
       entries->buffers.push_back(nullptr);
       for (const auto& child : c.children) {
@@ -264,12 +266,13 @@ Status ExportBatch(const Batch& batch, ArrowArray* out) {
   auto p = std::make_unique<ArrayPrivate>();
   p->buffers.push_back(nullptr);
   if (batch.schema && static_cast<size_t>(batch.schema->num_fields()) != batch.columns.size()) {
-    return Internal("arrow export: the batch has {} columns for a schema of {} fields", batch.columns.size(),
-                    batch.schema->num_fields());
+    return Internal("arrow export: the batch has {} columns for a schema of {} fields",
+                    batch.columns.size(), batch.schema->num_fields());
   }
   for (const auto& c : batch.columns) {
     if (c.length != batch.num_rows) {
-      return Internal("arrow export: a column has {} rows in a batch of {}", c.length, batch.num_rows);
+      return Internal("arrow export: a column has {} rows in a batch of {}", c.length,
+                      batch.num_rows);
     }
     p->children.push_back(std::make_unique<ArrowArray>());
     FLOE_RETURN_IF_ERROR(ExportColumn(c, p->children.back().get()));

@@ -63,14 +63,18 @@ std::string StripSlash(std::string s) {
 
 // A local path as a file: URI (PITFALLS 98); other locations as given.
 std::string AsUri(std::string_view location) {
-  if (io::SchemeOf(location) != "file" || location.starts_with("file:")) return std::string(location);
+  if (io::SchemeOf(location) != "file" || location.starts_with("file:"))
+    return std::string(location);
   return FileUri(AbsolutePath(location));
 }
 
 class PluginCatalog final : public catalog::Catalog {
  public:
   PluginCatalog(CatalogClass c, std::string name, std::string warehouse)
-      : class_(std::move(c)), v_(class_.vtable), name_(std::move(name)), warehouse_(std::move(warehouse)) {}
+      : class_(std::move(c)),
+        v_(class_.vtable),
+        name_(std::move(name)),
+        warehouse_(std::move(warehouse)) {}
 
   ~PluginCatalog() override {
     if (created_) {
@@ -102,14 +106,18 @@ class PluginCatalog final : public catalog::Catalog {
   }
 
   Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override {
-    FLOE_ASSIGN_OR_RETURN(Json j, Call(v_->list_namespaces, "list_namespaces", {{"parent", NamespaceJson(parent)}}));
-    std::vector<Namespace> out;
-    for (const auto& n : j.value("namespaces", Json::array())) {
-      Namespace ns;
-      for (const auto& l : n) ns.levels.push_back(l.get<std::string>());
-      out.push_back(std::move(ns));
-    }
-    return out;
+    FLOE_ASSIGN_OR_RETURN(
+        Json j, Call(v_->list_namespaces, "list_namespaces", {{"parent", NamespaceJson(parent)}}));
+    return Read<std::vector<Namespace>>("list_namespaces", [&] {
+      std::vector<Namespace> out;
+      const Json list = j.value("namespaces", Json::array());
+      for (const auto& n : list) {
+        Namespace ns;
+        for (const auto& l : n) ns.levels.push_back(l.get<std::string>());
+        out.push_back(std::move(ns));
+      }
+      return out;
+    });
   }
 
   Result<bool> NamespaceExists(const Namespace& ns) override {
@@ -121,43 +129,56 @@ class PluginCatalog final : public catalog::Catalog {
   }
 
   Status DropNamespace(const Namespace& ns) override {
-    FLOE_RETURN_IF_ERROR(Call(v_->drop_namespace, "drop_namespace", {{"namespace", NamespaceJson(ns)}}));
+    FLOE_RETURN_IF_ERROR(
+        Call(v_->drop_namespace, "drop_namespace", {{"namespace", NamespaceJson(ns)}}));
     return Ok();
   }
 
   Result<Props> LoadNamespaceProperties(const Namespace& ns) override {
-    FLOE_ASSIGN_OR_RETURN(Json j, Call(v_->load_namespace, "load_namespace", {{"namespace", NamespaceJson(ns)}}));
-    Props out;
-    for (const auto& [k, v] : j.value("properties", Json::object()).items()) out[k] = v.get<std::string>();
-    return out;
+    FLOE_ASSIGN_OR_RETURN(
+        Json j, Call(v_->load_namespace, "load_namespace", {{"namespace", NamespaceJson(ns)}}));
+    return Read<Props>("load_namespace", [&] {
+      Props out;
+      const Json props = j.value("properties", Json::object());
+      for (const auto& [k, v] : props.items()) out[k] = v.get<std::string>();
+      return out;
+    });
   }
 
   Result<catalog::NamespacePropertyChanges> UpdateNamespaceProperties(
       const Namespace& ns, const Props& set, const std::vector<std::string>& remove) override {
     for (const auto& k : remove) {
       if (set.contains(k)) {
-        return InvalidArgument("namespace {}: property '{}' is both set and removed", ns.ToString(), k);
+        return InvalidArgument("namespace {}: property '{}' is both set and removed", ns.ToString(),
+                               k);
       }
     }
     Json r = {{"namespace", NamespaceJson(ns)}, {"removals", Json(remove)}, {"updates", Json(set)}};
-    FLOE_ASSIGN_OR_RETURN(Json j, Call(v_->update_namespace_properties, "update_namespace_properties", r));
-    catalog::NamespacePropertyChanges c;
-    for (const auto& s : j.value("updated", Json::array())) c.updated.push_back(s.get<std::string>());
-    for (const auto& s : j.value("removed", Json::array())) c.removed.push_back(s.get<std::string>());
-    for (const auto& s : j.value("missing", Json::array())) c.missing.push_back(s.get<std::string>());
-    return c;
+    FLOE_ASSIGN_OR_RETURN(Json j,
+                          Call(v_->update_namespace_properties, "update_namespace_properties", r));
+    return Read<catalog::NamespacePropertyChanges>("update_namespace_properties", [&] {
+      catalog::NamespacePropertyChanges c;
+      c.updated = j.value("updated", std::vector<std::string>());
+      c.removed = j.value("removed", std::vector<std::string>());
+      c.missing = j.value("missing", std::vector<std::string>());
+      return c;
+    });
   }
 
   Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override {
-    FLOE_ASSIGN_OR_RETURN(Json j, Call(v_->list_tables, "list_tables", {{"namespace", NamespaceJson(ns)}}));
-    std::vector<TableIdentifier> out;
-    for (const auto& t : j.value("identifiers", Json::array())) {
-      TableIdentifier id;
-      for (const auto& l : t.at("namespace")) id.ns.levels.push_back(l.get<std::string>());
-      id.name = t.at("name").get<std::string>();
-      out.push_back(std::move(id));
-    }
-    return out;
+    FLOE_ASSIGN_OR_RETURN(Json j,
+                          Call(v_->list_tables, "list_tables", {{"namespace", NamespaceJson(ns)}}));
+    return Read<std::vector<TableIdentifier>>("list_tables", [&] {
+      std::vector<TableIdentifier> out;
+      const Json ids = j.value("identifiers", Json::array());
+      for (const auto& t : ids) {
+        TableIdentifier id;
+        for (const auto& l : t.at("namespace")) id.ns.levels.push_back(l.get<std::string>());
+        id.name = t.at("name").get<std::string>();
+        out.push_back(std::move(id));
+      }
+      return out;
+    });
   }
 
   Result<bool> TableExists(const TableIdentifier& id) override {
@@ -168,11 +189,13 @@ class PluginCatalog final : public catalog::Catalog {
   }
 
   Result<LoadedTable> LoadTable(const TableIdentifier& id) override {
-    FLOE_ASSIGN_OR_RETURN(Json j, Call(v_->load_table, "load_table", {{"identifier", IdentifierJson(id)}}));
+    FLOE_ASSIGN_OR_RETURN(Json j,
+                          Call(v_->load_table, "load_table", {{"identifier", IdentifierJson(id)}}));
     return Loaded(id, j, "load_table");
   }
 
-  Result<LoadedTable> CreateTable(const TableIdentifier& id, const catalog::TableDefinition& def) override {
+  Result<LoadedTable> CreateTable(const TableIdentifier& id,
+                                  const catalog::TableDefinition& def) override {
     iceberg::NewTableOptions o;
     if (!def.location.empty()) {
       o.location = StripSlash(AsUri(def.location));
@@ -181,8 +204,9 @@ class PluginCatalog final : public catalog::Catalog {
       for (const auto& l : id.ns.levels) o.location += "/" + l;
       o.location += "/" + id.name;
     } else {
-      return InvalidArgument("catalog {}: table {} needs a location: set the catalog option warehouse", name_,
-                             id.ToString());
+      return InvalidArgument(
+          "catalog {}: table {} needs a location: set the catalog option warehouse", name_,
+          id.ToString());
     }
     o.schema = def.schema;
     o.spec = def.spec;
@@ -210,13 +234,15 @@ class PluginCatalog final : public catalog::Catalog {
     r["metadata-location"] = path;
     auto j = Call(v_->create_table, "create_table", r);
     if (!j) {
-      if (j.error().kind != ErrorKind::kCommitStateUnknown) (void)io_->Delete(path);  // nothing points at it
+      if (j.error().kind != ErrorKind::kCommitStateUnknown)
+        (void)io_->Delete(path);  // nothing points at it
       return Fail(j.error());
     }
     return Published(id, *j, path, std::move(metadata), "create_table");
   }
 
-  Result<LoadedTable> CommitTable(const LoadedTable& base, iceberg::TableMetadata updated) override {
+  Result<LoadedTable> CommitTable(const LoadedTable& base,
+                                  iceberg::TableMetadata updated) override {
     FLOE_RETURN_IF_ERROR(CheckLocation(base));
     auto changes = iceberg::DiffMetadata(base.metadata, updated);
     if (!changes) return Fail(changes.error().WithContext("commit to table " + base.id.ToString()));
@@ -227,7 +253,8 @@ class PluginCatalog final : public catalog::Catalog {
     iceberg::AddMetadataLogEntry(&updated, base.metadata_location, base.metadata.last_updated_ms,
                                  static_cast<size_t>(keep_versions));
     updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
-    FLOE_ASSIGN_OR_RETURN(std::string path, WriteMetadata(updated, MetadataVersion(base.metadata_location) + 1));
+    FLOE_ASSIGN_OR_RETURN(std::string path,
+                          WriteMetadata(updated, MetadataVersion(base.metadata_location) + 1));
 
     Json body = Json::parse(text);
     Json r = Json::object();
@@ -246,30 +273,54 @@ class PluginCatalog final : public catalog::Catalog {
   }
 
   Status DropTable(const TableIdentifier& id, bool purge) override {
-    FLOE_RETURN_IF_ERROR(Call(v_->drop_table, "drop_table", {{"identifier", IdentifierJson(id)}, {"purge", purge}}));
+    FLOE_RETURN_IF_ERROR(
+        Call(v_->drop_table, "drop_table", {{"identifier", IdentifierJson(id)}, {"purge", purge}}));
     return Ok();
   }
 
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override {
     FLOE_RETURN_IF_ERROR(
-        Call(v_->rename_table, "rename_table", {{"source", IdentifierJson(from)}, {"destination", IdentifierJson(to)}}));
+        Call(v_->rename_table, "rename_table",
+             {{"source", IdentifierJson(from)}, {"destination", IdentifierJson(to)}}));
     return Ok();
   }
 
-  Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& metadata_location) override {
-    Json r = {{"namespace", NamespaceJson(id.ns)}, {"name", id.name}, {"metadata-location", metadata_location}};
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id,
+                                    const std::string& metadata_location) override {
+    Json r = {{"namespace", NamespaceJson(id.ns)},
+              {"name", id.name},
+              {"metadata-location", metadata_location}};
     FLOE_ASSIGN_OR_RETURN(Json j, Call(v_->register_table, "register_table", r));
     return Loaded(id, j, "register_table");
   }
 
  private:
+  // Reads a response with nlohmann's checked accessors; what they throw
+  // for a malformed response becomes an error (nothing throws past here).
+  template <typename T, typename F>
+  Result<T> Read(const char* what, F read) {
+    try {
+      return read();
+    } catch (const std::exception& e) {
+      return Corrupt("floe.PluginException: {}: {}: a malformed response: {}", class_.name, what,
+                     e.what());
+    }
+  }
+
   // One request: the plugin's answer parsed (an empty answer is {}), or the
   // plugin's error as `floe.PluginException: <class>: <op>: <message>`.
   Result<Json> Call(floe_catalog_op op, const char* what, const Json& request) {
     if (op == nullptr) {
-      return Unsupported("floe.PluginException: {}: {}: the catalog class does not implement it", class_.name, what);
+      return Unsupported("floe.PluginException: {}: {}: the catalog class does not implement it",
+                         class_.name, what);
     }
-    std::string text = request.dump();
+    std::string text;
+    try {
+      text = request.dump();  // throws on a name that is not UTF-8
+    } catch (const std::exception& e) {
+      return InvalidArgument("catalog {}: {}: cannot encode the request: {}", name_, what,
+                             e.what());
+    }
     floe_error err;
     floe_bytes_out out;
     floe_status st;
@@ -282,8 +333,8 @@ class PluginCatalog final : public catalog::Catalog {
     if (!out.set || out.data.empty()) return Json::object();
     Json j = Json::parse(out.data, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
-      return Corrupt("floe.PluginException: {}: {}: the response is not a JSON object: {}", class_.name, what,
-                     out.data.substr(0, 200));
+      return Corrupt("floe.PluginException: {}: {}: the response is not a JSON object: {}",
+                     class_.name, what, out.data.substr(0, 200));
     }
     return j;
   }
@@ -292,12 +343,14 @@ class PluginCatalog final : public catalog::Catalog {
   Result<LoadedTable> Loaded(const TableIdentifier& id, const Json& j, const char* what) {
     auto loc = j.find("metadata-location");
     if (loc == j.end() || !loc->is_string()) {
-      return Corrupt("floe.PluginException: {}: {}: the response has no metadata-location", class_.name, what);
+      return Corrupt("floe.PluginException: {}: {}: the response has no metadata-location",
+                     class_.name, what);
     }
     std::string location = loc->get<std::string>();
     if (auto m = j.find("metadata"); m != j.end() && m->is_object()) {
       auto parsed = iceberg::TableMetadataFromJson(m->dump());
-      if (!parsed) return Fail(parsed.error().WithContext(fmt::format("{}: {}", class_.name, what)));
+      if (!parsed)
+        return Fail(parsed.error().WithContext(fmt::format("{}: {}", class_.name, what)));
       return LoadedTable{id, location, std::move(*parsed)};
     }
     auto text = io::ReadFile(*io_, location);
@@ -308,8 +361,9 @@ class PluginCatalog final : public catalog::Catalog {
   }
 
   // After create / commit: the plugin took floe's file, or published its own.
-  Result<LoadedTable> Published(const TableIdentifier& id, const Json& j, const std::string& proposed,
-                                iceberg::TableMetadata metadata, const char* what) {
+  Result<LoadedTable> Published(const TableIdentifier& id, const Json& j,
+                                const std::string& proposed, iceberg::TableMetadata metadata,
+                                const char* what) {
     auto loc = j.find("metadata-location");
     if (loc == j.end() || (loc->is_string() && loc->get<std::string>() == proposed)) {
       return LoadedTable{id, proposed, std::move(metadata)};
@@ -317,8 +371,8 @@ class PluginCatalog final : public catalog::Catalog {
     (void)io_->Delete(proposed);  // the plugin published a file of its own
     auto loaded = Loaded(id, j, what);
     if (!loaded) {
-      return CommitStateUnknown("{}: {} succeeded but its answer is unreadable: {}", class_.name, what,
-                                loaded.error().message);
+      return CommitStateUnknown("{}: {} succeeded but its answer is unreadable: {}", class_.name,
+                                what, loaded.error().message);
     }
     return loaded;
   }
@@ -326,14 +380,16 @@ class PluginCatalog final : public catalog::Catalog {
   // `<location>/metadata/<version>-<uuid>.metadata.json`, never over a file.
   Result<std::string> WriteMetadata(const iceberg::TableMetadata& metadata, int64_t version) {
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(metadata));
-    const std::string path = fmt::format("{}/metadata/{:05d}-{}.metadata.json", StripSlash(metadata.location),
-                                         std::max<int64_t>(version, 0), RandomUuid());
+    const std::string path =
+        fmt::format("{}/metadata/{:05d}-{}.metadata.json", StripSlash(metadata.location),
+                    std::max<int64_t>(version, 0), RandomUuid());
     io::OutputOptions o;
     o.overwrite = false;
     o.create_parents = true;
     o.sync = true;  // durable before the plugin points at it
     auto out = io_->NewOutput(path, o);
-    if (!out) return Fail(out.error().WithContext(fmt::format("cannot write table metadata {}", path)));
+    if (!out)
+      return Fail(out.error().WithContext(fmt::format("cannot write table metadata {}", path)));
     FLOE_RETURN_IF_ERROR((*out)->Write(json.data(), json.size()));
     FLOE_RETURN_IF_ERROR((*out)->Commit());
     catalog::RememberMetadataFile(path, json, metadata);
@@ -351,8 +407,9 @@ class PluginCatalog final : public catalog::Catalog {
 
 }  // namespace
 
-Result<std::unique_ptr<catalog::Catalog>> OpenPluginCatalog(const std::string& class_name, const std::string& name,
-                                                             const Props& options) {
+Result<std::unique_ptr<catalog::Catalog>> OpenPluginCatalog(const std::string& class_name,
+                                                            const std::string& name,
+                                                            const Props& options) {
   FLOE_ASSIGN_OR_RETURN(CatalogClass c, FindCatalogClass(class_name));
   internal::InstallCrashHandlers();
   std::string warehouse;
@@ -362,7 +419,8 @@ Result<std::unique_ptr<catalog::Catalog>> OpenPluginCatalog(const std::string& c
   auto catalog = std::make_unique<PluginCatalog>(std::move(c), name, warehouse);
   if (!warehouse.empty()) {
     auto io = io::OpenFileIO(warehouse, options);
-    if (!io) return Fail(io.error().WithContext(fmt::format("catalog {}: warehouse {}", name, warehouse)));
+    if (!io)
+      return Fail(io.error().WithContext(fmt::format("catalog {}: warehouse {}", name, warehouse)));
     catalog->SetFileIO(std::move(*io));
   }
   FLOE_RETURN_IF_ERROR(catalog->Init(options));
@@ -370,12 +428,13 @@ Result<std::unique_ptr<catalog::Catalog>> OpenPluginCatalog(const std::string& c
 }
 
 void InstallCatalogPlugins() {
-  catalog::SetCatalogImplResolver([](const std::string& class_name) -> Result<catalog::CatalogFactory> {
-    FLOE_RETURN_IF_ERROR(FindCatalogClass(class_name));
-    return catalog::CatalogFactory([class_name](const std::string& name, const Props& options) {
-      return OpenPluginCatalog(class_name, name, options);
-    });
-  });
+  catalog::SetCatalogImplResolver(
+      [](const std::string& class_name) -> Result<catalog::CatalogFactory> {
+        FLOE_RETURN_IF_ERROR(FindCatalogClass(class_name));
+        return catalog::CatalogFactory([class_name](const std::string& name, const Props& options) {
+          return OpenPluginCatalog(class_name, name, options);
+        });
+      });
 }
 
 }  // namespace floe::plugin

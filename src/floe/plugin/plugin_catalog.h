@@ -22,9 +22,9 @@ namespace floe::plugin {
 /// Opens catalog `name` of the plugin class `class_name` (FindCatalogClass)
 /// with the catalog options; `warehouse` (optional) is the root of new
 /// tables' default locations, `<warehouse>/<namespace levels>/<table>`.
-Result<std::unique_ptr<catalog::Catalog>> OpenPluginCatalog(const std::string& class_name,
-                                                             const std::string& name,
-                                                             const std::map<std::string, std::string>& options);
+Result<std::unique_ptr<catalog::Catalog>> OpenPluginCatalog(
+    const std::string& class_name, const std::string& name,
+    const std::map<std::string, std::string>& options);
 
 /// Lets catalog::OpenCatalog resolve an unknown `catalog-impl` through the
 /// plugin registry (loading FLOE_PLUGIN_PATH on a miss). Called once by the

@@ -72,10 +72,12 @@ std::string CheckVtable(const floe_registrar::Entry& e) {
   if (e.is_sink) {
     const floe_sink_vtable* v = e.sink;
     if (v->struct_size < kSinkVtableV1Size) {
-      return fmt::format("sink class '{}': its vtable's struct_size {} is smaller than ABI 1.0's {}",
-                         e.name, v->struct_size, kSinkVtableV1Size);
+      return fmt::format(
+          "sink class '{}': its vtable's struct_size {} is smaller than ABI 1.0's {}", e.name,
+          v->struct_size, kSinkVtableV1Size);
     }
-    if (!v->create || !v->destroy) return fmt::format("sink class '{}' has no create or no destroy", e.name);
+    if (!v->create || !v->destroy)
+      return fmt::format("sink class '{}' has no create or no destroy", e.name);
     if (!v->invoke && !v->write_batch) {
       return fmt::format("sink class '{}' has neither invoke nor write_batch", e.name);
     }
@@ -83,10 +85,12 @@ std::string CheckVtable(const floe_registrar::Entry& e) {
   }
   const floe_catalog_vtable* v = e.catalog;
   if (v->struct_size < kCatalogVtableV1Size) {
-    return fmt::format("catalog class '{}': its vtable's struct_size {} is smaller than ABI 1.0's {}",
-                       e.name, v->struct_size, kCatalogVtableV1Size);
+    return fmt::format(
+        "catalog class '{}': its vtable's struct_size {} is smaller than ABI 1.0's {}", e.name,
+        v->struct_size, kCatalogVtableV1Size);
   }
-  if (!v->create || !v->destroy) return fmt::format("catalog class '{}' has no create or no destroy", e.name);
+  if (!v->create || !v->destroy)
+    return fmt::format("catalog class '{}' has no create or no destroy", e.name);
   return "";
 }
 
@@ -101,7 +105,8 @@ Result<LibraryInfo> LoadLocked(Registry& r, const std::string& given) {
   if (given.empty()) return InvalidArgument("plugin: the library path is empty");
   struct stat st;
   if (::stat(given.c_str(), &st) != 0) return NotFound("plugin {}: no such file", given);
-  if (S_ISDIR(st.st_mode)) return InvalidArgument("plugin {}: is a folder, not a shared library", given);
+  if (S_ISDIR(st.st_mode))
+    return InvalidArgument("plugin {}: is a folder, not a shared library", given);
   char resolved[PATH_MAX];
   std::string path = ::realpath(given.c_str(), resolved) ? std::string(resolved) : given;
   for (const Loaded& l : r.libraries) {
@@ -121,8 +126,8 @@ Result<LibraryInfo> LoadLocked(Registry& r, const std::string& given) {
         given, FLOE_PLUGIN_MANIFEST_SYMBOL);
   }
   if (m->magic != FLOE_PLUGIN_MAGIC) {
-    return InvalidArgument("plugin {}: not a floe plugin: its manifest's magic is {:#x}, not {:#x}", given,
-                           m->magic, FLOE_PLUGIN_MAGIC);
+    return InvalidArgument("plugin {}: not a floe plugin: its manifest's magic is {:#x}, not {:#x}",
+                           given, m->magic, FLOE_PLUGIN_MAGIC);
   }
   if (m->abi_major != FLOE_PLUGIN_ABI_MAJOR) {
     return InvalidArgument(
@@ -132,12 +137,14 @@ Result<LibraryInfo> LoadLocked(Registry& r, const std::string& given) {
   }
   if (m->abi_minor > FLOE_PLUGIN_ABI_MINOR) {
     return InvalidArgument(
-        "plugin {}: built for floe plugin ABI {}.{}, newer than this floe's ABI {}.{} (upgrade floe "
+        "plugin {}: built for floe plugin ABI {}.{}, newer than this floe's ABI {}.{} (upgrade "
+        "floe "
         "or rebuild the plugin against this floe's <floe/plugin.h>)",
         given, m->abi_major, m->abi_minor, FLOE_PLUGIN_ABI_MAJOR, FLOE_PLUGIN_ABI_MINOR);
   }
   if (m->struct_size < offsetof(floe_manifest, version) + sizeof(const char*)) {
-    return InvalidArgument("plugin {}: its manifest's struct_size {} is too small", given, m->struct_size);
+    return InvalidArgument("plugin {}: its manifest's struct_size {} is too small", given,
+                           m->struct_size);
   }
   auto init = reinterpret_cast<floe_plugin_init_fn>(::dlsym(handle, FLOE_PLUGIN_INIT_SYMBOL));
   if (!init) {
@@ -162,20 +169,23 @@ Result<LibraryInfo> LoadLocked(Registry& r, const std::string& given) {
   }
   reg.open = false;
   if (status != FLOE_OK) {
-    return InvalidArgument("plugin {}: floe_plugin_init failed: {}", given,
-                           err.set ? err.message : fmt::format("status {} without a message", status));
+    return InvalidArgument(
+        "plugin {}: floe_plugin_init failed: {}", given,
+        err.set ? err.message : fmt::format("status {} without a message", status));
   }
   if (!reg.error.empty()) return InvalidArgument("plugin {}: {}", given, reg.error);
   for (size_t i = 0; i < reg.entries.size(); ++i) {
     const auto& e = reg.entries[i];
-    if (std::string bad = CheckVtable(e); !bad.empty()) return InvalidArgument("plugin {}: {}", given, bad);
+    if (std::string bad = CheckVtable(e); !bad.empty())
+      return InvalidArgument("plugin {}: {}", given, bad);
     for (size_t j = 0; j < i; ++j) {
       if (reg.entries[j].name == e.name) {
         return InvalidArgument("plugin {}: class '{}' is registered twice", given, e.name);
       }
     }
     if (std::string owner = OwnerOf(r, e.name); !owner.empty()) {
-      return AlreadyExists("plugin {}: class '{}' is already registered by {}", given, e.name, owner);
+      return AlreadyExists("plugin {}: class '{}' is already registered by {}", given, e.name,
+                           owner);
     }
   }
 
@@ -295,7 +305,9 @@ std::vector<LibraryInfo> LoadedPlugins() {
   return out;
 }
 
-Result<SinkClass> FindSinkClass(const std::string& name) { return Find(&Registry::sinks, name, "sink"); }
+Result<SinkClass> FindSinkClass(const std::string& name) {
+  return Find(&Registry::sinks, name, "sink");
+}
 
 Result<CatalogClass> FindCatalogClass(const std::string& name) {
   return Find(&Registry::catalogs, name, "catalog");

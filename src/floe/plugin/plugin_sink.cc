@@ -62,7 +62,8 @@ Result<std::unique_ptr<PluginSink>> PluginSink::Open(const SinkSpec& spec) {
     floe_error open_err;
     {
       CallGuard guard(sink->class_.name.c_str(), "open");
-      st = sink->vtable_->open(sink->state_, spec.parameter.c_str(), spec.parameter.size(), &open_err);
+      st = sink->vtable_->open(sink->state_, spec.parameter.c_str(), spec.parameter.size(),
+                               &open_err);
     }
     if (st != FLOE_OK) {
       sink->failed_ = true;
@@ -82,10 +83,12 @@ PluginSink::~PluginSink() {
 }
 
 Status PluginSink::Check(const char* call) {
-  if (closed_) return InvalidArgument("floe.PluginException: {}: {}: the sink is closed", class_.name, call);
+  if (closed_)
+    return InvalidArgument("floe.PluginException: {}: {}: the sink is closed", class_.name, call);
   if (failed_) {
-    return InvalidArgument("floe.PluginException: {}: {}: an earlier call failed (only abort and close remain)",
-                           class_.name, call);
+    return InvalidArgument(
+        "floe.PluginException: {}: {}: an earlier call failed (only abort and close remain)",
+        class_.name, call);
   }
   return Ok();
 }
@@ -99,15 +102,16 @@ Status PluginSink::Done(const char* call, floe_status status, const floe_error& 
 Status PluginSink::Write(const Batch& batch, std::span<const RowKind> kinds) {
   FLOE_RETURN_IF_ERROR(Check(vtable_->write_batch ? "write_batch" : "invoke"));
   if (!kinds.empty() && static_cast<int64_t>(kinds.size()) != batch.num_rows) {
-    return InvalidArgument("plugin sink {}: {} row kinds for a batch of {} rows", class_.name, kinds.size(),
-                           batch.num_rows);
+    return InvalidArgument("plugin sink {}: {} row kinds for a batch of {} rows", class_.name,
+                           kinds.size(), batch.num_rows);
   }
   if (!(vtable_->capabilities & FLOE_SINK_ACCEPTS_DELETES)) {
     for (size_t i = 0; i < kinds.size(); ++i) {
       if (kinds[i] != RowKind::kInsert) {
         failed_ = true;
         return InvalidArgument(
-            "floe.PluginException: {}: row {} of the batch is {}, but the class accepts inserts only (it does not "
+            "floe.PluginException: {}: row {} of the batch is {}, but the class accepts inserts "
+            "only (it does not "
             "set FLOE_SINK_ACCEPTS_DELETES): an append-only sink would keep stale rows",
             class_.name, i, KindText(kinds[i]));
       }

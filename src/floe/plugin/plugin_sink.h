@@ -25,9 +25,9 @@ namespace floe::plugin {
 
 /// What a sink instance is opened with.
 struct SinkSpec {
-  std::string class_name;  ///< connector.class-name
-  std::string parameter;   ///< connector.class-parameter, verbatim
-  SchemaPtr schema;        ///< the rows' schema
+  std::string class_name;                      ///< connector.class-name
+  std::string parameter;                       ///< connector.class-parameter, verbatim
+  SchemaPtr schema;                            ///< the rows' schema
   std::map<std::string, std::string> options;  ///< the table's other WITH options
   int32_t subtask = 0;
   int32_t parallelism = 1;

@@ -25,7 +25,7 @@
 
 FLOE_PLUGIN_EXPORT extern const floe_manifest floe_plugin_manifest;
 const floe_manifest floe_plugin_manifest = {sizeof(floe_manifest), ABI_MAJOR, MAGIC, ABI_MINOR, 0,
-                                            "floe-test-abi", "0"};
+                                            "floe-test-abi",       "0"};
 
 static floe_status Create(const floe_sink_context* ctx, void** state, floe_error* err) {
   (void)ctx;
@@ -42,8 +42,8 @@ static floe_status Invoke(void* state, bool flag, const floe_row* row, floe_erro
 }
 static void Destroy(void* state) { (void)state; }
 
-__attribute__((unused)) static const floe_sink_vtable kVtable = {sizeof(floe_sink_vtable), 0, Create, NULL, Invoke, NULL,
-                                         NULL, NULL, NULL, NULL, NULL, Destroy};
+__attribute__((unused)) static const floe_sink_vtable kVtable = {
+    sizeof(floe_sink_vtable), 0, Create, NULL, Invoke, NULL, NULL, NULL, NULL, NULL, NULL, Destroy};
 
 #ifndef NO_INIT
 FLOE_PLUGIN_INIT(host, reg, err) {

@@ -55,12 +55,15 @@ bool Save(const Catalog* c, const Json& state) {
 }
 
 std::string NsKey(const Json& ns) { return ns.dump(); }
-std::string TableKey(const Json& id) { return Json::array({id.at("namespace"), id.at("name")}).dump(); }
+std::string TableKey(const Json& id) {
+  return Json::array({id.at("namespace"), id.at("name")}).dump();
+}
 
 // Runs `body` on the parsed request and the catalog state; catches what
 // nlohmann throws (nothing may unwind into floe).
 template <typename F>
-floe_status Op(void* state, const char* req, size_t len, floe_bytes_out* out, floe_error* err, F body) {
+floe_status Op(void* state, const char* req, size_t len, floe_bytes_out* out, floe_error* err,
+               F body) {
   try {
     auto* c = static_cast<Catalog*>(state);
     Json r = Json::parse(std::string(req, len));
@@ -71,7 +74,8 @@ floe_status Op(void* state, const char* req, size_t len, floe_bytes_out* out, fl
   }
 }
 
-floe_status Create(const char* name, const floe_kv* props, size_t n, void** state, floe_error* err) {
+floe_status Create(const char* name, const floe_kv* props, size_t n, void** state,
+                   floe_error* err) {
   auto* c = new Catalog;
   c->name = name;
   for (size_t i = 0; i < n; ++i) {
@@ -107,127 +111,160 @@ floe_status ListNamespaces(void* st, const char* q, size_t n, floe_bytes_out* o,
 }
 
 floe_status CreateNamespace(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog* c, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
-    std::string key = NsKey(r.at("namespace"));
-    if (s["namespaces"].contains(key)) return Err(err, FLOE_ALREADY_EXISTS, "namespace exists: " + key);
-    s["namespaces"][key] = r.value("properties", Json::object());
-    if (!Save(c, s)) return Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
-    return Reply(out, {{"namespace", r.at("namespace")}});
-  });
+  return Op(st, q, n, o, e,
+            [](Catalog* c, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
+              std::string key = NsKey(r.at("namespace"));
+              if (s["namespaces"].contains(key))
+                return Err(err, FLOE_ALREADY_EXISTS, "namespace exists: " + key);
+              s["namespaces"][key] = r.value("properties", Json::object());
+              if (!Save(c, s)) return Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
+              return Reply(out, {{"namespace", r.at("namespace")}});
+            });
 }
 
 floe_status LoadNamespace(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog*, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
-    std::string key = NsKey(r.at("namespace"));
-    if (!s["namespaces"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no namespace " + key);
-    return Reply(out, {{"namespace", r.at("namespace")}, {"properties", s["namespaces"][key]}});
-  });
+  return Op(
+      st, q, n, o, e, [](Catalog*, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
+        std::string key = NsKey(r.at("namespace"));
+        if (!s["namespaces"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no namespace " + key);
+        return Reply(out, {{"namespace", r.at("namespace")}, {"properties", s["namespaces"][key]}});
+      });
 }
 
 floe_status DropNamespace(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog* c, const Json& r, Json& s, floe_bytes_out*, floe_error* err) {
-    std::string key = NsKey(r.at("namespace"));
-    if (!s["namespaces"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no namespace " + key);
-    for (auto& [k, v] : s["tables"].items()) {
-      if (Json::parse(k)[0] == r.at("namespace")) return Err(err, FLOE_INVALID_ARGUMENT, "namespace not empty");
-    }
-    s["namespaces"].erase(key);
-    return Save(c, s) ? FLOE_OK : Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
-  });
+  return Op(st, q, n, o, e,
+            [](Catalog* c, const Json& r, Json& s, floe_bytes_out*, floe_error* err) {
+              std::string key = NsKey(r.at("namespace"));
+              if (!s["namespaces"].contains(key))
+                return Err(err, FLOE_NOT_FOUND, "no namespace " + key);
+              for (auto& [k, v] : s["tables"].items()) {
+                if (Json::parse(k)[0] == r.at("namespace"))
+                  return Err(err, FLOE_INVALID_ARGUMENT, "namespace not empty");
+              }
+              s["namespaces"].erase(key);
+              return Save(c, s) ? FLOE_OK : Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
+            });
 }
 
 floe_status UpdateNamespace(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog* c, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
-    std::string key = NsKey(r.at("namespace"));
-    if (!s["namespaces"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no namespace " + key);
-    Json& props = s["namespaces"][key];
-    Json updated = Json::array(), removed = Json::array(), missing = Json::array();
-    for (const auto& k : r.value("removals", Json::array())) {
-      if (props.contains(k.get<std::string>())) {
-        props.erase(k.get<std::string>());
-        removed.push_back(k);
-      } else {
-        missing.push_back(k);
-      }
-    }
-    for (auto& [k, v] : r.value("updates", Json::object()).items()) {
-      props[k] = v;
-      updated.push_back(k);
-    }
-    if (!Save(c, s)) return Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
-    return Reply(out, {{"updated", updated}, {"removed", removed}, {"missing", missing}});
-  });
+  return Op(st, q, n, o, e,
+            [](Catalog* c, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
+              std::string key = NsKey(r.at("namespace"));
+              if (!s["namespaces"].contains(key))
+                return Err(err, FLOE_NOT_FOUND, "no namespace " + key);
+              Json& props = s["namespaces"][key];
+              Json updated = Json::array(), removed = Json::array(), missing = Json::array();
+              for (const auto& k : r.value("removals", Json::array())) {
+                if (props.contains(k.get<std::string>())) {
+                  props.erase(k.get<std::string>());
+                  removed.push_back(k);
+                } else {
+                  missing.push_back(k);
+                }
+              }
+              for (auto& [k, v] : r.value("updates", Json::object()).items()) {
+                props[k] = v;
+                updated.push_back(k);
+              }
+              if (!Save(c, s)) return Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
+              return Reply(out, {{"updated", updated}, {"removed", removed}, {"missing", missing}});
+            });
 }
 
 floe_status ListTables(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog*, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
-    if (!s["namespaces"].contains(NsKey(r.at("namespace")))) return Err(err, FLOE_NOT_FOUND, "no namespace");
-    Json ids = Json::array();
-    for (auto& [k, v] : s["tables"].items()) {
-      Json key = Json::parse(k);
-      if (key[0] == r.at("namespace")) ids.push_back({{"namespace", key[0]}, {"name", key[1]}});
-    }
-    return Reply(out, {{"identifiers", ids}});
-  });
+  return Op(st, q, n, o, e,
+            [](Catalog*, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
+              if (!s["namespaces"].contains(NsKey(r.at("namespace"))))
+                return Err(err, FLOE_NOT_FOUND, "no namespace");
+              Json ids = Json::array();
+              for (auto& [k, v] : s["tables"].items()) {
+                Json key = Json::parse(k);
+                if (key[0] == r.at("namespace"))
+                  ids.push_back({{"namespace", key[0]}, {"name", key[1]}});
+              }
+              return Reply(out, {{"identifiers", ids}});
+            });
 }
 
 floe_status LoadTable(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog*, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
-    std::string key = TableKey(r.at("identifier"));
-    if (!s["tables"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no table " + key);
-    return Reply(out, {{"metadata-location", s["tables"][key]}});
-  });
+  return Op(st, q, n, o, e,
+            [](Catalog*, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
+              std::string key = TableKey(r.at("identifier"));
+              if (!s["tables"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no table " + key);
+              return Reply(out, {{"metadata-location", s["tables"][key]}});
+            });
 }
 
 floe_status CreateTable(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog* c, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
-    if (!s["namespaces"].contains(NsKey(r.at("namespace")))) return Err(err, FLOE_NOT_FOUND, "no namespace");
-    std::string key = TableKey(Json{{"namespace", r.at("namespace")}, {"name", r.at("name")}});
-    if (s["tables"].contains(key)) return Err(err, FLOE_ALREADY_EXISTS, "table exists: " + key);
-    s["tables"][key] = r.at("metadata-location");
-    if (!Save(c, s)) return Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
-    return Reply(out, {{"metadata-location", r.at("metadata-location")}});
-  });
+  return Op(
+      st, q, n, o, e, [](Catalog* c, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
+        if (!s["namespaces"].contains(NsKey(r.at("namespace"))))
+          return Err(err, FLOE_NOT_FOUND, "no namespace");
+        std::string key = TableKey(Json{{"namespace", r.at("namespace")}, {"name", r.at("name")}});
+        if (s["tables"].contains(key)) return Err(err, FLOE_ALREADY_EXISTS, "table exists: " + key);
+        s["tables"][key] = r.at("metadata-location");
+        if (!Save(c, s)) return Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
+        return Reply(out, {{"metadata-location", r.at("metadata-location")}});
+      });
 }
 
 floe_status CommitTable(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog* c, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
-    std::string key = TableKey(r.at("identifier"));
-    if (!s["tables"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no table " + key);
-    if (s["tables"][key] != r.at("base-metadata-location")) {
-      return Err(err, FLOE_COMMIT_FAILED, "the table moved on to " + s["tables"][key].get<std::string>());
-    }
-    if (!r.contains("updates") || !r["updates"].is_array()) return Err(err, FLOE_INVALID_ARGUMENT, "no updates");
-    s["tables"][key] = r.at("metadata-location");
-    if (!Save(c, s)) return Err(err, FLOE_COMMIT_STATE_UNKNOWN, "cannot write " + c->file);
-    return Reply(out, {{"metadata-location", r.at("metadata-location")}});
-  });
+  return Op(st, q, n, o, e,
+            [](Catalog* c, const Json& r, Json& s, floe_bytes_out* out, floe_error* err) {
+              std::string key = TableKey(r.at("identifier"));
+              if (!s["tables"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no table " + key);
+              if (s["tables"][key] != r.at("base-metadata-location")) {
+                return Err(err, FLOE_COMMIT_FAILED,
+                           "the table moved on to " + s["tables"][key].get<std::string>());
+              }
+              if (!r.contains("updates") || !r["updates"].is_array())
+                return Err(err, FLOE_INVALID_ARGUMENT, "no updates");
+              s["tables"][key] = r.at("metadata-location");
+              if (!Save(c, s))
+                return Err(err, FLOE_COMMIT_STATE_UNKNOWN, "cannot write " + c->file);
+              return Reply(out, {{"metadata-location", r.at("metadata-location")}});
+            });
 }
 
 floe_status DropTable(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog* c, const Json& r, Json& s, floe_bytes_out*, floe_error* err) {
-    std::string key = TableKey(r.at("identifier"));
-    if (!s["tables"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no table " + key);
-    s["tables"].erase(key);
-    return Save(c, s) ? FLOE_OK : Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
-  });
+  return Op(st, q, n, o, e,
+            [](Catalog* c, const Json& r, Json& s, floe_bytes_out*, floe_error* err) {
+              std::string key = TableKey(r.at("identifier"));
+              if (!s["tables"].contains(key)) return Err(err, FLOE_NOT_FOUND, "no table " + key);
+              s["tables"].erase(key);
+              return Save(c, s) ? FLOE_OK : Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
+            });
 }
 
 floe_status RenameTable(void* st, const char* q, size_t n, floe_bytes_out* o, floe_error* e) {
-  return Op(st, q, n, o, e, [](Catalog* c, const Json& r, Json& s, floe_bytes_out*, floe_error* err) {
-    std::string from = TableKey(r.at("source")), to = TableKey(r.at("destination"));
-    if (!s["tables"].contains(from)) return Err(err, FLOE_NOT_FOUND, "no table " + from);
-    if (s["tables"].contains(to)) return Err(err, FLOE_ALREADY_EXISTS, "table exists: " + to);
-    s["tables"][to] = s["tables"][from];
-    s["tables"].erase(from);
-    return Save(c, s) ? FLOE_OK : Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
-  });
+  return Op(st, q, n, o, e,
+            [](Catalog* c, const Json& r, Json& s, floe_bytes_out*, floe_error* err) {
+              std::string from = TableKey(r.at("source")), to = TableKey(r.at("destination"));
+              if (!s["tables"].contains(from)) return Err(err, FLOE_NOT_FOUND, "no table " + from);
+              if (s["tables"].contains(to))
+                return Err(err, FLOE_ALREADY_EXISTS, "table exists: " + to);
+              s["tables"][to] = s["tables"][from];
+              s["tables"].erase(from);
+              return Save(c, s) ? FLOE_OK : Err(err, FLOE_RETRYABLE, "cannot write " + c->file);
+            });
 }
 
-const floe_catalog_vtable kCatalog = {
-    sizeof(floe_catalog_vtable), 0, Create, ListNamespaces, CreateNamespace, LoadNamespace, DropNamespace,
-    UpdateNamespace, ListTables, LoadTable, CreateTable, CommitTable, DropTable, RenameTable,
-    nullptr /* register_table: FLOE_UNSUPPORTED */, Destroy};
+const floe_catalog_vtable kCatalog = {sizeof(floe_catalog_vtable),
+                                      0,
+                                      Create,
+                                      ListNamespaces,
+                                      CreateNamespace,
+                                      LoadNamespace,
+                                      DropNamespace,
+                                      UpdateNamespace,
+                                      ListTables,
+                                      LoadTable,
+                                      CreateTable,
+                                      CommitTable,
+                                      DropTable,
+                                      RenameTable,
+                                      nullptr /* register_table: FLOE_UNSUPPORTED */,
+                                      Destroy};
 
 }  // namespace
 

@@ -93,7 +93,8 @@ floe_status Open(void* state, const char* parameter, size_t len, floe_error* err
   std::string w;
   while (words >> w) {
     auto eq = w.find('=');
-    if (eq == std::string::npos) return Error(err, "parameter word '" + w + "' is not key=value", FLOE_INVALID_ARGUMENT);
+    if (eq == std::string::npos)
+      return Error(err, "parameter word '" + w + "' is not key=value", FLOE_INVALID_ARGUMENT);
     s->param[w.substr(0, eq)] = w.substr(eq + 1);
   }
   if (s->param.count("log")) s->log = s->param["log"];
@@ -106,8 +107,8 @@ floe_status Open(void* state, const char* parameter, size_t len, floe_error* err
   if (s->param.count("crash")) s->crash_call = s->param["crash"];
   if (s->param.count("abort")) s->abort_call = s->param["abort"];
   Log(s, s->context_line);
-  Log(s, "open " + std::string(parameter, len) + " (NUL-terminated: " +
-             (parameter[len] == '\0' ? "yes" : "no") + ")");
+  Log(s, "open " + std::string(parameter, len) +
+             " (NUL-terminated: " + (parameter[len] == '\0' ? "yes" : "no") + ")");
   return Maybe(s, "open", err);
 }
 
@@ -153,7 +154,8 @@ std::string Hex(const uint8_t* p, size_t n) {
 std::string Int128(__int128 v) {
   if (v == 0) return "0";
   bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   std::string s;
   while (u) {
     s.insert(s.begin(), char('0' + int(u % 10)));
@@ -169,7 +171,8 @@ std::string Value(const ArrowSchema* s, const ArrowArray* a, int64_t i) {
   auto buf = [&](int k) { return a->buffers[k]; };
   if (f == "b") return Bit(buf(1), i) ? "true" : "false";
   if (f == "i" || f == "tdD") return std::to_string(static_cast<const int32_t*>(buf(1))[i]);
-  if (f == "l" || f == "ttu" || f.rfind("ts", 0) == 0) return std::to_string(static_cast<const int64_t*>(buf(1))[i]);
+  if (f == "l" || f == "ttu" || f.rfind("ts", 0) == 0)
+    return std::to_string(static_cast<const int64_t*>(buf(1))[i]);
   char tmp[64];
   if (f == "f") {
     std::snprintf(tmp, sizeof tmp, "%.9g", static_cast<const float*>(buf(1))[i]);
@@ -188,7 +191,8 @@ std::string Value(const ArrowSchema* s, const ArrowArray* a, int64_t i) {
     const int64_t* o = static_cast<const int64_t*>(buf(1));
     const char* d = static_cast<const char*>(buf(2));
     std::string v(d + o[i], static_cast<size_t>(o[i + 1] - o[i]));
-    return f == "U" ? "\"" + v + "\"" : "0x" + Hex(reinterpret_cast<const uint8_t*>(v.data()), v.size());
+    return f == "U" ? "\"" + v + "\""
+                    : "0x" + Hex(reinterpret_cast<const uint8_t*>(v.data()), v.size());
   }
   if (f.rfind("w:", 0) == 0) {
     size_t w = static_cast<size_t>(std::atoi(f.c_str() + 2));
@@ -218,7 +222,8 @@ std::string Value(const ArrowSchema* s, const ArrowArray* a, int64_t i) {
     std::string out = "{";
     for (int32_t k = o[i]; k < o[i + 1]; ++k) {
       if (k > o[i]) out += ",";
-      out += Value(es->children[0], ea->children[0], k) + "=>" + Value(es->children[1], ea->children[1], k);
+      out += Value(es->children[0], ea->children[0], k) + "=>" +
+             Value(es->children[1], ea->children[1], k);
     }
     return out + "}";
   }
@@ -261,7 +266,8 @@ floe_status WriteBatch(void* state, const ArrowSchema* schema, const ArrowArray*
   for (int64_t i = 0; i < array->length; ++i) {
     std::string line = "  kind=" + std::to_string(kinds[i]);
     for (int64_t c = 0; c < array->n_children; ++c) {
-      line += " " + std::string(schema->children[c]->name) + "=" + Value(schema->children[c], array->children[c], i);
+      line += " " + std::string(schema->children[c]->name) + "=" +
+              Value(schema->children[c], array->children[c], i);
     }
     Log(s, line);
   }
