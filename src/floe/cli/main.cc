@@ -12,6 +12,7 @@
 #include "floe/cli/command.h"
 #include "floe/cli/table_args.h"
 #include "floe/s3/s3_file_io.h"
+#include "floe/plugin/plugin_catalog.h"
 
 namespace floe::cli {
 
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   floe::catalog::SetWarningHandler(
       [](const std::string& w) { std::fprintf(stderr, "floe: warning: %s\n", w.c_str()); });
   floe::s3::RegisterS3FileIO();  // s3://, s3a://, s3n:// locations (floe/s3/s3_file_io.h)
+  floe::plugin::InstallCatalogPlugins();  // catalog-impl=<plugin class> (FLOE_PLUGIN_PATH)
   CommandContext ctx;
   AddParquetCommands(&app, &ctx);
   AddWriteCommand(&app, &ctx);
