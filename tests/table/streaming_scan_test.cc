@@ -321,6 +321,27 @@ TEST_F(StreamingScanTest, ARolledBackPositionIsAnErrorNamingIt) {
               HasErrorMessage(std::to_string(s3)));
 }
 
+TEST_F(StreamingScanTest, RunWaitsTheMonitorIntervalBetweenDiscoveries) {
+  ScanOptions o = Streaming(StartingStrategy::kIncrementalFromLatestSnapshot);
+  o.monitor_interval = std::chrono::milliseconds(250);
+  ASSERT_OK_AND_ASSIGN(auto scan, Open(o));
+  // Each wait commits a snapshot, so the next discovery finds it: no clock.
+  std::vector<std::chrono::nanoseconds> waits;
+  std::vector<int64_t> committed;
+  scan->set_sleep_for([&](std::chrono::nanoseconds d) {
+    waits.push_back(d);
+    committed.push_back(Append(static_cast<int64_t>(waits.size())));
+  });
+  std::vector<int64_t> emitted;
+  ASSERT_OK(scan->Run([](Batch&&) { return Ok(); },
+                      [&](const EmittedSnapshot& s) -> Result<bool> {
+                        emitted.push_back(s.snapshot_id);
+                        return emitted.size() < 3;
+                      }));
+  EXPECT_EQ(emitted, committed);
+  EXPECT_EQ(waits, std::vector<std::chrono::nanoseconds>(3, std::chrono::milliseconds(250)));
+}
+
 TEST(StreamingOptions, FromOptionsReadsAndChecksTheStreamingOptions) {
   auto o = ScanOptions::FromOptions({{"streaming", "true"},
                                      {"monitor-interval", "500 ms"},

@@ -284,7 +284,11 @@ Status StreamingScan::Run(const std::function<Status(Batch&&)>& emit,
     }
     // Flink's monitor: one discovery per interval. A discovery cut short by
     // max-planning-snapshot-count waits its turn too (that is the option's point).
-    std::this_thread::sleep_for(options_.monitor_interval);
+    if (sleep_for_) {
+      sleep_for_(options_.monitor_interval);
+    } else {
+      std::this_thread::sleep_for(options_.monitor_interval);
+    }
   }
 }
 

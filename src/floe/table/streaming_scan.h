@@ -25,6 +25,7 @@
 /// was emitted).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -107,6 +108,10 @@ class StreamingScan {
   const std::string& branch() const { return branch_; }
   const ScanOptions& options() const { return options_; }
 
+  /// Replaces the wait between discoveries (std::this_thread::sleep_for by
+  /// default), for tests that drive Run without a clock.
+  void set_sleep_for(std::function<void(std::chrono::nanoseconds)> sleep_for) { sleep_for_ = std::move(sleep_for); }
+
   /// Planning failures in a row, and the last one.
   int consecutive_failures() const { return failures_; }
   const std::optional<Error>& last_failure() const { return last_failure_; }
@@ -137,6 +142,7 @@ class StreamingScan {
   int failures_ = 0;
   std::optional<Error> last_failure_;
   std::unique_ptr<ManifestCache> cache_;
+  std::function<void(std::chrono::nanoseconds)> sleep_for_;
 };
 
 /// The head of `branch` in `metadata`: nullptr for main on an empty table;
