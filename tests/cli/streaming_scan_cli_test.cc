@@ -146,7 +146,8 @@ class StreamingScanCli : public ::testing::Test {
   std::optional<int64_t> CheckpointAt(const std::string& name) {
     std::string text = ReadFile(dir_ / name);
     json j = json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.contains("after-snapshot-id") || j["after-snapshot-id"].is_null()) return std::nullopt;
+    if (j.is_discarded() || !j.contains("after-snapshot-id") || j["after-snapshot-id"].is_null())
+      return std::nullopt;
     return j["after-snapshot-id"].get<int64_t>();
   }
   // Polls until the checkpoint shows `snapshot_id` (the reader must live).
@@ -154,7 +155,8 @@ class StreamingScanCli : public ::testing::Test {
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(3);
     while (CheckpointAt(name) != snapshot_id) {
       ASSERT_TRUE(reader.running()) << "the reader stopped: " << reader.err();
-      ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "checkpoint never reached " << snapshot_id;
+      ASSERT_LT(std::chrono::steady_clock::now(), give_up)
+          << "checkpoint never reached " << snapshot_id;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
@@ -184,8 +186,8 @@ class StreamingScanCli : public ::testing::Test {
             {R"({"op":"-U","id":1,"name":"a"})", R"({"op":"+U","id":1,"name":"a2"})",
              R"({"op":"-D","id":2,"name":"b"})", R"({"op":"+I","id":10,"name":"j"})"}};
   }
-  static std::vector<std::string> Flatten(const std::vector<std::vector<std::string>>& blocks, size_t from,
-                                          size_t to) {
+  static std::vector<std::string> Flatten(const std::vector<std::vector<std::string>>& blocks,
+                                          size_t from, size_t to) {
     std::vector<std::string> out;
     for (size_t i = from; i < to; ++i) out.insert(out.end(), blocks[i].begin(), blocks[i].end());
     return out;
@@ -195,13 +197,15 @@ class StreamingScanCli : public ::testing::Test {
 };
 
 std::vector<std::string> StreamArgs(std::vector<std::string> extra) {
-  std::vector<std::string> a = {"scan", "--table", "db.t", "--set", "streaming=true", "--set", "monitor-interval=20ms"};
+  std::vector<std::string> a = {
+      "scan", "--table", "db.t", "--set", "streaming=true", "--set", "monitor-interval=20ms"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
 
 // Applies printed changelog lines to sorted table rows.
-std::vector<std::string> Apply(std::vector<std::string> rows, const std::vector<std::string>& changes) {
+std::vector<std::string> Apply(std::vector<std::string> rows,
+                               const std::vector<std::string>& changes) {
   for (const auto& line : changes) {
     json j = json::parse(line);
     const std::string op = j["op"];
@@ -223,8 +227,8 @@ TEST_F(StreamingScanCli, AReaderStartedBeforeThreeCommitsSeesEveryChangeOnceInOr
   const int64_t s0 = CreateTable();
   const std::vector<std::string> before = Rows();
   Reader reader(dir_, "reader",
-                StreamArgs({"--set", "starting-strategy=TABLE_SCAN_THEN_INCREMENTAL", "--max-snapshots", "4",
-                            "--checkpoint", "cp.json"}));
+                StreamArgs({"--set", "starting-strategy=TABLE_SCAN_THEN_INCREMENTAL",
+                            "--max-snapshots", "4", "--checkpoint", "cp.json"}));
   // Started: the table scan of s0 is out (and checkpointed).
   AwaitCheckpoint(reader, "cp.json", s0);
   if (HasFatalFailure()) return;
@@ -248,8 +252,10 @@ TEST_F(StreamingScanCli, KilledAndRestartedFromTheCheckpointResumesWithoutGapsOr
   const int64_t s0 = CreateTable();
   const auto expected = Expected();
   std::vector<int64_t> ids = {s0};
-  auto first = std::make_unique<Reader>(
-      dir_, "first", StreamArgs({"--set", "starting-strategy=TABLE_SCAN_THEN_INCREMENTAL", "--checkpoint", "cp.json"}));
+  auto first =
+      std::make_unique<Reader>(dir_, "first",
+                               StreamArgs({"--set", "starting-strategy=TABLE_SCAN_THEN_INCREMENTAL",
+                                           "--checkpoint", "cp.json"}));
   AwaitCheckpoint(*first, "cp.json", s0);
   if (HasFatalFailure()) return;
   ids.push_back(Append1());
@@ -267,7 +273,8 @@ TEST_F(StreamingScanCli, KilledAndRestartedFromTheCheckpointResumesWithoutGapsOr
   const std::vector<std::string> first_out = Lines(first->out());
   const std::vector<std::string> committed = Flatten(expected, 0, done);
   ASSERT_GE(first_out.size(), committed.size()) << first->out();
-  EXPECT_EQ(std::vector<std::string>(first_out.begin(), first_out.begin() + committed.size()), committed);
+  EXPECT_EQ(std::vector<std::string>(first_out.begin(), first_out.begin() + committed.size()),
+            committed);
   if (done < expected.size()) {
     std::vector<std::string> partial(first_out.begin() + committed.size(), first_out.end());
     ASSERT_LE(partial.size(), expected[done].size());
@@ -278,9 +285,10 @@ TEST_F(StreamingScanCli, KilledAndRestartedFromTheCheckpointResumesWithoutGapsOr
   ids.push_back(CdcWindow());
   // The same command (the strategy is not consulted: the checkpoint is),
   // bounded by the snapshots left.
-  Reader second(dir_, "second",
-                StreamArgs({"--set", "starting-strategy=TABLE_SCAN_THEN_INCREMENTAL", "--checkpoint", "cp.json",
-                            "--max-snapshots", std::to_string(4 - done)}));
+  Reader second(
+      dir_, "second",
+      StreamArgs({"--set", "starting-strategy=TABLE_SCAN_THEN_INCREMENTAL", "--checkpoint",
+                  "cp.json", "--max-snapshots", std::to_string(4 - done)}));
   ASSERT_EQ(second.Wait(), 0) << second.err();
   EXPECT_EQ(Lines(second.out()), Flatten(expected, done, 4));
   EXPECT_EQ(CheckpointAt("cp.json"), ids.back());
@@ -314,7 +322,8 @@ TEST_F(StreamingScanCli, UsageErrorsNameTheOptionOrFlag) {
   r = Floe("scan --table db.t --set streaming=true --set monitor-interval=often");
   EXPECT_NE(r.rc, 0);
   EXPECT_THAT(r.err, ::testing::HasSubstr("monitor-interval"));
-  WriteFile(dir_ / "bad.json", "{\"table-uuid\":\"x\",\"branch\":\"main\",\"after-snapshot-id\":1}\n");
+  WriteFile(dir_ / "bad.json",
+            "{\"table-uuid\":\"x\",\"branch\":\"main\",\"after-snapshot-id\":1}\n");
   r = Floe("scan --table db.t --set streaming=true --checkpoint bad.json --max-snapshots 1");
   EXPECT_NE(r.rc, 0);
   EXPECT_THAT(r.err, ::testing::HasSubstr("belongs to table x"));

@@ -34,7 +34,8 @@ class ChangelogCdcTest : public ::testing::Test {
     catalog_ = std::move(*catalog::OpenHadoopCatalog("t", dir_.string()));
     ASSERT_OK(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
     catalog::TableDefinition def;
-    def.schema = Schema({{1, "id", true, LongType(), {}}, {2, "name", false, StringType(), {}}}, 0, {1});
+    def.schema =
+        Schema({{1, "id", true, LongType(), {}}, {2, "name", false, StringType(), {}}}, 0, {1});
     ASSERT_OK(catalog_->CreateTable(*catalog::ParseTableIdentifier("db.t"), def));
     schema_ = std::make_shared<const Schema>(def.schema);
     WriteConfig cfg;
@@ -159,26 +160,33 @@ class ChangelogCdcTest : public ::testing::Test {
 };
 
 TEST_F(ChangelogCdcTest, WindowsOfTheChangeSinkGiveTheirChanges) {
-  const auto I = RowKind::kInsert, UB = RowKind::kUpdateBefore, UA = RowKind::kUpdateAfter, D = RowKind::kDelete;
+  const auto I = RowKind::kInsert, UB = RowKind::kUpdateBefore, UA = RowKind::kUpdateAfter,
+             D = RowKind::kDelete;
   int64_t w1 = Window({{I, 1, "a"}, {I, 2, "b"}, {I, 3, "c"}});
   auto c1 = Changelog(w1);
-  EXPECT_THAT(c1, UnorderedElementsAre("+I {\"id\":1,\"name\":\"a\"}", "+I {\"id\":2,\"name\":\"b\"}",
-                                       "+I {\"id\":3,\"name\":\"c\"}"));
+  EXPECT_THAT(c1,
+              UnorderedElementsAre("+I {\"id\":1,\"name\":\"a\"}", "+I {\"id\":2,\"name\":\"b\"}",
+                                   "+I {\"id\":3,\"name\":\"c\"}"));
 
-  int64_t w2 = Window({{UB, 1, "a"}, {UA, 1, "a2"},  // an update
-                       {D, 2, "b"},                  // a delete
-                       {I, 4, "d"},                  // an insert
-                       {I, 5, "e"}, {D, 5, "e"},     // born and gone in the window
-                       {UA, 3, "x"}, {UA, 3, "y"}}); // updated twice
+  int64_t w2 = Window({{UB, 1, "a"},
+                       {UA, 1, "a2"},  // an update
+                       {D, 2, "b"},    // a delete
+                       {I, 4, "d"},    // an insert
+                       {I, 5, "e"},
+                       {D, 5, "e"},  // born and gone in the window
+                       {UA, 3, "x"},
+                       {UA, 3, "y"}});  // updated twice
   auto c2 = Changelog(w2);
-  EXPECT_THAT(c2, UnorderedElementsAre("-U {\"id\":1,\"name\":\"a\"}", "+U {\"id\":1,\"name\":\"a2\"}",
-                                       "-D {\"id\":2,\"name\":\"b\"}", "-U {\"id\":3,\"name\":\"c\"}",
-                                       "+U {\"id\":3,\"name\":\"y\"}", "+I {\"id\":4,\"name\":\"d\"}"));
+  EXPECT_THAT(c2,
+              UnorderedElementsAre("-U {\"id\":1,\"name\":\"a\"}", "+U {\"id\":1,\"name\":\"a2\"}",
+                                   "-D {\"id\":2,\"name\":\"b\"}", "-U {\"id\":3,\"name\":\"c\"}",
+                                   "+U {\"id\":3,\"name\":\"y\"}", "+I {\"id\":4,\"name\":\"d\"}"));
   ExpectConsistent(w2, c2);
 
   int64_t w3 = Window({{D, 4, "d"}, {I, 2, "b2"}});  // a deleted key comes back
   auto c3 = Changelog(w3);
-  EXPECT_THAT(c3, UnorderedElementsAre("-D {\"id\":4,\"name\":\"d\"}", "+I {\"id\":2,\"name\":\"b2\"}"));
+  EXPECT_THAT(
+      c3, UnorderedElementsAre("-D {\"id\":4,\"name\":\"d\"}", "+I {\"id\":2,\"name\":\"b2\"}"));
   ExpectConsistent(w3, c3);
 }
 

@@ -105,9 +105,11 @@ class ChangelogTest : public ::testing::Test {
     EXPECT_OK(files);
     return files->front();
   }
-  DataFile WritePositionDeletes(const Table& t, const std::string& data_path, std::vector<int64_t> positions) {
+  DataFile WritePositionDeletes(const Table& t, const std::string& data_path,
+                                std::vector<int64_t> positions) {
     DataWriterOptions o = Options(t);
-    auto w = PositionDeleteWriter::Make(Factory(t, o), o, *t.metadata().DefaultSpec(), t.metadata().CurrentSchema());
+    auto w = PositionDeleteWriter::Make(Factory(t, o), o, *t.metadata().DefaultSpec(),
+                                        t.metadata().CurrentSchema());
     EXPECT_OK(w);
     EXPECT_OK((*w)->Delete(data_path, positions));
     auto files = (*w)->Close();
@@ -178,7 +180,8 @@ class ChangelogTest : public ::testing::Test {
 
   // Applies changelog lines to sorted rows (a multiset): -D/-U remove one
   // copy (which must be there), +I/+U add one.
-  static std::vector<std::string> Apply(std::vector<std::string> rows, const std::vector<std::string>& changes) {
+  static std::vector<std::string> Apply(std::vector<std::string> rows,
+                                        const std::vector<std::string>& changes) {
     for (const auto& c : changes) {
       const std::string kind = c.substr(0, 2), row = c.substr(3);
       if (kind == "-D" || kind == "-U") {
@@ -205,15 +208,16 @@ class ChangelogTest : public ::testing::Test {
   std::unique_ptr<catalog::Catalog> catalog_;
 };
 
+using test::IsError;
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
-using test::IsError;
 
 TEST_F(ChangelogTest, AppendsAreInserts) {
   Table t = Create("a", true);
   int64_t s1 = Append(&t, {{1, "a"}, {2, "b"}});
   int64_t s2 = Append(&t, {{3, "c"}});
-  EXPECT_THAT(Changes(t, s1), ElementsAre("+I {\"id\":1,\"name\":\"a\"}", "+I {\"id\":2,\"name\":\"b\"}"));
+  EXPECT_THAT(Changes(t, s1),
+              ElementsAre("+I {\"id\":1,\"name\":\"a\"}", "+I {\"id\":2,\"name\":\"b\"}"));
   EXPECT_THAT(Changes(t, s2), ElementsAre("+I {\"id\":3,\"name\":\"c\"}"));
   ExpectConsistent(t, s2, Changes(t, s2));
 }
@@ -242,11 +246,13 @@ TEST_F(ChangelogTest, EqualityDeletesWithIdentifierFieldsGiveUpdatePairs) {
   ScanOptions o;
   o.columns = {"name"};
   EXPECT_THAT(Changes(t, r->snapshot_id, o),
-              ElementsAre("-D {\"name\":\"a\"}", "-D {\"name\":\"b\"}", "+I {\"name\":\"a2\"}", "+I {\"name\":\"d\"}"));
+              ElementsAre("-D {\"name\":\"a\"}", "-D {\"name\":\"b\"}", "+I {\"name\":\"a2\"}",
+                          "+I {\"name\":\"d\"}"));
   // A filter applies to both sides of a change.
   o = {};
   o.filter_text = "id >= 2";
-  EXPECT_THAT(Changes(t, r->snapshot_id, o), ElementsAre("-D {\"id\":2,\"name\":\"b\"}", "+I {\"id\":4,\"name\":\"d\"}"));
+  EXPECT_THAT(Changes(t, r->snapshot_id, o),
+              ElementsAre("-D {\"id\":2,\"name\":\"b\"}", "+I {\"id\":4,\"name\":\"d\"}"));
 }
 
 TEST_F(ChangelogTest, WithoutIdentifierFieldsDeletesAndInsertsStayApart) {
@@ -258,7 +264,8 @@ TEST_F(ChangelogTest, WithoutIdentifierFieldsDeletesAndInsertsStayApart) {
                .Commit();
   ASSERT_OK(r);
   auto changes = Changes(t, r->snapshot_id);
-  EXPECT_THAT(changes, ElementsAre("-D {\"id\":1,\"name\":\"a\"}", "+I {\"id\":1,\"name\":\"a2\"}"));
+  EXPECT_THAT(changes,
+              ElementsAre("-D {\"id\":1,\"name\":\"a\"}", "+I {\"id\":1,\"name\":\"a2\"}"));
   ExpectConsistent(t, r->snapshot_id, changes);
 }
 
@@ -267,7 +274,10 @@ TEST_F(ChangelogTest, DeletedRowsAreTheParentsImageWithOlderDeletesApplied) {
   // Key 1 lives twice (two files); an earlier equality delete removed the
   // older copy, so a later delete of key 1 removes one row only.
   Append(&t, {{1, "old"}, {2, "b"}});
-  ASSERT_OK(RowDelta(&t).AddDataFile(WriteData(t, {{1, "new"}})).AddDeleteFile(WriteEqualityDeletes(t, {1})).Commit());
+  ASSERT_OK(RowDelta(&t)
+                .AddDataFile(WriteData(t, {{1, "new"}}))
+                .AddDeleteFile(WriteEqualityDeletes(t, {1}))
+                .Commit());
   auto r = RowDelta(&t).AddDeleteFile(WriteEqualityDeletes(t, {1})).Commit();
   ASSERT_OK(r);
   EXPECT_EQ(r->operation, "delete");
@@ -297,9 +307,10 @@ TEST_F(ChangelogTest, EqualityAndPositionDeletesInOneSnapshot) {
   auto changes = Changes(t, r->snapshot_id);
   // Files come in manifest order; each -U is followed by its +U, and the
   // inserts come last.
-  EXPECT_THAT(changes, UnorderedElementsAre("-D {\"id\":2,\"name\":\"b\"}", "-D {\"id\":4,\"name\":\"d\"}",
-                                            "-U {\"id\":5,\"name\":\"e\"}", "+U {\"id\":5,\"name\":\"e2\"}",
-                                            "+I {\"id\":6,\"name\":\"f\"}"));
+  EXPECT_THAT(changes,
+              UnorderedElementsAre("-D {\"id\":2,\"name\":\"b\"}", "-D {\"id\":4,\"name\":\"d\"}",
+                                   "-U {\"id\":5,\"name\":\"e\"}", "+U {\"id\":5,\"name\":\"e2\"}",
+                                   "+I {\"id\":6,\"name\":\"f\"}"));
   auto u = std::find(changes.begin(), changes.end(), "-U {\"id\":5,\"name\":\"e\"}");
   ASSERT_NE(u, changes.end());
   ASSERT_NE(u + 1, changes.end());
@@ -316,12 +327,15 @@ TEST_F(ChangelogTest, OverwriteRemovesWholeFilesAndCancelsCarriedOverRows) {
   // file's live rows only.
   ASSERT_OK(RowDelta(&t).AddDeleteFile(WritePositionDeletes(t, first.file_path, {2})).Commit());
   // Copy-on-write rewrite: row 1 carried over unchanged, row 2 changed.
-  auto r = OverwriteFiles(&t, OverwriteMode::kAll).AddDataFile(WriteData(t, {{1, "a"}, {2, "b2"}})).Commit();
+  auto r = OverwriteFiles(&t, OverwriteMode::kAll)
+               .AddDataFile(WriteData(t, {{1, "a"}, {2, "b2"}}))
+               .Commit();
   ASSERT_OK(r);
   EXPECT_EQ(r->operation, "overwrite");
   ChangeCounts counts;
   auto changes = Changes(t, r->snapshot_id, {}, &counts);
-  EXPECT_THAT(changes, ElementsAre("-D {\"id\":2,\"name\":\"b\"}", "+I {\"id\":2,\"name\":\"b2\"}"));
+  EXPECT_THAT(changes,
+              ElementsAre("-D {\"id\":2,\"name\":\"b\"}", "+I {\"id\":2,\"name\":\"b2\"}"));
   EXPECT_EQ(counts.carried_over, 1);
   ExpectConsistent(t, r->snapshot_id, changes);
 }
@@ -344,13 +358,17 @@ TEST_F(ChangelogTest, DeleteOfWholeFilesGivesTheirLiveRows) {
 TEST_F(ChangelogTest, TheSnapshotAsInsertsIsItsLiveRows) {
   Table t = Create("s", true);
   Append(&t, {{1, "a"}, {2, "b"}});
-  auto r = RowDelta(&t).AddDataFile(WriteData(t, {{2, "b2"}})).AddDeleteFile(WriteEqualityDeletes(t, {2})).Commit();
+  auto r = RowDelta(&t)
+               .AddDataFile(WriteData(t, {{2, "b2"}}))
+               .AddDeleteFile(WriteEqualityDeletes(t, {2}))
+               .Commit();
   ASSERT_OK(r);
   ASSERT_OK(t.Refresh());
   auto md = std::make_shared<const iceberg::TableMetadata>(t.metadata());
   ASSERT_OK_AND_ASSIGN(auto shape, PlanShape(md, {}));
   FileManifestSource source(*md, t.io());
-  ASSERT_OK_AND_ASSIGN(auto plan, PlanSnapshotAsInserts(shape, *md->SnapshotById(r->snapshot_id), &source));
+  ASSERT_OK_AND_ASSIGN(auto plan,
+                       PlanSnapshotAsInserts(shape, *md->SnapshotById(r->snapshot_id), &source));
   std::vector<std::string> rows;
   ASSERT_OK(ReadChangelog(plan, *t.io(), 100, [&](Batch&& b) {
     for (int64_t i = 0; i < b.num_rows; ++i) {
@@ -370,10 +388,12 @@ TEST_F(ChangelogTest, ASourceWithoutDeletedEntriesIsRefusedForRowDeltas) {
   class LiveOnly : public ManifestSource {
    public:
     explicit LiveOnly(FileManifestSource* inner) : inner_(inner) {}
-    Result<std::vector<iceberg::ManifestFile>> ReadManifestList(const iceberg::Snapshot& s) override {
+    Result<std::vector<iceberg::ManifestFile>> ReadManifestList(
+        const iceberg::Snapshot& s) override {
       return inner_->ReadManifestList(s);
     }
-    Result<std::vector<iceberg::ManifestEntry>> ReadManifest(const iceberg::ManifestFile& m) override {
+    Result<std::vector<iceberg::ManifestEntry>> ReadManifest(
+        const iceberg::ManifestFile& m) override {
       return inner_->ReadManifest(m);
     }
     FileManifestSource* inner_;
@@ -387,7 +407,8 @@ TEST_F(ChangelogTest, ASourceWithoutDeletedEntriesIsRefusedForRowDeltas) {
   ASSERT_OK_AND_ASSIGN(auto shape, PlanShape(md, {}));
   FileManifestSource files(*md, t.io());
   LiveOnly source(&files);
-  EXPECT_THAT(PlanChangelog(shape, *md->SnapshotById(r->snapshot_id), &source), IsError(ErrorKind::kUnsupported));
+  EXPECT_THAT(PlanChangelog(shape, *md->SnapshotById(r->snapshot_id), &source),
+              IsError(ErrorKind::kUnsupported));
 }
 
 }  // namespace

@@ -24,9 +24,9 @@ namespace floe::table {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::ElementsAre;
 using test::HasErrorMessage;
 using test::IsError;
+using ::testing::ElementsAre;
 
 class StreamingScanTest : public ::testing::Test {
  protected:
@@ -39,7 +39,8 @@ class StreamingScanTest : public ::testing::Test {
   // Creates db.<name> (id with identifier field id, name) and reads it from now on.
   void UseNewTable(const std::string& name) {
     catalog::TableDefinition def;
-    def.schema = Schema({{1, "id", true, LongType(), {}}, {2, "name", false, StringType(), {}}}, 0, {1});
+    def.schema =
+        Schema({{1, "id", true, LongType(), {}}, {2, "name", false, StringType(), {}}}, 0, {1});
     auto t = catalog_->CreateTable(*catalog::ParseTableIdentifier("db." + name), def);
     ASSERT_OK(t);
     table_ = std::make_unique<Table>(catalog_.get(), std::move(*t));
@@ -47,7 +48,8 @@ class StreamingScanTest : public ::testing::Test {
   void TearDown() override { test::RemoveTestDirIfPassed(dir_); }
 
   DataWriterOptions Options() {
-    auto o = DataWriterOptions::Resolve(table_->metadata(), config::Resolver(table_->metadata().properties));
+    auto o = DataWriterOptions::Resolve(table_->metadata(),
+                                        config::Resolver(table_->metadata().properties));
     EXPECT_OK(o);
     return *o;
   }
@@ -72,7 +74,8 @@ class StreamingScanTest : public ::testing::Test {
   // Appends one row `id`, named "v<id>"; the snapshot id.
   int64_t Append(int64_t id) {
     EXPECT_OK(table_->Refresh());
-    auto r = AppendFiles(table_.get()).AddDataFile(WriteData({{id, "v" + std::to_string(id)}})).Commit();
+    auto r =
+        AppendFiles(table_.get()).AddDataFile(WriteData({{id, "v" + std::to_string(id)}})).Commit();
     EXPECT_OK(r);
     return r ? r->snapshot_id : 0;
   }
@@ -114,7 +117,8 @@ class StreamingScanTest : public ::testing::Test {
     o.starting_strategy = s;
     return o;
   }
-  Result<std::unique_ptr<StreamingScan>> Open(ScanOptions o, std::optional<StreamPosition> resume = std::nullopt) {
+  Result<std::unique_ptr<StreamingScan>> Open(ScanOptions o,
+                                              std::optional<StreamPosition> resume = std::nullopt) {
     return StreamingScan::Make(Loader(), table_->io(), std::move(o), resume);
   }
 
@@ -161,11 +165,13 @@ TEST_F(StreamingScanTest, TableScanThenIncrementalEmitsTheHeadsRowsThenLaterSnap
   EXPECT_EQ(scan->position(), std::nullopt);  // nothing to checkpoint before the scan
   Emitted first = Drain(scan.get());
   EXPECT_THAT(first.ids, ElementsAre(s2));
-  EXPECT_THAT(first.rows, ::testing::UnorderedElementsAre("+I {\"id\":1,\"name\":\"v1\"}", "+I {\"id\":2,\"name\":\"v2\"}"));
+  EXPECT_THAT(first.rows, ::testing::UnorderedElementsAre("+I {\"id\":1,\"name\":\"v1\"}",
+                                                          "+I {\"id\":2,\"name\":\"v2\"}"));
   int64_t s3 = Update(1);
   Emitted next = Drain(scan.get());
   EXPECT_THAT(next.ids, ElementsAre(s3));
-  EXPECT_THAT(next.rows, ElementsAre("-U {\"id\":1,\"name\":\"v1\"}", "+U {\"id\":1,\"name\":\"u1\"}"));
+  EXPECT_THAT(next.rows,
+              ElementsAre("-U {\"id\":1,\"name\":\"v1\"}", "+U {\"id\":1,\"name\":\"u1\"}"));
   EXPECT_TRUE(Drain(scan.get()).ids.empty());
 }
 
@@ -174,17 +180,20 @@ TEST_F(StreamingScanTest, IncrementalStrategiesStartInclusive) {
   int64_t s2 = Append(2);
   int64_t s3 = Append(3);
   {
-    ASSERT_OK_AND_ASSIGN(auto scan, Open(Streaming(StartingStrategy::kIncrementalFromLatestSnapshot)));
+    ASSERT_OK_AND_ASSIGN(auto scan,
+                         Open(Streaming(StartingStrategy::kIncrementalFromLatestSnapshot)));
     EXPECT_EQ(scan->position(), StreamPosition{s2});
     EXPECT_THAT(Drain(scan.get()).ids, ElementsAre(s3));
   }
   {
-    ASSERT_OK_AND_ASSIGN(auto scan, Open(Streaming(StartingStrategy::kIncrementalFromEarliestSnapshot)));
+    ASSERT_OK_AND_ASSIGN(auto scan,
+                         Open(Streaming(StartingStrategy::kIncrementalFromEarliestSnapshot)));
     EXPECT_EQ(scan->position(), StreamPosition{});
     Emitted e = Drain(scan.get());
     EXPECT_THAT(e.ids, ElementsAre(s1, s2, s3));
-    EXPECT_THAT(e.rows, ElementsAre("+I {\"id\":1,\"name\":\"v1\"}", "+I {\"id\":2,\"name\":\"v2\"}",
-                                    "+I {\"id\":3,\"name\":\"v3\"}"));
+    EXPECT_THAT(e.rows,
+                ElementsAre("+I {\"id\":1,\"name\":\"v1\"}", "+I {\"id\":2,\"name\":\"v2\"}",
+                            "+I {\"id\":3,\"name\":\"v3\"}"));
   }
   {
     ScanOptions o = Streaming(StartingStrategy::kIncrementalFromSnapshotId);
@@ -206,7 +215,8 @@ TEST_F(StreamingScanTest, IncrementalStrategiesStartInclusive) {
     ASSERT_OK_AND_ASSIGN(auto scan, Open(o));
     EXPECT_EQ(Drain(scan.get()).ids, want);
     o.start_snapshot_timestamp = table_->metadata().SnapshotById(s3)->timestamp_ms + 1;
-    EXPECT_THAT(Open(o), ::testing::AllOf(IsError(ErrorKind::kNotFound), HasErrorMessage("start-snapshot-timestamp")));
+    EXPECT_THAT(Open(o), ::testing::AllOf(IsError(ErrorKind::kNotFound),
+                                          HasErrorMessage("start-snapshot-timestamp")));
   }
   {
     ScanOptions o = Streaming(StartingStrategy::kIncrementalFromSnapshotId);
@@ -216,7 +226,8 @@ TEST_F(StreamingScanTest, IncrementalStrategiesStartInclusive) {
 }
 
 TEST_F(StreamingScanTest, AnEmptyTableReadsEveryFutureSnapshot) {
-  for (auto s : {StartingStrategy::kIncrementalFromLatestSnapshot, StartingStrategy::kIncrementalFromEarliestSnapshot,
+  for (auto s : {StartingStrategy::kIncrementalFromLatestSnapshot,
+                 StartingStrategy::kIncrementalFromEarliestSnapshot,
                  StartingStrategy::kTableScanThenIncremental}) {
     UseNewTable("e" + std::to_string(static_cast<int>(s)));  // a fresh, empty table
     ASSERT_OK_AND_ASSIGN(auto scan, Open(Streaming(s)));
@@ -268,9 +279,10 @@ TEST_F(StreamingScanTest, PlanningFailuresAreToleratedUpToTheLimitInARow) {
   fail_loads_ = 3;
   ASSERT_OK(scan->Discover());
   ASSERT_OK(scan->Discover());
-  EXPECT_THAT(scan->Discover(), ::testing::AllOf(IsError(ErrorKind::kIo),
-                                                 HasErrorMessage("max-allowed-planning-failures=2"),
-                                                 HasErrorMessage("injected metadata load failure")));
+  EXPECT_THAT(
+      scan->Discover(),
+      ::testing::AllOf(IsError(ErrorKind::kIo), HasErrorMessage("max-allowed-planning-failures=2"),
+                       HasErrorMessage("injected metadata load failure")));
   // -1 tolerates any number.
   o.max_allowed_planning_failures = -1;
   ASSERT_OK_AND_ASSIGN(auto patient, Open(o));
@@ -287,7 +299,8 @@ TEST_F(StreamingScanTest, PlanningFailuresAreToleratedUpToTheLimitInARow) {
 TEST_F(StreamingScanTest, AResumedPositionGoesOnWithoutGapOrRepeat) {
   int64_t s1 = Append(1);
   int64_t s2 = Append(2);
-  ASSERT_OK_AND_ASSIGN(auto scan, Open(Streaming(StartingStrategy::kIncrementalFromEarliestSnapshot)));
+  ASSERT_OK_AND_ASSIGN(auto scan,
+                       Open(Streaming(StartingStrategy::kIncrementalFromEarliestSnapshot)));
   ASSERT_OK(scan->Discover());
   ASSERT_OK_AND_ASSIGN(auto first, scan->EmitNext([](Batch&&) { return Ok(); }));
   ASSERT_TRUE(first);
@@ -297,7 +310,8 @@ TEST_F(StreamingScanTest, AResumedPositionGoesOnWithoutGapOrRepeat) {
   scan.reset();  // the reader dies with s2 queued, not emitted
   int64_t s3 = Update(2);
   // Resumed: the strategy is not consulted (LATEST would skip s2).
-  ASSERT_OK_AND_ASSIGN(auto resumed, Open(Streaming(StartingStrategy::kIncrementalFromLatestSnapshot), checkpoint));
+  ASSERT_OK_AND_ASSIGN(
+      auto resumed, Open(Streaming(StartingStrategy::kIncrementalFromLatestSnapshot), checkpoint));
   Emitted e = Drain(resumed.get());
   EXPECT_THAT(e.ids, ElementsAre(s2, s3));
   EXPECT_THAT(e.rows, ElementsAre("+I {\"id\":2,\"name\":\"v2\"}", "-U {\"id\":2,\"name\":\"v2\"}",
@@ -308,7 +322,8 @@ TEST_F(StreamingScanTest, ARolledBackPositionIsAnErrorNamingIt) {
   Append(1);
   int64_t s2 = Append(2);
   int64_t s3 = Append(3);
-  ASSERT_OK_AND_ASSIGN(auto scan, Open(Streaming(StartingStrategy::kIncrementalFromEarliestSnapshot)));
+  ASSERT_OK_AND_ASSIGN(auto scan,
+                       Open(Streaming(StartingStrategy::kIncrementalFromEarliestSnapshot)));
   ASSERT_EQ(Drain(scan.get()).ids.size(), 3u);
   // main rolled back to s2: the read's position s3 is gone from its history.
   ASSERT_OK(table_->Refresh());
@@ -364,7 +379,8 @@ TEST(StreamingOptions, FromOptionsReadsAndChecksTheStreamingOptions) {
   EXPECT_EQ(d->starting_strategy, StartingStrategy::kIncrementalFromLatestSnapshot);
   EXPECT_EQ(d->max_allowed_planning_failures, 3);
   // The session spelling.
-  auto s = ScanOptions::FromOptions({{"streaming", "true"}}, {}, {{"connector.iceberg.monitor-interval", "2 min"}});
+  auto s = ScanOptions::FromOptions({{"streaming", "true"}}, {},
+                                    {{"connector.iceberg.monitor-interval", "2 min"}});
   ASSERT_OK(s);
   EXPECT_EQ(s->monitor_interval, std::chrono::minutes(2));
 
@@ -375,14 +391,17 @@ TEST(StreamingOptions, FromOptionsReadsAndChecksTheStreamingOptions) {
   refused({{"monitor-interval", "1s"}}, "needs 'streaming=true'");
   refused({{"starting-strategy", "TABLE_SCAN_THEN_INCREMENTAL"}}, "needs 'streaming=true'");
   refused({{"streaming", "true"}, {"start-snapshot-id", "1"}}, "INCREMENTAL_FROM_SNAPSHOT_ID");
-  refused({{"streaming", "true"}, {"starting-strategy", "INCREMENTAL_FROM_SNAPSHOT_ID"}}, "start-snapshot-id");
+  refused({{"streaming", "true"}, {"starting-strategy", "INCREMENTAL_FROM_SNAPSHOT_ID"}},
+          "start-snapshot-id");
   refused({{"streaming", "true"}, {"starting-strategy", "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP"}},
           "start-snapshot-timestamp");
   refused({{"streaming", "true"}, {"snapshot-id", "1"}}, "is for batch reads");
-  refused({{"streaming", "true"}, {"end-snapshot-id", "1"}, {"start-snapshot-id", "1"}}, "is for batch reads");
+  refused({{"streaming", "true"}, {"end-snapshot-id", "1"}, {"start-snapshot-id", "1"}},
+          "is for batch reads");
   refused({{"streaming", "true"}, {"monitor-interval", "soon"}}, "not a duration");
   refused({{"streaming", "true"}, {"monitor-interval", "0s"}}, "must be positive");
-  refused({{"streaming", "true"}, {"max-planning-snapshot-count", "0"}}, "max-planning-snapshot-count");
+  refused({{"streaming", "true"}, {"max-planning-snapshot-count", "0"}},
+          "max-planning-snapshot-count");
   // PlanScan does not plan a streaming read.
   ScanOptions so;
   so.streaming = true;

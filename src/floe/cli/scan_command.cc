@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "floe/catalog/identifier.h"
-#include "floe/config/options.h"
 #include "floe/cli/table_args.h"
+#include "floe/config/options.h"
 #include "floe/io/file.h"
 #include "floe/table/scan.h"
 #include "floe/table/scan_static.h"
@@ -113,8 +113,8 @@ class RowPrinter {
   Status Print(const Batch& b) {
     std::string* buf = out_.buffer();
     for (int64_t r = 0; r < b.num_rows; ++r) {
-      const std::string_view op =
-          RowKindShortName(b.row_kinds.empty() ? RowKind::kInsert : b.row_kinds[static_cast<size_t>(r)]);
+      const std::string_view op = RowKindShortName(
+          b.row_kinds.empty() ? RowKind::kInsert : b.row_kinds[static_cast<size_t>(r)]);
       if (format_ == "jsonl") {
         if (with_op_) {
           std::string row;
@@ -213,9 +213,10 @@ Result<std::optional<Checkpoint>> ReadCheckpoint(const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(std::string text, ReadLocalFile(path));
   auto j = nlohmann::json::parse(text, nullptr, false);
   auto bad = [&](std::string_view what) {
-    return InvalidArgument("--checkpoint {}: {} (expected {{\"table-uuid\": ..., \"branch\": ..., "
-                           "\"after-snapshot-id\": ID or null}} as floe writes it)",
-                           path, what);
+    return InvalidArgument(
+        "--checkpoint {}: {} (expected {{\"table-uuid\": ..., \"branch\": ..., "
+        "\"after-snapshot-id\": ID or null}} as floe writes it)",
+        path, what);
   };
   if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
   auto uuid = j.find("table-uuid");
@@ -235,11 +236,13 @@ Result<std::optional<Checkpoint>> ReadCheckpoint(const std::string& path) {
 
 // Replaces the checkpoint file at once (a temporary file renamed over it,
 // synced): a kill leaves the old position or the new one.
-Status WriteCheckpoint(const std::string& path, const table::StreamingScan& scan, const table::StreamPosition& p) {
+Status WriteCheckpoint(const std::string& path, const table::StreamingScan& scan,
+                       const table::StreamPosition& p) {
   nlohmann::json j;
   j["table-uuid"] = scan.table_uuid();
   j["branch"] = scan.branch();
-  j["after-snapshot-id"] = p.after_snapshot_id ? nlohmann::json(*p.after_snapshot_id) : nlohmann::json(nullptr);
+  j["after-snapshot-id"] =
+      p.after_snapshot_id ? nlohmann::json(*p.after_snapshot_id) : nlohmann::json(nullptr);
   FLOE_ASSIGN_OR_RETURN(auto out, OpenLocalOutput(path, /*overwrite=*/true, /*sync=*/true));
   const std::string text = j.dump() + "\n";
   FLOE_RETURN_IF_ERROR(out->Write(text.data(), text.size()));
@@ -249,12 +252,13 @@ Status WriteCheckpoint(const std::string& path, const table::StreamingScan& scan
 // `floe scan --set streaming=true`: prints each snapshot's changes as they
 // are committed, flushed after each snapshot, then moves the checkpoint.
 Status RunStreamingScan(const ScanArgs& a, table::ScanOptions options,
-                        std::shared_ptr<const iceberg::TableMetadata> metadata, table::MetadataLoader reload,
-                        io::FileIOPtr files) {
+                        std::shared_ptr<const iceberg::TableMetadata> metadata,
+                        table::MetadataLoader reload, io::FileIOPtr files) {
   if (a.limit >= 0) {
-    return UsageError(fmt::format("--limit is for batch reads; a streaming read ({}=true) is bounded with "
-                                  "--max-snapshots",
-                                  config::keys::kStreaming.name));
+    return UsageError(
+        fmt::format("--limit is for batch reads; a streaming read ({}=true) is bounded with "
+                    "--max-snapshots",
+                    config::keys::kStreaming.name));
   }
   std::optional<table::StreamPosition> resume;
   if (!a.checkpoint.empty()) {
@@ -263,53 +267,59 @@ Status RunStreamingScan(const ScanArgs& a, table::ScanOptions options,
     if (*c) {
       const std::string branch = options.branch.value_or(std::string(iceberg::kMainBranch));
       if ((*c)->table_uuid != metadata->table_uuid) {
-        return UsageError(fmt::format("--checkpoint {} belongs to table {}, not to this table ({})", a.checkpoint,
-                                      (*c)->table_uuid, metadata->table_uuid));
+        return UsageError(fmt::format("--checkpoint {} belongs to table {}, not to this table ({})",
+                                      a.checkpoint, (*c)->table_uuid, metadata->table_uuid));
       }
       if ((*c)->branch != branch) {
-        return UsageError(fmt::format("--checkpoint {} follows branch '{}', not '{}'", a.checkpoint, (*c)->branch,
-                                      branch));
+        return UsageError(fmt::format("--checkpoint {} follows branch '{}', not '{}'", a.checkpoint,
+                                      (*c)->branch, branch));
       }
       resume = (*c)->position;
     }
   }
   // The first load is the one already made.
   auto first = std::make_shared<std::shared_ptr<const iceberg::TableMetadata>>(std::move(metadata));
-  table::MetadataLoader load = [first, reload]() -> Result<std::shared_ptr<const iceberg::TableMetadata>> {
+  table::MetadataLoader load = [first,
+                                reload]() -> Result<std::shared_ptr<const iceberg::TableMetadata>> {
     if (*first) return std::exchange(*first, nullptr);
     return reload();
   };
   auto scan = table::StreamingScan::Make(std::move(load), files, std::move(options), resume);
   if (!scan) {
-    if (scan.error().kind == ErrorKind::kInvalidArgument || scan.error().kind == ErrorKind::kNotFound) {
+    if (scan.error().kind == ErrorKind::kInvalidArgument ||
+        scan.error().kind == ErrorKind::kNotFound) {
       return UsageError(scan.error().message);
     }
     return Fail(scan.error());
   }
   for (const auto& f : (*scan)->schema()->fields()) {
     if (a.format == "jsonl" && f.name == kOpColumn) {
-      return UsageError(fmt::format("column '{}' clashes with the row kind member '{}' of a streaming read's JSON "
-                                    "lines: leave it out with --columns, or use --format csv",
-                                    f.name, kOpColumn));
+      return UsageError(fmt::format(
+          "column '{}' clashes with the row kind member '{}' of a streaming read's JSON "
+          "lines: leave it out with --columns, or use --format csv",
+          f.name, kOpColumn));
     }
   }
   // Nothing is printed before the first snapshot: a kill now resumes at
   // the resolved start.
   if (!a.checkpoint.empty() && !resume) {
-    if (auto p = (*scan)->position()) FLOE_RETURN_IF_ERROR(WriteCheckpoint(a.checkpoint, **scan, *p));
+    if (auto p = (*scan)->position())
+      FLOE_RETURN_IF_ERROR(WriteCheckpoint(a.checkpoint, **scan, *p));
   }
   RowPrinter printer(a.format, (*scan)->schema(), /*with_op=*/true);
   int64_t emitted = 0;
-  return (*scan)->Run([&](Batch&& b) { return printer.Print(b); },
-                      [&](const table::EmittedSnapshot& s) -> Result<bool> {
-                        printer.Caption(fmt::format("snapshot {}{}", s.snapshot_id, s.table_scan ? " (table scan)" : ""));
-                        FLOE_RETURN_IF_ERROR(printer.Finish());
-                        if (!a.checkpoint.empty()) {
-                          FLOE_RETURN_IF_ERROR(WriteCheckpoint(a.checkpoint, **scan, *(*scan)->position()));
-                        }
-                        ++emitted;
-                        return a.max_snapshots < 0 || emitted < a.max_snapshots;
-                      });
+  return (*scan)->Run(
+      [&](Batch&& b) { return printer.Print(b); },
+      [&](const table::EmittedSnapshot& s) -> Result<bool> {
+        printer.Caption(
+            fmt::format("snapshot {}{}", s.snapshot_id, s.table_scan ? " (table scan)" : ""));
+        FLOE_RETURN_IF_ERROR(printer.Finish());
+        if (!a.checkpoint.empty()) {
+          FLOE_RETURN_IF_ERROR(WriteCheckpoint(a.checkpoint, **scan, *(*scan)->position()));
+        }
+        ++emitted;
+        return a.max_snapshots < 0 || emitted < a.max_snapshots;
+      });
 }
 
 Status RunScan(const ScanArgs& a) {
@@ -357,9 +367,11 @@ Status RunScan(const ScanArgs& a) {
   if (!options) return UsageError(options.error().message);
   options->columns = SplitColumns(a.columns);
   options->filter_text = a.where;
-  if (options->streaming) return RunStreamingScan(a, std::move(*options), metadata, std::move(reload), files);
+  if (options->streaming)
+    return RunStreamingScan(a, std::move(*options), metadata, std::move(reload), files);
   if (a.max_snapshots >= 0 || !a.checkpoint.empty()) {
-    return UsageError(fmt::format("{} needs --set {}=true", a.max_snapshots >= 0 ? "--max-snapshots" : "--checkpoint",
+    return UsageError(fmt::format("{} needs --set {}=true",
+                                  a.max_snapshots >= 0 ? "--max-snapshots" : "--checkpoint",
                                   config::keys::kStreaming.name));
   }
   if (a.limit >= 0) options->limit = a.limit;
@@ -397,9 +409,11 @@ void AddScanCommand(CLI::App* root, CommandContext* ctx) {
   cmd->add_option("--limit", a->limit, "Rows at most");
   cmd->add_option("--threads", a->threads, "Reader threads (default: the number of cores)");
   cmd->add_option("--max-snapshots", a->max_snapshots,
-                  "Streaming read: stop after this many snapshots were printed (the first table scan counts as one)");
-  cmd->add_option("--checkpoint", a->checkpoint,
-                  "Streaming read: keep the position in FILE after each snapshot, and resume after it");
+                  "Streaming read: stop after this many snapshots were printed (the first table "
+                  "scan counts as one)");
+  cmd->add_option(
+      "--checkpoint", a->checkpoint,
+      "Streaming read: keep the position in FILE after each snapshot, and resume after it");
   cmd->callback([=] { ctx->action = [=] { return RunScan(*a); }; });
 }
 

@@ -12,26 +12,47 @@ namespace floe::config {
 namespace {
 
 constexpr std::string_view kUnits =
-    "d, h, m/min, s, ms, us, ns (or day, hour, minute, second, milli, micro, nano, plurals allowed)";
+    "d, h, m/min, s, ms, us, ns (or day, hour, minute, second, milli, micro, nano, plurals "
+    "allowed)";
 
 // Nanoseconds per unit; labels are matched lower-cased.
 struct Unit {
   std::string_view label;
   int64_t nanos;
 };
-constexpr int64_t kNs = 1, kUs = 1000, kMs = 1000 * kUs, kS = 1000 * kMs, kMin = 60 * kS, kH = 60 * kMin,
-                  kD = 24 * kH;
+constexpr int64_t kNs = 1, kUs = 1000, kMs = 1000 * kUs, kS = 1000 * kMs, kMin = 60 * kS,
+                  kH = 60 * kMin, kD = 24 * kH;
 constexpr std::array kUnitTable = {
-    Unit{"d", kD},           Unit{"day", kD},           Unit{"days", kD},
-    Unit{"h", kH},           Unit{"hour", kH},          Unit{"hours", kH},
-    Unit{"m", kMin},         Unit{"min", kMin},         Unit{"minute", kMin},
-    Unit{"minutes", kMin},   Unit{"s", kS},             Unit{"sec", kS},
-    Unit{"secs", kS},        Unit{"second", kS},        Unit{"seconds", kS},
-    Unit{"ms", kMs},         Unit{"milli", kMs},        Unit{"millis", kMs},
-    Unit{"millisecond", kMs}, Unit{"milliseconds", kMs}, Unit{"us", kUs},
-    Unit{"\xC2\xB5s", kUs},  Unit{"micro", kUs},        Unit{"micros", kUs},
-    Unit{"microsecond", kUs}, Unit{"microseconds", kUs}, Unit{"ns", kNs},
-    Unit{"nano", kNs},       Unit{"nanos", kNs},        Unit{"nanosecond", kNs},
+    Unit{"d", kD},
+    Unit{"day", kD},
+    Unit{"days", kD},
+    Unit{"h", kH},
+    Unit{"hour", kH},
+    Unit{"hours", kH},
+    Unit{"m", kMin},
+    Unit{"min", kMin},
+    Unit{"minute", kMin},
+    Unit{"minutes", kMin},
+    Unit{"s", kS},
+    Unit{"sec", kS},
+    Unit{"secs", kS},
+    Unit{"second", kS},
+    Unit{"seconds", kS},
+    Unit{"ms", kMs},
+    Unit{"milli", kMs},
+    Unit{"millis", kMs},
+    Unit{"millisecond", kMs},
+    Unit{"milliseconds", kMs},
+    Unit{"us", kUs},
+    Unit{"\xC2\xB5s", kUs},
+    Unit{"micro", kUs},
+    Unit{"micros", kUs},
+    Unit{"microsecond", kUs},
+    Unit{"microseconds", kUs},
+    Unit{"ns", kNs},
+    Unit{"nano", kNs},
+    Unit{"nanos", kNs},
+    Unit{"nanosecond", kNs},
     Unit{"nanoseconds", kNs},
 };
 
@@ -42,8 +63,8 @@ Result<std::chrono::nanoseconds> ParseDuration(std::string_view text) {
   size_t digits = 0;
   while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
   if (digits == 0) {
-    return InvalidArgument("'{}' is not a duration: expected a whole number and a unit ({}), e.g. 10s", text,
-                           kUnits);
+    return InvalidArgument(
+        "'{}' is not a duration: expected a whole number and a unit ({}), e.g. 10s", text, kUnits);
   }
   int64_t number = 0;
   for (size_t i = 0; i < digits; ++i) {

@@ -43,18 +43,22 @@ bool Keep(const ScanPlan& shape, const iceberg::PartitionSpec& spec, DataFile* f
   return true;
 }
 
-Status CheckEntry(const Snapshot& snapshot, const ManifestFile& manifest, const ManifestEntry& entry) {
+Status CheckEntry(const Snapshot& snapshot, const ManifestFile& manifest,
+                  const ManifestEntry& entry) {
   const DataFile& f = entry.data_file;
-  if (f.content != DataFileContent::kData && (f.file_format == iceberg::FileFormat::kPuffin || f.content_offset)) {
+  if (f.content != DataFileContent::kData &&
+      (f.file_format == iceberg::FileFormat::kPuffin || f.content_offset)) {
     return Unsupported(
         "deletion vectors are not supported: snapshot {} has the v3 deletion vector {} (Puffin "
         "\"deletion-vector-v1\" blob, manifest {})",
         snapshot.snapshot_id, f.file_path, manifest.manifest_path);
   }
   if (!entry.sequence_number) {
-    return Corrupt("manifest {}: entry for {} has no data sequence number", manifest.manifest_path, f.file_path);
+    return Corrupt("manifest {}: entry for {} has no data sequence number", manifest.manifest_path,
+                   f.file_path);
   }
-  if ((f.content == DataFileContent::kData) != (manifest.content == iceberg::ManifestContent::kData)) {
+  if ((f.content == DataFileContent::kData) !=
+      (manifest.content == iceberg::ManifestContent::kData)) {
     return Corrupt("manifest {} ({} manifest) lists {} file {}", manifest.manifest_path,
                    manifest.content == iceberg::ManifestContent::kData ? "data" : "delete",
                    f.content == DataFileContent::kData ? "data" : "delete", f.file_path);
@@ -64,8 +68,8 @@ Status CheckEntry(const Snapshot& snapshot, const ManifestFile& manifest, const 
 
 // Reads every manifest of `snapshot` (DELETED entries included when
 // `with_deleted`) into the snapshot's state and its parent's.
-Result<TwoStates> ReadStates(const ScanPlan& shape, const Snapshot& snapshot, ManifestSource* source,
-                             bool with_deleted, int64_t* manifests_read) {
+Result<TwoStates> ReadStates(const ScanPlan& shape, const Snapshot& snapshot,
+                             ManifestSource* source, bool with_deleted, int64_t* manifests_read) {
   const iceberg::TableMetadata& metadata = *shape.metadata;
   FLOE_ASSIGN_OR_RETURN(auto manifests, source->ReadManifestList(snapshot));
   TwoStates st;
@@ -80,11 +84,13 @@ Result<TwoStates> ReadStates(const ScanPlan& shape, const Snapshot& snapshot, Ma
     // A manifest's partition summaries may leave out its DELETED entries:
     // one that removes files is always read.
     const bool removes = with_deleted && manifest.deleted_files_count > 0;
-    if (data_manifest && !removes && !ManifestMayMatch(*shape.filter, *spec, *shape.table_schema, manifest)) {
+    if (data_manifest && !removes &&
+        !ManifestMayMatch(*shape.filter, *spec, *shape.table_schema, manifest)) {
       continue;
     }
     ++*manifests_read;
-    auto entries = with_deleted ? source->ReadManifestWithDeleted(manifest) : source->ReadManifest(manifest);
+    auto entries =
+        with_deleted ? source->ReadManifestWithDeleted(manifest) : source->ReadManifest(manifest);
     if (!entries) return Fail(entries.error());
     for (ManifestEntry& entry : *entries) {
       // A DELETED entry matters only in the snapshot that wrote it: the file
@@ -96,8 +102,8 @@ Result<TwoStates> ReadStates(const ScanPlan& shape, const Snapshot& snapshot, Ma
           entry.status == ManifestEntryStatus::kAdded && entry.snapshot_id == snapshot.snapshot_id;
       DataFile& f = entry.data_file;
       if (entry.is_live() && !live_paths.insert(f.file_path).second) {
-        return Corrupt("file {} is live twice in snapshot {} (manifest {})", f.file_path, snapshot.snapshot_id,
-                       manifest.manifest_path);
+        return Corrupt("file {} is live twice in snapshot {} (manifest {})", f.file_path,
+                       snapshot.snapshot_id, manifest.manifest_path);
       }
       if (f.content == DataFileContent::kData) {
         if (!Keep(shape, *spec, &f)) continue;
@@ -139,7 +145,8 @@ std::set<std::string> Paths(const std::vector<DeleteFileTaskPtr>& deletes) {
   return out;
 }
 
-std::vector<DeleteFileTaskPtr> Minus(const std::vector<DeleteFileTaskPtr>& a, const std::set<std::string>& b) {
+std::vector<DeleteFileTaskPtr> Minus(const std::vector<DeleteFileTaskPtr>& a,
+                                     const std::set<std::string>& b) {
   std::vector<DeleteFileTaskPtr> out;
   for (const auto& d : a) {
     if (!b.contains(d->file.file_path)) out.push_back(d);
@@ -149,7 +156,8 @@ std::vector<DeleteFileTaskPtr> Minus(const std::vector<DeleteFileTaskPtr>& a, co
 
 }  // namespace
 
-Result<ChangelogPlan> PlanChangelog(const ScanPlan& shape, const Snapshot& snapshot, ManifestSource* source) {
+Result<ChangelogPlan> PlanChangelog(const ScanPlan& shape, const Snapshot& snapshot,
+                                    ManifestSource* source) {
   ChangelogPlan plan;
   plan.shape = shape;
   plan.snapshot_id = snapshot.snapshot_id;
@@ -174,7 +182,9 @@ Result<ChangelogPlan> PlanChangelog(const ScanPlan& shape, const Snapshot& snaps
       ++plan.manifests_read;
       FLOE_ASSIGN_OR_RETURN(auto entries, source->ReadManifest(manifest));
       for (ManifestEntry& entry : entries) {
-        if (entry.status != ManifestEntryStatus::kAdded || entry.snapshot_id != snapshot.snapshot_id) continue;
+        if (entry.status != ManifestEntryStatus::kAdded ||
+            entry.snapshot_id != snapshot.snapshot_id)
+          continue;
         FLOE_RETURN_IF_ERROR(CheckEntry(snapshot, manifest, entry));
         if (!Keep(shape, *spec, &entry.data_file)) continue;
         FileScanTask task;
@@ -187,7 +197,8 @@ Result<ChangelogPlan> PlanChangelog(const ScanPlan& shape, const Snapshot& snaps
     return plan;
   }
 
-  FLOE_ASSIGN_OR_RETURN(TwoStates st, ReadStates(shape, snapshot, source, true, &plan.manifests_read));
+  FLOE_ASSIGN_OR_RETURN(TwoStates st,
+                        ReadStates(shape, snapshot, source, true, &plan.manifests_read));
   std::unordered_map<std::string, const FileScanTask*> in_parent, in_snapshot;
   for (const auto& t : st.parent_data) in_parent.emplace(t.data_file.file_path, &t);
   for (const auto& t : st.data) in_snapshot.emplace(t.data_file.file_path, &t);
@@ -230,7 +241,8 @@ Result<ChangelogPlan> PlanSnapshotAsInserts(const ScanPlan& shape, const Snapsho
   plan.snapshot_id = snapshot.snapshot_id;
   plan.parent_snapshot_id = snapshot.parent_snapshot_id;
   // Live entries only: the snapshot's state is all that is read.
-  FLOE_ASSIGN_OR_RETURN(TwoStates st, ReadStates(shape, snapshot, source, false, &plan.manifests_read));
+  FLOE_ASSIGN_OR_RETURN(TwoStates st,
+                        ReadStates(shape, snapshot, source, false, &plan.manifests_read));
   plan.added = std::move(st.data);
   return plan;
 }

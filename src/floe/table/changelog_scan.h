@@ -67,11 +67,11 @@ Result<ChangelogPlan> PlanChangelog(const ScanPlan& shape, const iceberg::Snapsh
 
 /// Row counts of a changelog read, by kind.
 struct ChangeCounts {
-  int64_t inserts = 0;         ///< +I
-  int64_t update_before = 0;   ///< -U
-  int64_t update_after = 0;    ///< +U
-  int64_t deletes = 0;         ///< -D
-  int64_t carried_over = 0;    ///< identical removed/added row pairs dropped
+  int64_t inserts = 0;        ///< +I
+  int64_t update_before = 0;  ///< -U
+  int64_t update_after = 0;   ///< +U
+  int64_t deletes = 0;        ///< -D
+  int64_t carried_over = 0;   ///< identical removed/added row pairs dropped
   int64_t total() const { return inserts + update_before + update_after + deletes; }
 };
 
@@ -85,7 +85,8 @@ Result<ChangeCounts> ReadChangelog(const ChangelogPlan& plan, io::FileIO& files,
 /// Plans the snapshot scan a TABLE_SCAN_THEN_INCREMENTAL read starts with
 /// (every live row of `snapshot`, read with the shape's schema, projection
 /// and filter), as a changelog whose rows are all inserts.
-Result<ChangelogPlan> PlanSnapshotAsInserts(const ScanPlan& shape, const iceberg::Snapshot& snapshot,
+Result<ChangelogPlan> PlanSnapshotAsInserts(const ScanPlan& shape,
+                                            const iceberg::Snapshot& snapshot,
                                             ManifestSource* source);
 
 }  // namespace floe::table

@@ -56,7 +56,9 @@ class EqualityDeletes {
   Status Apply(const Batch& data, std::span<uint8_t> keep) const;
   /// The key of every row of `batch` as the byte string the deletes compare
   /// (null-safe), e.g. to pair a changelog's removed and added rows.
-  Status Keys(const Batch& batch, std::vector<std::string>* keys) const { return EncodeKeys(batch, keys); }
+  Status Keys(const Batch& batch, std::vector<std::string>* keys) const {
+    return EncodeKeys(batch, keys);
+  }
 
  private:
   Status EncodeKeys(const Batch& batch, std::vector<std::string>* keys) const;

@@ -74,10 +74,13 @@ Status ScanOptions::Validate() const {
 std::string_view StartingStrategyName(StartingStrategy strategy) {
   switch (strategy) {
     case StartingStrategy::kTableScanThenIncremental: return "TABLE_SCAN_THEN_INCREMENTAL";
-    case StartingStrategy::kIncrementalFromLatestSnapshot: return "INCREMENTAL_FROM_LATEST_SNAPSHOT";
-    case StartingStrategy::kIncrementalFromEarliestSnapshot: return "INCREMENTAL_FROM_EARLIEST_SNAPSHOT";
+    case StartingStrategy::kIncrementalFromLatestSnapshot:
+      return "INCREMENTAL_FROM_LATEST_SNAPSHOT";
+    case StartingStrategy::kIncrementalFromEarliestSnapshot:
+      return "INCREMENTAL_FROM_EARLIEST_SNAPSHOT";
     case StartingStrategy::kIncrementalFromSnapshotId: return "INCREMENTAL_FROM_SNAPSHOT_ID";
-    case StartingStrategy::kIncrementalFromSnapshotTimestamp: return "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP";
+    case StartingStrategy::kIncrementalFromSnapshotTimestamp:
+      return "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP";
   }
   return "?";
 }
@@ -90,16 +93,18 @@ Status ScanOptions::ValidateStreaming() const {
   using S = StartingStrategy;
   if (!streaming) {
     if (start_snapshot_timestamp) {
-      return InvalidArgument("read option '{}' needs '{}=true'", k::kStartSnapshotTimestamp.name, k::kStreaming.name);
+      return InvalidArgument("read option '{}' needs '{}=true'", k::kStartSnapshotTimestamp.name,
+                             k::kStreaming.name);
     }
     if (starting_strategy != S::kIncrementalFromLatestSnapshot) {
-      return InvalidArgument("read option '{}' needs '{}=true'", k::kStartingStrategy.name, k::kStreaming.name);
+      return InvalidArgument("read option '{}' needs '{}=true'", k::kStartingStrategy.name,
+                             k::kStreaming.name);
     }
     return Ok();
   }
   auto batch_only = [&](std::string_view name) {
-    return InvalidArgument("read option '{}' is for batch reads and cannot be used with '{}=true'", name,
-                           k::kStreaming.name);
+    return InvalidArgument("read option '{}' is for batch reads and cannot be used with '{}=true'",
+                           name, k::kStreaming.name);
   };
   if (snapshot_id) return batch_only(k::kSnapshotId.name);
   if (as_of_timestamp) return batch_only(k::kAsOfTimestamp.name);
@@ -111,30 +116,35 @@ Status ScanOptions::ValidateStreaming() const {
   const bool by_id = starting_strategy == S::kIncrementalFromSnapshotId;
   const bool by_time = starting_strategy == S::kIncrementalFromSnapshotTimestamp;
   if (by_id != bool(start_snapshot_id)) {
-    return by_id ? InvalidArgument("read option '{}={}' needs '{}'", k::kStartingStrategy.name,
-                                   StartingStrategyName(starting_strategy), k::kStartSnapshotId.name)
-                 : InvalidArgument("read option '{}' of a streaming read needs '{}=INCREMENTAL_FROM_SNAPSHOT_ID' "
-                                   "(it is '{}')",
-                                   k::kStartSnapshotId.name, k::kStartingStrategy.name,
-                                   StartingStrategyName(starting_strategy));
+    return by_id
+               ? InvalidArgument("read option '{}={}' needs '{}'", k::kStartingStrategy.name,
+                                 StartingStrategyName(starting_strategy), k::kStartSnapshotId.name)
+               : InvalidArgument(
+                     "read option '{}' of a streaming read needs '{}=INCREMENTAL_FROM_SNAPSHOT_ID' "
+                     "(it is '{}')",
+                     k::kStartSnapshotId.name, k::kStartingStrategy.name,
+                     StartingStrategyName(starting_strategy));
   }
   if (by_time != bool(start_snapshot_timestamp)) {
-    return by_time ? InvalidArgument("read option '{}={}' needs '{}'", k::kStartingStrategy.name,
-                                     StartingStrategyName(starting_strategy), k::kStartSnapshotTimestamp.name)
-                   : InvalidArgument("read option '{}' needs '{}=INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP' (it is '{}')",
-                                     k::kStartSnapshotTimestamp.name, k::kStartingStrategy.name,
-                                     StartingStrategyName(starting_strategy));
+    return by_time
+               ? InvalidArgument("read option '{}={}' needs '{}'", k::kStartingStrategy.name,
+                                 StartingStrategyName(starting_strategy),
+                                 k::kStartSnapshotTimestamp.name)
+               : InvalidArgument(
+                     "read option '{}' needs '{}=INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP' (it is '{}')",
+                     k::kStartSnapshotTimestamp.name, k::kStartingStrategy.name,
+                     StartingStrategyName(starting_strategy));
   }
   if (monitor_interval <= std::chrono::nanoseconds(0)) {
     return InvalidArgument("read option '{}' must be positive", k::kMonitorInterval.name);
   }
   if (max_planning_snapshot_count < 1) {
-    return InvalidArgument("read option '{}' must be >= 1, got {}", k::kMaxPlanningSnapshotCount.name,
-                           max_planning_snapshot_count);
+    return InvalidArgument("read option '{}' must be >= 1, got {}",
+                           k::kMaxPlanningSnapshotCount.name, max_planning_snapshot_count);
   }
   if (max_allowed_planning_failures < -1) {
-    return InvalidArgument("read option '{}' must be -1 or >= 0, got {}", k::kMaxAllowedPlanningFailures.name,
-                           max_allowed_planning_failures);
+    return InvalidArgument("read option '{}' must be -1 or >= 0, got {}",
+                           k::kMaxAllowedPlanningFailures.name, max_allowed_planning_failures);
   }
   return Ok();
 }
@@ -167,9 +177,9 @@ Result<ScanOptions> ScanOptions::FromOptions(const std::map<std::string, std::st
   FLOE_ASSIGN_OR_RETURN(o.streaming, r.Value(k::kStreaming));
   if (!o.streaming) {
     // Streaming options do nothing in a batch read: refuse rather than ignore.
-    for (std::string_view name : {k::kMonitorInterval.name, k::kStartingStrategy.name,
-                                  k::kStartSnapshotTimestamp.name, k::kMaxPlanningSnapshotCount.name,
-                                  k::kMaxAllowedPlanningFailures.name}) {
+    for (std::string_view name :
+         {k::kMonitorInterval.name, k::kStartingStrategy.name, k::kStartSnapshotTimestamp.name,
+          k::kMaxPlanningSnapshotCount.name, k::kMaxAllowedPlanningFailures.name}) {
       if (options.contains(std::string(name)) || session.contains(std::string(name)) ||
           session.contains("connector.iceberg." + std::string(name))) {
         return InvalidArgument("read option '{}' needs '{}=true'", name, k::kStreaming.name);
@@ -177,8 +187,10 @@ Result<ScanOptions> ScanOptions::FromOptions(const std::map<std::string, std::st
     }
   }
   FLOE_ASSIGN_OR_RETURN(std::string strategy, r.Value(k::kStartingStrategy));
-  for (auto s : {StartingStrategy::kTableScanThenIncremental, StartingStrategy::kIncrementalFromLatestSnapshot,
-                 StartingStrategy::kIncrementalFromEarliestSnapshot, StartingStrategy::kIncrementalFromSnapshotId,
+  for (auto s : {StartingStrategy::kTableScanThenIncremental,
+                 StartingStrategy::kIncrementalFromLatestSnapshot,
+                 StartingStrategy::kIncrementalFromEarliestSnapshot,
+                 StartingStrategy::kIncrementalFromSnapshotId,
                  StartingStrategy::kIncrementalFromSnapshotTimestamp}) {
     if (StartingStrategyName(s) == strategy) o.starting_strategy = s;
   }
@@ -598,13 +610,17 @@ Result<std::vector<ManifestFile>> FileManifestSource::ReadManifestList(const Sna
   return out;
 }
 
-Result<std::vector<ManifestEntry>> ManifestSource::ReadManifestWithDeleted(const ManifestFile& manifest) {
-  return Unsupported("this manifest source does not return DELETED entries (manifest {})", manifest.manifest_path);
+Result<std::vector<ManifestEntry>> ManifestSource::ReadManifestWithDeleted(
+    const ManifestFile& manifest) {
+  return Unsupported("this manifest source does not return DELETED entries (manifest {})",
+                     manifest.manifest_path);
 }
 
 namespace {
-Result<std::vector<ManifestEntry>> ReadStoredManifest(io::FileIO& files, const TableMetadata& metadata,
-                                                      const ManifestFile& manifest, bool skip_deleted) {
+Result<std::vector<ManifestEntry>> ReadStoredManifest(io::FileIO& files,
+                                                      const TableMetadata& metadata,
+                                                      const ManifestFile& manifest,
+                                                      bool skip_deleted) {
   FLOE_ASSIGN_OR_RETURN(auto in, OpenStored(files, manifest.manifest_path, "manifest"));
   iceberg::ManifestReadOptions o;
   o.include_column_stats = true;  // metrics pruning needs them; the plan drops them unless asked
@@ -617,7 +633,8 @@ Result<std::vector<ManifestEntry>> FileManifestSource::ReadManifest(const Manife
   return ReadStoredManifest(*files_, metadata_, manifest, true);
 }
 
-Result<std::vector<ManifestEntry>> FileManifestSource::ReadManifestWithDeleted(const ManifestFile& manifest) {
+Result<std::vector<ManifestEntry>> FileManifestSource::ReadManifestWithDeleted(
+    const ManifestFile& manifest) {
   return ReadStoredManifest(*files_, metadata_, manifest, false);
 }
 
@@ -755,7 +772,8 @@ Result<SchemaPtr> Project(const SchemaPtr& schema, const std::vector<std::string
 // The schema, projection and bound filter of a plan.
 Status BindShape(const SchemaPtr& schema, const ScanOptions& options, ScanPlan* plan) {
   plan->table_schema = schema;
-  FLOE_ASSIGN_OR_RETURN(plan->projected_schema, Project(schema, options.columns, options.case_sensitive));
+  FLOE_ASSIGN_OR_RETURN(plan->projected_schema,
+                        Project(schema, options.columns, options.case_sensitive));
   ExprPtr filter = options.filter;
   if (!options.filter_text.empty()) {
     FLOE_ASSIGN_OR_RETURN(ExprPtr parsed, expr::Parse(options.filter_text));
@@ -771,7 +789,8 @@ Status BindShape(const SchemaPtr& schema, const ScanOptions& options, ScanPlan* 
 
 }  // namespace
 
-Result<ScanPlan> PlanShape(std::shared_ptr<const TableMetadata> metadata, const ScanOptions& options) {
+Result<ScanPlan> PlanShape(std::shared_ptr<const TableMetadata> metadata,
+                           const ScanOptions& options) {
   ScanPlan plan;
   SchemaPtr schema = metadata->CurrentSchema();
   if (!schema) return Corrupt("table metadata has no current schema");
@@ -785,9 +804,10 @@ Result<ScanPlan> PlanScan(std::shared_ptr<const TableMetadata> metadata_ptr, con
                           ManifestSource* source) {
   FLOE_RETURN_IF_ERROR(options.Validate());
   if (options.streaming) {
-    return InvalidArgument("read option '{}=true': a streaming read is planned snapshot by snapshot "
-                           "(StreamingScan), not as one batch scan",
-                           config::keys::kStreaming.name);
+    return InvalidArgument(
+        "read option '{}=true': a streaming read is planned snapshot by snapshot "
+        "(StreamingScan), not as one batch scan",
+        config::keys::kStreaming.name);
   }
   const TableMetadata& metadata = *metadata_ptr;
   ScanPlan plan;

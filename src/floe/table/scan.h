@@ -210,7 +210,8 @@ Result<ScanPlan> PlanScan(std::shared_ptr<const iceberg::TableMetadata> metadata
 /// A plan without files: the table's current schema, the options' column
 /// projection and bound row filter, no limit. What a snapshot-by-snapshot
 /// reader (changelog_scan.h) reads every snapshot with.
-Result<ScanPlan> PlanShape(std::shared_ptr<const iceberg::TableMetadata> metadata, const ScanOptions& options);
+Result<ScanPlan> PlanShape(std::shared_ptr<const iceberg::TableMetadata> metadata,
+                           const ScanOptions& options);
 
 /// True when a data file with this partition tuple (of `spec`, over
 /// `schema`) may hold rows matching the bound filter `filter`: inclusive

@@ -38,8 +38,10 @@ namespace {
 // A ManifestSource over another, through the cache.
 class CachingSource : public ManifestSource {
  public:
-  CachingSource(ManifestSource* inner, std::function<void(const std::vector<ManifestFile>&)> on_list,
-                std::function<std::shared_ptr<const std::vector<ManifestEntry>>*(const std::string&, bool)> slot)
+  CachingSource(
+      ManifestSource* inner, std::function<void(const std::vector<ManifestFile>&)> on_list,
+      std::function<std::shared_ptr<const std::vector<ManifestEntry>>*(const std::string&, bool)>
+          slot)
       : inner_(inner), on_list_(std::move(on_list)), slot_(std::move(slot)) {}
 
   Result<std::vector<ManifestFile>> ReadManifestList(const Snapshot& snapshot) override {
@@ -50,7 +52,8 @@ class CachingSource : public ManifestSource {
   Result<std::vector<ManifestEntry>> ReadManifest(const ManifestFile& manifest) override {
     return Read(manifest, false);
   }
-  Result<std::vector<ManifestEntry>> ReadManifestWithDeleted(const ManifestFile& manifest) override {
+  Result<std::vector<ManifestEntry>> ReadManifestWithDeleted(
+      const ManifestFile& manifest) override {
     return Read(manifest, true);
   }
 
@@ -58,7 +61,8 @@ class CachingSource : public ManifestSource {
   Result<std::vector<ManifestEntry>> Read(const ManifestFile& manifest, bool with_deleted) {
     auto* slot = slot_(manifest.manifest_path, with_deleted);
     if (!*slot) {
-      auto entries = with_deleted ? inner_->ReadManifestWithDeleted(manifest) : inner_->ReadManifest(manifest);
+      auto entries =
+          with_deleted ? inner_->ReadManifestWithDeleted(manifest) : inner_->ReadManifest(manifest);
       if (!entries) return Fail(entries.error());
       *slot = std::make_shared<const std::vector<ManifestEntry>>(std::move(*entries));
     }
@@ -78,25 +82,31 @@ Result<const Snapshot*> BranchHead(const TableMetadata& metadata, const std::str
   auto it = metadata.refs.find(branch);
   if (it == metadata.refs.end()) {
     if (branch == iceberg::kMainBranch) return metadata.CurrentSnapshot();
-    return NotFound("read option {}: the table has no branch named '{}'", config::keys::kBranch.name, branch);
+    return NotFound("read option {}: the table has no branch named '{}'",
+                    config::keys::kBranch.name, branch);
   }
   if (!it->second.is_branch()) {
-    return InvalidArgument("read option {}: '{}' is a tag, not a branch (a streaming read follows a branch)",
-                           config::keys::kBranch.name, branch);
+    return InvalidArgument(
+        "read option {}: '{}' is a tag, not a branch (a streaming read follows a branch)",
+        config::keys::kBranch.name, branch);
   }
   const Snapshot* s = metadata.SnapshotById(it->second.snapshot_id);
-  if (!s) return Corrupt("branch '{}' points at snapshot {}, which is not in the table", branch, it->second.snapshot_id);
+  if (!s)
+    return Corrupt("branch '{}' points at snapshot {}, which is not in the table", branch,
+                   it->second.snapshot_id);
   return s;
 }
 
-Result<std::vector<const Snapshot*>> SnapshotsAfter(const TableMetadata& metadata, const std::string& branch,
+Result<std::vector<const Snapshot*>> SnapshotsAfter(const TableMetadata& metadata,
+                                                    const std::string& branch,
                                                     const StreamPosition& position) {
   FLOE_ASSIGN_OR_RETURN(const Snapshot* head, BranchHead(metadata, branch));
   std::vector<const Snapshot*> out;
   if (!head) {
     if (!position.after_snapshot_id) return out;
     return InvalidArgument(
-        "streaming read: snapshot {} (the read's position) is no longer an ancestor of branch '{}', which has "
+        "streaming read: snapshot {} (the read's position) is no longer an ancestor of branch "
+        "'{}', which has "
         "no snapshots now (rolled back or expired)",
         *position.after_snapshot_id, branch);
   }
@@ -113,12 +123,14 @@ Result<std::vector<const Snapshot*>> SnapshotsAfter(const TableMetadata& metadat
   if (!found) {
     if (!position.after_snapshot_id) {
       return InvalidArgument(
-          "streaming read: the first snapshots of branch '{}' expired before they were read (its oldest "
+          "streaming read: the first snapshots of branch '{}' expired before they were read (its "
+          "oldest "
           "snapshot {} has parent {}, which is gone)",
           branch, out.back()->snapshot_id, *out.back()->parent_snapshot_id);
     }
     return InvalidArgument(
-        "streaming read: snapshot {} (the read's position) is no longer an ancestor of branch '{}' head {} "
+        "streaming read: snapshot {} (the read's position) is no longer an ancestor of branch '{}' "
+        "head {} "
         "(rolled back, or expired before the snapshots after it were read)",
         *position.after_snapshot_id, branch, head->snapshot_id);
   }
@@ -137,13 +149,16 @@ StreamingScan::StreamingScan(MetadataLoader load, io::FileIOPtr files, ScanOptio
 StreamingScan::~StreamingScan() = default;
 
 Result<std::unique_ptr<StreamingScan>> StreamingScan::Make(MetadataLoader load, io::FileIOPtr files,
-                                                           ScanOptions options, std::optional<StreamPosition> resume) {
+                                                           ScanOptions options,
+                                                           std::optional<StreamPosition> resume) {
   if (!options.streaming) {
-    return InvalidArgument("StreamingScan needs read option '{}=true'", config::keys::kStreaming.name);
+    return InvalidArgument("StreamingScan needs read option '{}=true'",
+                           config::keys::kStreaming.name);
   }
   FLOE_RETURN_IF_ERROR(options.Validate());
   if (!load || !files) return InvalidArgument("StreamingScan: no metadata loader or FileIO");
-  std::unique_ptr<StreamingScan> scan(new StreamingScan(std::move(load), std::move(files), std::move(options)));
+  std::unique_ptr<StreamingScan> scan(
+      new StreamingScan(std::move(load), std::move(files), std::move(options)));
   FLOE_RETURN_IF_ERROR(scan->Start(resume));
   return scan;
 }
@@ -191,13 +206,15 @@ Status StreamingScan::Start(std::optional<StreamPosition> resume) {
         }
       }
       if (!start && by_id) {
-        return NotFound("read option {}: snapshot {} is not an ancestor of branch '{}'{}", k::kStartSnapshotId.name,
-                        *options_.start_snapshot_id, branch_,
-                        metadata->SnapshotById(*options_.start_snapshot_id) ? "" : " (not in the table)");
+        return NotFound(
+            "read option {}: snapshot {} is not an ancestor of branch '{}'{}",
+            k::kStartSnapshotId.name, *options_.start_snapshot_id, branch_,
+            metadata->SnapshotById(*options_.start_snapshot_id) ? "" : " (not in the table)");
       }
       if (!start) {
-        return NotFound("read option {}: branch '{}' has no snapshot committed at or after {} (epoch ms)",
-                        k::kStartSnapshotTimestamp.name, branch_, *options_.start_snapshot_timestamp);
+        return NotFound(
+            "read option {}: branch '{}' has no snapshot committed at or after {} (epoch ms)",
+            k::kStartSnapshotTimestamp.name, branch_, *options_.start_snapshot_timestamp);
       }
       position_ = before(start);
       return Ok();
@@ -216,9 +233,9 @@ Status StreamingScan::Failure(Error error) {
   last_failure_ = error;
   const int32_t max = options_.max_allowed_planning_failures;
   if (max >= 0 && failures_ > max) {
-    return Fail(error.WithContext(fmt::format("streaming read: planning failed {} time{} in a row ({}={})", failures_,
-                                              failures_ == 1 ? "" : "s",
-                                              config::keys::kMaxAllowedPlanningFailures.name, max)));
+    return Fail(error.WithContext(fmt::format(
+        "streaming read: planning failed {} time{} in a row ({}={})", failures_,
+        failures_ == 1 ? "" : "s", config::keys::kMaxAllowedPlanningFailures.name, max)));
   }
   return Ok();
 }
@@ -234,12 +251,14 @@ Result<int> StreamingScan::Discover() {
   if (!queue_.empty()) from.after_snapshot_id = queue_.back().snapshot_id;
   FLOE_ASSIGN_OR_RETURN(auto snapshots, SnapshotsAfter(**metadata, branch_, from));
   failures_ = 0;
-  const size_t n = std::min(snapshots.size(), static_cast<size_t>(options_.max_planning_snapshot_count));
+  const size_t n =
+      std::min(snapshots.size(), static_cast<size_t>(options_.max_planning_snapshot_count));
   for (size_t i = 0; i < n; ++i) queue_.push_back({snapshots[i]->snapshot_id, false, *metadata});
   return static_cast<int>(n);
 }
 
-Result<std::optional<EmittedSnapshot>> StreamingScan::EmitNext(const std::function<Status(Batch&&)>& emit) {
+Result<std::optional<EmittedSnapshot>> StreamingScan::EmitNext(
+    const std::function<Status(Batch&&)>& emit) {
   if (queue_.empty()) return std::optional<EmittedSnapshot>();
   const Queued& q = queue_.front();
   const Snapshot* snapshot = q.metadata->SnapshotById(q.snapshot_id);
@@ -256,7 +275,8 @@ Result<std::optional<EmittedSnapshot>> StreamingScan::EmitNext(const std::functi
   auto plan = q.table_scan ? PlanSnapshotAsInserts(shape, *snapshot, &source)
                            : PlanChangelog(shape, *snapshot, &source);
   if (!plan) {
-    FLOE_RETURN_IF_ERROR(Failure(plan.error().WithContext(fmt::format("planning snapshot {}", q.snapshot_id))));
+    FLOE_RETURN_IF_ERROR(
+        Failure(plan.error().WithContext(fmt::format("planning snapshot {}", q.snapshot_id))));
     return std::optional<EmittedSnapshot>();
   }
   failures_ = 0;
@@ -264,7 +284,8 @@ Result<std::optional<EmittedSnapshot>> StreamingScan::EmitNext(const std::functi
   out.snapshot_id = q.snapshot_id;
   out.table_scan = q.table_scan;
   auto counts = ReadChangelog(*plan, *files_, 65536, emit);
-  if (!counts) return Fail(counts.error().WithContext(fmt::format("reading snapshot {}", q.snapshot_id)));
+  if (!counts)
+    return Fail(counts.error().WithContext(fmt::format("reading snapshot {}", q.snapshot_id)));
   out.counts = *counts;
   position_.after_snapshot_id = q.snapshot_id;
   has_position_ = true;

@@ -70,9 +70,9 @@ class StreamingScan {
   /// position and the starting strategy is not consulted. The metadata is
   /// loaded once here to resolve the start; the rows are read with the
   /// schema current then, projected and filtered by the options.
-  static Result<std::unique_ptr<StreamingScan>> Make(MetadataLoader load, io::FileIOPtr files,
-                                                     ScanOptions options,
-                                                     std::optional<StreamPosition> resume = std::nullopt);
+  static Result<std::unique_ptr<StreamingScan>> Make(
+      MetadataLoader load, io::FileIOPtr files, ScanOptions options,
+      std::optional<StreamPosition> resume = std::nullopt);
   ~StreamingScan();
 
   /// One discovery: reloads the metadata and queues the branch's snapshots
@@ -110,7 +110,9 @@ class StreamingScan {
 
   /// Replaces the wait between discoveries (std::this_thread::sleep_for by
   /// default), for tests that drive Run without a clock.
-  void set_sleep_for(std::function<void(std::chrono::nanoseconds)> sleep_for) { sleep_for_ = std::move(sleep_for); }
+  void set_sleep_for(std::function<void(std::chrono::nanoseconds)> sleep_for) {
+    sleep_for_ = std::move(sleep_for);
+  }
 
   /// Planning failures in a row, and the last one.
   int consecutive_failures() const { return failures_; }
@@ -148,7 +150,8 @@ class StreamingScan {
 /// The head of `branch` in `metadata`: nullptr for main on an empty table;
 /// kNotFound for another branch that does not exist, kInvalidArgument for a
 /// tag.
-Result<const iceberg::Snapshot*> BranchHead(const iceberg::TableMetadata& metadata, const std::string& branch);
+Result<const iceberg::Snapshot*> BranchHead(const iceberg::TableMetadata& metadata,
+                                            const std::string& branch);
 
 /// The snapshots of `branch` after `position`, oldest first: the head's
 /// ancestors back to the position. kInvalidArgument naming the position and

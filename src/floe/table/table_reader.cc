@@ -411,8 +411,9 @@ struct LoadedDeletes {
 
 // Reads `deletes` (those of one data file) into `out`; the top-level field
 // ids the equality deletes look at are appended to `extra_ids`.
-Status LoadDeletes(const ScanPlan& plan, const std::vector<DeleteFileTaskPtr>& deletes, const std::string& data_path,
-                   io::FileIO& files, DeleteCache* cache, LoadedDeletes* out, std::vector<int32_t>* extra_ids) {
+Status LoadDeletes(const ScanPlan& plan, const std::vector<DeleteFileTaskPtr>& deletes,
+                   const std::string& data_path, io::FileIO& files, DeleteCache* cache,
+                   LoadedDeletes* out, std::vector<int32_t>* extra_ids) {
   for (const auto& d : deletes) {
     if (d->file.content == DataFileContent::kPositionDeletes) {
       FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, data_path, files, &out->positions, cache));
@@ -452,8 +453,8 @@ Status LoadDeletes(const ScanPlan& plan, const std::vector<DeleteFileTaskPtr>& d
 
 // Clears keep[i] for each row of `batch` (file rows first_row...) that the
 // deletes remove.
-Status ApplyDeletes(LoadedDeletes* deletes, const Schema& read_schema, int64_t first_row, Batch* batch,
-                    std::span<uint8_t> keep) {
+Status ApplyDeletes(LoadedDeletes* deletes, const Schema& read_schema, int64_t first_row,
+                    Batch* batch, std::span<uint8_t> keep) {
   if (!deletes->positions.empty()) deletes->positions.Apply(first_row, keep);
   for (auto& g : deletes->groups) {
     // A view of the key columns, moved out of the batch and back.
@@ -481,8 +482,8 @@ Status ApplyDeletes(LoadedDeletes* deletes, const Schema& read_schema, int64_t f
 // --------------------------------------------------------------- one range
 
 Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
-                     io::FileIO& files, int64_t batch_rows, const std::function<Status(Batch&&)>& emit,
-                     DeleteCache* cache) {
+                     io::FileIO& files, int64_t batch_rows,
+                     const std::function<Status(Batch&&)>& emit, DeleteCache* cache) {
   const DataFile& file = task.data_file;
   const Schema& table_schema = *plan.table_schema;
   auto context = [&](Error e) { return Fail(std::move(e)); };
@@ -491,12 +492,13 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
   // (FileScanTask::changelog_deletes).
   std::vector<int32_t> extra_ids;
   LoadedDeletes base;
-  FLOE_RETURN_IF_ERROR(LoadDeletes(plan, task.deletes, file.file_path, files, cache, &base, &extra_ids));
+  FLOE_RETURN_IF_ERROR(
+      LoadDeletes(plan, task.deletes, file.file_path, files, cache, &base, &extra_ids));
   const bool changelog = !task.changelog_deletes.empty();
   LoadedDeletes other;
   if (changelog) {
-    FLOE_RETURN_IF_ERROR(
-        LoadDeletes(plan, task.changelog_deletes, file.file_path, files, cache, &other, &extra_ids));
+    FLOE_RETURN_IF_ERROR(LoadDeletes(plan, task.changelog_deletes, file.file_path, files, cache,
+                                     &other, &extra_ids));
   }
 
   // The read schema: the projection, then the columns deletes and the filter need.
@@ -636,7 +638,8 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
       batch.columns[c.index] = ConstantColumn(read_schema->fields()[c.index].type, c.value, n);
     }
     keep.assign(static_cast<size_t>(n), 1);
-    FLOE_RETURN_IF_ERROR(ApplyDeletes(&base, *read_schema, opened.reader->batch_first_row(), &batch, keep));
+    FLOE_RETURN_IF_ERROR(
+        ApplyDeletes(&base, *read_schema, opened.reader->batch_first_row(), &batch, keep));
     if (changelog) {
       // Kept by the task's deletes and removed by the other set's.
       other_keep.assign(static_cast<size_t>(n), 1);
