@@ -70,8 +70,10 @@ bool IsCommonOption(std::string_view key) {
   namespace k = config::keys;
   for (std::string_view c : {k::kType.name, k::kCatalogType.name, k::kCatalogImpl.name, k::kPropertyVersion.name,
                              k::kCacheEnabled.name, k::kCacheExpirationIntervalMs.name, k::kIoImpl.name,
-                             k::kWarehouse.name}) {
-    if (key == c) return true;
+                             k::kWarehouse.name, k::kS3Endpoint.name, k::kS3AccessKeyId.name,
+                             k::kS3SecretAccessKey.name, k::kS3SessionToken.name, k::kS3PathStyleAccess.name,
+                             k::kS3MultipartPartSizeBytes.name, k::kClientRegion.name}) {
+    if (key == c) return true;  // the FileIO's options (s3.*) go with every catalog type
   }
   return false;
 }

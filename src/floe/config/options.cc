@@ -319,8 +319,34 @@ const std::vector<OptionDef>& Registry() {
        .validate = [](std::string_view v) -> std::string {
          return v == "0" ? std::string("0 is not allowed (use -1 to never expire)") : std::string();
        }},
-      {K(kIoImpl), .scopes = kC, .type = T::kString, .doc = "FileIO implementation.",
-       .support = Support::kNotYet, .missing = kStorageIssue},
+      {K(kIoImpl), .scopes = kC, .type = T::kEnum,
+       .doc = "FileIO implementation: org.apache.iceberg.aws.s3.S3FileIO (the warehouse must be s3://, s3a:// "
+              "or s3n://); org.apache.iceberg.io.ResolvingFileIO or org.apache.iceberg.hadoop.HadoopFileIO pick "
+              "the FileIO by the location's scheme, as floe does without io-impl (local for file: and paths, "
+              "S3 for s3/s3a/s3n).",
+       .enum_values = {"org.apache.iceberg.aws.s3.S3FileIO", "org.apache.iceberg.io.ResolvingFileIO",
+                       "org.apache.iceberg.hadoop.HadoopFileIO"}},
+      {K(kS3Endpoint), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: the endpoint, http(s)://host[:port] (default https://s3.<client.region>.amazonaws.com); "
+              "MinIO and other S3-compatible stores are reached here."},
+      {K(kS3AccessKeyId), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: access key id (with s3.secret-access-key; without both, AWS_ACCESS_KEY_ID / "
+              "AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN from the environment)."},
+      {K(kS3SecretAccessKey), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: secret access key; used only to sign requests, never printed."},
+      {K(kS3SessionToken), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: session token of temporary credentials (sent as x-amz-security-token)."},
+      {K(kS3PathStyleAccess), .scopes = kC, .type = T::kBool, .default_value = "false",
+       .doc = "S3 FileIO: path-style addressing (endpoint/bucket/key) instead of virtual-host "
+              "(bucket.endpoint/key); most local stores need true."},
+      {K(kS3MultipartPartSizeBytes), .scopes = kC, .type = T::kLong, .default_value = "33554432",
+       .doc = "S3 FileIO: files are uploaded in parts of this size while they are written (2 parts in "
+              "flight per file, so a file being written holds at most 3 parts in memory); a smaller "
+              "file is one PUT.",
+       .min = 5242880},
+      {K(kClientRegion), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: the region requests are signed for (default AWS_REGION, then AWS_DEFAULT_REGION, "
+              "then us-east-1)."},
 
       // ---- Beam IcebergIO write configuration
       {K(kBeamTable), .scopes = kB, .type = T::kString,
