@@ -44,21 +44,21 @@ std::string_view FaultActionName(FaultAction action);
 /// tried in order and the first that acts decides (no rule acts: kPass).
 struct FaultRule {
   /// The request method ("PUT"), exactly; "" matches any.
-  std::string method;
+  std::string method = {};
   /// A substring of the path (before '?'); "" matches any.
-  std::string path;
+  std::string path = {};
   /// A substring of the query (after '?', e.g. "partNumber=2" or "uploads");
   /// "" matches any.
-  std::string query;
+  std::string query = {};
   /// A header the request must carry (name, any case, e.g. "If-None-Match");
   /// "" matches any.
-  std::string header;
+  std::string header = {};
 
   FaultAction action = FaultAction::kPass;
   /// kError: the status (500, 503, ...) and the S3 error code of the body
   /// ("" = InternalError for 500, SlowDown for 503, InjectedFault otherwise).
   int status = 500;
-  std::string code;
+  std::string code = {};
   /// kDelay: how long the answer is held, milliseconds.
   int delay_ms = 0;
 
@@ -89,7 +89,7 @@ struct FaultCounters {
 
 /// One request as the proxy saw it.
 struct ProxiedRequest {
-  std::string method;
+  std::string method = {};
   std::string target;  ///< path and query, as sent
   FaultAction action = FaultAction::kPass;
   /// The server's status, 0 when the request was not forwarded or the
