@@ -231,6 +231,19 @@ Status PutObject(S3Client& client, const S3Location& loc, std::string_view data,
   return IoError("{}", last);
 }
 
+// An output's Commit is not a table commit (OutputFile::Commit knows no
+// kCommitStateUnknown): an object write whose outcome is unknown is an I/O
+// error, so that the caller removes what it wrote (the object, if it
+// landed, is referenced by nothing yet). Reported as kCommitStateUnknown, it
+// would make the table layer keep every file of a write that never
+// committed.
+Status AsOutputError(Status st) {
+  if (st || st.error().kind != ErrorKind::kCommitStateUnknown) return st;
+  return Fail(Error{
+      ErrorKind::kIo,
+      fmt::format("{} (the object may or may not have been written)", st.error().message), false});
+}
+
 class S3OutputFile final : public OutputFile {
  public:
   S3OutputFile(std::shared_ptr<S3Client> client, std::string location, S3Location loc,
@@ -274,7 +287,7 @@ class S3OutputFile final : public OutputFile {
       done_ = true;
       Status st = PutObject(*client_, loc_, buffer_, !overwrite_, "cannot write");
       buffer_ = std::string();
-      return st;
+      return AsOutputError(std::move(st));
     }
     if (!buffer_.empty()) {
       if (Status st = SendPart(); !st) {
@@ -307,11 +320,11 @@ class S3OutputFile final : public OutputFile {
     Status st = Ok();
     if (!ex.ok) {
       st = ex.maybe_applied
-               ? Fail(Error{
+               ? AsOutputError(Fail(Error{
                      ErrorKind::kCommitStateUnknown,
                      TransportErrorOf(ex, "cannot complete the upload of", loc_.bucket, loc_.key)
                          .message,
-                     false})
+                     false}))
                : Fail(TransportErrorOf(ex, "cannot complete the upload of", loc_.bucket, loc_.key));
     } else if (ex.response.status / 100 != 2 ||
                ex.response.body.find("<Error>") != std::string::npos) {
@@ -319,7 +332,8 @@ class S3OutputFile final : public OutputFile {
       st = Fail(ErrorOf(ex.response, "cannot complete the upload of", loc_.bucket, loc_.key));
     }
     if (!st) {
-      if (st.error().kind != ErrorKind::kCommitStateUnknown) AbortUpload();
+      // An upload that may have completed is not aborted (nothing to abort).
+      if (!ex.maybe_applied) AbortUpload();
       done_ = true;
       return st;
     }
