@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "floe/config/options.h"
+#include "floe/util/uuid.h"
 
 namespace floe::s3 {
 
@@ -244,6 +245,9 @@ Status AsOutputError(Status st) {
       fmt::format("{} (the object may or may not have been written)", st.error().message), false});
 }
 
+// The user metadata entry that marks the object a multipart upload made.
+constexpr const char* kUploadTokenHeader = "x-amz-meta-floe-upload";
+
 class S3OutputFile final : public OutputFile {
  public:
   S3OutputFile(std::shared_ptr<S3Client> client, std::string location, S3Location loc,
@@ -326,6 +330,11 @@ class S3OutputFile final : public OutputFile {
                          .message,
                      false}))
                : Fail(TransportErrorOf(ex, "cannot complete the upload of", loc_.bucket, loc_.key));
+    } else if (ex.maybe_applied && (ex.response.status == 412 || ex.response.status == 404) &&
+               CompletedByUs()) {
+      // An earlier attempt completed the upload and its answer was lost: the
+      // retry finds the object (412 with If-None-Match) or no upload left
+      // (404 NoSuchUpload), and the object carries this upload's token.
     } else if (ex.response.status / 100 != 2 ||
                ex.response.body.find("<Error>") != std::string::npos) {
       // S3 may answer 200 and put the error in the body.
@@ -360,6 +369,10 @@ class S3OutputFile final : public OutputFile {
       r.bucket = loc_.bucket;
       r.key = loc_.key;
       r.query = {{"uploads", ""}};
+      // Marks the object this upload makes, so that a completion whose
+      // answer was lost can be recognised (Commit).
+      upload_token_ = RandomUuid();
+      r.headers.emplace_back(kUploadTokenHeader, upload_token_);
       Exchange ex = client_->Send(r);
       if (!ex.ok)
         return Remember(TransportErrorOf(ex, "cannot start the upload of", loc_.bucket, loc_.key));
@@ -422,6 +435,18 @@ class S3OutputFile final : public OutputFile {
     return Fail(std::move(e));
   }
 
+  // Whether the object at the location is the one this upload made (its
+  // token in the user metadata).
+  bool CompletedByUs() {
+    S3Request r;
+    r.method = "HEAD";
+    r.bucket = loc_.bucket;
+    r.key = loc_.key;
+    Exchange ex = client_->Send(r);
+    return ex.ok && ex.response.status == 200 && !upload_token_.empty() &&
+           ex.response.Header(kUploadTokenHeader) == upload_token_;
+  }
+
   void AbortUpload() {
     S3Request r;
     r.method = "DELETE";
@@ -446,6 +471,7 @@ class S3OutputFile final : public OutputFile {
   std::string buffer_;
   int64_t written_ = 0;
   std::string upload_id_;
+  std::string upload_token_;  // a random id in the object's metadata
   int parts_ = 0;
   std::deque<std::future<Result<std::string>>> inflight_;
   std::vector<std::string> etags_;
