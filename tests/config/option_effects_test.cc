@@ -137,6 +137,14 @@ const std::map<std::string, std::string>& EffectTests() {
       {"rest-page-size", "RestCatalogTest.ListsFollowPagesAcrossThreeRequests"},
       {"rest.client.connection-timeout-ms", "RestCatalogTest.ConnectionTimeoutBoundsTheConnect"},
       {"rest.client.socket-timeout-ms", "RestCatalogTest.CommitStateUnknownWhenTheAnswerIsLost"},
+      {"io-impl", "S3Cli.IoImplAndTheEnvironmentFallback"},
+      {"s3.endpoint", "S3Config.PropertiesAndTheEnvironmentFallback"},
+      {"s3.access-key-id", "S3Cli.AWrongSecretIsAClear403ThatNeverShowsTheSecret"},
+      {"s3.secret-access-key", "S3Cli.AWrongSecretIsAClear403ThatNeverShowsTheSecret"},
+      {"s3.session-token", "S3Config.PropertiesAndTheEnvironmentFallback"},
+      {"s3.path-style-access", "S3Config.PropertiesAndTheEnvironmentFallback"},
+      {"s3.multipart.part-size-bytes", "S3Config.PartSizePropertySetsTheMultipartParts"},
+      {"client.region", "S3Config.PropertiesAndTheEnvironmentFallback"},
   };
   return kTests;
 }

@@ -173,6 +173,15 @@ class S3InputFile final : public InputFile {
   mutable std::deque<Window> windows_;
 };
 
+// The wait before attempt `attempt + 1` of a request sent by hand (full
+// jitter, as S3Client::Send).
+void Backoff(const S3Config& c, int attempt) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const int64_t cap = std::min(c.retry_max_ms, c.retry_base_ms << std::min(attempt - 1, 20));
+  std::uniform_int_distribution<int64_t> wait(cap / 4, std::max<int64_t>(cap / 4, cap));
+  std::this_thread::sleep_for(std::chrono::milliseconds(wait(rng)));
+}
+
 // A single PUT of a whole object. With `if_absent`, `If-None-Match: *`:
 // 412 is kAlreadyExists; an unknown outcome is resolved as s3_file_io.h says.
 Status PutObject(S3Client& client, const S3Location& loc, std::string_view data, bool if_absent,
@@ -189,7 +198,6 @@ Status PutObject(S3Client& client, const S3Location& loc, std::string_view data,
     return Ok();
   }
   r.headers.emplace_back("if-none-match", "*");
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   bool uncertain = false;
   std::string last;
   const int attempts = std::max(1, client.config().max_attempts);
@@ -218,12 +226,7 @@ Status PutObject(S3Client& client, const S3Location& loc, std::string_view data,
     uncertain = uncertain || ex.maybe_applied;
     last = ex.ok ? ErrorOf(ex.response, what, loc.bucket, loc.key).message
                  : TransportErrorOf(ex, what, loc.bucket, loc.key).message;
-    if (attempt < attempts) {
-      const int64_t cap = std::min(client.config().retry_max_ms,
-                                   client.config().retry_base_ms << std::min(attempt - 1, 20));
-      std::uniform_int_distribution<int64_t> wait(cap / 4, std::max<int64_t>(cap / 4, cap));
-      std::this_thread::sleep_for(std::chrono::milliseconds(wait(rng)));
-    }
+    if (attempt < attempts) Backoff(client.config(), attempt);
   }
   if (uncertain) {
     return CommitStateUnknown("{} {}: the outcome is unknown after {} attempts (last: {})", what,
@@ -318,33 +321,12 @@ class S3OutputFile final : public OutputFile {
     r.query = {{"uploadId", upload_id_}};
     r.body = xml;
     if (!overwrite_) r.headers.emplace_back("if-none-match", "*");
-    // Completing the same upload twice is harmless (S3 answers the second
-    // with the object or NoSuchUpload), so a lost answer is retried.
-    Exchange ex = client_->Send(r, Retry::kIdempotent);
-    Status st = Ok();
-    if (!ex.ok) {
-      st = ex.maybe_applied
-               ? AsOutputError(Fail(Error{
-                     ErrorKind::kCommitStateUnknown,
-                     TransportErrorOf(ex, "cannot complete the upload of", loc_.bucket, loc_.key)
-                         .message,
-                     false}))
-               : Fail(TransportErrorOf(ex, "cannot complete the upload of", loc_.bucket, loc_.key));
-    } else if (ex.maybe_applied && (ex.response.status == 412 || ex.response.status == 404) &&
-               CompletedByUs()) {
-      // An earlier attempt completed the upload and its answer was lost: the
-      // retry finds the object (412 with If-None-Match) or no upload left
-      // (404 NoSuchUpload), and the object carries this upload's token.
-    } else if (ex.response.status / 100 != 2 ||
-               ex.response.body.find("<Error>") != std::string::npos) {
-      // S3 may answer 200 and put the error in the body.
-      st = Fail(ErrorOf(ex.response, "cannot complete the upload of", loc_.bucket, loc_.key));
-    }
+    Status st = Complete(r);
     if (!st) {
       // An upload that may have completed is not aborted (nothing to abort).
-      if (!ex.maybe_applied) AbortUpload();
+      if (st.error().kind != ErrorKind::kCommitStateUnknown) AbortUpload();
       done_ = true;
-      return st;
+      return AsOutputError(std::move(st));
     }
     done_ = true;
     return Ok();
@@ -422,6 +404,85 @@ class S3OutputFile final : public OutputFile {
     return Ok();
   }
 
+  // CompleteMultipartUpload. An answer that is lost (or a 5xx) leaves the
+  // outcome unknown: it is sent again, and a 412 or NoSuchUpload after that
+  // is resolved by the object's ETag, which for a multipart object is the
+  // MD5 of its parts' MD5s and their count: equal means this upload made it.
+  Status Complete(const S3Request& r) {
+    const std::string what = "cannot complete the upload of";
+    bool uncertain = false;
+    std::string last;
+    const int attempts = std::max(1, client_->config().max_attempts);
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+      Exchange ex = client_->Send(r, Retry::kNever);
+      // S3 may answer 200 and put the error in the body.
+      const bool error_body =
+          ex.ok && ex.response.status / 100 == 2 && ex.response.body.find("<Error>") != std::string::npos;
+      if (ex.ok && ex.response.status / 100 == 2 && !error_body) return Ok();
+      if (ex.ok && !error_body && ex.response.status < 500 && ex.response.status != 429) {
+        if (uncertain && (ex.response.status == 412 || ex.response.status == 404)) {
+          S3Request h;
+          h.method = "HEAD";
+          h.bucket = loc_.bucket;
+          h.key = loc_.key;
+          Exchange head = client_->Send(h);
+          if (head.ok && head.response.status == 200) {
+            // This upload's token in the object's metadata: ours, on any
+            // store that keeps user metadata (s3rver included).
+            if (!upload_token_.empty() &&
+                head.response.Header(kUploadTokenHeader) == upload_token_) {
+              return Ok();
+            }
+            const std::string etag = head.response.Header("etag");
+            if (SameEtag(etag, MultipartEtag())) return Ok();
+            // A store whose ETags are not S3's multipart form (s3rver: the
+            // MD5 of the whole object) cannot tell whose object it is.
+            if (etag.find('-') == std::string::npos) {
+              return CommitStateUnknown(
+                  "{} {}: an earlier attempt may have completed it, and the store's ETag ({}) is not in S3's "
+                  "multipart form, so whose object it is cannot be told",
+                  what, S3Uri(loc_.bucket, loc_.key), etag);
+            }
+          }
+          if (ex.response.status == 404) {
+            return CommitStateUnknown("{} {}: an earlier attempt may have completed it, and the object cannot tell",
+                                      what, S3Uri(loc_.bucket, loc_.key));
+          }
+        }
+        return Fail(ErrorOf(ex.response, what, loc_.bucket, loc_.key));
+      }
+      uncertain = uncertain || ex.maybe_applied || error_body;
+      last = ex.ok ? ErrorOf(ex.response, what, loc_.bucket, loc_.key).message
+                   : TransportErrorOf(ex, what, loc_.bucket, loc_.key).message;
+      if (attempt < attempts) Backoff(client_->config(), attempt);
+    }
+    if (uncertain) {
+      return CommitStateUnknown("{} {}: the outcome is unknown after {} attempts (last: {})", what,
+                                S3Uri(loc_.bucket, loc_.key), attempts, last);
+    }
+    return IoError("{}", last);
+  }
+
+  static bool SameEtag(std::string a, std::string b) {
+    auto strip = [](std::string& s) { std::erase(s, '"'); };
+    strip(a);
+    strip(b);
+    return !a.empty() && a == b;
+  }
+
+  // The ETag S3 gives the completed object: hex MD5 of the concatenated
+  // binary MD5s of the parts, then `-<parts>`.
+  std::string MultipartEtag() const {
+    std::string raw;
+    for (std::string e : etags_) {
+      std::erase(e, '"');
+      for (size_t i = 0; i + 1 < e.size(); i += 2) {
+        raw.push_back(static_cast<char>(std::stoi(e.substr(i, 2), nullptr, 16)));
+      }
+    }
+    return Md5Hex(raw) + "-" + std::to_string(etags_.size());
+  }
+
   Status WaitOldest() {
     Result<std::string> r = inflight_.front().get();
     inflight_.pop_front();
@@ -433,18 +494,6 @@ class S3OutputFile final : public OutputFile {
   Status Remember(Error e) {
     if (!failed_) failed_ = e;
     return Fail(std::move(e));
-  }
-
-  // Whether the object at the location is the one this upload made (its
-  // token in the user metadata).
-  bool CompletedByUs() {
-    S3Request r;
-    r.method = "HEAD";
-    r.bucket = loc_.bucket;
-    r.key = loc_.key;
-    Exchange ex = client_->Send(r);
-    return ex.ok && ex.response.status == 200 && !upload_token_.empty() &&
-           ex.response.Header(kUploadTokenHeader) == upload_token_;
   }
 
   void AbortUpload() {
@@ -868,7 +917,7 @@ Result<S3Config> S3ConfigFromProperties(const std::map<std::string, std::string>
     if (!key || !secret) {
       return InvalidArgument(
           "s3.access-key-id and s3.secret-access-key must be given together ({} is missing)",
-          key ? "s3.secret-access-key" : "s3.access-key-id");
+          key ? k::kS3SecretAccessKey.name : k::kS3AccessKeyId.name);
     }
     c.credentials = Credentials{*key, *secret, token.value_or("")};
   } else {
@@ -876,6 +925,13 @@ Result<S3Config> S3ConfigFromProperties(const std::map<std::string, std::string>
     c.credentials.access_key_id = Env("AWS_ACCESS_KEY_ID").value_or("");
     c.credentials.secret_access_key = Env("AWS_SECRET_ACCESS_KEY").value_or("");
     c.credentials.session_token = token.value_or(Env("AWS_SESSION_TOKEN").value_or(""));
+  }
+  if (c.credentials.access_key_id.empty() || c.credentials.secret_access_key.empty()) {
+    // Anonymous requests would reach only public buckets, and fail later
+    // with a 403 far from the cause.
+    return InvalidArgument(
+        "no S3 credentials: set the catalog properties s3.access-key-id and s3.secret-access-key (or the "
+        "environment variables AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
   }
   FLOE_ASSIGN_OR_RETURN(c.path_style, props.Value(k::kS3PathStyleAccess));
   FLOE_ASSIGN_OR_RETURN(c.part_size, props.Value(k::kS3MultipartPartSizeBytes));

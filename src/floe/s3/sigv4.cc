@@ -66,6 +66,8 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out), n);
 }
 
+std::string Md5Hex(std::string_view data) { return HexOf(Digest(EVP_md5(), data)); }
+
 std::string Md5Base64(std::string_view data) {
   const std::string raw = Digest(EVP_md5(), data);
   unsigned char out[64];

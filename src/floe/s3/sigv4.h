@@ -22,6 +22,8 @@ std::string Sha256Hex(std::string_view data);
 std::string HmacSha256(std::string_view key, std::string_view data);
 /// Base64 of the raw MD5 of `data` (the Content-MD5 header).
 std::string Md5Base64(std::string_view data);
+/// Lower-case hex MD5 of `data` (multipart ETags).
+std::string Md5Hex(std::string_view data);
 /// Lower-case hex of raw bytes.
 std::string HexOf(std::string_view raw);
 
