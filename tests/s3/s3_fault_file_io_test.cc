@@ -145,14 +145,17 @@ TEST_F(S3FaultFileIOTest, AnOutputWhoseOutcomeIsUnknownFailsAsAnIoError) {
 
 TEST_F(S3FaultFileIOTest, MultipartUploadWithLostCompletionReplyCompletes) {
   const std::string data = Pattern((10 << 20) + 12345);
-  proxy_->AddRule({.method = "POST", .query = "uploads", .action = FaultAction::kError,
-                   .status = 503, .times = 1});
-  proxy_->AddRule({.method = "PUT", .query = "partNumber=2", .action = FaultAction::kDropReply,
+  proxy_->AddRule({.method = "POST",
+                   .query = "uploads",
+                   .action = FaultAction::kError,
+                   .status = 503,
                    .times = 1});
-  proxy_->AddRule({.method = "PUT", .query = "partNumber=1", .action = FaultAction::kResetMidBody,
-                   .times = 1});
-  proxy_->AddRule({.method = "POST", .query = "uploadId", .action = FaultAction::kDropReply,
-                   .times = 1});
+  proxy_->AddRule(
+      {.method = "PUT", .query = "partNumber=2", .action = FaultAction::kDropReply, .times = 1});
+  proxy_->AddRule(
+      {.method = "PUT", .query = "partNumber=1", .action = FaultAction::kResetMidBody, .times = 1});
+  proxy_->AddRule(
+      {.method = "POST", .query = "uploadId", .action = FaultAction::kDropReply, .times = 1});
   Status st = WriteAll(prefix_ + "data.parquet", data);
   ASSERT_TRUE(st) << st.error().ToString();
   EXPECT_EQ(proxy_->counters().dropped_replies, 2);
