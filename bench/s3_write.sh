@@ -100,4 +100,11 @@ awk -v r="$rows" -v l="$local_s" -v s="$s3_s" -v lm="$local_m" -v sm="$s3_m" -v 
   printf "ratio S3/local wall time: %.2fx (median of %d runs each; S3 peak RSS is the highest run)\n", s / l, reps;
   printf "S3 peak RSS over local: %.1f MiB (%d objects in the store after %d S3 runs)\n", (sm - lm) / 1024, objects, reps;
 }'
-echo "multipart budget: see the S3 FileIO (src/floe/s3): part size x parts in flight; PART_SIZE=${PART_SIZE:-default}"
+# The S3 FileIO's stated budget (src/floe/s3/s3_client.h, S3Config): an
+# output holds at most (max_parts_in_flight + 1) parts, 2 + 1 by default.
+part="${PART_SIZE:-33554432}"
+awk -v p="$part" -v lm="$local_m" -v sm="$s3_m" 'BEGIN {
+  b = 3 * p / 1048576;
+  printf "multipart budget per open output: 3 x %.0f MiB parts = %.0f MiB; S3 peak - local peak = %.1f MiB (%s)\n",
+    p / 1048576, b, (sm - lm) / 1024, ((sm - lm) / 1024 <= b) ? "within the budget" : "OVER the budget";
+}'
