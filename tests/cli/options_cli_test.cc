@@ -135,7 +135,7 @@ TEST_F(OptionsCli, CatalogSeedsAreRefusedWithTheHadoopCatalog) {
       {"clients", "4", "Hive"},
       {"property-version", "2", "property-version"},
       {"cache.expiration-interval-ms", "0", "0 is not allowed"},
-      {"io-impl", "org.apache.iceberg.aws.s3.S3FileIO", "io-impl"},
+      {"io-impl", "com.example.MyFileIO", "org.apache.iceberg.aws.s3.S3FileIO"},  // names the supported ones
   };
   for (const auto& s : seeds) {
     const std::string kv = s.key + "=" + s.value;
