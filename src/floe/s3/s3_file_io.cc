@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "floe/config/options.h"
+#include "floe/util/uuid.h"
 
 namespace floe::s3 {
 
@@ -234,6 +235,22 @@ Status PutObject(S3Client& client, const S3Location& loc, std::string_view data,
   return IoError("{}", last);
 }
 
+// An output's Commit is not a table commit (OutputFile::Commit knows no
+// kCommitStateUnknown): an object write whose outcome is unknown is an I/O
+// error, so that the caller removes what it wrote (the object, if it
+// landed, is referenced by nothing yet). Reported as kCommitStateUnknown, it
+// would make the table layer keep every file of a write that never
+// committed.
+Status AsOutputError(Status st) {
+  if (st || st.error().kind != ErrorKind::kCommitStateUnknown) return st;
+  return Fail(Error{
+      ErrorKind::kIo,
+      fmt::format("{} (the object may or may not have been written)", st.error().message), false});
+}
+
+// The user metadata entry that marks the object a multipart upload made.
+constexpr const char* kUploadTokenHeader = "x-amz-meta-floe-upload";
+
 class S3OutputFile final : public OutputFile {
  public:
   S3OutputFile(std::shared_ptr<S3Client> client, std::string location, S3Location loc,
@@ -277,7 +294,7 @@ class S3OutputFile final : public OutputFile {
       done_ = true;
       Status st = PutObject(*client_, loc_, buffer_, !overwrite_, "cannot write");
       buffer_ = std::string();
-      return st;
+      return AsOutputError(std::move(st));
     }
     if (!buffer_.empty()) {
       if (Status st = SendPart(); !st) {
@@ -306,9 +323,10 @@ class S3OutputFile final : public OutputFile {
     if (!overwrite_) r.headers.emplace_back("if-none-match", "*");
     Status st = Complete(r);
     if (!st) {
+      // An upload that may have completed is not aborted (nothing to abort).
       if (st.error().kind != ErrorKind::kCommitStateUnknown) AbortUpload();
       done_ = true;
-      return st;
+      return AsOutputError(std::move(st));
     }
     done_ = true;
     return Ok();
@@ -333,6 +351,10 @@ class S3OutputFile final : public OutputFile {
       r.bucket = loc_.bucket;
       r.key = loc_.key;
       r.query = {{"uploads", ""}};
+      // Marks the object this upload makes, so that a completion whose
+      // answer was lost can be recognised (Commit).
+      upload_token_ = RandomUuid();
+      r.headers.emplace_back(kUploadTokenHeader, upload_token_);
       Exchange ex = client_->Send(r);
       if (!ex.ok)
         return Remember(TransportErrorOf(ex, "cannot start the upload of", loc_.bucket, loc_.key));
@@ -405,6 +427,12 @@ class S3OutputFile final : public OutputFile {
           h.key = loc_.key;
           Exchange head = client_->Send(h);
           if (head.ok && head.response.status == 200) {
+            // This upload's token in the object's metadata: ours, on any
+            // store that keeps user metadata (s3rver included).
+            if (!upload_token_.empty() &&
+                head.response.Header(kUploadTokenHeader) == upload_token_) {
+              return Ok();
+            }
             const std::string etag = head.response.Header("etag");
             if (SameEtag(etag, MultipartEtag())) return Ok();
             // A store whose ETags are not S3's multipart form (s3rver: the
@@ -492,6 +520,7 @@ class S3OutputFile final : public OutputFile {
   std::string buffer_;
   int64_t written_ = 0;
   std::string upload_id_;
+  std::string upload_token_;  // a random id in the object's metadata
   int parts_ = 0;
   std::deque<std::future<Result<std::string>>> inflight_;
   std::vector<std::string> etags_;
