@@ -21,6 +21,14 @@ namespace floe::catalog {
 Result<io::FileIOPtr> OpenCatalogFileIO(std::string_view location,
                                         const std::map<std::string, std::string>& options);
 
+/// A FileIO for a catalog whose tables may live anywhere (the REST catalog:
+/// the server decides the locations): each call goes to the FileIO of its
+/// location's scheme, opened from `options` (OpenCatalogFileIO) on first
+/// use and kept. So a REST catalog reaches `s3://` tables with the `s3.*`
+/// properties of its options and of the server's config response, and
+/// needs no S3 credentials while its tables are local.
+io::FileIOPtr OpenResolvingCatalogFileIO(std::map<std::string, std::string> options);
+
 /// Checks that the store behind `io` honours conditional writes
 /// (`If-None-Match: *`) at `folder`: publishes a probe object twice and
 /// expects the second to be refused, then removes it. A store that accepts
