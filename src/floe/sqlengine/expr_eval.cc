@@ -314,8 +314,12 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
         break;
       }
       case TypeId::kInt:
-      case TypeId::kLong: {
-        if (to_physical->id == TypeId::kInt && t == TypeName::kDate) {
+      case TypeId::kLong:
+      case TypeId::kDate:
+      case TypeId::kTime:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz: {
+        if (to_physical->id == TypeId::kDate) {
           // DATE
           int32_t days = 0;
           if (IsCharacter(f)) {
@@ -335,8 +339,7 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
           out.Append<int32_t>(days);
           break;
         }
-        if (to_physical->id == TypeId::kLong && (t == TypeName::kTime || t == TypeName::kTimestamp ||
-                                                 t == TypeName::kTimestampLtz)) {
+        if (to_physical->id != TypeId::kInt && to_physical->id != TypeId::kLong) {
           int64_t v = 0;
           if (IsCharacter(f)) {
             Result<int64_t> r = t == TypeName::kTime ? format::ParseTimeText(Trim(in.bytes(i)))
