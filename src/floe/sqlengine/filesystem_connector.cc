@@ -207,6 +207,9 @@ class FilesystemConnector : public Connector {
   Status Validate(const TableHandle& table, bool for_sink) const override {
     FLOE_RETURN_IF_ERROR(CheckConnectorOptions(identifier(), table.options, {"connector", "path", "format"},
                                                {"csv.field-delimiter"}));
+    if (table.options.at("path").empty()) {
+      return InvalidArgument("Option 'path' of table {} is empty", table.FullName());
+    }
     const std::string& f = table.options.at("format");
     if (f != "json" && f != "csv") {
       return InvalidArgument(
