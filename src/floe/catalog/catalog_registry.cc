@@ -9,6 +9,7 @@
 
 #include "floe/catalog/caching_catalog.h"
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/catalog_plugin_hook.h"
 #include "floe/catalog/rest_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/config/options.h"
@@ -20,6 +21,7 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::map<std::string, CatalogFactory> factories;
+  CatalogImplResolver resolver;  // plugin catalogs (catalog_plugin_hook.h)
 };
 
 Registry& GetRegistry() {
@@ -107,6 +109,12 @@ Status CheckOptionsOfType(const std::string& name, std::string_view type,
 
 }  // namespace
 
+void SetCatalogImplResolver(CatalogImplResolver resolver) {
+  auto& r = GetRegistry();
+  std::lock_guard lock(r.mu);
+  r.resolver = std::move(resolver);
+}
+
 void RegisterCatalog(const std::string& type, CatalogFactory factory) {
   auto& r = GetRegistry();
   std::lock_guard lock(r.mu);
@@ -129,6 +137,7 @@ Result<CatalogFactory> FindFactory(const std::string& name, const Selected& sele
   const std::string& type = selected.type;
   auto& r = GetRegistry();
   CatalogFactory factory;
+  CatalogImplResolver resolver;
   std::vector<std::string> plugins;
   {
     std::lock_guard lock(r.mu);
@@ -136,6 +145,15 @@ Result<CatalogFactory> FindFactory(const std::string& name, const Selected& sele
     for (const auto& [k, v] : r.factories) {
       if (k != "hadoop" && k != "rest" && k != "sql") plugins.push_back(k);
     }
+    resolver = r.resolver;
+  }
+  std::string plugin_miss;
+  if (!factory && !selected.builtin && resolver) {
+    auto resolved = resolver(type);  // a plugin catalog class (FLOE_PLUGIN_PATH)
+    if (resolved) return *resolved;
+    if (resolved.error().kind != ErrorKind::kNotFound)
+      return Fail(resolved.error().WithContext("catalog " + name));
+    plugin_miss = resolved.error().message;
   }
   if (!factory) {
     std::string known;
@@ -146,11 +164,11 @@ Result<CatalogFactory> FindFactory(const std::string& name, const Selected& sele
     for (const auto& p : plugins) registered += (registered.empty() ? "" : ", ") + p;
     if (!selected.builtin) {
       return InvalidArgument(
-          "catalog {}: catalog-impl '{}' is not a catalog floe knows: the built-in ones are {}; {}", name, type,
-          known,
-          registered.empty() ? "no plugin has registered a catalog (the plugin loader arrives with the SQL front "
-                               "end, issue 11)"
-                             : "catalogs registered by plugins: " + registered);
+          "catalog {}: catalog-impl '{}' is not a catalog floe knows: the built-in ones are {}; {}",
+          name, type, known,
+          !plugin_miss.empty() ? plugin_miss
+          : registered.empty() ? "no plugin has registered a catalog"
+                               : "catalogs registered by plugins: " + registered);
     }
     return InvalidArgument("catalog {}: catalog-type '{}' is not available in this build", name, type);
   }

@@ -11,6 +11,7 @@
 #include "floe/catalog/warnings.h"
 #include "floe/cli/command.h"
 #include "floe/cli/table_args.h"
+#include "floe/plugin/plugin_catalog.h"
 
 namespace floe::cli {
 
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   // something to say, e.g. a commit whose version hint could not be updated.
   floe::catalog::SetWarningHandler(
       [](const std::string& w) { std::fprintf(stderr, "floe: warning: %s\n", w.c_str()); });
+  floe::plugin::InstallCatalogPlugins();  // catalog-impl=<plugin class> (FLOE_PLUGIN_PATH)
   CommandContext ctx;
   AddParquetCommands(&app, &ctx);
   AddWriteCommand(&app, &ctx);
