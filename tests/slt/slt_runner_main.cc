@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "floe/plugin/plugin_registry.h"
 #include "floe/sqlengine/slt_runner.h"
 
 int main(int argc, char** argv) {
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (options.test_dir.empty()) options.test_dir = "/tmp/floe_slt";
+  // `require plugin X`: the class can be found (loaded, or on FLOE_PLUGIN_PATH).
+  options.has_plugin = [](const std::string& name) { return floe::plugin::FindSinkClass(name).has_value(); };
   auto outcome = floe::sqlengine::RunSltFile(file, options);
   if (!outcome) {
     std::fprintf(stderr, "%s: %s\n", file.c_str(), outcome.error().message.c_str());

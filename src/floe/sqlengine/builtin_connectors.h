@@ -13,6 +13,7 @@ std::shared_ptr<const Connector> MakeDatagenConnector();
 std::shared_ptr<const Connector> MakeFilesystemConnector();
 std::shared_ptr<const Connector> MakePrintConnector();
 std::shared_ptr<const Connector> MakeBlackholeConnector();
+std::shared_ptr<const Connector> MakeUserDefinedConnector();
 
 /// Registers the built-in connectors (once; later calls do nothing).
 void RegisterBuiltinConnectors();

@@ -107,6 +107,7 @@ void RegisterBuiltinConnectors() {
     RegisterConnector(MakeFilesystemConnector());
     RegisterConnector(MakePrintConnector());
     RegisterConnector(MakeBlackholeConnector());
+    RegisterConnector(MakeUserDefinedConnector());
     return true;
   }();
   (void)once;

@@ -9,6 +9,7 @@
 
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
+#include "floe/plugin/plugin_registry.h"
 #include "floe/sink/write_config.h"
 #include "floe/sql/parser.h"
 #include "floe/sql/printer.h"
@@ -166,8 +167,8 @@ Result<StatementResult> Session::Impl::Execute(const sql::Statement& st) {
         else if constexpr (std::is_same_v<T, sql::DropTable>) return DropTable(node);
         else if constexpr (std::is_same_v<T, sql::AlterTableSet>) return AlterTableSet(node);
         else if constexpr (std::is_same_v<T, sql::AlterTableReset>) return AlterTableReset(node);
-        else if constexpr (std::is_same_v<T, sql::AddJar>) return Fail(NotSupportedYet("ADD JAR"));
-        else if constexpr (std::is_same_v<T, sql::RemoveJar>) return Fail(NotSupportedYet("REMOVE JAR"));
+        else if constexpr (std::is_same_v<T, sql::AddJar>) return AddJar(node);
+        else if constexpr (std::is_same_v<T, sql::RemoveJar>) return RemoveJar(node);
         else if constexpr (std::is_same_v<T, sql::Insert>) return Insert(node);
         else if constexpr (std::is_same_v<T, sql::StatementSet>) return StatementSet(node);
         else return Query(node);
@@ -565,6 +566,27 @@ Result<StatementResult> Session::Impl::ShowCreateTable(const sql::ShowCreateTabl
   }
   FLOE_ASSIGN_OR_RETURN(sql::CreateTable def, DefinitionOf(*h));
   return Rows({"result"}, {{sql::ShowCreateTableText(def)}});
+}
+
+// ---------------------------------------------------------------- JARs
+
+// ADD JAR loads a plugin library (include/floe/plugin.h) and registers its
+// classes for 'connector.class-name' (floe's "jars" are shared libraries).
+Result<StatementResult> Session::Impl::AddJar(const sql::AddJar& s) {
+  auto loaded = plugin::LoadPlugin(s.path);
+  if (!loaded) return Fail(Classed("floe.PluginException", loaded.error()));
+  if (std::find(jars.begin(), jars.end(), s.path) == jars.end()) jars.push_back(s.path);
+  return Ok_();
+}
+
+Result<StatementResult> Session::Impl::RemoveJar(const sql::RemoveJar& s) {
+  auto it = std::find(jars.begin(), jars.end(), s.path);
+  if (it == jars.end()) {
+    return Fail(Validation(fmt::format("The specified jar {} is not added by ADD JAR.", s.path)));
+  }
+  if (Status st = plugin::UnloadPlugin(s.path); !st) return Fail(Classed("floe.PluginException", st.error()));
+  jars.erase(it);
+  return Ok_();
 }
 
 // ---------------------------------------------------------------- SET

@@ -85,6 +85,8 @@ class Session::Impl {
   Result<StatementResult> DropTable(const sql::DropTable& s);
   Result<StatementResult> AlterTableSet(const sql::AlterTableSet& s);
   Result<StatementResult> AlterTableReset(const sql::AlterTableReset& s);
+  Result<StatementResult> AddJar(const sql::AddJar& s);
+  Result<StatementResult> RemoveJar(const sql::RemoveJar& s);
 
   // ---- queries (query.cc)
   Result<StatementResult> Query(const sql::Query& q);
