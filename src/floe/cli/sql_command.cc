@@ -120,7 +120,9 @@ Status RunSql(const SqlArgs& a) {
     }
     if (!RunScript(session, script, true)) {
       return Fail(Error{ErrorKind::kInvalidArgument,
-                        fmt::format("SQL script {} failed", a.file.empty() ? "<stdin>" : a.file), false});
+                        fmt::format("sql: a statement of {} failed (see [ERROR] above)",
+                                    a.file.empty() ? "<stdin>" : a.file),
+                        false});
     }
     return Ok();
   }
