@@ -64,7 +64,7 @@ TEST_F(SqlCli, FileStopsAtFirstErrorWithFilePositions) {
             "[ERROR] Could not execute SQL statement. Reason:\n"
             "floe.ValidationException: SQL validation failed. From line 5, column 3 to line 5, column 6: Column "
             "'nope' not found in any table\n");
-  EXPECT_NE(r.err.find("a statement failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a statement of s.sql failed"), std::string::npos) << r.err;
 }
 
 TEST_F(SqlCli, StandardInputAndEmptySet) {
