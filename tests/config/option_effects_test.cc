@@ -76,6 +76,12 @@ const std::map<std::string, std::string>& EffectTests() {
       {"split-size", "GoldenExpected.ParallelSmallSplitsGiveTheSameRows"},
       {"split-lookback", "SplitPlanner.PacksWithLookback"},
       {"split-file-open-cost", "ScanPlanTest.SplitsFollowRowGroupOffsets"},
+      {"streaming", "StreamingScanCli.AReaderStartedBeforeThreeCommitsSeesEveryChangeOnceInOrder"},
+      {"monitor-interval", "StreamingScanTest.RunWaitsTheMonitorIntervalBetweenDiscoveries"},
+      {"starting-strategy", "StreamingScanTest.IncrementalStrategiesStartInclusive"},
+      {"start-snapshot-timestamp", "StreamingScanTest.IncrementalStrategiesStartInclusive"},
+      {"max-planning-snapshot-count", "StreamingScanTest.MaxPlanningSnapshotCountBoundsEachDiscovery"},
+      {"max-allowed-planning-failures", "StreamingScanTest.PlanningFailuresAreToleratedUpToTheLimitInARow"},
       // catalog options
       {"type", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},
       {"catalog-type", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},
