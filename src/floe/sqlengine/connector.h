@@ -75,6 +75,10 @@ class RowSink {
   [[nodiscard]] virtual Status Commit() { return Ok(); }
   /// Gives the write up (nothing published). Safe after any failure.
   virtual void Abort() {}
+  /// Whether the sink publishes at checkpoints of a streaming job
+  /// (`execution.checkpointing.interval`), and the checkpoint itself.
+  virtual bool checkpoints() const { return false; }
+  [[nodiscard]] virtual Status Checkpoint() { return Ok(); }
 };
 
 /// Session settings a source or sink may need.

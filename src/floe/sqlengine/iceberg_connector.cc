@@ -8,6 +8,8 @@
 // `connector.iceberg.*` keys name read or write options; the table's
 // properties back them. floe differs in one way: an unknown hint key is a
 // warning, not silence.
+#include <chrono>
+#include <deque>
 #include <thread>
 
 #include <fmt/format.h>
@@ -17,6 +19,7 @@
 #include "floe/sink/write_job.h"
 #include "floe/sqlengine/builtin_connectors.h"
 #include "floe/table/scan.h"
+#include "floe/table/streaming_scan.h"
 #include "floe/table/table_reader.h"
 
 namespace floe::sqlengine {
@@ -32,6 +35,40 @@ class IcebergSource : public RowSource {
 
  private:
   std::unique_ptr<table::TableReader> reader_;
+};
+
+// A streaming read (`streaming`=true): each committed snapshot's changelog
+// (+I, -U, +U, -D rows) as it comes, polling every `monitor-interval`.
+// Unbounded: a query ends it with LIMIT (or the process ends).
+class IcebergStreamingSource : public RowSource {
+ public:
+  explicit IcebergStreamingSource(std::unique_ptr<table::StreamingScan> scan, std::chrono::nanoseconds interval)
+      : scan_(std::move(scan)), interval_(interval) {}
+
+  Result<bool> Next(Batch* out) override {
+    while (ready_.empty()) {
+      if (scan_->pending() == 0) {
+        FLOE_ASSIGN_OR_RETURN(int queued, scan_->Discover());
+        if (queued == 0) {
+          std::this_thread::sleep_for(interval_);
+          continue;
+        }
+      }
+      FLOE_ASSIGN_OR_RETURN(auto emitted, scan_->EmitNext([&](Batch&& b) -> Status {
+        if (b.num_rows > 0) ready_.push_back(std::move(b));
+        return Ok();
+      }));
+      if (!emitted) std::this_thread::sleep_for(interval_);
+    }
+    *out = std::move(ready_.front());
+    ready_.pop_front();
+    return true;
+  }
+
+ private:
+  std::unique_ptr<table::StreamingScan> scan_;
+  std::chrono::nanoseconds interval_;
+  std::deque<Batch> ready_;
 };
 
 // Appends and INSERT OVERWRITE: one WriteJob, one snapshot at Commit.
@@ -70,6 +107,9 @@ class IcebergChangeSink : public RowSink {
   Status Finish() override { return Ok(); }
   bool deferred_commit() const override { return true; }
   Status Commit() override { return sink_->Commit(); }
+  /// A streaming job's checkpoint: the window so far becomes a snapshot.
+  Status Checkpoint() override { return sink_->Commit(); }
+  bool checkpoints() const override { return true; }
   void Abort() override { sink_.reset(); }  // nothing is published before Commit
 
  private:
@@ -89,27 +129,43 @@ std::map<std::string, std::string> SessionReadOptions(const EngineContext& ctx) 
 
 bool IsTrue(const std::string& v) { return v == "true" || v == "TRUE" || v == "True"; }
 
+// The read options of a hint: read options pass, other keys are ignored
+// with a warning (Iceberg's connector ignores them silently).
+std::map<std::string, std::string> ReadHints(const TableHandle& table, const ReadRequest& request,
+                                             const EngineContext& ctx) {
+  std::map<std::string, std::string> hints;
+  for (const auto& [key, value] : request.hints) {
+    if (config::FindOption(key, uint32_t(config::Scope::kRead))) {
+      hints[key] = value;
+    } else if (ctx.warn) {
+      ctx.warn(fmt::format("table {}: hint option '{}' is not an Iceberg read option; ignored (Iceberg's Flink "
+                           "connector ignores unknown options)",
+                           table.FullName(), key));
+    }
+  }
+  return hints;
+}
+
 class IcebergConnector : public Connector {
  public:
   std::string identifier() const override { return "iceberg"; }
 
   Status Validate(const TableHandle& table, bool for_sink) const override { return Ok(); }
 
+  bool ChangelogSource(const TableHandle& table, const ReadRequest& request,
+                       const EngineContext& ctx) const override {
+    if (!table.loaded) return false;
+    EngineContext quiet = ctx;
+    quiet.warn = nullptr;
+    auto options = table::ScanOptions::FromOptions(ReadHints(table, request, quiet), table.loaded->metadata.properties,
+                                                   SessionReadOptions(ctx));
+    return options && options->streaming;
+  }
+
   Result<std::unique_ptr<RowSource>> OpenSource(const TableHandle& table, const ReadRequest& request,
                                                 const EngineContext& ctx) const override {
     if (!table.loaded) return Internal("iceberg table {} not loaded", table.FullName());
-    // Hints: read options are used; anything else is ignored, as Iceberg's
-    // connector ignores it, with a warning.
-    std::map<std::string, std::string> hints;
-    for (const auto& [key, value] : request.hints) {
-      if (config::FindOption(key, uint32_t(config::Scope::kRead))) {
-        hints[key] = value;
-      } else if (ctx.warn) {
-        ctx.warn(fmt::format("table {}: hint option '{}' is not an Iceberg read option; ignored (Iceberg's Flink "
-                             "connector ignores unknown options)",
-                             table.FullName(), key));
-      }
-    }
+    std::map<std::string, std::string> hints = ReadHints(table, request, ctx);
     auto metadata = std::make_shared<const iceberg::TableMetadata>(table.loaded->metadata);
     FLOE_ASSIGN_OR_RETURN(table::ScanOptions options,
                           table::ScanOptions::FromOptions(hints, metadata->properties, SessionReadOptions(ctx)));
@@ -118,6 +174,19 @@ class IcebergConnector : public Connector {
     options.filter = request.filter;
     // Flink is case-sensitive about names; the planner already resolved them.
     options.case_sensitive = true;
+    if (options.streaming) {
+      catalog::Catalog* cat = table.iceberg;
+      const catalog::TableIdentifier id = table.loaded->id;
+      auto first = std::make_shared<std::shared_ptr<const iceberg::TableMetadata>>(metadata);
+      table::MetadataLoader load = [cat, id, first]() -> Result<std::shared_ptr<const iceberg::TableMetadata>> {
+        if (*first) return std::exchange(*first, nullptr);
+        FLOE_ASSIGN_OR_RETURN(auto loaded, cat->RefreshTable(id));
+        return std::make_shared<const iceberg::TableMetadata>(std::move(loaded.metadata));
+      };
+      const auto interval = options.monitor_interval;
+      FLOE_ASSIGN_OR_RETURN(auto scan, table::StreamingScan::Make(std::move(load), cat->io(), std::move(options)));
+      return std::unique_ptr<RowSource>(new IcebergStreamingSource(std::move(scan), interval));
+    }
     if (request.limit >= 0 && (options.limit < 0 || request.limit < options.limit)) options.limit = request.limit;
     table::FileManifestSource manifests(*metadata, table.iceberg->io());
     FLOE_ASSIGN_OR_RETURN(table::ScanPlan plan, table::PlanScan(metadata, options, &manifests));

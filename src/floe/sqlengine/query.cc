@@ -9,10 +9,12 @@
 // each output column is either moved from the input (a plain column
 // reference used once) or computed by the columnar evaluator.
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "floe/config/duration.h"
 #include "floe/sql/printer.h"
 #include "floe/sqlengine/expr_eval.h"
 #include "floe/sqlengine/session_internal.h"
@@ -284,9 +286,18 @@ std::optional<expr::ExprPtr> ToFloeFilter(const BoundExpr& e, const RelSchema& s
 
 // ----------------------------------------------------------- statements
 
+// Pulls the query's batches into the sink. With a checkpoint interval (a
+// streaming job, `execution.checkpointing.interval`), a sink that publishes
+// at checkpoints does so each time the interval has passed.
 Status RunToSink(RowSource* source, const Projector& projector, const RelSchema& sink_schema, RowSink* sink,
-                 const std::string& table) {
+                 const std::string& table, std::chrono::nanoseconds checkpoint_interval) {
+  auto last_checkpoint = std::chrono::steady_clock::now();
   while (true) {
+    if (checkpoint_interval.count() > 0 && sink->checkpoints() &&
+        std::chrono::steady_clock::now() - last_checkpoint >= checkpoint_interval) {
+      FLOE_RETURN_IF_ERROR(sink->Checkpoint());
+      last_checkpoint = std::chrono::steady_clock::now();
+    }
     Batch b;
     FLOE_ASSIGN_OR_RETURN(bool more, source->Next(&b));
     if (!more) return Ok();
@@ -703,6 +714,10 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
     }
   };
   EngineContext ctx = s.Context();
+  std::chrono::nanoseconds checkpoint_interval{0};
+  if (auto it = s.options.find("execution.checkpointing.interval"); it != s.options.end()) {
+    FLOE_ASSIGN_OR_RETURN(checkpoint_interval, config::ParseDuration(it->second));
+  }
   for (auto& ins : inserts) {
     auto sink = ins.connector->OpenSink(ins.table, ins.request, ctx);
     if (!sink) {
@@ -714,7 +729,7 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
   for (size_t i = 0; i < inserts.size(); ++i) {
     auto source = inserts[i].query.open();
     Status st = source ? RunToSink(source->get(), *inserts[i].to_sink, inserts[i].table.schema, sinks[i].get(),
-                                   inserts[i].table.FullName())
+                                   inserts[i].table.FullName(), checkpoint_interval)
                        : Status(Fail(source.error()));
     if (!st) {
       abort_all();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/config/duration.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/plugin/plugin_registry.h"
@@ -59,19 +60,6 @@ std::string ToLower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-// Flink's duration syntax, loosely: digits then an optional unit.
-bool LooksLikeDuration(std::string_view v) {
-  size_t i = 0;
-  while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i;
-  if (i == 0) return false;
-  while (i < v.size() && v[i] == ' ') ++i;
-  static const std::vector<std::string> units = {"", "ms", "milli", "millis", "millisecond", "milliseconds", "s",
-                                                 "sec", "secs", "second", "seconds", "min", "m", "minute",
-                                                 "minutes", "h", "hour", "hours", "d", "day", "days"};
-  const std::string unit = ToLower(v.substr(i));
-  return std::find(units.begin(), units.end(), unit) != units.end();
 }
 
 }  // namespace
@@ -625,8 +613,10 @@ Result<StatementResult> Session::Impl::SetOption(const sql::Set& s) {
         return Fail(Validation(fmt::format("Could not parse value '{}' for key '{}'. Expected one of: [{}]", value, key, list)));
       }
     }
-    if (k.kind == "duration" && !LooksLikeDuration(value)) {
-      return Fail(Validation(fmt::format("Could not parse value '{}' for key '{}'.", value, key)));
+    if (k.kind == "duration") {
+      if (std::string why = config::ValidateDuration(value); !why.empty()) {
+        return Fail(Validation(fmt::format("Could not parse value '{}' for key '{}': {}", value, key, why)));
+      }
     }
     options[key] = value;
     return Ok_();
