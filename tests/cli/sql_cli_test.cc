@@ -74,6 +74,14 @@ TEST_F(SqlCli, StandardInputAndEmptySet) {
   EXPECT_EQ(r.out, "[INFO] Execute statement succeed.\n\nEmpty set\n");
 }
 
+TEST_F(SqlCli, VerboseAddsTheErrorKind) {
+  RunResult r = Sql("-e " + Shell("SET 'sql-client.verbose' = 'true'; SELECT x"));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("Column 'x' not found in any table\nError kind: "), std::string::npos) << r.out;
+  RunResult quiet = Sql("-e " + Shell("SELECT x"));
+  EXPECT_EQ(quiet.out.find("Error kind"), std::string::npos) << quiet.out;
+}
+
 TEST_F(SqlCli, ParseErrorIsFramed) {
   RunResult r = Sql("-e " + Shell("SELECT 1 FROM"));
   EXPECT_EQ(r.rc, 1);
@@ -125,6 +133,25 @@ TEST_F(SqlCli, PluginCrashInCloseCommitsNothingToIceberg) {
   EXPECT_NE(q.out.find("Empty set"), std::string::npos) << q.out;
   RunResult snaps = RunIn(dir_, Shell(FLOE_BIN) + " snapshots --table db.t --catalog warehouse=wh");
   EXPECT_EQ(snaps.out.find("snapshot-id"), std::string::npos) << snaps.out;
+}
+
+// The shell, under a terminal (script(1) gives it one): statements over
+// several lines, results after each, history written to $HOME.
+TEST_F(SqlCli, InteractiveShellUnderATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) is not installed";
+  WriteFile(dir_ / "keys.txt", "SELECT 1\n  AS x;\nSELECT y;\nquit;\n");
+  RunResult r = RunIn(dir_, "HOME=" + Shell(dir_.string()) + " script -qec " + Shell(std::string(FLOE_BIN) + " sql") +
+                                " /dev/null < keys.txt");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  std::string out = r.out;
+  std::erase(out, '\r');
+  EXPECT_NE(out.find("floe SQL> SELECT 1\n>   AS x;\n+---+\n| x |\n+---+\n| 1 |\n+---+\n1 row in set\n"),
+            std::string::npos)
+      << out;
+  // An error does not end the shell.
+  EXPECT_NE(out.find("[ERROR] Could not execute SQL statement. Reason:\nfloe.ValidationException"), std::string::npos)
+      << out;
+  EXPECT_NE(ReadFile(dir_ / ".floe_sql_history").find("AS\\040x;"), std::string::npos);
 }
 
 }  // namespace

@@ -33,6 +33,16 @@ void Out(std::string_view s) {
   std::fflush(stdout);
 }
 
+// The [ERROR] frame; with `sql-client.verbose` also what kind of failure it
+// was and whether a retry can help (floe has no stack trace to show).
+std::string ErrorText(const sqlengine::Session& session, const Error& e) {
+  std::string msg = e.message;
+  if (session.verbose()) {
+    msg += fmt::format("\nError kind: {}{}", ErrorKindName(e.kind), e.retryable ? " (retryable)" : "");
+  }
+  return sqlengine::RenderError(msg);
+}
+
 // Runs the statements of a script; false after the first failure.
 bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_lines) {
   const sql::SplitResult split = sql::SplitStatements(script);
@@ -44,7 +54,7 @@ bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_
     first = false;
     auto r = session.ExecuteSql(st.text, st.pos);
     if (!r) {
-      Out(sqlengine::RenderError(r.error().message));
+      Out(ErrorText(session, r.error()));
       return false;
     }
     Out(sqlengine::RenderResult(*r));
@@ -93,7 +103,7 @@ Status RunShell(sqlengine::Session& session) {
     add_history(entry.c_str());
     for (const sql::StatementSource& st : split.statements) {
       auto r = session.ExecuteSql(st.text, st.pos);
-      Out(r ? sqlengine::RenderResult(*r) : sqlengine::RenderError(r.error().message));
+      Out(r ? sqlengine::RenderResult(*r) : ErrorText(session, r.error()));
       Out("\n");
     }
     buffer = split.rest ? std::string(split.rest->text) + "\n" : std::string();

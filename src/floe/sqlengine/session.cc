@@ -48,7 +48,7 @@ struct SessionKey {
 const std::vector<SessionKey>& SessionKeys() {
   static const std::vector<SessionKey> keys = {
       {"execution.runtime-mode", {"batch", "streaming"}, "enum"},
-      {"table.dml-sync", {}, "bool"},
+      {"table.dml-sync", {"true"}, "enum"},
       {"sql-client.verbose", {}, "bool"},
       {"sql-client.execution.result-mode", {"tableau"}, "enum"},
       {"execution.checkpointing.interval", {}, "duration"},
@@ -609,6 +609,9 @@ Result<StatementResult> Session::Impl::SetOption(const sql::Set& s) {
         for (auto v : k.values) list += (list.empty() ? "" : ", ") + std::string(v);
         if (key == "sql-client.execution.result-mode") {
           return Fail(NotSupportedYet(fmt::format("SET '{}' = '{}' (floe prints results as tableau)", key, value)));
+        }
+        if (key == "table.dml-sync") {
+          return Fail(NotSupportedYet(fmt::format("SET '{}' = '{}' (floe runs every INSERT to its end)", key, value)));
         }
         return Fail(Validation(fmt::format("Could not parse value '{}' for key '{}'. Expected one of: [{}]", value, key, list)));
       }
