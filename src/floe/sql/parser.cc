@@ -12,6 +12,9 @@
 
 #include "floe/util/strings.h"
 
+// Keeps a function's locals out of its callers' frames (see ParsePredicate).
+#define FLOE_NOINLINE [[gnu::noinline]]
+
 namespace floe::sql {
 
 std::string Identifier::ToString() const {
@@ -148,6 +151,11 @@ class Parser {
       Hint h;
       h.pos = Peek().pos;
       FLOE_ASSIGN_OR_RETURN(h.name, SimpleName());
+      if (EqualsIgnoreCase(h.name, "OPTIONS") && !CheckSym("(")) {
+        // Flink (FlinkHints): OPTIONS takes at least one 'key'='value'.
+        return InvalidArgument("At {}: Hint [{}] only support non empty key value options",
+                               PosText(h.pos), h.name);
+      }
       if (AcceptSym("(")) {
         if (EqualsIgnoreCase(h.name, "OPTIONS")) {
           do {
@@ -662,7 +670,7 @@ class Parser {
 
   // ---- queries -----------------------------------------------------------
 
-  Result<Query> ParseQuery() {
+  FLOE_NOINLINE Result<Query> ParseQuery() {
     const Token& t = Peek();
     if (t.Is("WITH")) return NotSupported(t, "WITH (common table expressions)");
     if (t.IsSymbol("(")) {
@@ -815,7 +823,7 @@ class Parser {
   Result<Expr> ParseExpr() { return ParseChain(Op::kOr); }
 
  private:
-  static Expr Binary(Op op, Expr l, Expr r) {
+  FLOE_NOINLINE static Expr Binary(Op op, Expr l, Expr r) {
     Expr e;
     e.kind = ExprKind::kBinary;
     e.op = op;
@@ -827,43 +835,58 @@ class Parser {
 
   /// An OR (or AND) chain as one n-ary node: `a OR b OR c` has three
   /// arguments, so a chain of any length nests one level only.
-  Result<Expr> ParseChain(Op op) {
+  FLOE_NOINLINE Result<Expr> ParseChain(Op op) {
+    Result<Expr> first = op == Op::kOr ? ParseChain(Op::kAnd) : ParseNot();
+    if (!first || !Check(op == Op::kOr ? "OR" : "AND")) return first;
+    return ChainRest(op, std::move(*first));
+  }
+
+  FLOE_NOINLINE Result<Expr> ChainRest(Op op, Expr first) {
     std::string_view word = op == Op::kOr ? "OR" : "AND";
-    auto next = [&]() { return op == Op::kOr ? ParseChain(Op::kAnd) : ParseNot(); };
-    FLOE_ASSIGN_OR_RETURN(Expr first, next());
-    if (!Check(word)) return first;
     Expr e;
     e.kind = ExprKind::kBinary;
     e.op = op;
     e.span.begin = first.span.begin;
     e.args.push_back(std::move(first));
     while (Accept(word)) {
-      FLOE_ASSIGN_OR_RETURN(Expr term, next());
+      FLOE_ASSIGN_OR_RETURN(Expr term, op == Op::kOr ? ParseChain(Op::kAnd) : ParseNot());
       e.args.push_back(std::move(term));
     }
     e.span.end = e.args.back().span.end;
     return e;
   }
 
-  Result<Expr> ParseNot() {
-    const Token& t = Peek();
-    if (Accept("NOT")) {
-      FLOE_RETURN_IF_ERROR(Enter(t));
-      FLOE_ASSIGN_OR_RETURN(Expr operand, ParseNot());
-      --depth_;
-      Expr e;
-      e.kind = ExprKind::kUnary;
-      e.op = Op::kNot;
-      e.span = {t.pos, operand.span.end};
-      e.args.push_back(std::move(operand));
-      return e;
-    }
-    return ParsePredicate();
+  FLOE_NOINLINE Result<Expr> ParseNot() {
+    if (!Check("NOT")) return ParsePredicate();
+    return NotRest();
   }
 
-  Result<Expr> ParsePredicate() {
+  FLOE_NOINLINE Result<Expr> NotRest() {
+    const Token& t = Peek();
+    ++i_;  // NOT
+    FLOE_RETURN_IF_ERROR(Enter(t));
+    FLOE_ASSIGN_OR_RETURN(Expr operand, ParseNot());
+    --depth_;
+    Expr e;
+    e.kind = ExprKind::kUnary;
+    e.op = Op::kNot;
+    e.span = {t.pos, operand.span.end};
+    e.args.push_back(std::move(operand));
+    return e;
+  }
+
+  // The recursive path (parentheses, casts, calls, unary operators) goes
+  // through small frames: the cold branches live in functions of their own
+  // (noinline), so that kMaxSqlDepth levels fit a small thread stack.
+  FLOE_NOINLINE Result<Expr> ParsePredicate() {
+    Result<Expr> left = ParseAdditive();
+    if (!left) return left;
+    return PredicateLoop(std::move(*left));
+  }
+
+  /// Comparisons and IS / IN / BETWEEN / LIKE after an operand.
+  FLOE_NOINLINE Result<Expr> PredicateLoop(Expr left) {
     ChainGuard guard(this);
-    FLOE_ASSIGN_OR_RETURN(Expr left, ParseAdditive());
     while (true) {
       static constexpr std::pair<std::string_view, Op> kCompare[] = {
           {"=", Op::kEq},  {"<>", Op::kNe}, {"!=", Op::kNe}, {"<", Op::kLt},
@@ -964,9 +987,14 @@ class Parser {
     }
   }
 
-  Result<Expr> ParseAdditive() {
+  FLOE_NOINLINE Result<Expr> ParseAdditive() {
+    Result<Expr> left = ParseMultiplicative();
+    if (!left || !(CheckSym("+") || CheckSym("-"))) return left;
+    return AdditiveLoop(std::move(*left));
+  }
+
+  FLOE_NOINLINE Result<Expr> AdditiveLoop(Expr left) {
     ChainGuard guard(this);
-    FLOE_ASSIGN_OR_RETURN(Expr left, ParseMultiplicative());
     while (true) {
       const Token& t = Peek();
       Op op = AcceptSym("+") ? Op::kAdd : AcceptSym("-") ? Op::kSub : Op::kNone;
@@ -978,9 +1006,14 @@ class Parser {
   }
 
   /// * / % and || (Calcite gives || the precedence of * and /).
-  Result<Expr> ParseMultiplicative() {
+  FLOE_NOINLINE Result<Expr> ParseMultiplicative() {
+    Result<Expr> left = ParseUnary();
+    if (!left || !(CheckSym("*") || CheckSym("/") || CheckSym("%") || CheckSym("||"))) return left;
+    return MultiplicativeLoop(std::move(*left));
+  }
+
+  FLOE_NOINLINE Result<Expr> MultiplicativeLoop(Expr left) {
     ChainGuard guard(this);
-    FLOE_ASSIGN_OR_RETURN(Expr left, ParseUnary());
     while (true) {
       const Token& t = Peek();
       Op op = AcceptSym("*")    ? Op::kMul
@@ -995,10 +1028,14 @@ class Parser {
     }
   }
 
-  Result<Expr> ParseUnary() {
+  FLOE_NOINLINE Result<Expr> ParseUnary() {
+    if (!(CheckSym("-") || CheckSym("+"))) return ParsePrimary();
+    return UnaryRest();
+  }
+
+  FLOE_NOINLINE Result<Expr> UnaryRest() {
     const Token& t = Peek();
     Op op = AcceptSym("-") ? Op::kNeg : AcceptSym("+") ? Op::kPlus : Op::kNone;
-    if (op == Op::kNone) return ParsePrimary();
     FLOE_RETURN_IF_ERROR(Enter(t));
     FLOE_ASSIGN_OR_RETURN(Expr operand, ParseUnary());
     --depth_;
@@ -1019,7 +1056,27 @@ class Parser {
     return e;
   }
 
-  Result<Expr> ParsePrimary() {
+  FLOE_NOINLINE Result<Expr> ParsePrimary() {
+    const Token& t = Peek();
+    if (!CheckSym("(")) return ParsePrimaryOther();
+    ++i_;
+    if (Check("SELECT") || Check("VALUES") || Check("WITH")) {
+      return NotSupported(Peek(), "a subquery in an expression");
+    }
+    FLOE_RETURN_IF_ERROR(Enter(t));
+    Result<Expr> inner = ParseExpr();
+    if (!inner) return inner;
+    if (CheckSym(",")) return NotSupported(Peek(), "a row constructor");
+    const Token& close = Peek();
+    FLOE_RETURN_IF_ERROR(ExpectSym(")"));
+    --depth_;
+    // The parentheses are not a node: precedence is in the tree's shape.
+    // Widen the span so "From ... to ..." covers what the user wrote.
+    inner->span = {t.pos, close.end};
+    return inner;
+  }
+
+  FLOE_NOINLINE Result<Expr> ParsePrimaryOther() {
     const Token& t = Peek();
     switch (t.kind) {
       case TokenKind::kInteger: ++i_; return Literal(LiteralKind::kInteger, t.value, t);
@@ -1051,42 +1108,8 @@ class Parser {
       }
     }
     if (Accept("INTERVAL")) return ParseInterval(t);
-    if (Check("CAST") || Check("TRY_CAST")) {
-      bool try_cast = t.Is("TRY_CAST");
-      ++i_;
-      FLOE_RETURN_IF_ERROR(Enter(t));
-      FLOE_RETURN_IF_ERROR(ExpectSym("("));
-      FLOE_ASSIGN_OR_RETURN(Expr operand, ParseExpr());
-      FLOE_RETURN_IF_ERROR(Expect("AS"));
-      FLOE_ASSIGN_OR_RETURN(DataType type, ParseType());
-      const Token& close = Peek();
-      FLOE_RETURN_IF_ERROR(ExpectSym(")"));
-      --depth_;
-      Expr e;
-      e.kind = ExprKind::kCast;
-      e.try_cast = try_cast;
-      e.span = {t.pos, close.end};
-      e.args.push_back(std::move(operand));
-      e.cast_type = std::move(type);
-      return e;
-    }
+    if (Check("CAST") || Check("TRY_CAST")) return ParseCast(t);
     if (Accept("CASE")) return ParseCase(t);
-    if (t.IsSymbol("(")) {
-      ++i_;
-      if (Check("SELECT") || Check("VALUES") || Check("WITH")) {
-        return NotSupported(Peek(), "a subquery in an expression");
-      }
-      FLOE_RETURN_IF_ERROR(Enter(t));
-      FLOE_ASSIGN_OR_RETURN(Expr inner, ParseExpr());
-      if (CheckSym(",")) return NotSupported(Peek(), "a row constructor");
-      const Token& close = Peek();
-      FLOE_RETURN_IF_ERROR(ExpectSym(")"));
-      --depth_;
-      // The parentheses are not a node: precedence is in the tree's shape.
-      // Widen the span so "From ... to ..." covers what the user wrote.
-      inner.span = {t.pos, close.end};
-      return inner;
-    }
     if (Check("EXISTS")) return NotSupported(t, "EXISTS (subquery)");
     if (IsName(t) || t.kind == TokenKind::kQuotedIdentifier) {
       Expr e;
@@ -1147,7 +1170,7 @@ class Parser {
     }
   }
 
-  Result<Expr> ParseCall(Expr name) {
+  FLOE_NOINLINE Result<Expr> ParseCall(Expr name) {
     const Token& open = Peek();
     FLOE_RETURN_IF_ERROR(Enter(open));
     ++i_;  // (
@@ -1183,8 +1206,29 @@ class Parser {
     return e;
   }
 
+  /// CAST(x AS type) / TRY_CAST(x AS type)
+  FLOE_NOINLINE Result<Expr> ParseCast(const Token& t) {
+    bool try_cast = t.Is("TRY_CAST");
+    ++i_;
+    FLOE_RETURN_IF_ERROR(Enter(t));
+    FLOE_RETURN_IF_ERROR(ExpectSym("("));
+    FLOE_ASSIGN_OR_RETURN(Expr operand, ParseExpr());
+    FLOE_RETURN_IF_ERROR(Expect("AS"));
+    FLOE_ASSIGN_OR_RETURN(DataType type, ParseType());
+    const Token& close = Peek();
+    FLOE_RETURN_IF_ERROR(ExpectSym(")"));
+    --depth_;
+    Expr e;
+    e.kind = ExprKind::kCast;
+    e.try_cast = try_cast;
+    e.span = {t.pos, close.end};
+    e.args.push_back(std::move(operand));
+    e.cast_type = std::move(type);
+    return e;
+  }
+
   /// CASE [operand] WHEN a THEN b ... [ELSE c] END
-  Result<Expr> ParseCase(const Token& start) {
+  FLOE_NOINLINE Result<Expr> ParseCase(const Token& start) {
     FLOE_RETURN_IF_ERROR(Enter(start));
     Expr e;
     e.kind = ExprKind::kCase;
@@ -1254,7 +1298,7 @@ class Parser {
   // ---- data types --------------------------------------------------------
 
  public:
-  Result<DataType> ParseType() {
+  FLOE_NOINLINE Result<DataType> ParseType() {
     const Token& t = Peek();
     FLOE_RETURN_IF_ERROR(Enter(t));
     DataType d;
@@ -1274,7 +1318,7 @@ class Parser {
   }
 
  private:
-  Status ParseTypeName(DataType& d) {
+  FLOE_NOINLINE Status ParseTypeName(DataType& d) {
     const Token& t = Peek();
     struct Simple {
       std::string_view word;
@@ -1401,6 +1445,7 @@ class Parser {
     if (Accept("ROW")) {
       d.name = TypeName::kRow;
       std::string_view close;
+      if (AcceptSym("<>")) return Ok();  // ROW<> lexes as the operator <>
       if (AcceptSym("<")) {
         close = ">";
       } else if (AcceptSym("(")) {
@@ -1545,18 +1590,20 @@ class Parser {
     return tokens_[at];
   }
 
-  /// Records that `item` could have come at the current token.
-  void Note(std::string_view item) {
+  /// Records that `item` could have come at the current token. Items are
+  /// kept as views of string literals and formatted only for an error: this
+  /// runs for every alternative tried at every token.
+  void Note(std::string_view item, bool quote = false) {
     if (!expected_at_ || i_ > *expected_at_) {
       expected_.clear();
       expected_at_ = i_;
     }
-    if (i_ == *expected_at_) expected_.insert(std::string(item));
+    if (i_ == *expected_at_) expected_.emplace_back(item, quote);
   }
 
   bool Check(std::string_view keyword) {
     if (Peek().Is(keyword)) return true;
-    Note(fmt::format("\"{}\"", keyword));
+    Note(keyword, true);
     return false;
   }
   bool Accept(std::string_view keyword) {
@@ -1570,7 +1617,7 @@ class Parser {
   }
   bool CheckSym(std::string_view symbol) {
     if (Peek().IsSymbol(symbol)) return true;
-    Note(fmt::format("\"{}\"", symbol));
+    Note(symbol, true);
     return false;
   }
   bool AcceptSym(std::string_view symbol) {
@@ -1622,7 +1669,11 @@ class Parser {
     const Token& t = Peek();
     std::string msg = fmt::format("Encountered \"{}\" at {}.", Image(t), PosText(t.pos));
     if (expected_at_ && *expected_at_ == i_ && !expected_.empty()) {
-      std::vector<std::string> items(expected_.begin(), expected_.end());
+      std::set<std::string> unique;
+      for (auto [item, quote] : expected_) {
+        unique.insert(quote ? fmt::format("\"{}\"", item) : std::string(item));
+      }
+      std::vector<std::string> items(unique.begin(), unique.end());
       // <EOF> first, then the rest in sorted order.
       std::stable_partition(items.begin(), items.end(),
                             [](const std::string& s) { return s == "<EOF>"; });
@@ -1646,7 +1697,7 @@ class Parser {
   std::vector<Token> tokens_;
   size_t i_ = 0;
   int depth_ = 0;
-  std::set<std::string> expected_;
+  std::vector<std::pair<std::string_view, bool>> expected_;  ///< item, quoted
   std::optional<size_t> expected_at_;
 };
 

@@ -395,7 +395,8 @@ std::string_view LikeWord(LikeFeature f) {
   return "";
 }
 
-/// Flink's layout (ShowCreateUtil): each part ends with a newline.
+/// Flink's layout (ShowCreateUtil): the column list, then each clause
+/// ending with a newline.
 std::string CreateTableText(const CreateTable& ct, TypeStyle style, bool show_form) {
   std::string out = "CREATE ";
   if (ct.temporary) out += "TEMPORARY ";
@@ -414,6 +415,8 @@ std::string CreateTableText(const CreateTable& ct, TypeStyle style, bool show_fo
     pk += "PRIMARY KEY (" + NameList(ct.primary_key->columns) + ") NOT ENFORCED";
     elements.push_back(std::move(pk));
   }
+  // Flink 1.x (ShowCreateUtil, 1.15 to 1.20): "\n) " then each clause on
+  // its own line.
   if (!elements.empty()) {
     out += " (\n";
     for (size_t i = 0; i < elements.size(); ++i) {
@@ -422,7 +425,7 @@ std::string CreateTableText(const CreateTable& ct, TypeStyle style, bool show_fo
     }
     out += "\n)";
   }
-  out += "\n";
+  out += " ";
   if (ct.comment) out += "COMMENT " + QuoteString(*ct.comment) + "\n";
   if (!ct.partitioned_by.empty()) out += "PARTITIONED BY (" + NameList(ct.partitioned_by) + ")\n";
   if (!ct.options.empty()) out += "WITH " + BlockProperties(ct.options) + "\n";
@@ -487,7 +490,7 @@ struct NodePrinter {
   }
   std::string operator()(const CreateTable& s) const {
     std::string out = CreateTableText(s, TypeStyle::kAsWritten, false);
-    out.pop_back();  // the last newline
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     return out;
   }
   std::string operator()(const DropTable& s) const {

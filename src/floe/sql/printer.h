@@ -6,8 +6,9 @@
 ///
 /// SHOW CREATE TABLE's text follows Flink's ShowCreateUtil: columns and
 /// constraints two spaces in, `CONSTRAINT `PK_a_b` PRIMARY KEY (...) NOT
-/// ENFORCED`, then `PARTITIONED BY (...)` and `WITH (...)` with the options
-/// sorted by key, each part ending in a newline.
+/// ENFORCED`, then `) ` and `COMMENT '...'`, `PARTITIONED BY (...)` and
+/// `WITH (...)` (options sorted by key), each clause ending in a newline
+/// (Flink 1.20's layout; Flink 2 moved the clauses below the `)`).
 #pragma once
 
 #include <string>
