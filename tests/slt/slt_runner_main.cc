@@ -30,14 +30,17 @@ int main(int argc, char** argv) {
   }
   if (options.test_dir.empty()) options.test_dir = "/tmp/floe_slt";
   // `require plugin X`: the class can be found (loaded, or on FLOE_PLUGIN_PATH).
-  options.has_plugin = [](const std::string& name) { return floe::plugin::FindSinkClass(name).has_value(); };
+  options.has_plugin = [](const std::string& name) {
+    return floe::plugin::FindSinkClass(name).has_value();
+  };
   auto outcome = floe::sqlengine::RunSltFile(file, options);
   if (!outcome) {
     std::fprintf(stderr, "%s: %s\n", file.c_str(), outcome.error().message.c_str());
     return 1;
   }
   for (const auto& f : outcome->failures) std::fprintf(stderr, "FAILED %s\n\n", f.c_str());
-  std::printf("%s: %d passed, %d failed, %d skipped%s\n", file.c_str(), outcome->passed, outcome->failed,
-              outcome->skipped, outcome->rewritten ? " (expected output rewritten)" : "");
+  std::printf("%s: %d passed, %d failed, %d skipped%s\n", file.c_str(), outcome->passed,
+              outcome->failed, outcome->skipped,
+              outcome->rewritten ? " (expected output rewritten)" : "");
   return outcome->failed == 0 ? 0 : 1;
 }

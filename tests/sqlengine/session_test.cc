@@ -21,8 +21,8 @@ class SessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = floe::test::FreshTestDir("sqlengine_session");
-    Run("CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='" + (dir_ / "wh").string() +
-        "')");
+    Run("CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='" +
+        (dir_ / "wh").string() + "')");
     Run("CREATE DATABASE ice.db");
     Run("USE CATALOG ice");
     Run("USE db");
@@ -72,7 +72,8 @@ TEST_F(SessionTest, WhereIsPushedToIcebergScanPlanning) {
   // A conjunct that does not map (a function call) leaves the others pushed.
   EXPECT_EQ(Rows(Run("SELECT id FROM t WHERE id > 99 AND UPPER(name) = 'Y'")), 1u);
   // An OR with a part that does not map is not pushed: the missing file is read.
-  EXPECT_FALSE(session_.ExecuteSql("SELECT id FROM t WHERE id > 99 OR UPPER(name) = 'A'").has_value());
+  EXPECT_FALSE(
+      session_.ExecuteSql("SELECT id FROM t WHERE id > 99 OR UPPER(name) = 'A'").has_value());
 }
 
 TEST_F(SessionTest, HintOverridesSessionOptionOverridesDefault) {
@@ -90,11 +91,13 @@ TEST_F(SessionTest, UnknownIcebergHintIsAWarning) {
   Run("CREATE TABLE t (id BIGINT)");
   StatementResult r = Run("SELECT id FROM t /*+ OPTIONS('no-such-option'='1') */");
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("'no-such-option' is not an Iceberg read option; ignored"), std::string::npos);
+  EXPECT_NE(r.warnings[0].find("'no-such-option' is not an Iceberg read option; ignored"),
+            std::string::npos);
 }
 
 TEST_F(SessionTest, UnsupportedConnectorOptionsListBothSets) {
-  Run("CREATE TABLE default_catalog.default_database.g (x INT) WITH ('connector'='datagen', 'bogus'='1')");
+  Run("CREATE TABLE default_catalog.default_database.g (x INT) WITH ('connector'='datagen', "
+      "'bogus'='1')");
   EXPECT_EQ(Error("SELECT * FROM default_catalog.default_database.g"),
             "floe.ValidationException: Unsupported options found for 'datagen'.\n\n"
             "Unsupported options:\n\n"
@@ -115,17 +118,20 @@ TEST_F(SessionTest, UnsupportedConnectorOptionsListBothSets) {
 
 TEST_F(SessionTest, TypeMismatchNamesColumnAndSchemas) {
   Run("CREATE TABLE t (id BIGINT, name STRING, d DATE)");
-  EXPECT_EQ(Error("INSERT INTO t SELECT 1, 'a', 'not a date'"),
-            "floe.ValidationException: Column types of query result and sink for 'ice.db.t' do not match.\n"
-            "Cause: Incompatible types for sink column 'd' at position 2.\n\n"
-            "Query schema: [EXPR$0: INT NOT NULL, EXPR$1: CHAR(1) NOT NULL, EXPR$2: CHAR(10) NOT NULL]\n"
-            "Sink schema:  [id: BIGINT, name: STRING, d: DATE]");
+  EXPECT_EQ(
+      Error("INSERT INTO t SELECT 1, 'a', 'not a date'"),
+      "floe.ValidationException: Column types of query result and sink for 'ice.db.t' do not "
+      "match.\n"
+      "Cause: Incompatible types for sink column 'd' at position 2.\n\n"
+      "Query schema: [EXPR$0: INT NOT NULL, EXPR$1: CHAR(1) NOT NULL, EXPR$2: CHAR(10) NOT NULL]\n"
+      "Sink schema:  [id: BIGINT, name: STRING, d: DATE]");
 }
 
 TEST_F(SessionTest, FailedInsertLeavesNoSnapshotAndNoFiles) {
   Run("CREATE TABLE t (id BIGINT NOT NULL)");
-  EXPECT_NE(Error("INSERT INTO t VALUES (1), (CAST(NULL AS BIGINT))").find("Column 'id' is NOT NULL"),
-            std::string::npos);
+  EXPECT_NE(
+      Error("INSERT INTO t VALUES (1), (CAST(NULL AS BIGINT))").find("Column 'id' is NOT NULL"),
+      std::string::npos);
   EXPECT_EQ(Rows(Run("SELECT * FROM t")), 0u);
   EXPECT_FALSE(fs::exists(dir_ / "wh" / "db" / "t" / "data") && !DataFiles().empty());
 }

@@ -38,7 +38,8 @@ void Out(std::string_view s) {
 std::string ErrorText(const sqlengine::Session& session, const Error& e) {
   std::string msg = e.message;
   if (session.verbose()) {
-    msg += fmt::format("\nError kind: {}{}", ErrorKindName(e.kind), e.retryable ? " (retryable)" : "");
+    msg +=
+        fmt::format("\nError kind: {}{}", ErrorKindName(e.kind), e.retryable ? " (retryable)" : "");
   }
   return sqlengine::RenderError(msg);
 }
@@ -73,7 +74,8 @@ Status RunShell(sqlengine::Session& session) {
   const std::string history = HistoryPath();
   using_history();
   if (!history.empty()) read_history(history.c_str());
-  Out("floe SQL shell (Flink SQL). End statements with ';'. Type QUIT; or press Ctrl-D to leave.\n\n");
+  Out("floe SQL shell (Flink SQL). End statements with ';'. Type QUIT; or press Ctrl-D to "
+      "leave.\n\n");
   std::string buffer;
   while (true) {
     char* line = readline(buffer.empty() ? "floe SQL> " : "> ");
@@ -86,8 +88,8 @@ Status RunShell(sqlengine::Session& session) {
     if (buffer.empty()) {
       std::string_view t = text;
       while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-      if (t == "QUIT;" || t == "quit;" || t == "EXIT;" || t == "exit;" || t == "QUIT" || t == "EXIT" ||
-          t == "quit" || t == "exit") {
+      if (t == "QUIT;" || t == "quit;" || t == "EXIT;" || t == "exit;" || t == "QUIT" ||
+          t == "EXIT" || t == "quit" || t == "exit") {
         break;
       }
     }
@@ -113,10 +115,13 @@ Status RunShell(sqlengine::Session& session) {
 }
 
 Status RunSql(const SqlArgs& a) {
-  if (!a.execute.empty() && !a.file.empty()) return UsageError("give either -e 'SQL' or -f FILE, not both");
+  if (!a.execute.empty() && !a.file.empty())
+    return UsageError("give either -e 'SQL' or -f FILE, not both");
   sqlengine::Session session;
   if (!a.execute.empty()) {
-    if (!RunScript(session, a.execute, true)) return Fail(Error{ErrorKind::kInvalidArgument, "sql: a statement failed (see [ERROR] above)", false});
+    if (!RunScript(session, a.execute, true))
+      return Fail(
+          Error{ErrorKind::kInvalidArgument, "sql: a statement failed (see [ERROR] above)", false});
     return Ok();
   }
   if (!a.file.empty() || ::isatty(0) == 0) {
@@ -142,10 +147,12 @@ Status RunSql(const SqlArgs& a) {
 }  // namespace
 
 void AddSqlCommand(CLI::App* root, CommandContext* ctx) {
-  auto* cmd = root->add_subcommand("sql", "Run Flink SQL (-e, -f FILE, standard input, or an interactive shell)");
+  auto* cmd = root->add_subcommand(
+      "sql", "Run Flink SQL (-e, -f FILE, standard input, or an interactive shell)");
   auto a = std::make_shared<SqlArgs>();
   cmd->add_option("-e,--execute", a->execute, "SQL statements to run (separated by ';')");
-  cmd->add_option("-f,--file", a->file, "A file of SQL statements separated by ';' (- for standard input)");
+  cmd->add_option("-f,--file", a->file,
+                  "A file of SQL statements separated by ';' (- for standard input)");
   cmd->callback([=] { ctx->action = [=] { return RunSql(*a); }; });
 }
 

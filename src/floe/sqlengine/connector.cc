@@ -17,20 +17,23 @@ std::string TableHandle::Connector() const {
   return "";
 }
 
-Result<std::unique_ptr<RowSource>> Connector::OpenSource(const TableHandle& table, const ReadRequest&,
+Result<std::unique_ptr<RowSource>> Connector::OpenSource(const TableHandle& table,
+                                                         const ReadRequest&,
                                                          const EngineContext&) const {
-  return Fail(Error{ErrorKind::kInvalidArgument,
-                    fmt::format("Connector '{}' can only be used as a sink. It cannot be used as a source.",
-                                identifier()),
-                    false});
+  return Fail(
+      Error{ErrorKind::kInvalidArgument,
+            fmt::format("Connector '{}' can only be used as a sink. It cannot be used as a source.",
+                        identifier()),
+            false});
 }
 
 Result<std::unique_ptr<RowSink>> Connector::OpenSink(const TableHandle& table, const WriteRequest&,
                                                      const EngineContext&) const {
-  return Fail(Error{ErrorKind::kInvalidArgument,
-                    fmt::format("Connector '{}' can only be used as a source. It cannot be used as a sink.",
-                                identifier()),
-                    false});
+  return Fail(
+      Error{ErrorKind::kInvalidArgument,
+            fmt::format("Connector '{}' can only be used as a source. It cannot be used as a sink.",
+                        identifier()),
+            false});
 }
 
 namespace {
@@ -60,11 +63,12 @@ Result<std::shared_ptr<const Connector>> FindConnector(const std::string& identi
   if (it != r.connectors.end()) return it->second;
   std::string names;
   for (const auto& [name, c] : r.connectors) names += "\n" + name;
-  return Fail(Error{ErrorKind::kInvalidArgument,
-                    fmt::format("Could not find any factory for identifier '{}' that implements "
-                                "'DynamicTableFactory' in floe.\n\nAvailable factory identifiers are:\n{}",
-                                identifier, names),
-                    false});
+  return Fail(
+      Error{ErrorKind::kInvalidArgument,
+            fmt::format("Could not find any factory for identifier '{}' that implements "
+                        "'DynamicTableFactory' in floe.\n\nAvailable factory identifiers are:\n{}",
+                        identifier, names),
+            false});
 }
 
 Result<std::shared_ptr<const Connector>> ConnectorOf(const TableHandle& table) {
@@ -72,19 +76,23 @@ Result<std::shared_ptr<const Connector>> ConnectorOf(const TableHandle& table) {
   if (id.empty()) {
     std::string opts;
     for (const auto& [k, v] : table.options) opts += fmt::format("\n'{}'='{}'", k, v);
-    return Fail(Error{ErrorKind::kInvalidArgument,
-                      fmt::format("Table options do not contain an option key 'connector' for discovering a "
-                                  "connector. Therefore, Flink assumes a managed table. However, a managed table "
-                                  "factory that implements org.apache.flink.table.factories.ManagedTableFactory is "
-                                  "not in floe.\n\nTable '{}' options are:{}",
-                                  table.FullName(), opts.empty() ? "\n(none)" : opts),
-                      false});
+    return Fail(
+        Error{ErrorKind::kInvalidArgument,
+              fmt::format(
+                  "Table options do not contain an option key 'connector' for discovering a "
+                  "connector. Therefore, Flink assumes a managed table. However, a managed table "
+                  "factory that implements org.apache.flink.table.factories.ManagedTableFactory is "
+                  "not in floe.\n\nTable '{}' options are:{}",
+                  table.FullName(), opts.empty() ? "\n(none)" : opts),
+              false});
   }
   return FindConnector(id);
 }
 
-Status CheckConnectorOptions(const std::string& identifier, const std::map<std::string, std::string>& options,
-                             const std::set<std::string>& required, const std::set<std::string>& optional) {
+Status CheckConnectorOptions(const std::string& identifier,
+                             const std::map<std::string, std::string>& options,
+                             const std::set<std::string>& required,
+                             const std::set<std::string>& optional) {
   std::vector<std::string> missing;
   for (const std::string& key : required) {
     if (!options.contains(key)) missing.push_back(key);
@@ -92,12 +100,14 @@ Status CheckConnectorOptions(const std::string& identifier, const std::map<std::
   if (!missing.empty()) {
     std::string list;
     for (const auto& k : missing) list += "\n" + k;
-    return InvalidArgument("One or more required options are missing.\n\nMissing required options are:\n{}", list);
+    return InvalidArgument(
+        "One or more required options are missing.\n\nMissing required options are:\n{}", list);
   }
   auto accepted = [&](const std::string& key) {
     if (required.contains(key) || optional.contains(key)) return true;
     for (const std::string& o : optional) {
-      if (!o.empty() && o.back() == '#' && key.size() > o.size() - 1 && key.starts_with(o.substr(0, o.size() - 1))) {
+      if (!o.empty() && o.back() == '#' && key.size() > o.size() - 1 &&
+          key.starts_with(o.substr(0, o.size() - 1))) {
         return true;
       }
     }
@@ -113,12 +123,14 @@ Status CheckConnectorOptions(const std::string& identifier, const std::map<std::
   std::string bad, good;
   for (const auto& k : unsupported) bad += (bad.empty() ? "" : "\n") + k;
   for (const auto& k : supported) good += (good.empty() ? "" : "\n") + k;
-  return InvalidArgument("Unsupported options found for '{}'.\n\nUnsupported options:\n\n{}\n\nSupported options:\n\n{}",
-                         identifier, bad, good);
+  return InvalidArgument(
+      "Unsupported options found for '{}'.\n\nUnsupported options:\n\n{}\n\nSupported "
+      "options:\n\n{}",
+      identifier, bad, good);
 }
 
-Result<int64_t> LongOption(const std::map<std::string, std::string>& options, const std::string& key,
-                           int64_t default_value) {
+Result<int64_t> LongOption(const std::map<std::string, std::string>& options,
+                           const std::string& key, int64_t default_value) {
   auto it = options.find(key);
   if (it == options.end()) return default_value;
   const std::string& v = it->second;

@@ -123,12 +123,10 @@ class Connector {
   virtual std::string identifier() const = 0;
   /// Flink's option checks for this connector (see the file comment).
   [[nodiscard]] virtual Status Validate(const TableHandle& table, bool for_sink) const = 0;
-  [[nodiscard]] virtual Result<std::unique_ptr<RowSource>> OpenSource(const TableHandle& table,
-                                                                      const ReadRequest& request,
-                                                                      const EngineContext& context) const;
-  [[nodiscard]] virtual Result<std::unique_ptr<RowSink>> OpenSink(const TableHandle& table,
-                                                                  const WriteRequest& request,
-                                                                  const EngineContext& context) const;
+  [[nodiscard]] virtual Result<std::unique_ptr<RowSource>> OpenSource(
+      const TableHandle& table, const ReadRequest& request, const EngineContext& context) const;
+  [[nodiscard]] virtual Result<std::unique_ptr<RowSink>> OpenSink(
+      const TableHandle& table, const WriteRequest& request, const EngineContext& context) const;
   /// Whether the source of this table emits update and delete rows.
   virtual bool ChangelogSource(const TableHandle& table, const ReadRequest& request,
                                const EngineContext& context) const {
@@ -148,11 +146,13 @@ Result<std::shared_ptr<const Connector>> ConnectorOf(const TableHandle& table);
 /// `required` + `optional` (a key in `optional` ending in '#' is a prefix:
 /// `fields.#` accepts `fields.<anything>`; the supported list shows
 /// `expand_prefix` expanded keys instead when given).
-Status CheckConnectorOptions(const std::string& identifier, const std::map<std::string, std::string>& options,
-                             const std::set<std::string>& required, const std::set<std::string>& optional);
+Status CheckConnectorOptions(const std::string& identifier,
+                             const std::map<std::string, std::string>& options,
+                             const std::set<std::string>& required,
+                             const std::set<std::string>& optional);
 
 /// Reads a non-negative integer option; an error naming the key otherwise.
-Result<int64_t> LongOption(const std::map<std::string, std::string>& options, const std::string& key,
-                           int64_t default_value);
+Result<int64_t> LongOption(const std::map<std::string, std::string>& options,
+                           const std::string& key, int64_t default_value);
 
 }  // namespace floe::sqlengine

@@ -38,12 +38,14 @@ struct FieldGen {
   int64_t max_past_ms = 0;
 };
 
-Result<double> DoubleOption(const std::map<std::string, std::string>& o, const std::string& key, double def) {
+Result<double> DoubleOption(const std::map<std::string, std::string>& o, const std::string& key,
+                            double def) {
   auto it = o.find(key);
   if (it == o.end()) return def;
   char* end = nullptr;
   double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end != '\0') return InvalidArgument("Could not parse value '{}' for key '{}'.", it->second, key);
+  if (it->second.empty() || *end != '\0')
+    return InvalidArgument("Could not parse value '{}' for key '{}'.", it->second, key);
   return v;
 }
 
@@ -58,8 +60,8 @@ std::pair<int64_t, int64_t> IntegralRange(TypeName t) {
 
 class DatagenSource : public RowSource {
  public:
-  DatagenSource(RelSchema schema, std::vector<int> columns, std::vector<FieldGen> gens, int64_t total,
-                double rows_per_second)
+  DatagenSource(RelSchema schema, std::vector<int> columns, std::vector<FieldGen> gens,
+                int64_t total, double rows_per_second)
       : schema_(std::move(schema)),
         columns_(std::move(columns)),
         gens_(std::move(gens)),
@@ -75,8 +77,9 @@ class DatagenSource : public RowSource {
     if (total_ >= 0) n = std::min(n, total_ - emitted_);
     // Pace: row k is due at start + k / rate.
     if (rate_ > 0) {
-      const auto due = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                    std::chrono::duration<double>(static_cast<double>(emitted_) / rate_));
+      const auto due =
+          start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(static_cast<double>(emitted_) / rate_));
       std::this_thread::sleep_until(due);
     }
     std::vector<NestedField> fields;
@@ -85,7 +88,8 @@ class DatagenSource : public RowSource {
       const ColumnInfo& col = schema_.columns[c];
       FLOE_ASSIGN_OR_RETURN(ColumnVector v, Generate(col, gens_[c], n));
       b.columns.push_back(std::move(v));
-      fields.push_back(NestedField{static_cast<int32_t>(fields.size() + 1), col.name, !col.type.nullable, col.physical, ""});
+      fields.push_back(NestedField{static_cast<int32_t>(fields.size() + 1), col.name,
+                                   !col.type.nullable, col.physical, ""});
     }
     b.schema = std::make_shared<Schema>(std::move(fields));
     b.num_rows = n;
@@ -106,7 +110,9 @@ class DatagenSource : public RowSource {
         continue;
       }
       switch (col.physical->id) {
-        case TypeId::kBoolean: out.Append<uint8_t>(g.sequence ? (g.start + row) % 2 : unit(rng_) < 0.5); break;
+        case TypeId::kBoolean:
+          out.Append<uint8_t>(g.sequence ? (g.start + row) % 2 : unit(rng_) < 0.5);
+          break;
         case TypeId::kInt:
         case TypeId::kLong: {
           int64_t v;
@@ -114,12 +120,15 @@ class DatagenSource : public RowSource {
             const int64_t today = std::chrono::duration_cast<std::chrono::days>(
                                       std::chrono::system_clock::now().time_since_epoch())
                                       .count();
-            v = g.sequence ? g.start + row : today - static_cast<int64_t>(unit(rng_) * (g.max_past_ms / 86400000.0));
+            v = g.sequence
+                    ? g.start + row
+                    : today - static_cast<int64_t>(unit(rng_) * (g.max_past_ms / 86400000.0));
           } else if (t == TypeName::kTimestamp || t == TypeName::kTimestampLtz) {
             const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
                                     std::chrono::system_clock::now().time_since_epoch())
                                     .count();
-            v = g.sequence ? g.start + row : now - static_cast<int64_t>(unit(rng_) * g.max_past_ms * 1000.0);
+            v = g.sequence ? g.start + row
+                           : now - static_cast<int64_t>(unit(rng_) * g.max_past_ms * 1000.0);
           } else if (t == TypeName::kTime) {
             v = g.sequence ? (g.start + row) * 1000 : static_cast<int64_t>(unit(rng_) * 86400e6);
           } else if (g.sequence) {
@@ -137,7 +146,8 @@ class DatagenSource : public RowSource {
         }
         case TypeId::kFloat:
         case TypeId::kDouble: {
-          double v = g.sequence ? static_cast<double>(g.start + row) : g.dmin + unit(rng_) * (g.dmax - g.dmin);
+          double v = g.sequence ? static_cast<double>(g.start + row)
+                                : g.dmin + unit(rng_) * (g.dmax - g.dmin);
           if (col.physical->id == TypeId::kFloat) {
             out.Append<float>(static_cast<float>(v));
           } else {
@@ -155,7 +165,8 @@ class DatagenSource : public RowSource {
             out.Append<int128_t>(static_cast<int128_t>(g.start + row) * scale);
           } else {
             const double v = g.dmin + unit(rng_) * (g.dmax - g.dmin);
-            out.Append<int128_t>(static_cast<int128_t>(std::llround(v * static_cast<double>(scale))));
+            out.Append<int128_t>(
+                static_cast<int128_t>(std::llround(v * static_cast<double>(scale))));
           }
           break;
         }
@@ -163,7 +174,8 @@ class DatagenSource : public RowSource {
           if (g.sequence) {
             out.AppendBytes(std::to_string(g.start + row));
           } else {
-            static constexpr char kChars[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+            static constexpr char kChars[] =
+                "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
             std::string s(static_cast<size_t>(g.length), ' ');
             std::uniform_int_distribution<int> d(0, 61);
             for (char& ch : s) ch = kChars[d(rng_)];
@@ -181,7 +193,8 @@ class DatagenSource : public RowSource {
           break;
         }
         default:
-          return Unsupported("datagen: column '{}' of type {} is not supported yet", col.name, TypeSummary(col.type));
+          return Unsupported("datagen: column '{}' of type {} is not supported yet", col.name,
+                             TypeSummary(col.type));
       }
     }
     return out;
@@ -204,7 +217,8 @@ class DatagenConnector : public Connector {
   std::set<std::string> Optional(const TableHandle& table) const {
     std::set<std::string> out = {"rows-per-second", "number-of-rows"};
     for (const ColumnInfo& c : table.schema.columns) {
-      for (const char* k : {"kind", "min", "max", "max-past", "length", "start", "end", "null-rate"}) {
+      for (const char* k :
+           {"kind", "min", "max", "max-past", "length", "start", "end", "null-rate"}) {
         out.insert(fmt::format("fields.{}.{}", c.name, k));
       }
     }
@@ -215,16 +229,19 @@ class DatagenConnector : public Connector {
     return CheckConnectorOptions(identifier(), table.options, {"connector"}, Optional(table));
   }
 
-  Result<std::unique_ptr<RowSource>> OpenSource(const TableHandle& table, const ReadRequest& request,
+  Result<std::unique_ptr<RowSource>> OpenSource(const TableHandle& table,
+                                                const ReadRequest& request,
                                                 const EngineContext& ctx) const override {
     FLOE_RETURN_IF_ERROR(Validate(table, false));
     const auto& o = table.options;
     FLOE_ASSIGN_OR_RETURN(int64_t rows, LongOption(o, "number-of-rows", -1));
     FLOE_ASSIGN_OR_RETURN(double rate, DoubleOption(o, "rows-per-second", 10000));
     if (o.contains("number-of-rows") && rows < 0) {
-      return InvalidArgument("Could not parse value '{}' for key 'number-of-rows'.", o.at("number-of-rows"));
+      return InvalidArgument("Could not parse value '{}' for key 'number-of-rows'.",
+                             o.at("number-of-rows"));
     }
-    if (rate <= 0) return InvalidArgument("rows-per-second must be positive, got {}", o.at("rows-per-second"));
+    if (rate <= 0)
+      return InvalidArgument("rows-per-second must be positive, got {}", o.at("rows-per-second"));
     std::vector<FieldGen> gens;
     int64_t total = rows;
     for (const ColumnInfo& c : table.schema.columns) {
@@ -232,30 +249,37 @@ class DatagenConnector : public Connector {
       const std::string p = "fields." + c.name + ".";
       std::string kind = o.contains(p + "kind") ? o.at(p + "kind") : "random";
       if (kind != "random" && kind != "sequence") {
-        return InvalidArgument("Could not parse value '{}' for key '{}kind'. Expected one of: [random, sequence]", kind, p);
+        return InvalidArgument(
+            "Could not parse value '{}' for key '{}kind'. Expected one of: [random, sequence]",
+            kind, p);
       }
       g.sequence = kind == "sequence";
       if (g.sequence) {
         for (const char* key : {"start", "end"}) {
           if (!o.contains(p + key)) {
-            return InvalidArgument("Could not find required property '{}{}' for sequence generator.", p, key);
+            return InvalidArgument(
+                "Could not find required property '{}{}' for sequence generator.", p, key);
           }
         }
         FLOE_ASSIGN_OR_RETURN(g.start, LongOption(o, p + "start", 0));
         FLOE_ASSIGN_OR_RETURN(g.end, LongOption(o, p + "end", 0));
-        if (g.end < g.start) return InvalidArgument("{}end ({}) is below {}start ({})", p, g.end, p, g.start);
+        if (g.end < g.start)
+          return InvalidArgument("{}end ({}) is below {}start ({})", p, g.end, p, g.start);
         const int64_t len = g.end - g.start + 1;
         total = total < 0 ? len : std::min(total, len);
       } else {
         auto [lo, hi] = IntegralRange(IsIntegral(c.type.name) ? c.type.name : TypeName::kInt);
         FLOE_ASSIGN_OR_RETURN(g.imin, LongOption(o, p + "min", lo));
         FLOE_ASSIGN_OR_RETURN(g.imax, LongOption(o, p + "max", hi));
-        FLOE_ASSIGN_OR_RETURN(g.dmin, DoubleOption(o, p + "min", c.type.name == TypeName::kDecimal ? -1e6 : 0));
-        FLOE_ASSIGN_OR_RETURN(g.dmax, DoubleOption(o, p + "max", c.type.name == TypeName::kDecimal ? 1e6 : 1e6));
+        FLOE_ASSIGN_OR_RETURN(
+            g.dmin, DoubleOption(o, p + "min", c.type.name == TypeName::kDecimal ? -1e6 : 0));
+        FLOE_ASSIGN_OR_RETURN(
+            g.dmax, DoubleOption(o, p + "max", c.type.name == TypeName::kDecimal ? 1e6 : 1e6));
         FLOE_ASSIGN_OR_RETURN(g.length, LongOption(o, p + "length", 100));
         FLOE_ASSIGN_OR_RETURN(g.null_rate, DoubleOption(o, p + "null-rate", 0));
         FLOE_ASSIGN_OR_RETURN(g.max_past_ms, LongOption(o, p + "max-past", 0));
-        if (g.imin > g.imax || g.dmin > g.dmax) return InvalidArgument("{}min is above {}max", p, p);
+        if (g.imin > g.imax || g.dmin > g.dmax)
+          return InvalidArgument("{}min is above {}max", p, p);
       }
       gens.push_back(g);
     }
@@ -263,12 +287,15 @@ class DatagenConnector : public Connector {
     if (cols.empty()) {
       for (int i = 0; i < table.schema.size(); ++i) cols.push_back(i);
     }
-    return std::unique_ptr<RowSource>(new DatagenSource(table.schema, cols, std::move(gens), total, rate));
+    return std::unique_ptr<RowSource>(
+        new DatagenSource(table.schema, cols, std::move(gens), total, rate));
   }
 };
 
 }  // namespace
 
-std::shared_ptr<const Connector> MakeDatagenConnector() { return std::make_shared<DatagenConnector>(); }
+std::shared_ptr<const Connector> MakeDatagenConnector() {
+  return std::make_shared<DatagenConnector>();
+}
 
 }  // namespace floe::sqlengine

@@ -47,16 +47,21 @@ Result<TypePtr> PhysicalOf(const DataType& type) {
   return sql::ToIcebergType(type, &next_id);
 }
 
-DataType LogicalOf(const Type& type, bool nullable) { return sql::FromIcebergType(type, !nullable); }
+DataType LogicalOf(const Type& type, bool nullable) {
+  return sql::FromIcebergType(type, !nullable);
+}
 
-std::string TypeSummary(const DataType& type) { return sql::TypeToSql(type, sql::TypeStyle::kSummary); }
+std::string TypeSummary(const DataType& type) {
+  return sql::TypeToSql(type, sql::TypeStyle::kSummary);
+}
 
 bool IsIntegral(TypeName n) {
   return n == TypeName::kTinyInt || n == TypeName::kSmallInt || n == TypeName::kInt ||
          n == TypeName::kBigInt;
 }
 bool IsNumeric(TypeName n) {
-  return IsIntegral(n) || n == TypeName::kDecimal || n == TypeName::kFloat || n == TypeName::kDouble;
+  return IsIntegral(n) || n == TypeName::kDecimal || n == TypeName::kFloat ||
+         n == TypeName::kDouble;
 }
 bool IsCharacter(TypeName n) {
   return n == TypeName::kChar || n == TypeName::kVarChar || n == TypeName::kString;
@@ -131,14 +136,17 @@ std::optional<DataType> CommonType(const DataType& a, const DataType& b) {
       out = MakeType(TypeName::kChar, true, std::max(StringLength(a), StringLength(b)));
     } else {
       const int32_t len = std::max(StringLength(a), StringLength(b));
-      out = len == sql::kMaxVarLength ? MakeType(TypeName::kString) : MakeType(TypeName::kVarChar, true, len);
+      out = len == sql::kMaxVarLength ? MakeType(TypeName::kString)
+                                      : MakeType(TypeName::kVarChar, true, len);
     }
   } else if (IsBinaryString(a.name) && IsBinaryString(b.name)) {
-    if (a.name == TypeName::kBinary && b.name == TypeName::kBinary && StringLength(a) == StringLength(b)) {
+    if (a.name == TypeName::kBinary && b.name == TypeName::kBinary &&
+        StringLength(a) == StringLength(b)) {
       out = a;
     } else {
       const int32_t len = std::max(StringLength(a), StringLength(b));
-      out = len == sql::kMaxVarLength ? MakeType(TypeName::kBytes) : MakeType(TypeName::kVarBinary, true, len);
+      out = len == sql::kMaxVarLength ? MakeType(TypeName::kBytes)
+                                      : MakeType(TypeName::kVarBinary, true, len);
     }
   } else if ((a.name == TypeName::kTimestamp || a.name == TypeName::kTimestampLtz) &&
              (b.name == TypeName::kTimestamp || b.name == TypeName::kTimestampLtz)) {
@@ -146,7 +154,8 @@ std::optional<DataType> CommonType(const DataType& a, const DataType& b) {
     out.precision = std::max(sql::EffectivePrecision(a), sql::EffectivePrecision(b));
   } else if (a.name == b.name && a.elements.empty() && a.fields.empty()) {
     out = a;
-    if (a.name == TypeName::kTime) out.precision = std::max(sql::EffectivePrecision(a), sql::EffectivePrecision(b));
+    if (a.name == TypeName::kTime)
+      out.precision = std::max(sql::EffectivePrecision(a), sql::EffectivePrecision(b));
   } else if (a == b) {
     out = a;
   } else {
@@ -194,7 +203,8 @@ bool ExplicitCastAllowed(const DataType& from, const DataType& to) {
   if (ImplicitCastAllowed(from, to)) return true;
   const TypeName f = from.name, t = to.name;
   auto primitive = [](TypeName n) {
-    return n != TypeName::kArray && n != TypeName::kMap && n != TypeName::kMultiset && n != TypeName::kRow;
+    return n != TypeName::kArray && n != TypeName::kMap && n != TypeName::kMultiset &&
+           n != TypeName::kRow;
   };
   // Every primitive casts to and from character strings (Flink's CAST rules).
   if (IsCharacter(t) && primitive(f)) return true;
@@ -204,7 +214,8 @@ bool ExplicitCastAllowed(const DataType& from, const DataType& to) {
   if (IsNumeric(f) && t == TypeName::kBoolean) return true;
   if (IsTemporal(f) && IsTemporal(t)) {
     // DATE <-> TIME has no meaning.
-    return !((f == TypeName::kDate && t == TypeName::kTime) || (f == TypeName::kTime && t == TypeName::kDate));
+    return !((f == TypeName::kDate && t == TypeName::kTime) ||
+             (f == TypeName::kTime && t == TypeName::kDate));
   }
   return false;
 }
@@ -221,11 +232,13 @@ bool SameLogical(const DataType& a, const DataType& b) {
   }
   switch (a.name) {
     case TypeName::kDecimal:
-      return sql::EffectivePrecision(a) == sql::EffectivePrecision(b) && a.scale.value_or(0) == b.scale.value_or(0);
+      return sql::EffectivePrecision(a) == sql::EffectivePrecision(b) &&
+             a.scale.value_or(0) == b.scale.value_or(0);
     case TypeName::kBinary: return sql::EffectivePrecision(a) == sql::EffectivePrecision(b);
     case TypeName::kArray:
     case TypeName::kMultiset: return SameLogical(a.elements[0], b.elements[0]);
-    case TypeName::kMap: return SameLogical(a.elements[0], b.elements[0]) && SameLogical(a.elements[1], b.elements[1]);
+    case TypeName::kMap:
+      return SameLogical(a.elements[0], b.elements[0]) && SameLogical(a.elements[1], b.elements[1]);
     case TypeName::kRow:
       if (a.fields.size() != b.fields.size()) return false;
       for (size_t i = 0; i < a.fields.size(); ++i) {

@@ -61,11 +61,11 @@ sql::DataType LogicalOf(const Type& type, bool nullable);
 /// Flink's summary string of a type (`INT NOT NULL`, `STRING`, `DECIMAL(10, 2)`).
 std::string TypeSummary(const sql::DataType& type);
 
-bool IsIntegral(sql::TypeName name);     ///< TINYINT, SMALLINT, INT, BIGINT
-bool IsNumeric(sql::TypeName name);      ///< integral, DECIMAL, FLOAT, DOUBLE
-bool IsCharacter(sql::TypeName name);    ///< CHAR, VARCHAR, STRING
-bool IsBinaryString(sql::TypeName name); ///< BINARY, VARBINARY, BYTES
-bool IsTemporal(sql::TypeName name);     ///< DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ
+bool IsIntegral(sql::TypeName name);      ///< TINYINT, SMALLINT, INT, BIGINT
+bool IsNumeric(sql::TypeName name);       ///< integral, DECIMAL, FLOAT, DOUBLE
+bool IsCharacter(sql::TypeName name);     ///< CHAR, VARCHAR, STRING
+bool IsBinaryString(sql::TypeName name);  ///< BINARY, VARBINARY, BYTES
+bool IsTemporal(sql::TypeName name);      ///< DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ
 /// Decimal precision that holds every value of an integral type (TINYINT 3, INT 10, BIGINT 19).
 int32_t IntegralDigits(sql::TypeName name);
 

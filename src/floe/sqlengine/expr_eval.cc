@@ -21,10 +21,11 @@ using sql::DataType;
 using sql::TypeName;
 
 Error ValidationError(const sql::Span& span, std::string_view message) {
-  return Error{ErrorKind::kInvalidArgument,
-               fmt::format("SQL validation failed. From line {}, column {} to line {}, column {}: {}",
-                           span.begin.line, span.begin.column, span.end.line, span.end.column, message),
-               false};
+  return Error{
+      ErrorKind::kInvalidArgument,
+      fmt::format("SQL validation failed. From line {}, column {} to line {}, column {}: {}",
+                  span.begin.line, span.begin.column, span.end.line, span.end.column, message),
+      false};
 }
 
 std::string ExprName(int index) { return fmt::format("EXPR${}", index); }
@@ -85,7 +86,9 @@ DataType Nullable(DataType t, bool nullable) {
   return t;
 }
 
-std::string TypeText(const DataType& t) { return sql::TypeToSql(Nullable(t, true), sql::TypeStyle::kSummary); }
+std::string TypeText(const DataType& t) {
+  return sql::TypeToSql(Nullable(t, true), sql::TypeStyle::kSummary);
+}
 
 // The family names Calcite prints in "No match found for function signature f(<NUMERIC>)".
 std::string Family(const DataType& t) {
@@ -162,7 +165,8 @@ int64_t AsLong(const ColumnVector& c, int64_t i) {
     case TypeId::kBoolean: return c.data<uint8_t>()[i];
     case TypeId::kInt:
     case TypeId::kDate: return c.data<int32_t>()[i];
-    case TypeId::kDecimal: return static_cast<int64_t>(c.data<int128_t>()[i] / Pow10(c.type->scale));
+    case TypeId::kDecimal:
+      return static_cast<int64_t>(c.data<int128_t>()[i] / Pow10(c.type->scale));
     case TypeId::kFloat:
     case TypeId::kDouble: {
       // Java's (long) cast: NaN is 0, out of range saturates.
@@ -267,7 +271,8 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
   const int64_t n = in.length;
   // Same physical representation: reuse the values (CHAR(3) -> STRING,
   // INT -> INT NOT NULL, VARBINARY -> BYTES).
-  if (*in.type == *to_physical && (SameLogical(from, to) || (IsCharacter(from.name) && IsCharacter(to.name)))) {
+  if (*in.type == *to_physical &&
+      (SameLogical(from, to) || (IsCharacter(from.name) && IsCharacter(to.name)))) {
     ColumnVector out = in;
     out.type = to_physical;
     return out;
@@ -281,8 +286,8 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
     std::string text;
     AppendValueText(in, from, i, &text);
     return Fail(Error{ErrorKind::kInvalidArgument,
-                      fmt::format("Cannot cast '{}' of type {} to {}{}{}", text, TypeText(from), TypeText(to),
-                                  what.empty() ? "" : ": ", what),
+                      fmt::format("Cannot cast '{}' of type {} to {}{}{}", text, TypeText(from),
+                                  TypeText(to), what.empty() ? "" : ": ", what),
                       false});
   };
   const TypeName t = to.name;
@@ -333,7 +338,8 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
             days = in.data<int32_t>()[i];
           } else {
             // a timestamp: its date (UTC)
-            const int64_t per_day = IsNanosTimestamp(in.type->id) ? civil::kNanosPerDay : civil::kMicrosPerDay;
+            const int64_t per_day =
+                IsNanosTimestamp(in.type->id) ? civil::kNanosPerDay : civil::kMicrosPerDay;
             days = static_cast<int32_t>(civil::FloorDiv(in.data<int64_t>()[i], per_day));
           }
           out.Append<int32_t>(days);
@@ -342,8 +348,9 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
         if (to_physical->id != TypeId::kInt && to_physical->id != TypeId::kLong) {
           int64_t v = 0;
           if (IsCharacter(f)) {
-            Result<int64_t> r = t == TypeName::kTime ? format::ParseTimeText(Trim(in.bytes(i)))
-                                                     : format::ParseTimestampText(Trim(in.bytes(i)), *to_physical);
+            Result<int64_t> r = t == TypeName::kTime
+                                    ? format::ParseTimeText(Trim(in.bytes(i)))
+                                    : format::ParseTimestampText(Trim(in.bytes(i)), *to_physical);
             if (!r) {
               FLOE_RETURN_IF_ERROR(bad(i, ""));
               continue;
@@ -352,8 +359,10 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
           } else if (in.type->id == TypeId::kDate) {
             v = int64_t{in.data<int32_t>()[i]} * civil::kMicrosPerDay;
           } else if (t == TypeName::kTime) {
-            const int64_t per_day = IsNanosTimestamp(in.type->id) ? civil::kNanosPerDay : civil::kMicrosPerDay;
-            v = in.type->id == TypeId::kTime ? in.data<int64_t>()[i] : civil::FloorMod(in.data<int64_t>()[i], per_day);
+            const int64_t per_day =
+                IsNanosTimestamp(in.type->id) ? civil::kNanosPerDay : civil::kMicrosPerDay;
+            v = in.type->id == TypeId::kTime ? in.data<int64_t>()[i]
+                                             : civil::FloorMod(in.data<int64_t>()[i], per_day);
             if (IsNanosTimestamp(in.type->id)) v /= 1000;
           } else {
             v = in.data<int64_t>()[i];
@@ -418,15 +427,17 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
             ok = false;
           } else {
             // Through the shortest decimal text, so 0.1 becomes 0.1, not 0.1000000000000000055.
-            ok = ParseDecimalRounded(in.type->id == TypeId::kFloat ? JavaFloatText(static_cast<float>(d))
-                                                                   : JavaDoubleText(d),
+            ok = ParseDecimalRounded(in.type->id == TypeId::kFloat
+                                         ? JavaFloatText(static_cast<float>(d))
+                                         : JavaDoubleText(d),
                                      scale, &v);
           }
         } else {
           ok = Rescale(AsLong(in, i), 0, scale, &v);
         }
         // Flink: a value that does not fit the DECIMAL is null.
-        if (!ok || v > MaxUnscaled(to_physical->precision) || v < -MaxUnscaled(to_physical->precision)) {
+        if (!ok || v > MaxUnscaled(to_physical->precision) ||
+            v < -MaxUnscaled(to_physical->precision)) {
           out.AppendNull();
         } else {
           out.Append<int128_t>(v);
@@ -446,11 +457,13 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
                                   in.type->id == TypeId::kFixed
                               ? std::string(in.bytes(i))
                               : std::string());
-        if (in.type->id != TypeId::kString && in.type->id != TypeId::kBinary && in.type->id != TypeId::kFixed) {
+        if (in.type->id != TypeId::kString && in.type->id != TypeId::kBinary &&
+            in.type->id != TypeId::kFixed) {
           FLOE_RETURN_IF_ERROR(bad(i, ""));
           continue;
         }
-        if (to_physical->id == TypeId::kFixed) bytes.resize(static_cast<size_t>(to_physical->length), '\0');
+        if (to_physical->id == TypeId::kFixed)
+          bytes.resize(static_cast<size_t>(to_physical->length), '\0');
         out.AppendBytes(bytes);
         break;
       }
@@ -495,13 +508,15 @@ struct Binder {
       }
     }
     if (names.size() > 1) {
-      return Fail(ValidationError(e.span, fmt::format("Column '{}' not found in table '{}'", col, names[names.size() - 2])));
+      return Fail(ValidationError(e.span, fmt::format("Column '{}' not found in table '{}'", col,
+                                                      names[names.size() - 2])));
     }
     // Calcite says which columns differ only in case.
     for (const ColumnInfo& c : scope.schema.columns) {
       if (Upper(c.name) == Upper(col)) {
         return Fail(ValidationError(
-            e.span, fmt::format("Column '{}' not found in any table; did you mean '{}'?", col, c.name)));
+            e.span,
+            fmt::format("Column '{}' not found in any table; did you mean '{}'?", col, c.name)));
       }
     }
     return Fail(ValidationError(e.span, fmt::format("Column '{}' not found in any table", col)));
@@ -513,7 +528,8 @@ struct Binder {
       case LiteralKind::kNull: {
         ColumnVector v = OneRow(StringType());
         v.AppendNull();
-        FLOE_ASSIGN_OR_RETURN(BoundExpr b, MakeLiteral(MakeType(TypeName::kString), std::move(v), e.span));
+        FLOE_ASSIGN_OR_RETURN(BoundExpr b,
+                              MakeLiteral(MakeType(TypeName::kString), std::move(v), e.span));
         b.null_literal = true;
         return b;
       }
@@ -537,7 +553,8 @@ struct Binder {
           return MakeLiteral(MakeType(TypeName::kBigInt, false), std::move(c), e.span);
         }
         if (digits.size() > 38) {
-          return Fail(ValidationError(e.span, fmt::format("Numeric literal '{}' out of range", e.value)));
+          return Fail(
+              ValidationError(e.span, fmt::format("Numeric literal '{}' out of range", e.value)));
         }
         int128_t v = 0;
         for (char c : digits) v = v * 10 + (c - '0');
@@ -557,17 +574,22 @@ struct Binder {
         std::string digits = e.value.substr(0, dot) + e.value.substr(dot + 1);
         while (digits.size() > 1 && digits.front() == '0') digits.erase(0, 1);
         const int32_t precision = std::max<int32_t>(static_cast<int32_t>(digits.size()), scale);
-        if (precision > 38) return Fail(ValidationError(e.span, fmt::format("Numeric literal '{}' out of range", e.value)));
+        if (precision > 38)
+          return Fail(
+              ValidationError(e.span, fmt::format("Numeric literal '{}' out of range", e.value)));
         if (precision == 0) return Fail(ValidationError(e.span, "empty decimal literal"));
         int128_t v = 0;
         for (char c : digits) v = v * 10 + (c - '0');
         ColumnVector c = OneRow(DecimalType(precision, scale));
         c.Append<int128_t>(v);
-        return MakeLiteral(MakeType(TypeName::kDecimal, false, precision, scale), std::move(c), e.span);
+        return MakeLiteral(MakeType(TypeName::kDecimal, false, precision, scale), std::move(c),
+                           e.span);
       }
       case LiteralKind::kApprox: {
         auto d = format::ParseDoubleText(e.value);
-        if (!d) return Fail(ValidationError(e.span, fmt::format("Numeric literal '{}' out of range", e.value)));
+        if (!d)
+          return Fail(
+              ValidationError(e.span, fmt::format("Numeric literal '{}' out of range", e.value)));
         ColumnVector c = OneRow(DoubleType());
         c.Append<double>(*d);
         return MakeLiteral(MakeType(TypeName::kDouble, false), std::move(c), e.span);
@@ -581,7 +603,8 @@ struct Binder {
       case LiteralKind::kBinary: {
         std::string bytes;
         if (Status st = format::ParseHexText(e.value, -1, &bytes); !st) {
-          return Fail(ValidationError(e.span, "Binary literal string must contain an even number of hexits"));
+          return Fail(ValidationError(
+              e.span, "Binary literal string must contain an even number of hexits"));
         }
         const int32_t len = static_cast<int32_t>(bytes.size());
         ColumnVector c = OneRow(FixedType(len));
@@ -590,38 +613,51 @@ struct Binder {
       }
       case LiteralKind::kDate: {
         auto d = format::ParseDateText(Trim(e.value));
-        if (!d) return Fail(ValidationError(e.span, fmt::format("Illegal DATE literal '{}': not in format 'yyyy-MM-dd'", e.value)));
+        if (!d)
+          return Fail(ValidationError(
+              e.span,
+              fmt::format("Illegal DATE literal '{}': not in format 'yyyy-MM-dd'", e.value)));
         ColumnVector c = OneRow(DateType());
         c.Append<int32_t>(*d);
         return MakeLiteral(MakeType(TypeName::kDate, false), std::move(c), e.span);
       }
       case LiteralKind::kTime: {
         auto t = format::ParseTimeText(Trim(e.value));
-        if (!t) return Fail(ValidationError(e.span, fmt::format("Illegal TIME literal '{}': not in format 'HH:mm:ss'", e.value)));
+        if (!t)
+          return Fail(ValidationError(
+              e.span, fmt::format("Illegal TIME literal '{}': not in format 'HH:mm:ss'", e.value)));
         ColumnVector c = OneRow(TimeType());
         c.Append<int64_t>(*t);
         const size_t dot = e.value.find('.');
-        const int32_t p = dot == std::string::npos ? 0 : static_cast<int32_t>(std::min<size_t>(9, Trim(e.value).size() - Trim(e.value).find('.') - 1));
+        const int32_t p = dot == std::string::npos
+                              ? 0
+                              : static_cast<int32_t>(std::min<size_t>(
+                                    9, Trim(e.value).size() - Trim(e.value).find('.') - 1));
         return MakeLiteral(MakeType(TypeName::kTime, false, p), std::move(c), e.span);
       }
       case LiteralKind::kTimestamp: {
         auto t = format::ParseTimestampText(Trim(e.value), *TimestampType());
         if (!t) {
           return Fail(ValidationError(
-              e.span, fmt::format("Illegal TIMESTAMP literal '{}': not in format 'yyyy-MM-dd HH:mm:ss'", e.value)));
+              e.span,
+              fmt::format("Illegal TIMESTAMP literal '{}': not in format 'yyyy-MM-dd HH:mm:ss'",
+                          e.value)));
         }
         std::string_view v = Trim(e.value);
         const size_t dot = v.find('.');
-        const int32_t p = dot == std::string_view::npos ? 0 : static_cast<int32_t>(std::min<size_t>(9, v.size() - dot - 1));
+        const int32_t p = dot == std::string_view::npos
+                              ? 0
+                              : static_cast<int32_t>(std::min<size_t>(9, v.size() - dot - 1));
         ColumnVector c = OneRow(TimestampType());
         c.Append<int64_t>(*t);
         return MakeLiteral(MakeType(TypeName::kTimestamp, false, p), std::move(c), e.span);
       }
       case LiteralKind::kInterval:
-        return Fail(Error{ErrorKind::kUnsupported,
-                          fmt::format("INTERVAL literals are not supported yet (line {}, column {})", e.span.begin.line,
-                                      e.span.begin.column),
-                          false});
+        return Fail(
+            Error{ErrorKind::kUnsupported,
+                  fmt::format("INTERVAL literals are not supported yet (line {}, column {})",
+                              e.span.begin.line, e.span.begin.column),
+                  false});
     }
     return Internal("unknown literal kind");
   }
@@ -677,17 +713,19 @@ struct Binder {
         types += "<" + TypeText(args[i].type) + ">";
       }
     }
-    return ValidationError(e.span, fmt::format("Cannot apply '{}' to arguments of type '{}'", op, types));
+    return ValidationError(e.span,
+                           fmt::format("Cannot apply '{}' to arguments of type '{}'", op, types));
   }
 
-  Result<BoundExpr> Comparison(const sql::Expr& e, Fn fn, std::string_view op, std::vector<BoundExpr> args) {
+  Result<BoundExpr> Comparison(const sql::Expr& e, Fn fn, std::string_view op,
+                               std::vector<BoundExpr> args) {
     // A character string compared with another type is cast to it, as
     // Calcite's implicit coercion does (WHERE d = '2024-01-31').
     for (int k = 0; k < 2; ++k) {
       BoundExpr& s = args[k];
       const BoundExpr& other = args[1 - k];
-      if (IsCharacter(s.type.name) && !IsCharacter(other.type.name) && !other.null_literal && s.IsConstant() &&
-          ExplicitCastAllowed(s.type, other.type)) {
+      if (IsCharacter(s.type.name) && !IsCharacter(other.type.name) && !other.null_literal &&
+          s.IsConstant() && ExplicitCastAllowed(s.type, other.type)) {
         DataType t = other.type;
         t.nullable = s.type.nullable;
         FLOE_ASSIGN_OR_RETURN(s, CastTo(std::move(s), t));
@@ -704,7 +742,8 @@ struct Binder {
     return Call(fn, MakeType(TypeName::kBoolean, nullable), std::move(args), e.span);
   }
 
-  Result<BoundExpr> Arithmetic(const sql::Expr& e, Fn fn, std::string_view op, std::vector<BoundExpr> args) {
+  Result<BoundExpr> Arithmetic(const sql::Expr& e, Fn fn, std::string_view op,
+                               std::vector<BoundExpr> args) {
     for (auto& a : args) {
       if (a.null_literal) continue;
       if (!IsNumeric(a.type.name)) return Fail(OperatorError(e, op, args));
@@ -713,7 +752,8 @@ struct Binder {
     // A NULL operand takes the other's type.
     for (int k = 0; k < 2; ++k) {
       if (args[k].null_literal) {
-        FLOE_ASSIGN_OR_RETURN(args[k], CastTo(std::move(args[k]), Nullable(args[1 - k].type, true)));
+        FLOE_ASSIGN_OR_RETURN(args[k],
+                              CastTo(std::move(args[k]), Nullable(args[1 - k].type, true)));
       }
     }
     const DataType& a = args[0].type;
@@ -721,8 +761,8 @@ struct Binder {
     const bool nullable = a.nullable || b.nullable;
     DataType result;
     const bool dec = a.name == TypeName::kDecimal || b.name == TypeName::kDecimal;
-    const bool approx = a.name == TypeName::kFloat || a.name == TypeName::kDouble || b.name == TypeName::kFloat ||
-                        b.name == TypeName::kDouble;
+    const bool approx = a.name == TypeName::kFloat || a.name == TypeName::kDouble ||
+                        b.name == TypeName::kFloat || b.name == TypeName::kDouble;
     if (fn == Fn::kMod) {
       if (!IsIntegral(a.name) || !IsIntegral(b.name)) return Fail(OperatorError(e, "MOD", args));
       result = b;  // Calcite: MOD returns the type of its second argument
@@ -739,8 +779,12 @@ struct Binder {
       (void)ok;
     } else {
       // Decimal rules of Flink's LogicalTypeMerging.
-      DataType da = a.name == TypeName::kDecimal ? a : MakeType(TypeName::kDecimal, a.nullable, IntegralDigits(a.name), 0);
-      DataType db = b.name == TypeName::kDecimal ? b : MakeType(TypeName::kDecimal, b.nullable, IntegralDigits(b.name), 0);
+      DataType da = a.name == TypeName::kDecimal
+                        ? a
+                        : MakeType(TypeName::kDecimal, a.nullable, IntegralDigits(a.name), 0);
+      DataType db = b.name == TypeName::kDecimal
+                        ? b
+                        : MakeType(TypeName::kDecimal, b.nullable, IntegralDigits(b.name), 0);
       FLOE_ASSIGN_OR_RETURN(args[0], CastTo(std::move(args[0]), da));
       FLOE_ASSIGN_OR_RETURN(args[1], CastTo(std::move(args[1]), db));
       const int p1 = sql::EffectivePrecision(da), s1 = da.scale.value_or(0);
@@ -782,8 +826,11 @@ struct Binder {
       return CastTo(std::move(arg), MakeType(TypeName::kBoolean));
     }
     if (arg.type.name != TypeName::kBoolean) {
-      return Fail(ValidationError(arg.span, fmt::format("Cannot apply '{}' to arguments of type '<{}>'. Supported form(s): '<BOOLEAN>'",
-                                                        op, TypeText(arg.type))));
+      return Fail(ValidationError(
+          arg.span,
+          fmt::format(
+              "Cannot apply '{}' to arguments of type '<{}>'. Supported form(s): '<BOOLEAN>'", op,
+              TypeText(arg.type))));
     }
     return arg;
   }
@@ -828,8 +875,8 @@ struct Binder {
               FLOE_ASSIGN_OR_RETURN(a, Bool(e, std::move(a), op));
             }
             const bool nullable = AnyNullable(args);
-            return Call(e.op == Op::kAnd ? Fn::kAnd : Fn::kOr, MakeType(TypeName::kBoolean, nullable), std::move(args),
-                        e.span);
+            return Call(e.op == Op::kAnd ? Fn::kAnd : Fn::kOr,
+                        MakeType(TypeName::kBoolean, nullable), std::move(args), e.span);
           }
           case Op::kEq: return Comparison(e, Fn::kEq, op, std::move(args));
           case Op::kNe: return Comparison(e, Fn::kNe, op, std::move(args));
@@ -843,7 +890,9 @@ struct Binder {
           case Op::kDiv: return Arithmetic(e, Fn::kDiv, op, std::move(args));
           case Op::kMod: return Arithmetic(e, Fn::kMod, op, std::move(args));
           case Op::kConcat: return Concat(e, std::move(args), "||");
-          default: return Fail(ValidationError(e.span, fmt::format("operator {} is not supported yet", op)));
+          default:
+            return Fail(
+                ValidationError(e.span, fmt::format("operator {} is not supported yet", op)));
         }
       }
       case ExprKind::kIs: {
@@ -879,17 +928,21 @@ struct Binder {
         }
         // String constants in the list take the operand's type.
         for (size_t i = 1; i < args.size(); ++i) {
-          if (IsCharacter(args[i].type.name) && !IsCharacter(args[0].type.name) && args[i].IsConstant() &&
-              !args[0].null_literal && ExplicitCastAllowed(args[i].type, args[0].type)) {
-            FLOE_ASSIGN_OR_RETURN(args[i], CastTo(std::move(args[i]), Nullable(args[0].type, false)));
+          if (IsCharacter(args[i].type.name) && !IsCharacter(args[0].type.name) &&
+              args[i].IsConstant() && !args[0].null_literal &&
+              ExplicitCastAllowed(args[i].type, args[0].type)) {
+            FLOE_ASSIGN_OR_RETURN(args[i],
+                                  CastTo(std::move(args[i]), Nullable(args[0].type, false)));
           }
         }
         FLOE_ASSIGN_OR_RETURN(bool ok, Unify(&args));
         if (!ok) {
-          return Fail(ValidationError(e.span, "Values passed to IN operator must have compatible types"));
+          return Fail(
+              ValidationError(e.span, "Values passed to IN operator must have compatible types"));
         }
         const bool nullable = AnyNullable(args);
-        BoundExpr b = Call(Fn::kIn, MakeType(TypeName::kBoolean, nullable), std::move(args), e.span);
+        BoundExpr b =
+            Call(Fn::kIn, MakeType(TypeName::kBoolean, nullable), std::move(args), e.span);
         b.negated = e.negated;
         return b;
       }
@@ -916,10 +969,10 @@ struct Binder {
           FLOE_ASSIGN_OR_RETURN(BoundExpr b, Bind(x));
           if (!b.null_literal && !IsCharacter(b.type.name)) {
             return Fail(ValidationError(
-                e.span, fmt::format("Cannot apply 'LIKE' to arguments of type 'LIKE(<{}>, <{}>)'. Supported form(s): "
-                                    "'LIKE(<STRING>, <STRING>, <STRING>)'",
-                                    TypeText(Bind(e.args[0]).value_or(BoundExpr{}).type),
-                                    TypeText(Bind(e.args[1]).value_or(BoundExpr{}).type))));
+                e.span,
+                fmt::format("Cannot apply 'LIKE' to arguments of type '<{}>'. Supported form(s): "
+                            "'LIKE(<STRING>, <STRING>, <STRING>)'",
+                            TypeText(b.type))));
           }
           if (b.null_literal) {
             FLOE_ASSIGN_OR_RETURN(b, CastTo(std::move(b), MakeType(TypeName::kString)));
@@ -927,30 +980,34 @@ struct Binder {
           args.push_back(std::move(b));
         }
         if (args.size() == 3) {
-          if (!args[2].IsConstant()) return Fail(ValidationError(e.args[2].span, "ESCAPE must be a constant"));
+          if (!args[2].IsConstant())
+            return Fail(ValidationError(e.args[2].span, "ESCAPE must be a constant"));
           FLOE_ASSIGN_OR_RETURN(ColumnVector esc, Evaluate(args[2], Batch()));
           if (!esc.IsNull(0) && CodePoints(esc.bytes(0)) != 1) {
             return Fail(ValidationError(e.args[2].span, "Invalid escape character"));
           }
         }
         const bool nullable = AnyNullable(args);
-        BoundExpr b = Call(Fn::kLike, MakeType(TypeName::kBoolean, nullable), std::move(args), e.span);
+        BoundExpr b =
+            Call(Fn::kLike, MakeType(TypeName::kBoolean, nullable), std::move(args), e.span);
         b.negated = e.negated;
         return b;
       }
       case ExprKind::kCast: {
         FLOE_ASSIGN_OR_RETURN(BoundExpr a, Bind(e.args[0]));
         DataType to = *e.cast_type;
-        if (to.name == TypeName::kMultiset || to.name == TypeName::kArray || to.name == TypeName::kMap ||
-            to.name == TypeName::kRow) {
+        if (to.name == TypeName::kMultiset || to.name == TypeName::kArray ||
+            to.name == TypeName::kMap || to.name == TypeName::kRow) {
           if (!a.null_literal && !ImplicitCastAllowed(a.type, to)) {
-            return Fail(ValidationError(e.span, fmt::format("Cast function cannot convert value of type {} to type {}",
-                                                            TypeText(a.type), TypeText(to))));
+            return Fail(ValidationError(
+                e.span, fmt::format("Cast function cannot convert value of type {} to type {}",
+                                    TypeText(a.type), TypeText(to))));
           }
         }
         if (!a.null_literal && !ExplicitCastAllowed(a.type, to)) {
-          return Fail(ValidationError(e.span, fmt::format("Cast function cannot convert value of type {} to type {}",
-                                                          TypeText(a.type), TypeText(to))));
+          return Fail(ValidationError(
+              e.span, fmt::format("Cast function cannot convert value of type {} to type {}",
+                                  TypeText(a.type), TypeText(to))));
         }
         // CAST keeps the operand's nullability (TRY_CAST is always nullable).
         to.nullable = e.try_cast || a.type.nullable || a.null_literal;
@@ -975,7 +1032,8 @@ struct Binder {
             std::vector<BoundExpr> pair;
             pair.push_back(*operand);
             pair.push_back(std::move(w));
-            FLOE_ASSIGN_OR_RETURN(BoundExpr c, Comparison(e.args[i], Fn::kEq, "=", std::move(pair)));
+            FLOE_ASSIGN_OR_RETURN(BoundExpr c,
+                                  Comparison(e.args[i], Fn::kEq, "=", std::move(pair)));
             conds.push_back(std::move(c));
           } else {
             FLOE_ASSIGN_OR_RETURN(BoundExpr c, Bind(e.args[i]));
@@ -990,10 +1048,14 @@ struct Binder {
           values.push_back(std::move(v));
         }
         FLOE_ASSIGN_OR_RETURN(bool ok, Unify(&values));
-        if (!ok) return Fail(ValidationError(e.span, "Illegal mixing of types in CASE or COALESCE statement"));
+        if (!ok)
+          return Fail(
+              ValidationError(e.span, "Illegal mixing of types in CASE or COALESCE statement"));
         bool all_null = true;
         for (const auto& v : values) all_null = all_null && v.null_literal;
-        if (all_null) return Fail(ValidationError(e.span, "ELSE clause or at least one THEN clause must be non-NULL"));
+        if (all_null)
+          return Fail(
+              ValidationError(e.span, "ELSE clause or at least one THEN clause must be non-NULL"));
         DataType t = values[0].type;
         bool nullable = !e.has_else;
         for (const auto& v : values) nullable = nullable || v.type.nullable;
@@ -1041,11 +1103,14 @@ struct Binder {
     auto no_match = [&]() {
       std::string sig;
       for (size_t i = 0; i < args.size(); ++i) sig += (i ? ", " : "") + Family(args[i].type);
-      return Fail(ValidationError(e.span, fmt::format("No match found for function signature {}({})",
-                                                      e.names.back(), sig)));
+      return Fail(ValidationError(
+          e.span,
+          fmt::format("No match found for function signature {}({})", e.names.back(), sig)));
     };
     if (e.distinct) return no_match();
-    if ((name == "UPPER" || name == "LOWER" || name == "CHAR_LENGTH" || name == "CHARACTER_LENGTH") && args.size() == 1) {
+    if ((name == "UPPER" || name == "LOWER" || name == "CHAR_LENGTH" ||
+         name == "CHARACTER_LENGTH") &&
+        args.size() == 1) {
       if (args[0].null_literal) {
         FLOE_ASSIGN_OR_RETURN(args[0], CastTo(std::move(args[0]), MakeType(TypeName::kString)));
       }
@@ -1053,7 +1118,8 @@ struct Binder {
       const bool nullable = args[0].type.nullable;
       if (name == "UPPER" || name == "LOWER") {
         DataType t = args[0].type;
-        if (t.name == TypeName::kChar) t = MakeType(TypeName::kVarChar, nullable, sql::EffectivePrecision(t));
+        if (t.name == TypeName::kChar)
+          t = MakeType(TypeName::kVarChar, nullable, sql::EffectivePrecision(t));
         return Call(name == "UPPER" ? Fn::kUpper : Fn::kLower, t, std::move(args), e.span);
       }
       return Call(Fn::kCharLength, MakeType(TypeName::kInt, nullable), std::move(args), e.span);
@@ -1061,7 +1127,9 @@ struct Binder {
     if (name == "CONCAT" && !args.empty()) return Concat(e, std::move(args), "CONCAT");
     if (name == "COALESCE" && !args.empty()) {
       FLOE_ASSIGN_OR_RETURN(bool ok, Unify(&args));
-      if (!ok) return Fail(ValidationError(e.span, "Illegal mixing of types in CASE or COALESCE statement"));
+      if (!ok)
+        return Fail(
+            ValidationError(e.span, "Illegal mixing of types in CASE or COALESCE statement"));
       bool nullable = true;
       std::optional<DataType> t;
       for (const auto& a : args) {
@@ -1071,7 +1139,8 @@ struct Binder {
       if (!t) return no_match();
       t->nullable = nullable;
       for (auto& a : args) {
-        FLOE_ASSIGN_OR_RETURN(a, CastTo(std::move(a), Nullable(*t, a.type.nullable || a.null_literal)));
+        FLOE_ASSIGN_OR_RETURN(
+            a, CastTo(std::move(a), Nullable(*t, a.type.nullable || a.null_literal)));
       }
       return Call(Fn::kCoalesce, *t, std::move(args), e.span);
     }
@@ -1152,12 +1221,20 @@ int CompareBytes(std::string_view x, std::string_view y) {
 template <typename Pred>
 ColumnVector CompareColumns(const ColumnVector& a, const ColumnVector& b, int64_t n, Pred pred) {
   switch (a.type->id) {
-    case TypeId::kBoolean: return CompareFixed<uint8_t>(a, b, n, [&](auto x, auto y) { return pred((x > y) - (x < y)); });
+    case TypeId::kBoolean:
+      return CompareFixed<uint8_t>(a, b, n,
+                                   [&](auto x, auto y) { return pred((x > y) - (x < y)); });
     case TypeId::kInt:
-    case TypeId::kDate: return CompareFixed<int32_t>(a, b, n, [&](auto x, auto y) { return pred((x > y) - (x < y)); });
-    case TypeId::kFloat: return CompareFixed<float>(a, b, n, [&](auto x, auto y) { return pred((x > y) - (x < y)); });
-    case TypeId::kDouble: return CompareFixed<double>(a, b, n, [&](auto x, auto y) { return pred((x > y) - (x < y)); });
-    case TypeId::kDecimal: return CompareFixed<int128_t>(a, b, n, [&](auto x, auto y) { return pred((x > y) - (x < y)); });
+    case TypeId::kDate:
+      return CompareFixed<int32_t>(a, b, n,
+                                   [&](auto x, auto y) { return pred((x > y) - (x < y)); });
+    case TypeId::kFloat:
+      return CompareFixed<float>(a, b, n, [&](auto x, auto y) { return pred((x > y) - (x < y)); });
+    case TypeId::kDouble:
+      return CompareFixed<double>(a, b, n, [&](auto x, auto y) { return pred((x > y) - (x < y)); });
+    case TypeId::kDecimal:
+      return CompareFixed<int128_t>(a, b, n,
+                                    [&](auto x, auto y) { return pred((x > y) - (x < y)); });
     case TypeId::kString:
     case TypeId::kBinary:
     case TypeId::kFixed:
@@ -1167,12 +1244,15 @@ ColumnVector CompareColumns(const ColumnVector& a, const ColumnVector& b, int64_
       for (int64_t i = 0; i < n; ++i) o[i] = pred(CompareBytes(a.bytes(i), b.bytes(i)));
       return out;
     }
-    default: return CompareFixed<int64_t>(a, b, n, [&](auto x, auto y) { return pred((x > y) - (x < y)); });
+    default:
+      return CompareFixed<int64_t>(a, b, n,
+                                   [&](auto x, auto y) { return pred((x > y) - (x < y)); });
   }
 }
 
 // Nested values compared by their canonical text (= and <> only).
-ColumnVector CompareNested(const ColumnVector& a, const ColumnVector& b, const DataType& t, int64_t n, bool eq) {
+ColumnVector CompareNested(const ColumnVector& a, const ColumnVector& b, const DataType& t,
+                           int64_t n, bool eq) {
   ColumnVector out = MakeFixed<uint8_t>(BooleanType(), n);
   uint8_t* o = out.mutable_data<uint8_t>();
   for (int64_t i = 0; i < n; ++i) {
@@ -1202,8 +1282,9 @@ T WrapMul(T a, T b) {
 }
 
 template <typename T>
-Result<ColumnVector> IntegerArith(Fn fn, const ColumnVector& a, const ColumnVector& b, const TypePtr& type,
-                                  TypeName logical, int64_t n, const std::vector<uint8_t>& validity) {
+Result<ColumnVector> IntegerArith(Fn fn, const ColumnVector& a, const ColumnVector& b,
+                                  const TypePtr& type, TypeName logical, int64_t n,
+                                  const std::vector<uint8_t>& validity) {
   ColumnVector out = MakeFixed<T>(type, n);
   const T* x = a.data<T>();
   const T* y = b.data<T>();
@@ -1235,7 +1316,8 @@ Result<ColumnVector> IntegerArith(Fn fn, const ColumnVector& a, const ColumnVect
 }
 
 template <typename T>
-ColumnVector FloatArith(Fn fn, const ColumnVector& a, const ColumnVector& b, const TypePtr& type, int64_t n) {
+ColumnVector FloatArith(Fn fn, const ColumnVector& a, const ColumnVector& b, const TypePtr& type,
+                        int64_t n) {
   ColumnVector out = MakeFixed<T>(type, n);
   const T* x = a.data<T>();
   const T* y = b.data<T>();
@@ -1252,8 +1334,8 @@ ColumnVector FloatArith(Fn fn, const ColumnVector& a, const ColumnVector& b, con
   return out;
 }
 
-Result<ColumnVector> DecimalArith(Fn fn, const ColumnVector& a, const ColumnVector& b, const TypePtr& type, int64_t n,
-                                  std::vector<uint8_t> validity) {
+Result<ColumnVector> DecimalArith(Fn fn, const ColumnVector& a, const ColumnVector& b,
+                                  const TypePtr& type, int64_t n, std::vector<uint8_t> validity) {
   const int s1 = a.type->scale, s2 = b.type->scale, s = type->scale;
   const int128_t max = MaxUnscaled(type->precision);
   ColumnVector out = MakeFixed<int128_t>(type, n);
@@ -1411,7 +1493,8 @@ Result<ColumnVector> Eval(const BoundExpr& e, const Batch& batch) {
     case BoundKind::kCast: {
       if (e.args[0].kind == BoundKind::kLiteral) {
         // Cast the one value, then repeat it.
-        FLOE_ASSIGN_OR_RETURN(ColumnVector one, CastColumn(e.args[0].literal, e.args[0].type, e.type, e.physical, e.try_cast));
+        FLOE_ASSIGN_OR_RETURN(ColumnVector one, CastColumn(e.args[0].literal, e.args[0].type,
+                                                           e.type, e.physical, e.try_cast));
         return Broadcast(one, batch.num_rows);
       }
       FLOE_ASSIGN_OR_RETURN(ColumnVector in, Eval(e.args[0], batch));
@@ -1534,8 +1617,12 @@ Result<ColumnVector> EvalCall(const BoundExpr& e, const Batch& batch) {
     case Fn::kMod: {
       std::vector<uint8_t> validity = CombineValidity({&args[0], &args[1]}, n);
       switch (e.physical->id) {
-        case TypeId::kInt: return IntegerArith<int32_t>(e.fn, args[0], args[1], e.physical, e.type.name, n, validity);
-        case TypeId::kLong: return IntegerArith<int64_t>(e.fn, args[0], args[1], e.physical, e.type.name, n, validity);
+        case TypeId::kInt:
+          return IntegerArith<int32_t>(e.fn, args[0], args[1], e.physical, e.type.name, n,
+                                       validity);
+        case TypeId::kLong:
+          return IntegerArith<int64_t>(e.fn, args[0], args[1], e.physical, e.type.name, n,
+                                       validity);
         case TypeId::kFloat: {
           ColumnVector out = FloatArith<float>(e.fn, args[0], args[1], e.physical, n);
           out.validity = std::move(validity);
@@ -1546,7 +1633,8 @@ Result<ColumnVector> EvalCall(const BoundExpr& e, const Batch& batch) {
           out.validity = std::move(validity);
           return out;
         }
-        case TypeId::kDecimal: return DecimalArith(e.fn, args[0], args[1], e.physical, n, std::move(validity));
+        case TypeId::kDecimal:
+          return DecimalArith(e.fn, args[0], args[1], e.physical, n, std::move(validity));
         default: return Internal("arithmetic on {}", e.physical->ToString());
       }
     }
@@ -1559,7 +1647,8 @@ Result<ColumnVector> EvalCall(const BoundExpr& e, const Batch& batch) {
         case TypeId::kInt:
           for (int64_t i = 0; i < n; ++i) {
             int32_t& v = out.mutable_data<int32_t>()[i];
-            if (!abs || v < 0) v = static_cast<int32_t>(WrapTo(e.type.name, WrapSub<int32_t>(0, v)));
+            if (!abs || v < 0)
+              v = static_cast<int32_t>(WrapTo(e.type.name, WrapSub<int32_t>(0, v)));
           }
           break;
         case TypeId::kLong:
@@ -1629,7 +1718,8 @@ Result<ColumnVector> EvalCall(const BoundExpr& e, const Batch& batch) {
     case Fn::kCharLength: {
       ColumnVector out = MakeFixed<int32_t>(e.physical, n);
       for (int64_t i = 0; i < n; ++i) {
-        out.mutable_data<int32_t>()[i] = args[0].IsNull(i) ? 0 : static_cast<int32_t>(CodePoints(args[0].bytes(i)));
+        out.mutable_data<int32_t>()[i] =
+            args[0].IsNull(i) ? 0 : static_cast<int32_t>(CodePoints(args[0].bytes(i)));
       }
       out.validity = args[0].validity;
       return out;

@@ -51,26 +51,50 @@ enum class BoundKind : uint8_t { kColumn, kLiteral, kCast, kCall };
 
 enum class Fn : uint8_t {
   kNone,
-  kAdd, kSub, kMul, kDiv, kMod, kNeg, kConcat,
-  kEq, kNe, kLt, kLe, kGt, kGe,
-  kAnd, kOr, kNot,
-  kIsNull, kIsNotNull, kIsTrue, kIsNotTrue, kIsFalse, kIsNotFalse,
-  kIn, kLike, kCase, kCoalesce,
-  kUpper, kLower, kCharLength, kAbs,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kNeg,
+  kConcat,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kAnd,
+  kOr,
+  kNot,
+  kIsNull,
+  kIsNotNull,
+  kIsTrue,
+  kIsNotTrue,
+  kIsFalse,
+  kIsNotFalse,
+  kIn,
+  kLike,
+  kCase,
+  kCoalesce,
+  kUpper,
+  kLower,
+  kCharLength,
+  kAbs,
 };
 
 /// A typed expression over the columns of a Scope.
 struct BoundExpr {
   BoundKind kind = BoundKind::kLiteral;
   Fn fn = Fn::kNone;
-  sql::DataType type;  ///< the Flink type (nullability included)
-  TypePtr physical;    ///< its physical type
-  int column = -1;     ///< kColumn: index in the scope
-  ColumnVector literal;        ///< kLiteral: one row
-  bool null_literal = false;   ///< kLiteral NULL (takes its type from context)
-  bool try_cast = false;       ///< kCast: TRY_CAST
-  bool negated = false;        ///< kIn, kLike: NOT IN / NOT LIKE
-  bool has_else = false;       ///< kCase: args are (cond, value)* [else]
+  sql::DataType type;         ///< the Flink type (nullability included)
+  TypePtr physical;           ///< its physical type
+  int column = -1;            ///< kColumn: index in the scope
+  ColumnVector literal;       ///< kLiteral: one row
+  bool null_literal = false;  ///< kLiteral NULL (takes its type from context)
+  bool try_cast = false;      ///< kCast: TRY_CAST
+  bool negated = false;       ///< kIn, kLike: NOT IN / NOT LIKE
+  bool has_else = false;      ///< kCase: args are (cond, value)* [else]
   std::vector<BoundExpr> args;
   sql::Span span;
 
@@ -94,8 +118,8 @@ Result<std::vector<int64_t>> EvaluateFilter(const BoundExpr& expr, const Batch& 
 
 /// Casts a column of Flink type `from` to `to` (physical `to_physical`).
 /// Bad values are an error naming the value, or null with `try_cast`.
-Result<ColumnVector> CastColumn(const ColumnVector& in, const sql::DataType& from, const sql::DataType& to,
-                                const TypePtr& to_physical, bool try_cast);
+Result<ColumnVector> CastColumn(const ColumnVector& in, const sql::DataType& from,
+                                const sql::DataType& to, const TypePtr& to_physical, bool try_cast);
 
 /// "SQL validation failed. From line L, column C to line L2, column C2: <message>".
 Error ValidationError(const sql::Span& span, std::string_view message);

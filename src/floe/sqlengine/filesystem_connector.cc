@@ -42,8 +42,8 @@ Result<std::vector<std::string>> ListFiles(const std::string& path) {
   if (!fs::exists(path, ec)) return NotFound("filesystem: path '{}' does not exist", path);
   if (fs::is_regular_file(path, ec)) return std::vector<std::string>{path};
   std::vector<std::string> out;
-  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(path, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (Hidden(it->path())) {
       if (it->is_directory()) it.disable_recursion_pending();
       continue;
@@ -57,8 +57,8 @@ Result<std::vector<std::string>> ListFiles(const std::string& path) {
 
 class FilesystemSource : public RowSource {
  public:
-  FilesystemSource(std::vector<std::string> files, std::string format, SchemaPtr schema, std::vector<int> columns,
-                   format::DecodeOptions options)
+  FilesystemSource(std::vector<std::string> files, std::string format, SchemaPtr schema,
+                   std::vector<int> columns, format::DecodeOptions options)
       : files_(std::move(files)),
         format_(std::move(format)),
         schema_(std::move(schema)),
@@ -118,7 +118,8 @@ void AppendCsvField(const ColumnVector& col, int64_t row, char delim, std::strin
     text = std::string(col.bytes(row));
   } else {
     AppendJsonValue(col, row, &text);
-    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+      text = text.substr(1, text.size() - 2);
   }
   if (text.empty() || text.find_first_of(std::string("\"\r\n") + delim) != std::string::npos) {
     out->push_back('"');
@@ -136,7 +137,8 @@ class FilesystemSink : public RowSink {
  public:
   FilesystemSink(std::string dir, std::string format, char delim, bool overwrite)
       : dir_(std::move(dir)), format_(std::move(format)), delim_(delim), overwrite_(overwrite) {
-    const std::string name = fmt::format("part-{}-0-0.{}", RandomUuid(), format_ == "csv" ? "csv" : "json");
+    const std::string name =
+        fmt::format("part-{}-0-0.{}", RandomUuid(), format_ == "csv" ? "csv" : "json");
     final_ = (fs::path(dir_) / name).string();
   }
   ~FilesystemSink() override { Abort(); }
@@ -152,7 +154,8 @@ class FilesystemSink : public RowSink {
     for (RowKind k : batch.row_kinds) {
       if (k != RowKind::kInsert) {
         return InvalidArgument(
-            "Table sink '{}' doesn't support consuming update and delete changes which is produced by the query",
+            "Table sink '{}' doesn't support consuming update and delete changes which is produced "
+            "by the query",
             dir_);
       }
     }
@@ -177,7 +180,9 @@ class FilesystemSink : public RowSink {
       for (const std::string& f : old) {
         std::error_code ec;
         fs::remove(f, ec);
-        if (ec) return IoError("filesystem: cannot remove '{}' for INSERT OVERWRITE: {}", f, ec.message());
+        if (ec)
+          return IoError("filesystem: cannot remove '{}' for INSERT OVERWRITE: {}", f,
+                         ec.message());
       }
     }
     done_ = true;
@@ -205,24 +210,28 @@ class FilesystemConnector : public Connector {
   std::string identifier() const override { return "filesystem"; }
 
   Status Validate(const TableHandle& table, bool for_sink) const override {
-    FLOE_RETURN_IF_ERROR(CheckConnectorOptions(identifier(), table.options, {"connector", "path", "format"},
-                                               {"csv.field-delimiter"}));
+    FLOE_RETURN_IF_ERROR(CheckConnectorOptions(
+        identifier(), table.options, {"connector", "path", "format"}, {"csv.field-delimiter"}));
     if (table.options.at("path").empty()) {
       return InvalidArgument("Option 'path' of table {} is empty", table.FullName());
     }
     const std::string& f = table.options.at("format");
     if (f != "json" && f != "csv") {
       return InvalidArgument(
-          "Could not find any format factory for identifier '{}' in floe.\n\nAvailable factory identifiers are:\n\ncsv\njson",
+          "Could not find any format factory for identifier '{}' in floe.\n\nAvailable factory "
+          "identifiers are:\n\ncsv\njson",
           f);
     }
-    if (auto it = table.options.find("csv.field-delimiter"); it != table.options.end() && it->second.size() != 1) {
-      return InvalidArgument("Option 'csv.field-delimiter' must be a string with single character, but was: {}",
-                             it->second);
+    if (auto it = table.options.find("csv.field-delimiter");
+        it != table.options.end() && it->second.size() != 1) {
+      return InvalidArgument(
+          "Option 'csv.field-delimiter' must be a string with single character, but was: {}",
+          it->second);
     }
     if (!table.partition_keys.empty()) {
-      return Unsupported("filesystem: partitioned tables (PARTITIONED BY) are not supported yet (table {})",
-                         table.FullName());
+      return Unsupported(
+          "filesystem: partitioned tables (PARTITIONED BY) are not supported yet (table {})",
+          table.FullName());
     }
     return Ok();
   }
@@ -231,17 +240,19 @@ class FilesystemConnector : public Connector {
     format::DecodeOptions o;
     o.ignore_unknown_keys = true;
     o.csv_header = false;
-    if (auto it = table.options.find("csv.field-delimiter"); it != table.options.end()) o.csv_delimiter = it->second[0];
+    if (auto it = table.options.find("csv.field-delimiter"); it != table.options.end())
+      o.csv_delimiter = it->second[0];
     return o;
   }
 
-  Result<std::unique_ptr<RowSource>> OpenSource(const TableHandle& table, const ReadRequest& request,
+  Result<std::unique_ptr<RowSource>> OpenSource(const TableHandle& table,
+                                                const ReadRequest& request,
                                                 const EngineContext& ctx) const override {
     FLOE_RETURN_IF_ERROR(Validate(table, false));
     FLOE_ASSIGN_OR_RETURN(auto files, ListFiles(table.options.at("path")));
     const std::string format = table.options.at("format") == "csv" ? "csv" : "jsonl";
-    return std::unique_ptr<RowSource>(
-        new FilesystemSource(std::move(files), format, table.schema.Physical(), request.columns, Decode(table)));
+    return std::unique_ptr<RowSource>(new FilesystemSource(
+        std::move(files), format, table.schema.Physical(), request.columns, Decode(table)));
   }
 
   Result<std::unique_ptr<RowSink>> OpenSink(const TableHandle& table, const WriteRequest& request,
@@ -249,13 +260,15 @@ class FilesystemConnector : public Connector {
     FLOE_RETURN_IF_ERROR(Validate(table, true));
     if (request.changelog) {
       return InvalidArgument(
-          "Table sink '{}' doesn't support consuming update and delete changes which is produced by the query",
+          "Table sink '{}' doesn't support consuming update and delete changes which is produced "
+          "by the query",
           table.FullName());
     }
     char delim = ',';
-    if (auto it = table.options.find("csv.field-delimiter"); it != table.options.end()) delim = it->second[0];
-    auto sink = std::make_unique<FilesystemSink>(table.options.at("path"), table.options.at("format"), delim,
-                                                 request.overwrite);
+    if (auto it = table.options.find("csv.field-delimiter"); it != table.options.end())
+      delim = it->second[0];
+    auto sink = std::make_unique<FilesystemSink>(
+        table.options.at("path"), table.options.at("format"), delim, request.overwrite);
     FLOE_RETURN_IF_ERROR(sink->Open());
     return std::unique_ptr<RowSink>(std::move(sink));
   }
@@ -263,6 +276,8 @@ class FilesystemConnector : public Connector {
 
 }  // namespace
 
-std::shared_ptr<const Connector> MakeFilesystemConnector() { return std::make_shared<FilesystemConnector>(); }
+std::shared_ptr<const Connector> MakeFilesystemConnector() {
+  return std::make_shared<FilesystemConnector>();
+}
 
 }  // namespace floe::sqlengine

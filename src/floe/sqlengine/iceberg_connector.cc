@@ -42,7 +42,8 @@ class IcebergSource : public RowSource {
 // Unbounded: a query ends it with LIMIT (or the process ends).
 class IcebergStreamingSource : public RowSource {
  public:
-  explicit IcebergStreamingSource(std::unique_ptr<table::StreamingScan> scan, std::chrono::nanoseconds interval)
+  explicit IcebergStreamingSource(std::unique_ptr<table::StreamingScan> scan,
+                                  std::chrono::nanoseconds interval)
       : scan_(std::move(scan)), interval_(interval) {}
 
   Result<bool> Next(Batch* out) override {
@@ -138,9 +139,10 @@ std::map<std::string, std::string> ReadHints(const TableHandle& table, const Rea
     if (config::FindOption(key, uint32_t(config::Scope::kRead))) {
       hints[key] = value;
     } else if (ctx.warn) {
-      ctx.warn(fmt::format("table {}: hint option '{}' is not an Iceberg read option; ignored (Iceberg's Flink "
-                           "connector ignores unknown options)",
-                           table.FullName(), key));
+      ctx.warn(fmt::format(
+          "table {}: hint option '{}' is not an Iceberg read option; ignored (Iceberg's Flink "
+          "connector ignores unknown options)",
+          table.FullName(), key));
     }
   }
   return hints;
@@ -157,18 +159,21 @@ class IcebergConnector : public Connector {
     if (!table.loaded) return false;
     EngineContext quiet = ctx;
     quiet.warn = nullptr;
-    auto options = table::ScanOptions::FromOptions(ReadHints(table, request, quiet), table.loaded->metadata.properties,
-                                                   SessionReadOptions(ctx));
+    auto options =
+        table::ScanOptions::FromOptions(ReadHints(table, request, quiet),
+                                        table.loaded->metadata.properties, SessionReadOptions(ctx));
     return options && options->streaming;
   }
 
-  Result<std::unique_ptr<RowSource>> OpenSource(const TableHandle& table, const ReadRequest& request,
+  Result<std::unique_ptr<RowSource>> OpenSource(const TableHandle& table,
+                                                const ReadRequest& request,
                                                 const EngineContext& ctx) const override {
     if (!table.loaded) return Internal("iceberg table {} not loaded", table.FullName());
     std::map<std::string, std::string> hints = ReadHints(table, request, ctx);
     auto metadata = std::make_shared<const iceberg::TableMetadata>(table.loaded->metadata);
-    FLOE_ASSIGN_OR_RETURN(table::ScanOptions options,
-                          table::ScanOptions::FromOptions(hints, metadata->properties, SessionReadOptions(ctx)));
+    FLOE_ASSIGN_OR_RETURN(
+        table::ScanOptions options,
+        table::ScanOptions::FromOptions(hints, metadata->properties, SessionReadOptions(ctx)));
     for (int c : request.columns) options.columns.push_back(table.schema.columns[c].name);
     if (options.columns.empty() && !request.columns.empty()) options.columns.clear();
     options.filter = request.filter;
@@ -178,21 +183,25 @@ class IcebergConnector : public Connector {
       catalog::Catalog* cat = table.iceberg;
       const catalog::TableIdentifier id = table.loaded->id;
       auto first = std::make_shared<std::shared_ptr<const iceberg::TableMetadata>>(metadata);
-      table::MetadataLoader load = [cat, id, first]() -> Result<std::shared_ptr<const iceberg::TableMetadata>> {
+      table::MetadataLoader load =
+          [cat, id, first]() -> Result<std::shared_ptr<const iceberg::TableMetadata>> {
         if (*first) return std::exchange(*first, nullptr);
         FLOE_ASSIGN_OR_RETURN(auto loaded, cat->RefreshTable(id));
         return std::make_shared<const iceberg::TableMetadata>(std::move(loaded.metadata));
       };
       const auto interval = options.monitor_interval;
-      FLOE_ASSIGN_OR_RETURN(auto scan, table::StreamingScan::Make(std::move(load), cat->io(), std::move(options)));
+      FLOE_ASSIGN_OR_RETURN(
+          auto scan, table::StreamingScan::Make(std::move(load), cat->io(), std::move(options)));
       return std::unique_ptr<RowSource>(new IcebergStreamingSource(std::move(scan), interval));
     }
-    if (request.limit >= 0 && (options.limit < 0 || request.limit < options.limit)) options.limit = request.limit;
+    if (request.limit >= 0 && (options.limit < 0 || request.limit < options.limit))
+      options.limit = request.limit;
     table::FileManifestSource manifests(*metadata, table.iceberg->io());
     FLOE_ASSIGN_OR_RETURN(table::ScanPlan plan, table::PlanScan(metadata, options, &manifests));
     table::TableReaderOptions ropt;
     ropt.threads = std::max(1, std::min(4, static_cast<int>(std::thread::hardware_concurrency())));
-    FLOE_ASSIGN_OR_RETURN(auto reader, table::TableReader::Make(std::move(plan), table.iceberg->io(), ropt));
+    FLOE_ASSIGN_OR_RETURN(auto reader,
+                          table::TableReader::Make(std::move(plan), table.iceberg->io(), ropt));
     return std::unique_ptr<RowSource>(new IcebergSource(std::move(reader)));
   }
 
@@ -204,9 +213,10 @@ class IcebergConnector : public Connector {
     for (const auto& [key, value] : request.hints) {
       if (!config::FindOption(key, config::Scope::kWrite | config::Scope::kTable)) {
         if (ctx.warn) {
-          ctx.warn(fmt::format("table {}: hint option '{}' is not an Iceberg write option; ignored (Iceberg's "
-                               "Flink connector ignores unknown options)",
-                               table.FullName(), key));
+          ctx.warn(fmt::format(
+              "table {}: hint option '{}' is not an Iceberg write option; ignored (Iceberg's "
+              "Flink connector ignores unknown options)",
+              table.FullName(), key));
         }
         continue;
       }
@@ -214,22 +224,27 @@ class IcebergConnector : public Connector {
     }
     // Upsert: the hint, else the table property (Iceberg's FlinkSink).
     bool upsert = false;
-    if (auto it = cfg.write_properties.find(std::string(k::kUpsertEnabled.name)); it != cfg.write_properties.end()) {
+    if (auto it = cfg.write_properties.find(std::string(k::kUpsertEnabled.name));
+        it != cfg.write_properties.end()) {
       upsert = IsTrue(it->second);
-    } else if (auto p = table.options.find(std::string(k::kWriteUpsertEnabled.name)); p != table.options.end()) {
+    } else if (auto p = table.options.find(std::string(k::kWriteUpsertEnabled.name));
+               p != table.options.end()) {
       upsert = IsTrue(p->second);
       if (upsert) FLOE_RETURN_IF_ERROR(cfg.Set(k::kUpsertEnabled.name, "true", "table property"));
     }
     if (request.overwrite) {
       if (upsert) {
-        return InvalidArgument("OVERWRITE mode shouldn't be enable when configuring to use UPSERT data stream.");
+        return InvalidArgument(
+            "OVERWRITE mode shouldn't be enable when configuring to use UPSERT data stream.");
       }
       FLOE_RETURN_IF_ERROR(cfg.Set(k::kOverwriteEnabled.name, "true", "INSERT OVERWRITE"));
     }
     if (upsert || request.changelog) {
-      if (upsert && table.primary_key.empty() && !cfg.write_properties.contains(std::string(k::kEqualityFieldColumns.name))) {
+      if (upsert && table.primary_key.empty() &&
+          !cfg.write_properties.contains(std::string(k::kEqualityFieldColumns.name))) {
         return InvalidArgument(
-            "Equality field columns shouldn't be empty when configuring to use UPSERT data stream (table {} has no "
+            "Equality field columns shouldn't be empty when configuring to use UPSERT data stream "
+            "(table {} has no "
             "PRIMARY KEY)",
             table.FullName());
       }
@@ -237,17 +252,21 @@ class IcebergConnector : public Connector {
       sink::ChangeSinkOptions copt;
       copt.changes_in_batch = true;
       copt.summary = {{"floe.input", "sql"}};
-      FLOE_ASSIGN_OR_RETURN(auto sink, sink::ChangeSink::Open(cfg, table.iceberg, table.schema.Physical(), copt));
+      FLOE_ASSIGN_OR_RETURN(
+          auto sink, sink::ChangeSink::Open(cfg, table.iceberg, table.schema.Physical(), copt));
       return std::unique_ptr<RowSink>(new IcebergChangeSink(std::move(sink)));
     }
     sink::WriteJobOptions jopt;
-    FLOE_ASSIGN_OR_RETURN(auto job, sink::WriteJob::Open(cfg, table.iceberg, table.schema.Physical(), jopt));
+    FLOE_ASSIGN_OR_RETURN(auto job,
+                          sink::WriteJob::Open(cfg, table.iceberg, table.schema.Physical(), jopt));
     return std::unique_ptr<RowSink>(new IcebergAppendSink(std::move(job), table.FullName()));
   }
 };
 
 }  // namespace
 
-std::shared_ptr<const Connector> MakeIcebergConnector() { return std::make_shared<IcebergConnector>(); }
+std::shared_ptr<const Connector> MakeIcebergConnector() {
+  return std::make_shared<IcebergConnector>();
+}
 
 }  // namespace floe::sqlengine

@@ -58,8 +58,9 @@ class PrintConnector : public Connector {
  public:
   std::string identifier() const override { return "print"; }
   Status Validate(const TableHandle& table, bool for_sink) const override {
-    FLOE_RETURN_IF_ERROR(CheckConnectorOptions(identifier(), table.options, {"connector"},
-                                               {"print-identifier", "standard-error", "sink.parallelism"}));
+    FLOE_RETURN_IF_ERROR(
+        CheckConnectorOptions(identifier(), table.options, {"connector"},
+                              {"print-identifier", "standard-error", "sink.parallelism"}));
     if (auto it = table.options.find("standard-error");
         it != table.options.end() && it->second != "true" && it->second != "false") {
       return InvalidArgument("Could not parse value '{}' for key 'standard-error'.", it->second);
@@ -70,9 +71,12 @@ class PrintConnector : public Connector {
                                             const EngineContext& ctx) const override {
     FLOE_RETURN_IF_ERROR(Validate(table, true));
     std::string prefix;
-    if (auto it = table.options.find("print-identifier"); it != table.options.end()) prefix = it->second + "> ";
-    const bool err = table.options.contains("standard-error") && table.options.at("standard-error") == "true";
-    return std::unique_ptr<RowSink>(new PrintSink(table.schema, prefix, err ? ctx.print_err : ctx.print_out));
+    if (auto it = table.options.find("print-identifier"); it != table.options.end())
+      prefix = it->second + "> ";
+    const bool err =
+        table.options.contains("standard-error") && table.options.at("standard-error") == "true";
+    return std::unique_ptr<RowSink>(
+        new PrintSink(table.schema, prefix, err ? ctx.print_err : ctx.print_out));
   }
 };
 
@@ -98,7 +102,9 @@ class BlackholeConnector : public Connector {
 }  // namespace
 
 std::shared_ptr<const Connector> MakePrintConnector() { return std::make_shared<PrintConnector>(); }
-std::shared_ptr<const Connector> MakeBlackholeConnector() { return std::make_shared<BlackholeConnector>(); }
+std::shared_ptr<const Connector> MakeBlackholeConnector() {
+  return std::make_shared<BlackholeConnector>();
+}
 
 void RegisterBuiltinConnectors() {
   static const bool once = [] {

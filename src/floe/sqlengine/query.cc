@@ -79,14 +79,16 @@ void RemapColumns(BoundExpr* e, const std::map<int, int>& map) {
 // once are moved, the rest evaluated.
 class Projector {
  public:
-  Projector(std::vector<BoundExpr> exprs, SchemaPtr schema) : exprs_(std::move(exprs)), schema_(std::move(schema)) {
+  Projector(std::vector<BoundExpr> exprs, SchemaPtr schema)
+      : exprs_(std::move(exprs)), schema_(std::move(schema)) {
     std::map<int, int> uses;
     for (const auto& e : exprs_) {
       std::set<int> cols;
       CollectColumns(e, &cols);
       for (int c : cols) ++uses[c];
     }
-    for (const auto& e : exprs_) move_.push_back(e.kind == BoundKind::kColumn && uses[e.column] == 1);
+    for (const auto& e : exprs_)
+      move_.push_back(e.kind == BoundKind::kColumn && uses[e.column] == 1);
   }
 
   Result<Batch> Apply(Batch&& in) const {
@@ -119,8 +121,12 @@ class Projector {
 // Source -> WHERE -> projection -> LIMIT.
 class SelectSource : public RowSource {
  public:
-  SelectSource(std::unique_ptr<RowSource> input, std::optional<BoundExpr> where, Projector projector, int64_t limit)
-      : input_(std::move(input)), where_(std::move(where)), projector_(std::move(projector)), remaining_(limit) {}
+  SelectSource(std::unique_ptr<RowSource> input, std::optional<BoundExpr> where,
+               Projector projector, int64_t limit)
+      : input_(std::move(input)),
+        where_(std::move(where)),
+        projector_(std::move(projector)),
+        remaining_(limit) {}
 
   Result<bool> Next(Batch* out) override {
     while (true) {
@@ -257,7 +263,8 @@ std::optional<expr::ExprPtr> ToFloeFilter(const BoundExpr& e, const RelSchema& s
     case Fn::kIn: {
       if (e.negated) return std::nullopt;
       const ColumnInfo* c = column(e.args[0]);
-      if (!c || c->physical->id == TypeId::kFloat || c->physical->id == TypeId::kDouble) return std::nullopt;
+      if (!c || c->physical->id == TypeId::kFloat || c->physical->id == TypeId::kDouble)
+        return std::nullopt;
       std::vector<expr::Literal> lits;
       for (size_t i = 1; i < e.args.size(); ++i) {
         if (!e.args[i].IsConstant()) return std::nullopt;
@@ -289,8 +296,9 @@ std::optional<expr::ExprPtr> ToFloeFilter(const BoundExpr& e, const RelSchema& s
 // Pulls the query's batches into the sink. With a checkpoint interval (a
 // streaming job, `execution.checkpointing.interval`), a sink that publishes
 // at checkpoints does so each time the interval has passed.
-Status RunToSink(RowSource* source, const Projector& projector, const RelSchema& sink_schema, RowSink* sink,
-                 const std::string& table, std::chrono::nanoseconds checkpoint_interval) {
+Status RunToSink(RowSource* source, const Projector& projector, const RelSchema& sink_schema,
+                 RowSink* sink, const std::string& table,
+                 std::chrono::nanoseconds checkpoint_interval) {
   auto last_checkpoint = std::chrono::steady_clock::now();
   while (true) {
     if (checkpoint_interval.count() > 0 && sink->checkpoints() &&
@@ -305,9 +313,11 @@ Status RunToSink(RowSource* source, const Projector& projector, const RelSchema&
     FLOE_ASSIGN_OR_RETURN(Batch out, projector.Apply(std::move(b)));
     // Flink's sink NOT NULL enforcer (table.exec.sink.not-null-enforcer=ERROR).
     for (int c = 0; c < sink_schema.size(); ++c) {
-      if (!sink_schema.columns[c].type.nullable && out.columns[c].has_nulls() && out.columns[c].null_count() > 0) {
-        return InvalidArgument("Column '{}' is NOT NULL, however, a null value is being written into it (table {}).",
-                               sink_schema.columns[c].name, table);
+      if (!sink_schema.columns[c].type.nullable && out.columns[c].has_nulls() &&
+          out.columns[c].null_count() > 0) {
+        return InvalidArgument(
+            "Column '{}' is NOT NULL, however, a null value is being written into it (table {}).",
+            sink_schema.columns[c].name, table);
       }
     }
     FLOE_RETURN_IF_ERROR(sink->Write(std::move(out)));
@@ -326,8 +336,9 @@ struct QueryPlanner {
       std::string name = h.name;
       for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       if (name != "OPTIONS") {
-        return Fail(NotSupportedYet(fmt::format("Table hint '{}' (line {}, column {}); floe takes OPTIONS hints",
-                                                h.name, h.pos.line, h.pos.column)));
+        return Fail(NotSupportedYet(
+            fmt::format("Table hint '{}' (line {}, column {}); floe takes OPTIONS hints", h.name,
+                        h.pos.line, h.pos.column)));
       }
       for (const auto& p : h.options) out[p.key] = p.value;
     }
@@ -345,8 +356,10 @@ struct QueryPlanner {
     size_t width = v.rows.empty() ? 0 : v.rows[0].size();
     for (const auto& row : v.rows) {
       if (row.size() != width) {
-        return Fail(Classed("floe.ValidationException",
-                            ValidationError(sql::Span{v.pos, v.pos}, "Values passed to VALUES must have the same number of columns")));
+        return Fail(Classed(
+            "floe.ValidationException",
+            ValidationError(sql::Span{v.pos, v.pos},
+                            "Values passed to VALUES must have the same number of columns")));
       }
       std::vector<BoundExpr> bound;
       for (const sql::Expr& e : row) {
@@ -371,8 +384,10 @@ struct QueryPlanner {
         } else {
           auto common = CommonType(*t, row[c].type);
           if (!common) {
-            return Fail(Classed("floe.ValidationException",
-                                ValidationError(row[c].span, fmt::format("Type mismatch in column {} of VALUES", c + 1))));
+            return Fail(Classed(
+                "floe.ValidationException",
+                ValidationError(row[c].span,
+                                fmt::format("Type mismatch in column {} of VALUES", c + 1))));
           }
           t = common;
         }
@@ -434,15 +449,17 @@ struct QueryPlanner {
     std::vector<std::string> names;
     auto bind = [&](const sql::Expr& e) -> Result<BoundExpr> {
       auto b = Bind(e, scope);
-      if (!b) return Fail(Classed(b.error().kind == ErrorKind::kUnsupported ? "floe.UnsupportedException"
-                                                                            : "floe.ValidationException",
-                                  b.error()));
+      if (!b)
+        return Fail(Classed(b.error().kind == ErrorKind::kUnsupported ? "floe.UnsupportedException"
+                                                                      : "floe.ValidationException",
+                            b.error()));
       return b;
     };
     for (const sql::SelectItem& item : sel.items) {
       if (item.expr.kind == sql::ExprKind::kStar) {
         if (!table) {
-          return Fail(Classed("floe.ValidationException", ValidationError(item.expr.span, "SELECT * requires a FROM clause")));
+          return Fail(Classed("floe.ValidationException",
+                              ValidationError(item.expr.span, "SELECT * requires a FROM clause")));
         }
         if (!item.expr.names.empty()) {
           bool found = false;
@@ -450,7 +467,9 @@ struct QueryPlanner {
           if (!found) {
             std::string q;
             for (const auto& n : item.expr.names) q += (q.empty() ? "" : ".") + n;
-            return Fail(Classed("floe.ValidationException", ValidationError(item.expr.span, fmt::format("Unknown identifier '{}'", q))));
+            return Fail(Classed(
+                "floe.ValidationException",
+                ValidationError(item.expr.span, fmt::format("Unknown identifier '{}'", q))));
           }
         }
         for (int c = 0; c < scope.schema.size(); ++c) {
@@ -467,7 +486,8 @@ struct QueryPlanner {
       }
       FLOE_ASSIGN_OR_RETURN(BoundExpr b, bind(item.expr));
       if (b.null_literal) {
-        return Fail(Classed("floe.ValidationException", ValidationError(item.expr.span, "Illegal use of 'NULL'")));
+        return Fail(Classed("floe.ValidationException",
+                            ValidationError(item.expr.span, "Illegal use of 'NULL'")));
       }
       if (item.alias) {
         names.push_back(*item.alias);
@@ -485,9 +505,11 @@ struct QueryPlanner {
         FLOE_ASSIGN_OR_RETURN(w, CastTo(std::move(w), MakeType(sql::TypeName::kBoolean)));
       }
       if (w.type.name != sql::TypeName::kBoolean) {
-        return Fail(Classed("floe.ValidationException",
-                            ValidationError(sel.where->span, fmt::format("WHERE clause must be a condition (its type is {})",
-                                                                         TypeSummary(w.type)))));
+        return Fail(
+            Classed("floe.ValidationException",
+                    ValidationError(sel.where->span,
+                                    fmt::format("WHERE clause must be a condition (its type is {})",
+                                                TypeSummary(w.type)))));
       }
       where = std::move(w);
     }
@@ -533,13 +555,15 @@ struct QueryPlanner {
     for (auto& e : items) RemapColumns(&e, remap);
     if (where) RemapColumns(&*where, remap);
     FLOE_ASSIGN_OR_RETURN(auto connector, ConnectorOf(*table));
-    if (Status st = connector->Validate(*table, false); !st) return Fail(Classed("floe.ValidationException", st.error()));
+    if (Status st = connector->Validate(*table, false); !st)
+      return Fail(Classed("floe.ValidationException", st.error()));
     EngineContext ctx = s.Context();
     p.changelog = connector->ChangelogSource(*table, request, ctx) || ctx.streaming;
     Projector proj(items, p.output.Physical());
     auto t = std::make_shared<TableHandle>(*table);
     Session::Impl* impl = &s;
-    p.open = [impl, connector, t, request, proj, where, limit]() -> Result<std::unique_ptr<RowSource>> {
+    p.open = [impl, connector, t, request, proj, where,
+              limit]() -> Result<std::unique_ptr<RowSource>> {
       FLOE_ASSIGN_OR_RETURN(auto src, connector->OpenSource(*t, request, impl->Context()));
       return std::unique_ptr<RowSource>(new SelectSource(std::move(src), where, proj, limit));
     };
@@ -557,9 +581,10 @@ struct QueryPlanner {
   };
 
   Error Mismatch(const TableHandle& t, const RelSchema& query, const std::string& cause) {
-    return Validation(fmt::format(
-        "Column types of query result and sink for '{}' do not match.\nCause: {}\n\nQuery schema: {}\nSink schema:  {}",
-        t.FullName(), cause, query.Summary(), t.schema.Summary()));
+    return Validation(
+        fmt::format("Column types of query result and sink for '{}' do not match.\nCause: "
+                    "{}\n\nQuery schema: {}\nSink schema:  {}",
+                    t.FullName(), cause, query.Summary(), t.schema.Summary()));
   }
 
   Result<PlannedInsert> PlanInsert(const sql::Insert& ins) {
@@ -574,21 +599,26 @@ struct QueryPlanner {
     p.request.overwrite = ins.overwrite;
     EngineContext ctx = s.Context();
     if (ins.overwrite && ctx.streaming) {
-      return Fail(Validation("INSERT OVERWRITE expression is only supported in batch mode (execution.runtime-mode = batch)."));
+      return Fail(
+          Validation("INSERT OVERWRITE expression is only supported in batch mode "
+                     "(execution.runtime-mode = batch)."));
     }
     FLOE_ASSIGN_OR_RETURN(p.connector, ConnectorOf(p.table));
-    if (Status st = p.connector->Validate(p.table, true); !st) return Fail(Classed("floe.ValidationException", st.error()));
+    if (Status st = p.connector->Validate(p.table, true); !st)
+      return Fail(Classed("floe.ValidationException", st.error()));
     FLOE_ASSIGN_OR_RETURN(p.query, Plan(ins.query));
     p.request.changelog = p.query.changelog && !ctx.streaming ? true : p.query.changelog;
     const RelSchema& sink = p.table.schema;
     // Static partition values.
     std::map<std::string, BoundExpr> fixed;
     for (const auto& [col, e] : ins.partition) {
-      if (std::find(p.table.partition_keys.begin(), p.table.partition_keys.end(), col) == p.table.partition_keys.end()) {
+      if (std::find(p.table.partition_keys.begin(), p.table.partition_keys.end(), col) ==
+          p.table.partition_keys.end()) {
         std::string keys;
         for (const auto& k : p.table.partition_keys) keys += (keys.empty() ? "" : ", ") + k;
-        return Fail(Validation(fmt::format("{} is not a partition column of table {}. Partition columns are: [{}]", col,
-                                           p.table.FullName(), keys)));
+        return Fail(Validation(
+            fmt::format("{} is not a partition column of table {}. Partition columns are: [{}]",
+                        col, p.table.FullName(), keys)));
       }
       auto b = Bind(e, Scope{});
       if (!b) return Fail(Classed("floe.ValidationException", b.error()));
@@ -608,7 +638,8 @@ struct QueryPlanner {
         }
         if (idx < 0) return Fail(Validation(fmt::format("Unknown target column '{}'", name)));
         if (std::find(targets.begin(), targets.end(), idx) != targets.end()) {
-          return Fail(Validation(fmt::format("Target column '{}' is assigned more than once", name)));
+          return Fail(
+              Validation(fmt::format("Target column '{}' is assigned more than once", name)));
         }
         targets.push_back(idx);
       }
@@ -633,8 +664,9 @@ struct QueryPlanner {
       if (fixed.contains(col.name)) {
         e = fixed[col.name];
         if (!ExplicitCastAllowed(e.type, want)) {
-          return Fail(Validation(fmt::format("Static partition value of column '{}' has type {}, which does not cast to {}",
-                                             col.name, TypeSummary(e.type), TypeSummary(col.type))));
+          return Fail(Validation(fmt::format(
+              "Static partition value of column '{}' has type {}, which does not cast to {}",
+              col.name, TypeSummary(e.type), TypeSummary(col.type))));
         }
       } else if (pos != targets.end()) {
         const int j = static_cast<int>(pos - targets.begin());
@@ -645,12 +677,14 @@ struct QueryPlanner {
         const bool constant = false;
         if (!SameLogical(e.type, col.type) && !ImplicitCastAllowed(e.type, col.type) &&
             !(constant && ExplicitCastAllowed(e.type, col.type))) {
-          return Fail(Mismatch(p.table, q, fmt::format("Incompatible types for sink column '{}' at position {}.",
-                                                       col.name, c)));
+          return Fail(Mismatch(
+              p.table, q,
+              fmt::format("Incompatible types for sink column '{}' at position {}.", col.name, c)));
         }
       } else {
         if (!col.type.nullable) {
-          return Fail(Validation(fmt::format("Column '{}' has no default value and does not allow NULLs.", col.name)));
+          return Fail(Validation(
+              fmt::format("Column '{}' has no default value and does not allow NULLs.", col.name)));
         }
         BoundExpr n;
         n.kind = BoundKind::kLiteral;
@@ -695,7 +729,8 @@ Result<StatementResult> Session::Impl::Query(const sql::Query& q) {
         }
       }
       r.table.rows.push_back(std::move(row));
-      if (p.changelog) r.table.kinds.push_back(b.row_kinds.empty() ? RowKind::kInsert : b.row_kinds[i]);
+      if (p.changelog)
+        r.table.kinds.push_back(b.row_kinds.empty() ? RowKind::kInsert : b.row_kinds[i]);
     }
   }
   return r;
@@ -722,14 +757,15 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
     auto sink = ins.connector->OpenSink(ins.table, ins.request, ctx);
     if (!sink) {
       abort_all();
-      return Fail(sink.error().WithContext(fmt::format("cannot write to table {}", ins.table.FullName())));
+      return Fail(
+          sink.error().WithContext(fmt::format("cannot write to table {}", ins.table.FullName())));
     }
     sinks.push_back(std::move(*sink));
   }
   for (size_t i = 0; i < inserts.size(); ++i) {
     auto source = inserts[i].query.open();
-    Status st = source ? RunToSink(source->get(), *inserts[i].to_sink, inserts[i].table.schema, sinks[i].get(),
-                                   inserts[i].table.FullName(), checkpoint_interval)
+    Status st = source ? RunToSink(source->get(), *inserts[i].to_sink, inserts[i].table.schema,
+                                   sinks[i].get(), inserts[i].table.FullName(), checkpoint_interval)
                        : Status(Fail(source.error()));
     if (!st) {
       abort_all();

@@ -29,11 +29,13 @@ constexpr std::string_view kIcebergDefaultDatabase = "default";
 
 StatementResult Ok_() { return StatementResult{}; }
 
-StatementResult Rows(std::vector<std::string> columns, std::vector<std::vector<std::optional<std::string>>> rows) {
+StatementResult Rows(std::vector<std::string> columns,
+                     std::vector<std::vector<std::optional<std::string>>> rows) {
   StatementResult r;
   r.kind = StatementResult::Kind::kRows;
   r.table.columns = std::move(columns);
-  for (size_t i = 0; i < r.table.columns.size(); ++i) r.table.types.push_back(MakeType(sql::TypeName::kString));
+  for (size_t i = 0; i < r.table.columns.size(); ++i)
+    r.table.types.push_back(MakeType(sql::TypeName::kString));
   r.table.rows = std::move(rows);
   return r;
 }
@@ -65,7 +67,8 @@ std::string ToLower(std::string_view s) {
 }  // namespace
 
 std::string TablePath::Quoted() const {
-  return sql::QuoteIdentifier(catalog) + "." + sql::QuoteIdentifier(database) + "." + sql::QuoteIdentifier(table);
+  return sql::QuoteIdentifier(catalog) + "." + sql::QuoteIdentifier(database) + "." +
+         sql::QuoteIdentifier(table);
 }
 
 Error Classed(std::string_view cls, Error e) {
@@ -75,12 +78,13 @@ Error Classed(std::string_view cls, Error e) {
 }
 
 Error Validation(std::string message) {
-  return Error{ErrorKind::kInvalidArgument, "floe.ValidationException: " + std::move(message), false};
+  return Error{ErrorKind::kInvalidArgument, "floe.ValidationException: " + std::move(message),
+               false};
 }
 
 Error NotSupportedYet(std::string_view what) {
-  return Error{ErrorKind::kUnsupported, fmt::format("floe.UnsupportedException: {} is not supported yet", what),
-               false};
+  return Error{ErrorKind::kUnsupported,
+               fmt::format("floe.UnsupportedException: {} is not supported yet", what), false};
 }
 
 // ---------------------------------------------------------------- Session
@@ -106,7 +110,9 @@ Result<StatementResult> Session::ExecuteSql(std::string_view text, sql::Pos star
   return Execute(*parsed);
 }
 
-Result<StatementResult> Session::Execute(const sql::Statement& statement) { return impl_->Execute(statement); }
+Result<StatementResult> Session::Execute(const sql::Statement& statement) {
+  return impl_->Execute(statement);
+}
 
 Session::Impl::Impl(SessionOptions o) : session_options(std::move(o)) {
   RegisterBuiltinConnectors();
@@ -118,10 +124,14 @@ Session::Impl::Impl(SessionOptions o) : session_options(std::move(o)) {
   current_catalog = std::string(kDefaultCatalog);
   current_database = std::string(kDefaultDatabase);
   if (!session_options.print_out) {
-    session_options.print_out = [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); };
+    session_options.print_out = [](std::string_view s) {
+      std::fwrite(s.data(), 1, s.size(), stdout);
+    };
   }
   if (!session_options.print_err) {
-    session_options.print_err = [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stderr); };
+    session_options.print_err = [](std::string_view s) {
+      std::fwrite(s.data(), 1, s.size(), stderr);
+    };
   }
 }
 
@@ -141,30 +151,50 @@ Result<StatementResult> Session::Impl::Execute(const sql::Statement& st) {
   Result<StatementResult> r = std::visit(
       [&](const auto& node) -> Result<StatementResult> {
         using T = std::decay_t<decltype(node)>;
-        if constexpr (std::is_same_v<T, sql::CreateCatalog>) return CreateCatalog(node);
-        else if constexpr (std::is_same_v<T, sql::UseCatalog>) return UseCatalog(node);
-        else if constexpr (std::is_same_v<T, sql::UseDatabase>) return UseDatabase(node);
-        else if constexpr (std::is_same_v<T, sql::CreateDatabase>) return CreateDatabase(node);
-        else if constexpr (std::is_same_v<T, sql::DropDatabase>) return DropDatabase(node);
-        else if constexpr (std::is_same_v<T, sql::Show>) return Show(node);
-        else if constexpr (std::is_same_v<T, sql::ShowCreateTable>) return ShowCreateTable(node);
-        else if constexpr (std::is_same_v<T, sql::Describe>) return Describe(node);
-        else if constexpr (std::is_same_v<T, sql::Set>) return SetOption(node);
-        else if constexpr (std::is_same_v<T, sql::Reset>) return ResetOption(node);
-        else if constexpr (std::is_same_v<T, sql::CreateTable>) return CreateTable(node);
-        else if constexpr (std::is_same_v<T, sql::DropTable>) return DropTable(node);
-        else if constexpr (std::is_same_v<T, sql::AlterTableSet>) return AlterTableSet(node);
-        else if constexpr (std::is_same_v<T, sql::AlterTableReset>) return AlterTableReset(node);
-        else if constexpr (std::is_same_v<T, sql::AddJar>) return AddJar(node);
-        else if constexpr (std::is_same_v<T, sql::RemoveJar>) return RemoveJar(node);
-        else if constexpr (std::is_same_v<T, sql::Insert>) return Insert(node);
-        else if constexpr (std::is_same_v<T, sql::StatementSet>) return StatementSet(node);
-        else return Query(node);
+        if constexpr (std::is_same_v<T, sql::CreateCatalog>)
+          return CreateCatalog(node);
+        else if constexpr (std::is_same_v<T, sql::UseCatalog>)
+          return UseCatalog(node);
+        else if constexpr (std::is_same_v<T, sql::UseDatabase>)
+          return UseDatabase(node);
+        else if constexpr (std::is_same_v<T, sql::CreateDatabase>)
+          return CreateDatabase(node);
+        else if constexpr (std::is_same_v<T, sql::DropDatabase>)
+          return DropDatabase(node);
+        else if constexpr (std::is_same_v<T, sql::Show>)
+          return Show(node);
+        else if constexpr (std::is_same_v<T, sql::ShowCreateTable>)
+          return ShowCreateTable(node);
+        else if constexpr (std::is_same_v<T, sql::Describe>)
+          return Describe(node);
+        else if constexpr (std::is_same_v<T, sql::Set>)
+          return SetOption(node);
+        else if constexpr (std::is_same_v<T, sql::Reset>)
+          return ResetOption(node);
+        else if constexpr (std::is_same_v<T, sql::CreateTable>)
+          return CreateTable(node);
+        else if constexpr (std::is_same_v<T, sql::DropTable>)
+          return DropTable(node);
+        else if constexpr (std::is_same_v<T, sql::AlterTableSet>)
+          return AlterTableSet(node);
+        else if constexpr (std::is_same_v<T, sql::AlterTableReset>)
+          return AlterTableReset(node);
+        else if constexpr (std::is_same_v<T, sql::AddJar>)
+          return AddJar(node);
+        else if constexpr (std::is_same_v<T, sql::RemoveJar>)
+          return RemoveJar(node);
+        else if constexpr (std::is_same_v<T, sql::Insert>)
+          return Insert(node);
+        else if constexpr (std::is_same_v<T, sql::StatementSet>)
+          return StatementSet(node);
+        else
+          return Query(node);
       },
       st.node);
   if (!r) {
     // Whatever was not classed on its way up failed while running.
-    const char* cls = r.error().kind == ErrorKind::kUnsupported ? "floe.UnsupportedException" : "floe.TableException";
+    const char* cls = r.error().kind == ErrorKind::kUnsupported ? "floe.UnsupportedException"
+                                                                : "floe.TableException";
     return Fail(Classed(cls, r.error()));
   }
   r->warnings.insert(r->warnings.begin(), warnings.begin(), warnings.end());
@@ -184,14 +214,16 @@ Result<TablePath> Session::Impl::Resolve(const sql::Identifier& id) const {
   } else if (parts.size() == 3) {
     p = {parts[0], parts[1], parts[2]};
   } else {
-    return Fail(Validation(fmt::format("Table identifier '{}' has more than 3 parts", id.ToString())));
+    return Fail(
+        Validation(fmt::format("Table identifier '{}' has more than 3 parts", id.ToString())));
   }
   return p;
 }
 
 Result<CatalogEntry*> Session::Impl::FindCatalog(const std::string& name) {
   auto it = catalogs.find(name);
-  if (it == catalogs.end()) return Fail(Validation(fmt::format("A catalog with name [{}] does not exist.", name)));
+  if (it == catalogs.end())
+    return Fail(Validation(fmt::format("A catalog with name [{}] does not exist.", name)));
   return &it->second;
 }
 
@@ -204,15 +236,16 @@ Result<TableHandle> Session::Impl::MemoryHandle(const TablePath& path, const sql
   h.temporary = temporary;
   for (const auto& p : def.options) h.options[p.key] = p.value;
   h.partition_keys = def.partitioned_by;
-  if (!def.watermarks.empty()) return Fail(NotSupportedYet(fmt::format("WATERMARK (table {})", path.Full())));
+  if (!def.watermarks.empty())
+    return Fail(NotSupportedYet(fmt::format("WATERMARK (table {})", path.Full())));
   for (const sql::ColumnDef& c : def.columns) {
     if (c.computed) {
-      return Fail(NotSupportedYet(fmt::format("Computed column '{}' (table {}, line {}, column {})", c.name,
-                                              path.Full(), c.pos.line, c.pos.column)));
+      return Fail(NotSupportedYet(fmt::format("Computed column '{}' (table {}, line {}, column {})",
+                                              c.name, path.Full(), c.pos.line, c.pos.column)));
     }
     if (c.metadata) {
-      return Fail(NotSupportedYet(fmt::format("Metadata column '{}' (table {}, line {}, column {})", c.name,
-                                              path.Full(), c.pos.line, c.pos.column)));
+      return Fail(NotSupportedYet(fmt::format("Metadata column '{}' (table {}, line {}, column {})",
+                                              c.name, path.Full(), c.pos.line, c.pos.column)));
     }
   }
   auto schema = sql::ToIcebergSchema(def);
@@ -237,12 +270,12 @@ Result<TableHandle> Session::Impl::MemoryHandle(const TablePath& path, const sql
     bool found = false;
     for (const auto& c : h.schema.columns) found = found || c.name == k;
     if (!found) {
-      return Fail(Validation(fmt::format("Partition column '{}' not defined in the table schema. Available columns: [{}]",
-                                         k, [&] {
-                                           std::string s;
-                                           for (const auto& c : h.schema.columns) s += (s.empty() ? "'" : ", '") + c.name + "'";
-                                           return s;
-                                         }())));
+      return Fail(Validation(fmt::format(
+          "Partition column '{}' not defined in the table schema. Available columns: [{}]", k, [&] {
+            std::string s;
+            for (const auto& c : h.schema.columns) s += (s.empty() ? "'" : ", '") + c.name + "'";
+            return s;
+          }())));
     }
   }
   return h;
@@ -284,8 +317,10 @@ Result<std::optional<TableHandle>> Session::Impl::Lookup(const TablePath& path) 
   }
   if (const iceberg::PartitionSpec* spec = loaded->metadata.DefaultSpec()) {
     for (const auto& pf : spec->fields()) {
-      if (pf.transform.kind() != iceberg::TransformKind::kIdentity) continue;  // Flink shows identity partitions only
-      if (const NestedField* f = schema->FindField(pf.source_id)) h.partition_keys.push_back(f->name);
+      if (pf.transform.kind() != iceberg::TransformKind::kIdentity)
+        continue;  // Flink shows identity partitions only
+      if (const NestedField* f = schema->FindField(pf.source_id))
+        h.partition_keys.push_back(f->name);
     }
   }
   h.options = loaded->metadata.properties;
@@ -297,10 +332,11 @@ Result<TableHandle> Session::Impl::LoadTableHandle(const sql::Identifier& id) {
   FLOE_ASSIGN_OR_RETURN(TablePath path, Resolve(id));
   FLOE_ASSIGN_OR_RETURN(auto h, Lookup(path));
   if (!h) {
-    return Fail(Validation(fmt::format("SQL validation failed. From line {}, column {} to line {}, column {}: "
-                                       "Object '{}' not found",
-                                       id.pos.line, id.pos.column, id.pos.line,
-                                       id.pos.column + static_cast<int>(id.ToString().size()) - 1, path.table)));
+    return Fail(Validation(
+        fmt::format("SQL validation failed. From line {}, column {} to line {}, column {}: "
+                    "Object '{}' not found",
+                    id.pos.line, id.pos.column, id.pos.line,
+                    id.pos.column + static_cast<int>(id.ToString().size()) - 1, path.table)));
   }
   return std::move(*h);
 }
@@ -332,18 +368,21 @@ Result<sql::CreateTable> Session::Impl::DefinitionOf(const TableHandle& h) const
 
 Result<StatementResult> Session::Impl::CreateCatalog(const sql::CreateCatalog& s) {
   const std::string name = s.name.ToString();
-  if (catalogs.contains(name)) return Fail(Validation(fmt::format("Catalog {} already exists.", name)));
+  if (catalogs.contains(name))
+    return Fail(Validation(fmt::format("Catalog {} already exists.", name)));
   std::map<std::string, std::string> opts;
   for (const auto& p : s.options) opts[p.key] = p.value;
   auto type = opts.find("type");
   if (type == opts.end()) {
-    return Fail(Validation("Catalog options do not contain an option key 'type' for discovering a catalog."));
+    return Fail(Validation(
+        "Catalog options do not contain an option key 'type' for discovering a catalog."));
   }
   if (type->second != "iceberg") {
-    return Fail(Validation(fmt::format(
-        "Could not find any factory for identifier '{}' that implements 'CatalogFactory' in floe.\n\nAvailable "
-        "factory identifiers are:\n\niceberg",
-        type->second)));
+    return Fail(
+        Validation(fmt::format("Could not find any factory for identifier '{}' that implements "
+                               "'CatalogFactory' in floe.\n\nAvailable "
+                               "factory identifiers are:\n\niceberg",
+                               type->second)));
   }
   opts.erase(type);
   std::string default_db(kIcebergDefaultDatabase);
@@ -353,8 +392,10 @@ Result<StatementResult> Session::Impl::CreateCatalog(const sql::CreateCatalog& s
   }
   // Iceberg's FlinkCatalogFactory makes a missing catalog-type 'hive'
   // (floe's command line defaults to hadoop; SQL follows Iceberg).
-  if (!opts.contains("catalog-type") && !opts.contains("catalog-impl")) opts["catalog-type"] = "hive";
-  if (Status st = catalog::CheckCatalogOptions(name, opts); !st) return Fail(Classed("floe.ValidationException", st.error()));
+  if (!opts.contains("catalog-type") && !opts.contains("catalog-impl"))
+    opts["catalog-type"] = "hive";
+  if (Status st = catalog::CheckCatalogOptions(name, opts); !st)
+    return Fail(Classed("floe.ValidationException", st.error()));
   auto cat = catalog::OpenCatalog(name, opts);
   if (!cat) return Fail(Classed("floe.ValidationException", cat.error()));
   CatalogEntry e;
@@ -380,7 +421,8 @@ Result<StatementResult> Session::Impl::UseDatabase(const sql::UseDatabase& s) {
   } else if (s.name.parts.size() == 1) {
     db = s.name.parts[0];
   } else {
-    return Fail(Validation(fmt::format("Database identifier '{}' has more than 2 parts", s.name.ToString())));
+    return Fail(Validation(
+        fmt::format("Database identifier '{}' has more than 2 parts", s.name.ToString())));
   }
   FLOE_ASSIGN_OR_RETURN(CatalogEntry * c, FindCatalog(cat));
   bool exists = false;
@@ -390,7 +432,8 @@ Result<StatementResult> Session::Impl::UseDatabase(const sql::UseDatabase& s) {
     exists = c->databases.contains(db);
   }
   if (!exists) {
-    return Fail(Validation(fmt::format("A database with name [{}] does not exist in the catalog: [{}].", db, cat)));
+    return Fail(Validation(
+        fmt::format("A database with name [{}] does not exist in the catalog: [{}].", db, cat)));
   }
   current_catalog = cat;
   current_database = db;
@@ -400,7 +443,9 @@ Result<StatementResult> Session::Impl::UseDatabase(const sql::UseDatabase& s) {
 Result<StatementResult> Session::Impl::CreateDatabase(const sql::CreateDatabase& s) {
   std::string cat = current_catalog, db = s.name.parts.back();
   if (s.name.parts.size() == 2) cat = s.name.parts[0];
-  if (s.name.parts.size() > 2) return Fail(Validation(fmt::format("Database identifier '{}' has more than 2 parts", s.name.ToString())));
+  if (s.name.parts.size() > 2)
+    return Fail(Validation(
+        fmt::format("Database identifier '{}' has more than 2 parts", s.name.ToString())));
   FLOE_ASSIGN_OR_RETURN(CatalogEntry * c, FindCatalog(cat));
   std::map<std::string, std::string> props;
   for (const auto& p : s.options) props[p.key] = p.value;
@@ -442,7 +487,8 @@ Result<StatementResult> Session::Impl::DropDatabase(const sql::DropDatabase& s) 
     }
     FLOE_ASSIGN_OR_RETURN(auto tables, c->iceberg->ListTables(ns));
     if (!tables.empty()) {
-      if (s.cascade) return Fail(NotSupportedYet("DROP DATABASE ... CASCADE of a database with tables"));
+      if (s.cascade)
+        return Fail(NotSupportedYet("DROP DATABASE ... CASCADE of a database with tables"));
       return Fail(Validation(fmt::format("Database {} in catalog {} is not empty.", db, cat)));
     }
     FLOE_RETURN_IF_ERROR(c->iceberg->DropNamespace(ns));
@@ -467,7 +513,8 @@ Result<StatementResult> Session::Impl::Show(const sql::Show& s) {
       for (const auto& [name, c] : catalogs) rows.push_back({name});
       return Rows({"catalog name"}, std::move(rows));
     case sql::ShowKind::kCurrentCatalog: return Rows({"current catalog name"}, {{current_catalog}});
-    case sql::ShowKind::kCurrentDatabase: return Rows({"current database name"}, {{current_database}});
+    case sql::ShowKind::kCurrentDatabase:
+      return Rows({"current database name"}, {{current_database}});
     case sql::ShowKind::kJars:
       for (const auto& j : jars) rows.push_back({j});
       return Rows({"jars"}, std::move(rows));
@@ -499,12 +546,16 @@ Result<StatementResult> Session::Impl::Show(const sql::Show& s) {
       if (c->iceberg) {
         const catalog::Namespace ns{{db}};
         FLOE_ASSIGN_OR_RETURN(bool exists, c->iceberg->NamespaceExists(ns));
-        if (!exists) return Fail(Validation(fmt::format("Database {} does not exist in Catalog {}.", db, cat)));
+        if (!exists)
+          return Fail(
+              Validation(fmt::format("Database {} does not exist in Catalog {}.", db, cat)));
         FLOE_ASSIGN_OR_RETURN(auto ids, c->iceberg->ListTables(ns));
         for (const auto& id : ids) names.push_back(id.name);
       } else {
         auto it = c->databases.find(db);
-        if (it == c->databases.end()) return Fail(Validation(fmt::format("Database {} does not exist in Catalog {}.", db, cat)));
+        if (it == c->databases.end())
+          return Fail(
+              Validation(fmt::format("Database {} does not exist in Catalog {}.", db, cat)));
         for (const auto& [name, t] : it->second.tables) names.push_back(name);
       }
       // SHOW TABLES lists the temporary tables of the database too.
@@ -527,7 +578,8 @@ Result<StatementResult> Session::Impl::Describe(const sql::Describe& s) {
   FLOE_ASSIGN_OR_RETURN(TablePath path, Resolve(s.name));
   FLOE_ASSIGN_OR_RETURN(auto h, Lookup(path));
   if (!h) {
-    return Fail(Validation(fmt::format("Tables or views with the identifier '{}' doesn't exist.", path.Full())));
+    return Fail(Validation(
+        fmt::format("Tables or views with the identifier '{}' doesn't exist.", path.Full())));
   }
   std::string key;
   if (!h->primary_key.empty()) {
@@ -537,10 +589,12 @@ Result<StatementResult> Session::Impl::Describe(const sql::Describe& s) {
   }
   std::vector<std::vector<std::optional<std::string>>> rows;
   for (const ColumnInfo& c : h->schema.columns) {
-    const bool is_key = std::find(h->primary_key.begin(), h->primary_key.end(), c.name) != h->primary_key.end();
+    const bool is_key =
+        std::find(h->primary_key.begin(), h->primary_key.end(), c.name) != h->primary_key.end();
     sql::DataType t = c.type;
     t.nullable = true;
-    rows.push_back({c.name, TypeSummary(t), c.type.nullable ? "TRUE" : "FALSE", is_key ? key : "", "", ""});
+    rows.push_back(
+        {c.name, TypeSummary(t), c.type.nullable ? "TRUE" : "FALSE", is_key ? key : "", "", ""});
   }
   return Rows({"name", "type", "null", "key", "extras", "watermark"}, std::move(rows));
 }
@@ -549,8 +603,9 @@ Result<StatementResult> Session::Impl::ShowCreateTable(const sql::ShowCreateTabl
   FLOE_ASSIGN_OR_RETURN(TablePath path, Resolve(s.name));
   FLOE_ASSIGN_OR_RETURN(auto h, Lookup(path));
   if (!h) {
-    return Fail(Validation(fmt::format("Could not execute SHOW CREATE TABLE. Table with identifier {} does not exist.",
-                                       path.Quoted())));
+    return Fail(Validation(
+        fmt::format("Could not execute SHOW CREATE TABLE. Table with identifier {} does not exist.",
+                    path.Quoted())));
   }
   FLOE_ASSIGN_OR_RETURN(sql::CreateTable def, DefinitionOf(*h));
   return Rows({"result"}, {{sql::ShowCreateTableText(def)}});
@@ -572,7 +627,8 @@ Result<StatementResult> Session::Impl::RemoveJar(const sql::RemoveJar& s) {
   if (it == jars.end()) {
     return Fail(Validation(fmt::format("The specified jar {} is not added by ADD JAR.", s.path)));
   }
-  if (Status st = plugin::UnloadPlugin(s.path); !st) return Fail(Classed("floe.PluginException", st.error()));
+  if (Status st = plugin::UnloadPlugin(s.path); !st)
+    return Fail(Classed("floe.PluginException", st.error()));
   jars.erase(it);
   return Ok_();
 }
@@ -590,9 +646,11 @@ Result<StatementResult> Session::Impl::SetOption(const sql::Set& s) {
   if (key.starts_with("connector.iceberg.")) {
     const config::OptionDef* def = config::FindOption(key, uint32_t(config::Scope::kRead));
     if (!def) {
-      return Fail(Validation(fmt::format("SET '{}': not a read option of the Iceberg connector (see `floe options`)", key)));
+      return Fail(Validation(fmt::format(
+          "SET '{}': not a read option of the Iceberg connector (see `floe options`)", key)));
     }
-    if (Status st = config::CheckValue(*def, key, value); !st) return Fail(Classed("floe.ValidationException", st.error()));
+    if (Status st = config::CheckValue(*def, key, value); !st)
+      return Fail(Classed("floe.ValidationException", st.error()));
     options[key] = value;
     return Ok_();
   }
@@ -608,17 +666,21 @@ Result<StatementResult> Session::Impl::SetOption(const sql::Set& s) {
         std::string list;
         for (auto v : k.values) list += (list.empty() ? "" : ", ") + std::string(v);
         if (key == "sql-client.execution.result-mode") {
-          return Fail(NotSupportedYet(fmt::format("SET '{}' = '{}' (floe prints results as tableau)", key, value)));
+          return Fail(NotSupportedYet(
+              fmt::format("SET '{}' = '{}' (floe prints results as tableau)", key, value)));
         }
         if (key == "table.dml-sync") {
-          return Fail(NotSupportedYet(fmt::format("SET '{}' = '{}' (floe runs every INSERT to its end)", key, value)));
+          return Fail(NotSupportedYet(
+              fmt::format("SET '{}' = '{}' (floe runs every INSERT to its end)", key, value)));
         }
-        return Fail(Validation(fmt::format("Could not parse value '{}' for key '{}'. Expected one of: [{}]", value, key, list)));
+        return Fail(Validation(fmt::format(
+            "Could not parse value '{}' for key '{}'. Expected one of: [{}]", value, key, list)));
       }
     }
     if (k.kind == "duration") {
       if (std::string why = config::ValidateDuration(value); !why.empty()) {
-        return Fail(Validation(fmt::format("Could not parse value '{}' for key '{}': {}", value, key, why)));
+        return Fail(Validation(
+            fmt::format("Could not parse value '{}' for key '{}': {}", value, key, why)));
       }
     }
     options[key] = value;
@@ -626,9 +688,10 @@ Result<StatementResult> Session::Impl::SetOption(const sql::Set& s) {
   }
   std::string list;
   for (const SessionKey& k : SessionKeys()) list += "\n" + std::string(k.key);
-  return Fail(NotSupportedYet(fmt::format(
-      "SET '{}'; the session options floe acts on are:{}\nand the Iceberg read options as connector.iceberg.<option>",
-      key, list)));
+  return Fail(
+      NotSupportedYet(fmt::format("SET '{}'; the session options floe acts on are:{}\nand the "
+                                  "Iceberg read options as connector.iceberg.<option>",
+                                  key, list)));
 }
 
 Result<StatementResult> Session::Impl::ResetOption(const sql::Reset& s) {
@@ -646,15 +709,16 @@ namespace {
 
 // Iceberg table properties from WITH options: known keys checked through the
 // registry, unknown ones kept with a warning (Iceberg's catalog keeps them).
-Status CheckTableProperties(const std::map<std::string, std::string>& props, std::vector<std::string>* warnings,
-                            const std::string& table) {
+Status CheckTableProperties(const std::map<std::string, std::string>& props,
+                            std::vector<std::string>* warnings, const std::string& table) {
   for (const auto& [key, value] : props) {
     const config::OptionDef* def = config::FindOption(key, uint32_t(config::Scope::kTable));
     if (!def) {
-      warnings->push_back(fmt::format(
-          "table {}: '{}' is not an Iceberg table property floe knows; kept as a table property (as Iceberg's Flink "
-          "catalog keeps unknown options)",
-          table, key));
+      warnings->push_back(
+          fmt::format("table {}: '{}' is not an Iceberg table property floe knows; kept as a table "
+                      "property (as Iceberg's Flink "
+                      "catalog keeps unknown options)",
+                      table, key));
       continue;
     }
     FLOE_RETURN_IF_ERROR(config::CheckValue(*def, key, value));
@@ -691,22 +755,28 @@ Result<sql::CreateTable> MergeLike(const sql::CreateTable& s, const sql::CreateT
   for (const sql::ColumnDef& c : s.columns) {
     for (const sql::ColumnDef& b : base.columns) {
       if (b.name == c.name) {
-        return Fail(Validation(fmt::format("A column named '{}' already exists in the base table.", c.name)));
+        return Fail(Validation(
+            fmt::format("A column named '{}' already exists in the base table.", c.name)));
       }
     }
     out.columns.push_back(c);
   }
-  const bool base_pk = base.primary_key.has_value() ||
-                       std::any_of(base.columns.begin(), base.columns.end(), [](const auto& c) { return c.primary_key; });
+  const bool base_pk =
+      base.primary_key.has_value() || std::any_of(base.columns.begin(), base.columns.end(),
+                                                  [](const auto& c) { return c.primary_key; });
   if (constraints != LikeStrategy::kExcluding && base_pk) {
     if (s.primary_key) {
-      return Fail(Validation("The base table already has a primary key. You might want to specify EXCLUDING CONSTRAINTS."));
+      return Fail(
+          Validation("The base table already has a primary key. You might want to specify "
+                     "EXCLUDING CONSTRAINTS."));
     }
     out.primary_key = base.primary_key;
   }
   if (partitions != LikeStrategy::kExcluding && !base.partitioned_by.empty()) {
     if (!s.partitioned_by.empty()) {
-      return Fail(Validation("The base table already has partitions defined. You might want to specify EXCLUDING PARTITIONS."));
+      return Fail(
+          Validation("The base table already has partitions defined. You might want to specify "
+                     "EXCLUDING PARTITIONS."));
     }
     out.partitioned_by = base.partitioned_by;
   }
@@ -715,12 +785,14 @@ Result<sql::CreateTable> MergeLike(const sql::CreateTable& s, const sql::CreateT
     for (const auto& p : base.options) out.options.push_back(p);
   }
   for (const auto& p : s.options) {
-    auto it = std::find_if(out.options.begin(), out.options.end(), [&](const auto& q) { return q.key == p.key; });
+    auto it = std::find_if(out.options.begin(), out.options.end(),
+                           [&](const auto& q) { return q.key == p.key; });
     if (it != out.options.end()) {
       if (opts == LikeStrategy::kIncluding) {
-        return Fail(Validation(fmt::format("There already exists an option ['{}' -> '{}']  in the base table. You might "
-                                           "want to specify EXCLUDING OPTIONS or OVERWRITING OPTIONS.",
-                                           it->key, it->value)));
+        return Fail(Validation(fmt::format(
+            "There already exists an option ['{}' -> '{}']  in the base table. You might "
+            "want to specify EXCLUDING OPTIONS or OVERWRITING OPTIONS.",
+            it->key, it->value)));
       }
       it->value = p.value;
     } else {
@@ -755,13 +827,16 @@ Result<StatementResult> Session::Impl::CreateTable(const sql::CreateTable& s_in)
   if (!c->iceberg) {
     auto db = c->databases.find(path.database);
     if (db == c->databases.end()) {
-      return Fail(Validation(fmt::format("Could not execute CreateTable in path {}\nDatabase {} does not exist in Catalog {}.",
-                                         path.Quoted(), path.database, path.catalog)));
+      return Fail(Validation(fmt::format(
+          "Could not execute CreateTable in path {}\nDatabase {} does not exist in Catalog {}.",
+          path.Quoted(), path.database, path.catalog)));
     }
     if (db->second.tables.contains(path.table)) {
       if (s.if_not_exists) return Ok_();
-      return Fail(Validation(fmt::format("Could not execute CreateTable in path {}\nTable (or view) {}.{} already exists in Catalog {}.",
-                                         path.Quoted(), path.database, path.table, path.catalog)));
+      return Fail(
+          Validation(fmt::format("Could not execute CreateTable in path {}\nTable (or view) {}.{} "
+                                 "already exists in Catalog {}.",
+                                 path.Quoted(), path.database, path.table, path.catalog)));
     }
     FLOE_RETURN_IF_ERROR(MemoryHandle(path, s, false));
     db->second.tables[path.table] = MemoryTable{s};
@@ -773,11 +848,13 @@ Result<StatementResult> Session::Impl::CreateTable(const sql::CreateTable& s_in)
   for (const auto& p : s.options) props[p.key] = p.value;
   if (auto it = props.find("connector"); it != props.end()) {
     if (it->second != "iceberg") {
-      return Fail(Validation(fmt::format(
-          "Cannot create the table with 'connector'='{}' table property in an iceberg catalog, Please create table "
-          "with 'connector'='{}' property in a non-iceberg catalog or create table without 'connector'='{}' related "
-          "properties in an iceberg table.",
-          it->second, it->second, it->second)));
+      return Fail(
+          Validation(fmt::format("Cannot create the table with 'connector'='{}' table property in "
+                                 "an iceberg catalog, Please create table "
+                                 "with 'connector'='{}' property in a non-iceberg catalog or "
+                                 "create table without 'connector'='{}' related "
+                                 "properties in an iceberg table.",
+                                 it->second, it->second, it->second)));
     }
     props.erase(it);
   }
@@ -787,8 +864,12 @@ Result<StatementResult> Session::Impl::CreateTable(const sql::CreateTable& s_in)
     props.erase(it);
   }
   auto schema = sql::ToIcebergSchema(s);
-  if (!schema) return Fail(Classed(schema.error().kind == ErrorKind::kUnsupported ? "floe.UnsupportedException" : "floe.ValidationException", schema.error()));
-  if (Status st = schema->Validate(); !st) return Fail(Classed("floe.ValidationException", st.error()));
+  if (!schema)
+    return Fail(Classed(schema.error().kind == ErrorKind::kUnsupported ? "floe.UnsupportedException"
+                                                                       : "floe.ValidationException",
+                        schema.error()));
+  if (Status st = schema->Validate(); !st)
+    return Fail(Classed("floe.ValidationException", st.error()));
   def.schema = std::move(*schema);
   auto spec = sink::ParsePartitionFields(s.partitioned_by, def.schema);
   if (!spec) return Fail(Classed("floe.ValidationException", spec.error()));
@@ -800,15 +881,18 @@ Result<StatementResult> Session::Impl::CreateTable(const sql::CreateTable& s_in)
   const catalog::TableIdentifier id{catalog::Namespace{{path.database}}, path.table};
   FLOE_ASSIGN_OR_RETURN(bool ns_exists, c->iceberg->NamespaceExists(id.ns));
   if (!ns_exists) {
-    return Fail(Validation(fmt::format("Could not execute CreateTable in path {}\nDatabase {} does not exist in Catalog {}.",
-                                       path.Quoted(), path.database, path.catalog)));
+    return Fail(Validation(fmt::format(
+        "Could not execute CreateTable in path {}\nDatabase {} does not exist in Catalog {}.",
+        path.Quoted(), path.database, path.catalog)));
   }
   auto created = c->iceberg->CreateTable(id, def);
   if (!created) {
     if (created.error().kind == ErrorKind::kAlreadyExists) {
       if (s.if_not_exists) return Ok_();
-      return Fail(Validation(fmt::format("Could not execute CreateTable in path {}\nTable (or view) {}.{} already exists in Catalog {}.",
-                                         path.Quoted(), path.database, path.table, path.catalog)));
+      return Fail(
+          Validation(fmt::format("Could not execute CreateTable in path {}\nTable (or view) {}.{} "
+                                 "already exists in Catalog {}.",
+                                 path.Quoted(), path.database, path.table, path.catalog)));
     }
     return Fail(created.error());
   }
@@ -819,13 +903,16 @@ Result<StatementResult> Session::Impl::DropTable(const sql::DropTable& s) {
   FLOE_ASSIGN_OR_RETURN(TablePath path, Resolve(s.name));
   if (s.temporary) {
     if (temporary.erase(path.Full()) == 0 && !s.if_exists) {
-      return Fail(Validation(fmt::format("Temporary table with identifier '{}' does not exist.", path.Quoted())));
+      return Fail(Validation(
+          fmt::format("Temporary table with identifier '{}' does not exist.", path.Quoted())));
     }
     return Ok_();
   }
   if (temporary.contains(path.Full())) {
-    return Fail(Validation(fmt::format(
-        "Temporary table with identifier '{}' exists. Drop it first before removing the permanent table.", path.Quoted())));
+    return Fail(
+        Validation(fmt::format("Temporary table with identifier '{}' exists. Drop it first before "
+                               "removing the permanent table.",
+                               path.Quoted())));
   }
   auto missing = [&]() -> Result<StatementResult> {
     if (s.if_exists) return Ok_();
@@ -835,7 +922,8 @@ Result<StatementResult> Session::Impl::DropTable(const sql::DropTable& s) {
   if (cat == catalogs.end()) return missing();
   if (!cat->second.iceberg) {
     auto db = cat->second.databases.find(path.database);
-    if (db == cat->second.databases.end() || db->second.tables.erase(path.table) == 0) return missing();
+    if (db == cat->second.databases.end() || db->second.tables.erase(path.table) == 0)
+      return missing();
     return Ok_();
   }
   const catalog::TableIdentifier id{catalog::Namespace{{path.database}}, path.table};
@@ -851,11 +939,13 @@ Result<StatementResult> Session::Impl::AlterTableSet(const sql::AlterTableSet& s
   FLOE_ASSIGN_OR_RETURN(TableHandle h, LoadTableHandle(s.name));
   std::map<std::string, std::string> set;
   for (const auto& p : s.options) set[p.key] = p.value;
-  if (h.temporary) return Fail(Validation(fmt::format("Temporary table '{}' can't be altered.", path.Quoted())));
+  if (h.temporary)
+    return Fail(Validation(fmt::format("Temporary table '{}' can't be altered.", path.Quoted())));
   if (!h.iceberg) {
     auto& def = catalogs.at(path.catalog).databases.at(path.database).tables.at(path.table).def;
     for (const auto& [k, v] : set) {
-      auto it = std::find_if(def.options.begin(), def.options.end(), [&](const auto& p) { return p.key == k; });
+      auto it = std::find_if(def.options.begin(), def.options.end(),
+                             [&](const auto& p) { return p.key == k; });
       if (it != def.options.end()) {
         it->value = v;
       } else {
@@ -864,7 +954,8 @@ Result<StatementResult> Session::Impl::AlterTableSet(const sql::AlterTableSet& s
     }
     return Ok_();
   }
-  if (Status st = CheckTableProperties(set, &warnings, path.Full()); !st) return Fail(Classed("floe.ValidationException", st.error()));
+  if (Status st = CheckTableProperties(set, &warnings, path.Full()); !st)
+    return Fail(Classed("floe.ValidationException", st.error()));
   FLOE_ASSIGN_OR_RETURN(auto next, iceberg::UpdateProperties(h.loaded->metadata, set, {}));
   FLOE_RETURN_IF_ERROR(h.iceberg->CommitTable(*h.loaded, std::move(next)));
   return Ok_();
@@ -873,13 +964,17 @@ Result<StatementResult> Session::Impl::AlterTableSet(const sql::AlterTableSet& s
 Result<StatementResult> Session::Impl::AlterTableReset(const sql::AlterTableReset& s) {
   FLOE_ASSIGN_OR_RETURN(TablePath path, Resolve(s.name));
   FLOE_ASSIGN_OR_RETURN(TableHandle h, LoadTableHandle(s.name));
-  if (h.temporary) return Fail(Validation(fmt::format("Temporary table '{}' can't be altered.", path.Quoted())));
+  if (h.temporary)
+    return Fail(Validation(fmt::format("Temporary table '{}' can't be altered.", path.Quoted())));
   for (const std::string& k : s.keys) {
-    if (k == "connector") return Fail(Validation("ALTER TABLE RESET does not support changing 'connector'"));
+    if (k == "connector")
+      return Fail(Validation("ALTER TABLE RESET does not support changing 'connector'"));
   }
   if (!h.iceberg) {
     auto& def = catalogs.at(path.catalog).databases.at(path.database).tables.at(path.table).def;
-    std::erase_if(def.options, [&](const auto& p) { return std::find(s.keys.begin(), s.keys.end(), p.key) != s.keys.end(); });
+    std::erase_if(def.options, [&](const auto& p) {
+      return std::find(s.keys.begin(), s.keys.end(), p.key) != s.keys.end();
+    });
     return Ok_();
   }
   FLOE_ASSIGN_OR_RETURN(auto next, iceberg::UpdateProperties(h.loaded->metadata, {}, s.keys));

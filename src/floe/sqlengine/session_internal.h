@@ -66,7 +66,8 @@ class Session::Impl {
   /// Lookup, or Flink's "not found" error in `missing_text` form.
   Result<TableHandle> LoadTableHandle(const sql::Identifier& id);
   /// The handle of a CREATE TABLE held in memory.
-  Result<TableHandle> MemoryHandle(const TablePath& path, const sql::CreateTable& def, bool temporary) const;
+  Result<TableHandle> MemoryHandle(const TablePath& path, const sql::CreateTable& def,
+                                   bool temporary) const;
   Result<sql::CreateTable> DefinitionOf(const TableHandle& handle) const;
   EngineContext Context();
 

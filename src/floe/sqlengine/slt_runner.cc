@@ -47,7 +47,8 @@ std::vector<std::string> RowLines(const ResultTable& t) {
     size_t start = 0;
     while (true) {
       size_t nl = line.find('\n', start);
-      out.push_back(Normalize(line.substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
+      out.push_back(
+          Normalize(line.substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
       if (nl == std::string::npos) break;
       start = nl + 1;
     }
@@ -149,7 +150,8 @@ Result<SltOutcome> RunSltFile(const std::string& path, const SltOptions& options
       case sql::SltKind::kSystemOk: {
         const int rc = std::system(r.sql.c_str());
         if (rc != 0) {
-          fail(r, fmt::format("command exited with status {}", WIFEXITED(rc) ? WEXITSTATUS(rc) : rc));
+          fail(r,
+               fmt::format("command exited with status {}", WIFEXITED(rc) ? WEXITSTATUS(rc) : rc));
         } else {
           ++out.passed;
         }
@@ -174,12 +176,15 @@ Result<SltOutcome> RunSltFile(const std::string& path, const SltOptions& options
             // Rewrite the header's expected text with the first line of the message.
             const std::string msg = res.error().message;
             const std::string first = msg.substr(0, msg.find('\n'));
-            const std::string head = r.kind == sql::SltKind::kStatementError ? "statement error " : "query error ";
-            patches.push_back({static_cast<size_t>(r.line - 1), static_cast<size_t>(r.line),
+            const std::string head =
+                r.kind == sql::SltKind::kStatementError ? "statement error " : "query error ";
+            patches.push_back({static_cast<size_t>(r.line - 1),
+                               static_cast<size_t>(r.line),
                                {head + Unsubstitute(first, options.test_dir)}});
             ++out.passed;
           } else {
-            fail(r, fmt::format("error message does not contain the expected text\n  expected: {}\n  actual:   {}",
+            fail(r, fmt::format("error message does not contain the expected text\n  expected: "
+                                "{}\n  actual:   {}",
                                 r.expected_error, res.error().message));
           }
         } else {
@@ -204,8 +209,8 @@ Result<SltOutcome> RunSltFile(const std::string& path, const SltOptions& options
           break;
         }
         if (!r.types.empty() && r.types.size() != t.columns.size()) {
-          fail(r, fmt::format("query returns {} columns, the record's types '{}' say {}", t.columns.size(), r.types,
-                              r.types.size()));
+          fail(r, fmt::format("query returns {} columns, the record's types '{}' say {}",
+                              t.columns.size(), r.types, r.types.size()));
           break;
         }
         std::vector<std::string> actual = RowLines(t);
@@ -235,13 +240,16 @@ Result<SltOutcome> RunSltFile(const std::string& path, const SltOptions& options
     }
   }
   if (options.override_results && !patches.empty()) {
-    std::sort(patches.begin(), patches.end(), [](const Patch& x, const Patch& y) { return x.begin > y.begin; });
+    std::sort(patches.begin(), patches.end(),
+              [](const Patch& x, const Patch& y) { return x.begin > y.begin; });
     for (const Patch& p : patches) {
-      lines.erase(lines.begin() + static_cast<long>(p.begin), lines.begin() + static_cast<long>(p.end));
+      lines.erase(lines.begin() + static_cast<long>(p.begin),
+                  lines.begin() + static_cast<long>(p.end));
       lines.insert(lines.begin() + static_cast<long>(p.begin), p.lines.begin(), p.lines.end());
     }
     std::string rewritten;
-    for (size_t i = 0; i < lines.size(); ++i) rewritten += lines[i] + (i + 1 < lines.size() ? "\n" : "");
+    for (size_t i = 0; i < lines.size(); ++i)
+      rewritten += lines[i] + (i + 1 < lines.size() ? "\n" : "");
     FLOE_RETURN_IF_ERROR(WriteLocalFile(path, rewritten));
     out.rewritten = true;
   }

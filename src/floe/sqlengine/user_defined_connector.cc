@@ -64,8 +64,9 @@ class UserDefinedConnector : public Connector {
 
   Status Validate(const TableHandle& table, bool for_sink) const override {
     if (!table.options.contains(kClassName)) {
-      return InvalidArgument("One or more required options are missing.\n\nMissing required options are:\n\n{}",
-                             kClassName);
+      return InvalidArgument(
+          "One or more required options are missing.\n\nMissing required options are:\n\n{}",
+          kClassName);
     }
     return Ok();
   }
@@ -75,14 +76,18 @@ class UserDefinedConnector : public Connector {
     FLOE_RETURN_IF_ERROR(Validate(table, true));
     if (auto lib = table.options.find(kLibrary); lib != table.options.end()) {
       auto loaded = plugin::LoadPlugin(lib->second);
-      if (!loaded) return Fail(Error{loaded.error().kind, "floe.PluginException: " + loaded.error().message, false});
+      if (!loaded)
+        return Fail(
+            Error{loaded.error().kind, "floe.PluginException: " + loaded.error().message, false});
     }
     plugin::SinkSpec spec;
     spec.class_name = table.options.at(kClassName);
-    if (auto p = table.options.find(kClassParameter); p != table.options.end()) spec.parameter = p->second;
+    if (auto p = table.options.find(kClassParameter); p != table.options.end())
+      spec.parameter = p->second;
     spec.schema = table.schema.Physical();
     for (const auto& [k, v] : table.options) {
-      if (k != "connector" && k != "connector.type" && k != kClassName && k != kClassParameter && k != kLibrary) {
+      if (k != "connector" && k != "connector.type" && k != kClassName && k != kClassParameter &&
+          k != kLibrary) {
         spec.options[k] = v;
       }
     }
@@ -98,6 +103,8 @@ class UserDefinedConnector : public Connector {
 
 }  // namespace
 
-std::shared_ptr<const Connector> MakeUserDefinedConnector() { return std::make_shared<UserDefinedConnector>(); }
+std::shared_ptr<const Connector> MakeUserDefinedConnector() {
+  return std::make_shared<UserDefinedConnector>();
+}
 
 }  // namespace floe::sqlengine

@@ -41,7 +41,8 @@ std::string JavaText(std::string_view sci) {
       out += "0." + std::string(size_t(-exp - 1), '0') + digits;
     }
   } else {
-    out += digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" + std::to_string(exp);
+    out += digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
+           std::to_string(exp);
   }
   return out;
 }
@@ -79,7 +80,8 @@ void AppendTimestampValue(int64_t units, int unit_digits, int precision, std::st
 std::string JavaDoubleText(double v) { return FloatingText(v); }
 std::string JavaFloatText(float v) { return FloatingText(v); }
 
-void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t row, std::string* out) {
+void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t row,
+                     std::string* out) {
   if (col.IsNull(row)) return;
   using sql::TypeName;
   switch (col.type->id) {
@@ -88,8 +90,12 @@ void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t
     case TypeId::kLong: *out += std::to_string(col.data<int64_t>()[row]); return;
     case TypeId::kFloat: *out += JavaFloatText(col.data<float>()[row]); return;
     case TypeId::kDouble: *out += JavaDoubleText(col.data<double>()[row]); return;
-    case TypeId::kDecimal: AppendDecimalText(col.data<int128_t>()[row], col.type->scale, out); return;
-    case TypeId::kDate: civil::AppendDate(col.data<int32_t>()[row], civil::YearStyle::kJava, out); return;
+    case TypeId::kDecimal:
+      AppendDecimalText(col.data<int128_t>()[row], col.type->scale, out);
+      return;
+    case TypeId::kDate:
+      civil::AppendDate(col.data<int32_t>()[row], civil::YearStyle::kJava, out);
+      return;
     case TypeId::kTime: {
       int precision = type.name == TypeName::kTime ? sql::EffectivePrecision(type) : 6;
       int64_t micros = col.data<int64_t>()[row];
@@ -115,8 +121,8 @@ void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t
       // Iceberg uuid columns read as BINARY(16) in Flink; print the usual form.
       std::string hex;
       AppendHex(col.bytes(row), &hex);
-      *out += hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" + hex.substr(16, 4) + "-" +
-              hex.substr(20);
+      *out += hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+              hex.substr(16, 4) + "-" + hex.substr(20);
       return;
     }
     case TypeId::kFixed:
@@ -126,7 +132,8 @@ void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t
       out->push_back('\'');
       return;
     case TypeId::kList: {
-      const sql::DataType elem = type.elements.empty() ? LogicalOf(*col.type->element().type, true) : type.elements[0];
+      const sql::DataType elem =
+          type.elements.empty() ? LogicalOf(*col.type->element().type, true) : type.elements[0];
       out->push_back('[');
       for (int64_t i = col.offsets[row]; i < col.offsets[row + 1]; ++i) {
         if (i > col.offsets[row]) *out += ", ";
@@ -140,8 +147,10 @@ void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t
       return;
     }
     case TypeId::kMap: {
-      const sql::DataType kt = type.elements.size() == 2 ? type.elements[0] : LogicalOf(*col.type->key().type, false);
-      const sql::DataType vt = type.elements.size() == 2 ? type.elements[1] : LogicalOf(*col.type->value().type, true);
+      const sql::DataType kt =
+          type.elements.size() == 2 ? type.elements[0] : LogicalOf(*col.type->key().type, false);
+      const sql::DataType vt =
+          type.elements.size() == 2 ? type.elements[1] : LogicalOf(*col.type->value().type, true);
       out->push_back('{');
       for (int64_t i = col.offsets[row]; i < col.offsets[row + 1]; ++i) {
         if (i > col.offsets[row]) *out += ", ";
@@ -160,8 +169,9 @@ void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t
       out->push_back('(');
       for (size_t f = 0; f < col.children.size(); ++f) {
         if (f) *out += ", ";
-        const sql::DataType ft = f < type.fields.size() ? type.fields[f].type
-                                                        : LogicalOf(*col.type->fields[f].type, true);
+        const sql::DataType ft = f < type.fields.size()
+                                     ? type.fields[f].type
+                                     : LogicalOf(*col.type->fields[f].type, true);
         if (col.children[f].IsNull(row)) {
           *out += "NULL";
         } else {

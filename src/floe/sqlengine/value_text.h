@@ -20,7 +20,8 @@ namespace floe::sqlengine {
 
 /// Appends the text of value `row` of `col` (of Flink type `type`). A null
 /// appends nothing: callers print their own null marker.
-void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t row, std::string* out);
+void AppendValueText(const ColumnVector& col, const sql::DataType& type, int64_t row,
+                     std::string* out);
 
 /// Java's Double.toString / Float.toString of a value.
 std::string JavaDoubleText(double v);
