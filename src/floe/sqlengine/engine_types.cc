@@ -206,8 +206,9 @@ bool ExplicitCastAllowed(const DataType& from, const DataType& to) {
     return n != TypeName::kArray && n != TypeName::kMap && n != TypeName::kMultiset &&
            n != TypeName::kRow;
   };
-  // Every primitive casts to and from character strings (Flink's CAST rules).
-  if (IsCharacter(t) && primitive(f)) return true;
+  // Every type casts to a character string, every primitive from one
+  // (Flink's CAST rules).
+  if (IsCharacter(t)) return true;
   if (IsCharacter(f) && primitive(t)) return true;
   if (IsNumeric(f) && IsNumeric(t)) return true;
   if (f == TypeName::kBoolean && IsNumeric(t)) return true;
@@ -218,6 +219,24 @@ bool ExplicitCastAllowed(const DataType& from, const DataType& to) {
              (f == TypeName::kTime && t == TypeName::kDate));
   }
   return false;
+}
+
+bool SameShape(const Type& a, const Type& b) {
+  if (a.id != b.id || a.precision != b.precision || a.scale != b.scale || a.length != b.length ||
+      a.fields.size() != b.fields.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.fields.size(); ++i) {
+    if (!SameShape(*a.fields[i].type, *b.fields[i].type)) return false;
+  }
+  return true;
+}
+
+void Retype(ColumnVector* col, const TypePtr& type) {
+  col->type = type;
+  for (size_t i = 0; i < col->children.size() && i < type->fields.size(); ++i) {
+    Retype(&col->children[i], type->fields[i].type);
+  }
 }
 
 bool SameLogical(const DataType& a, const DataType& b) {

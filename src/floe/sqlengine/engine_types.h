@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "floe/sql/ast.h"
+#include "floe/types/column_vector.h"
 #include "floe/types/type.h"
 #include "floe/util/status.h"
 
@@ -80,6 +81,14 @@ bool ImplicitCastAllowed(const sql::DataType& from, const sql::DataType& to);
 
 /// Whether CAST(from AS to) is defined at all.
 bool ExplicitCastAllowed(const sql::DataType& from, const sql::DataType& to);
+
+/// Whether two physical types have the same layout: the same type ids and
+/// parameters at every level, field ids, names and nullability aside.
+bool SameShape(const Type& a, const Type& b);
+
+/// Gives `col` (and its children, at every level) the types of `type`,
+/// which must have the same shape: values are kept, field ids follow `type`.
+void Retype(ColumnVector* col, const TypePtr& type);
 
 /// Whether two types are the same ignoring nullability and, for the
 /// character and binary strings, length (their physical forms are equal).

@@ -271,10 +271,10 @@ Result<ColumnVector> CastColumn(const ColumnVector& in, const DataType& from, co
   const int64_t n = in.length;
   // Same physical representation: reuse the values (CHAR(3) -> STRING,
   // INT -> INT NOT NULL, VARBINARY -> BYTES).
-  if (*in.type == *to_physical &&
+  if (SameShape(*in.type, *to_physical) &&
       (SameLogical(from, to) || (IsCharacter(from.name) && IsCharacter(to.name)))) {
     ColumnVector out = in;
-    out.type = to_physical;
+    Retype(&out, to_physical);
     return out;
   }
   ColumnVector out(to_physical);

@@ -99,12 +99,12 @@ class Projector {
     for (size_t i = 0; i < exprs_.size(); ++i) {
       if (move_[i]) continue;
       FLOE_ASSIGN_OR_RETURN(out.columns[i], Evaluate(exprs_[i], in));
-      out.columns[i].type = schema_->fields()[i].type;
+      Retype(&out.columns[i], schema_->fields()[i].type);
     }
     for (size_t i = 0; i < exprs_.size(); ++i) {
       if (!move_[i]) continue;
       out.columns[i] = std::move(in.columns[exprs_[i].column]);
-      out.columns[i].type = schema_->fields()[i].type;
+      Retype(&out.columns[i], schema_->fields()[i].type);
     }
     out.row_kinds = std::move(in.row_kinds);
     return out;
@@ -159,6 +159,12 @@ class SelectSource : public RowSource {
 };
 
 // ------------------------------------------------------- filter pushdown
+
+// floe's filter binder takes integers of every width as long literals.
+expr::Literal Unbound(expr::Literal l) {
+  if (l.type == TypeId::kInt) l.type = TypeId::kLong;
+  return l;
+}
 
 std::optional<expr::Literal> ConstantLiteral(const BoundExpr& e) {
   auto col = Evaluate(e, Batch());
@@ -252,7 +258,7 @@ std::optional<expr::ExprPtr> ToFloeFilter(const BoundExpr& e, const RelSchema& s
         case Fn::kGt: op = expr::Op::kGt; break;
         default: op = expr::Op::kGe; break;
       }
-      return expr::Predicate(op, c->name, {*l});
+      return expr::Predicate(op, c->name, {Unbound(*l)});
     }
     case Fn::kIsNull:
     case Fn::kIsNotNull: {
@@ -270,7 +276,7 @@ std::optional<expr::ExprPtr> ToFloeFilter(const BoundExpr& e, const RelSchema& s
         if (!e.args[i].IsConstant()) return std::nullopt;
         auto l = ConstantLiteral(e.args[i]);
         if (!l || l->type != c->physical->id) return std::nullopt;
-        lits.push_back(*l);
+        lits.push_back(Unbound(*l));
       }
       return expr::Predicate(expr::Op::kIn, c->name, std::move(lits));
     }
