@@ -129,7 +129,9 @@ TEST_F(SqlCli, UnknownIcebergOptionsWarn) {
 // A plugin crashing in close ends floe before the Iceberg sink of the same
 // statement set commits: the table has no snapshot afterwards.
 TEST_F(SqlCli, PluginCrashInCloseCommitsNothingToIceberg) {
-  const std::string plugins = std::string(FLOE_BINARY_DIR) + "/plugins";
+  // The library by name: the plugins folder also holds a test library that
+  // registers test.RecordingSink again (the duplicate-name test).
+  const std::string plugins = std::string(FLOE_BINARY_DIR) + "/plugins/libfloe_test_sink.so";
   const std::string setup =
       "CREATE CATALOG c WITH ('type'='iceberg','catalog-type'='hadoop','warehouse'='wh'); CREATE "
       "DATABASE c.db; "

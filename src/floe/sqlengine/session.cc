@@ -392,8 +392,10 @@ Result<StatementResult> Session::Impl::CreateCatalog(const sql::CreateCatalog& s
   }
   // Iceberg's FlinkCatalogFactory makes a missing catalog-type 'hive'
   // (floe's command line defaults to hadoop; SQL follows Iceberg).
-  if (!opts.contains("catalog-type") && !opts.contains("catalog-impl"))
-    opts["catalog-type"] = "hive";
+  const std::string catalog_type(config::keys::kCatalogType.name);
+  if (!opts.contains(catalog_type) && !opts.contains(std::string(config::keys::kCatalogImpl.name))) {
+    opts[catalog_type] = "hive";
+  }
   if (Status st = catalog::CheckCatalogOptions(name, opts); !st)
     return Fail(Classed("floe.ValidationException", st.error()));
   auto cat = catalog::OpenCatalog(name, opts);
