@@ -10,7 +10,11 @@
 // reference used once) or computed by the columnar evaluator.
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -299,11 +303,83 @@ std::optional<expr::ExprPtr> ToFloeFilter(const BoundExpr& e, const RelSchema& s
 
 // ----------------------------------------------------------- statements
 
-// Pulls the query's batches into the sink. With a checkpoint interval (a
-// streaming job, `execution.checkpointing.interval`), a sink that publishes
-// at checkpoints does so each time the interval has passed.
-Status RunToSink(RowSource* source, const Projector& projector, const RelSchema& sink_schema,
-                 RowSink* sink, const std::string& table,
+// A bounded query's batches, read and projected onto the sink's columns on
+// a thread of their own while the caller's thread writes the previous ones
+// (the overlap `floe write`'s pipeline has: decoding here, Parquet encoding
+// there). At most kDepth batches wait. Only for bounded queries: a
+// streaming source may wait for snapshots forever, and the destructor joins.
+class PrefetchingSource : public RowSource {
+ public:
+  static constexpr size_t kDepth = 4;
+
+  PrefetchingSource(std::unique_ptr<RowSource> input, const Projector* projector)
+      : input_(std::move(input)), projector_(projector), thread_([this] { Produce(); }) {}
+
+  ~PrefetchingSource() override {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  Result<bool> Next(Batch* out) override {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+    if (queue_.empty()) {
+      if (error_) return Fail(*error_);
+      return false;
+    }
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    cv_.notify_all();
+    return true;
+  }
+
+ private:
+  void Produce() {
+    while (true) {
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return queue_.size() < kDepth || stop_; });
+        if (stop_) break;
+      }
+      Batch b;
+      auto more = input_->Next(&b);
+      Result<Batch> projected =
+          more && *more ? projector_->Apply(std::move(b)) : Result<Batch>(Batch());
+      std::lock_guard lock(mu_);
+      if (!more || !projected) {
+        error_ = !more ? more.error() : projected.error();
+        break;
+      }
+      if (!*more) break;
+      if (projected->num_rows > 0) queue_.push_back(std::move(*projected));
+      cv_.notify_all();
+    }
+    std::lock_guard lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+  }
+
+  std::unique_ptr<RowSource> input_;
+  const Projector* projector_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Batch> queue_;
+  std::optional<Error> error_;
+  bool done_ = false;
+  bool stop_ = false;
+  std::thread thread_;  ///< last: starts once the members it uses exist
+};
+
+// Pulls the query's batches into the sink (`projected`: the source already
+// gives the sink's columns). With a checkpoint interval (a streaming job,
+// `execution.checkpointing.interval`), a sink that publishes at checkpoints
+// does so each time the interval has passed.
+Status RunToSink(RowSource* source, const Projector& projector, bool projected,
+                 const RelSchema& sink_schema, RowSink* sink, const std::string& table,
                  std::chrono::nanoseconds checkpoint_interval) {
   auto last_checkpoint = std::chrono::steady_clock::now();
   while (true) {
@@ -316,7 +392,12 @@ Status RunToSink(RowSource* source, const Projector& projector, const RelSchema&
     FLOE_ASSIGN_OR_RETURN(bool more, source->Next(&b));
     if (!more) return Ok();
     if (b.num_rows == 0) continue;
-    FLOE_ASSIGN_OR_RETURN(Batch out, projector.Apply(std::move(b)));
+    Batch out;
+    if (projected) {
+      out = std::move(b);
+    } else {
+      FLOE_ASSIGN_OR_RETURN(out, projector.Apply(std::move(b)));
+    }
     // Flink's sink NOT NULL enforcer (table.exec.sink.not-null-enforcer=ERROR).
     for (int c = 0; c < sink_schema.size(); ++c) {
       if (!sink_schema.columns[c].type.nullable && out.columns[c].has_nulls() &&
@@ -770,9 +851,18 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
   }
   for (size_t i = 0; i < inserts.size(); ++i) {
     auto source = inserts[i].query.open();
-    Status st = source ? RunToSink(source->get(), *inserts[i].to_sink, inserts[i].table.schema,
-                                   sinks[i].get(), inserts[i].table.FullName(), checkpoint_interval)
-                       : Status(Fail(source.error()));
+    Status st;
+    if (!source) {
+      st = Fail(source.error());
+    } else if (!inserts[i].query.changelog) {
+      // Bounded: read and project on another thread while this one writes.
+      PrefetchingSource prefetch(std::move(*source), &*inserts[i].to_sink);
+      st = RunToSink(&prefetch, *inserts[i].to_sink, true, inserts[i].table.schema, sinks[i].get(),
+                     inserts[i].table.FullName(), checkpoint_interval);
+    } else {
+      st = RunToSink(source->get(), *inserts[i].to_sink, false, inserts[i].table.schema,
+                     sinks[i].get(), inserts[i].table.FullName(), checkpoint_interval);
+    }
     if (!st) {
       abort_all();
       return st;
