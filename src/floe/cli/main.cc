@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   AddCatalogAdminCommands(&app, &ctx);
   AddTableCommands(&app, &ctx);
   AddServeCommand(&app, &ctx);
+  AddSqlCommand(&app, &ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
