@@ -135,7 +135,7 @@ TEST_F(OptionsCli, CatalogSeedsAreRefusedWithTheHadoopCatalog) {
       {"clients", "4", "Hive"},
       {"property-version", "2", "property-version"},
       {"cache.expiration-interval-ms", "0", "0 is not allowed"},
-      {"io-impl", "org.apache.iceberg.aws.s3.S3FileIO", "io-impl"},
+      {"io-impl", "com.example.MyFileIO", "org.apache.iceberg.aws.s3.S3FileIO"},  // names the supported ones
   };
   for (const auto& s : seeds) {
     const std::string kv = s.key + "=" + s.value;
@@ -163,20 +163,26 @@ TEST_F(OptionsCli, ReadSeedsAreRefusedByScan) {
   struct Seed {
     std::string key, value;
   };
+  // The streaming options are implemented (streaming_scan_cli_test.cc): a
+  // batch scan refuses them without streaming=true, and bad values.
   const std::vector<Seed> seeds = {
-      {"streaming", "true"},
       {"monitor-interval", "10s"},
       {"monitor-interval", "garbage"},
       {"starting-strategy", "TABLE_SCAN_THEN_INCREMENTAL"},
       {"start-snapshot-timestamp", "1700000000000"},
       {"max-planning-snapshot-count", "-5"},
       {"max-allowed-planning-failures", "2"},
-      {"connector.iceberg.streaming", "true"},
   };
   for (const auto& s : seeds) {
     RunResult r = Floe("scan --table db.t --set " + Shell(s.key + "=" + s.value));
     EXPECT_EQ(r.rc, 2) << s.key << "\n" << r.err;
     EXPECT_NE(r.err.find(s.key), std::string::npos) << r.err;
+  }
+  // streaming=true in either spelling is a streaming read (bounded here).
+  for (const std::string key : {"streaming", "connector.iceberg.streaming"}) {
+    RunResult r = Floe("scan --table db.t --set " + key + "=true --max-snapshots 1");
+    EXPECT_EQ(r.rc, 0) << key << "\n" << r.err;
+    EXPECT_NE(r.out.find("\"op\":\"+I\""), std::string::npos) << r.out;
   }
   // Implemented read options are accepted (their effects: tests/table and iceberg_cli_test).
   for (const std::string kv : {"include-column-stats=true", "split-size=1024", "case-sensitive=true", "limit=1"}) {

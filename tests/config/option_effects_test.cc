@@ -76,6 +76,12 @@ const std::map<std::string, std::string>& EffectTests() {
       {"split-size", "GoldenExpected.ParallelSmallSplitsGiveTheSameRows"},
       {"split-lookback", "SplitPlanner.PacksWithLookback"},
       {"split-file-open-cost", "ScanPlanTest.SplitsFollowRowGroupOffsets"},
+      {"streaming", "StreamingScanCli.AReaderStartedBeforeThreeCommitsSeesEveryChangeOnceInOrder"},
+      {"monitor-interval", "StreamingScanTest.RunWaitsTheMonitorIntervalBetweenDiscoveries"},
+      {"starting-strategy", "StreamingScanTest.IncrementalStrategiesStartInclusive"},
+      {"start-snapshot-timestamp", "StreamingScanTest.IncrementalStrategiesStartInclusive"},
+      {"max-planning-snapshot-count", "StreamingScanTest.MaxPlanningSnapshotCountBoundsEachDiscovery"},
+      {"max-allowed-planning-failures", "StreamingScanTest.PlanningFailuresAreToleratedUpToTheLimitInARow"},
       // catalog options
       {"type", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},
       {"catalog-type", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},
@@ -137,6 +143,14 @@ const std::map<std::string, std::string>& EffectTests() {
       {"rest-page-size", "RestCatalogTest.ListsFollowPagesAcrossThreeRequests"},
       {"rest.client.connection-timeout-ms", "RestCatalogTest.ConnectionTimeoutBoundsTheConnect"},
       {"rest.client.socket-timeout-ms", "RestCatalogTest.CommitStateUnknownWhenTheAnswerIsLost"},
+      {"io-impl", "S3Cli.IoImplAndTheEnvironmentFallback"},
+      {"s3.endpoint", "S3Config.PropertiesAndTheEnvironmentFallback"},
+      {"s3.access-key-id", "S3Cli.AWrongSecretIsAClear403ThatNeverShowsTheSecret"},
+      {"s3.secret-access-key", "S3Cli.AWrongSecretIsAClear403ThatNeverShowsTheSecret"},
+      {"s3.session-token", "S3Config.PropertiesAndTheEnvironmentFallback"},
+      {"s3.path-style-access", "S3Config.PropertiesAndTheEnvironmentFallback"},
+      {"s3.multipart.part-size-bytes", "S3Config.PartSizePropertySetsTheMultipartParts"},
+      {"client.region", "S3Config.PropertiesAndTheEnvironmentFallback"},
   };
   return kTests;
 }

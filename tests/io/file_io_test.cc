@@ -177,7 +177,7 @@ TEST_F(FileIOTest, RegistryPicksByScheme) {
     ASSERT_FALSE(io) << loc;
     EXPECT_EQ(io.error().kind, ErrorKind::kUnsupported);
     EXPECT_THAT(io.error().message, HasSubstr("'" + SchemeOf(loc) + "'"));
-    EXPECT_THAT(io.error().message, HasSubstr("issue 10"));
+    EXPECT_THAT(io.error().message, HasSubstr("available here: file"));
   }
   // A registered scheme is found, with the catalog properties.
   std::map<std::string, std::string> seen;

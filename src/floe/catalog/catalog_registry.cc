@@ -9,6 +9,7 @@
 
 #include "floe/catalog/caching_catalog.h"
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/catalog_plugin_hook.h"
 #include "floe/catalog/rest_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/config/options.h"
@@ -20,6 +21,7 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::map<std::string, CatalogFactory> factories;
+  CatalogImplResolver resolver;  // plugin catalogs (catalog_plugin_hook.h)
 };
 
 Registry& GetRegistry() {
@@ -70,8 +72,10 @@ bool IsCommonOption(std::string_view key) {
   namespace k = config::keys;
   for (std::string_view c : {k::kType.name, k::kCatalogType.name, k::kCatalogImpl.name, k::kPropertyVersion.name,
                              k::kCacheEnabled.name, k::kCacheExpirationIntervalMs.name, k::kIoImpl.name,
-                             k::kWarehouse.name}) {
-    if (key == c) return true;
+                             k::kWarehouse.name, k::kS3Endpoint.name, k::kS3AccessKeyId.name,
+                             k::kS3SecretAccessKey.name, k::kS3SessionToken.name, k::kS3PathStyleAccess.name,
+                             k::kS3MultipartPartSizeBytes.name, k::kClientRegion.name}) {
+    if (key == c) return true;  // the FileIO's options (s3.*) go with every catalog type
   }
   return false;
 }
@@ -107,6 +111,12 @@ Status CheckOptionsOfType(const std::string& name, std::string_view type,
 
 }  // namespace
 
+void SetCatalogImplResolver(CatalogImplResolver resolver) {
+  auto& r = GetRegistry();
+  std::lock_guard lock(r.mu);
+  r.resolver = std::move(resolver);
+}
+
 void RegisterCatalog(const std::string& type, CatalogFactory factory) {
   auto& r = GetRegistry();
   std::lock_guard lock(r.mu);
@@ -129,6 +139,7 @@ Result<CatalogFactory> FindFactory(const std::string& name, const Selected& sele
   const std::string& type = selected.type;
   auto& r = GetRegistry();
   CatalogFactory factory;
+  CatalogImplResolver resolver;
   std::vector<std::string> plugins;
   {
     std::lock_guard lock(r.mu);
@@ -136,6 +147,15 @@ Result<CatalogFactory> FindFactory(const std::string& name, const Selected& sele
     for (const auto& [k, v] : r.factories) {
       if (k != "hadoop" && k != "rest" && k != "sql") plugins.push_back(k);
     }
+    resolver = r.resolver;
+  }
+  std::string plugin_miss;
+  if (!factory && !selected.builtin && resolver) {
+    auto resolved = resolver(type);  // a plugin catalog class (FLOE_PLUGIN_PATH)
+    if (resolved) return *resolved;
+    if (resolved.error().kind != ErrorKind::kNotFound)
+      return Fail(resolved.error().WithContext("catalog " + name));
+    plugin_miss = resolved.error().message;
   }
   if (!factory) {
     std::string known;
@@ -146,11 +166,11 @@ Result<CatalogFactory> FindFactory(const std::string& name, const Selected& sele
     for (const auto& p : plugins) registered += (registered.empty() ? "" : ", ") + p;
     if (!selected.builtin) {
       return InvalidArgument(
-          "catalog {}: catalog-impl '{}' is not a catalog floe knows: the built-in ones are {}; {}", name, type,
-          known,
-          registered.empty() ? "no plugin has registered a catalog (the plugin loader arrives with the SQL front "
-                               "end, issue 11)"
-                             : "catalogs registered by plugins: " + registered);
+          "catalog {}: catalog-impl '{}' is not a catalog floe knows: the built-in ones are {}; {}",
+          name, type, known,
+          !plugin_miss.empty() ? plugin_miss
+          : registered.empty() ? "no plugin has registered a catalog"
+                               : "catalogs registered by plugins: " + registered);
     }
     return InvalidArgument("catalog {}: catalog-type '{}' is not available in this build", name, type);
   }

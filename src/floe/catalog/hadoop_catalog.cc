@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/catalog_file_io.h"
 #include "floe/catalog/hadoop_files.h"
 #include "floe/catalog/metadata_cache.h"
 #include "floe/util/crash_point.h"
@@ -40,8 +41,8 @@ std::string_view NameOf(std::string_view location) {
 
 class HadoopCatalog final : public Catalog {
  public:
-  HadoopCatalog(std::string name, std::string warehouse, io::FileIOPtr io)
-      : name_(std::move(name)), warehouse_(std::move(warehouse)) {
+  HadoopCatalog(std::string name, std::string warehouse, io::FileIOPtr io, bool local)
+      : name_(std::move(name)), warehouse_(std::move(warehouse)), local_(local) {
     io_ = std::move(io);
   }
 
@@ -100,7 +101,7 @@ class HadoopCatalog final : public Catalog {
   Result<std::map<std::string, std::string>> LoadNamespaceProperties(const Namespace& ns) override {
     FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
     if (!exists) return NotFound("namespace {} does not exist", ns.ToString());
-    return std::map<std::string, std::string>{{"location", FileUri(NamespaceDir(ns))}};
+    return std::map<std::string, std::string>{{"location", UriOf(NamespaceDir(ns))}};
   }
 
   Result<NamespacePropertyChanges> UpdateNamespaceProperties(const Namespace& ns,
@@ -149,12 +150,12 @@ class HadoopCatalog final : public Catalog {
     if (!ns_exists) return NotFound("namespace {} does not exist", id.ns.ToString());
     FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
     if (exists) return AlreadyExists("table {} already exists", id.ToString());
-    if (!def.location.empty() && AbsolutePath(def.location) != TableDir(id)) {
+    if (!def.location.empty() && !IsTableDirLocation(def.location, id)) {
       return InvalidArgument("the hadoop catalog keeps tables at {}: a custom location is not allowed",
                              TableDir(id));
     }
     iceberg::NewTableOptions o;
-    o.location = FileUri(TableDir(id));
+    o.location = UriOf(TableDir(id));
     o.schema = def.schema;
     o.spec = def.spec;
     o.sort_order = def.sort_order;
@@ -189,7 +190,7 @@ class HadoopCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(const int32_t keep_versions,
                           config::Resolver(updated.properties).Value(config::keys::kMetadataPreviousVersionsMax));
     const size_t keep = static_cast<size_t>(keep_versions);
-    iceberg::AddMetadataLogEntry(&updated, FileUri(base.metadata_location), base.metadata.last_updated_ms, keep);
+    iceberg::AddMetadataLogEntry(&updated, UriOf(base.metadata_location), base.metadata.last_updated_ms, keep);
     updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(updated));
     int64_t next = *base_version + 1;
@@ -249,6 +250,10 @@ class HadoopCatalog final : public Catalog {
       auto a = io_->Resolve(location);
       auto b = io_->Resolve(dir);
       if (a && b && *a == *b) return Ok();  // the same folder by another path (a symlink)
+    } else if (!local_ && local) {
+      // Object storage: s3a://b/t and s3://b/t are one table.
+      auto here = io_->Canonical(dir);
+      if (here && *here == *local) return Ok();
     }
     std::string hint;
     if (io::SchemeOf(location) != "file") {
@@ -293,6 +298,18 @@ class HadoopCatalog final : public Catalog {
     for (const auto& l : ns.levels) p += (p.ends_with("/") ? "" : "/") + l;
     return p;
   }
+  // The location URI of a folder or file of this catalog: file: URIs for a
+  // local warehouse, the location itself in object storage.
+  std::string UriOf(const std::string& path) const { return local_ ? FileUri(path) : path; }
+
+  // Whether a custom table location names the folder the catalog keeps `id` in.
+  bool IsTableDirLocation(const std::string& location, const TableIdentifier& id) const {
+    if (local_) return AbsolutePath(location) == TableDir(id);
+    auto a = io_->Canonical(location);
+    auto b = io_->Canonical(TableDir(id));
+    return a && b && *a == *b;
+  }
+
   std::string TableDir(const TableIdentifier& id) const {
     std::string ns = NamespaceDir(id.ns);
     return ns + (ns.ends_with("/") ? "" : "/") + id.name;
@@ -328,6 +345,7 @@ class HadoopCatalog final : public Catalog {
 
   std::string name_;
   std::string warehouse_;
+  bool local_ = true;  // the warehouse is on the local file system (else object storage)
 };
 
 }  // namespace
@@ -341,11 +359,25 @@ Result<bool> Catalog::DropIfUnchanged(const LoadedTable& created) {
 
 Result<std::unique_ptr<Catalog>> OpenHadoopCatalog(const std::string& name, const std::string& warehouse,
                                                    const std::map<std::string, std::string>& options) {
-  // The FileIO by the warehouse's scheme: local for file: URIs and paths;
-  // object storage is refused by the registry until it exists (issue 10).
-  auto io = io::OpenFileIO(warehouse, options);
+  // The FileIO by the warehouse's scheme: local for file: URIs and paths,
+  // S3 for s3://, s3a://, s3n:// (catalog_file_io.h).
+  auto io = OpenCatalogFileIO(warehouse, options);
   if (!io) return Fail(io.error().WithContext(fmt::format("hadoop catalog {}: warehouse {}", name, warehouse)));
   auto local = (*io)->LocalPath(warehouse);
+  if (!local && io::SchemeOf(warehouse) != "file") {
+    // Object storage. Namespaces are folders, kept as folder markers; a
+    // version is published with a conditional write, so a store that does
+    // not honour one is refused here, before anything is written.
+    std::string wh = warehouse;
+    while (wh.size() > 1 && wh.ends_with("/") && !wh.ends_with("://")) wh.pop_back();
+    if (Status st = (*io)->CreateFolders(wh, nullptr); !st) {
+      return Fail(st.error().WithContext(fmt::format("hadoop catalog {}: cannot create warehouse {}", name, wh)));
+    }
+    if (Status st = ProbeConditionalWrites(**io, wh); !st) {
+      return Fail(st.error().WithContext(fmt::format("hadoop catalog {}", name)));
+    }
+    return std::unique_ptr<Catalog>(new HadoopCatalog(name, wh, std::move(*io), /*local=*/false));
+  }
   if (!local) {
     return Unsupported("hadoop catalog {}: warehouse {} is not a local folder ({})", name, warehouse,
                        local.error().message);
@@ -354,7 +386,7 @@ Result<std::unique_ptr<Catalog>> OpenHadoopCatalog(const std::string& name, cons
   if (Status st = (*io)->CreateFolders(wh, nullptr); !st) {
     return IoError("cannot create warehouse {}: {}", wh, st.error().message);
   }
-  return std::unique_ptr<Catalog>(new HadoopCatalog(name, wh, std::move(*io)));
+  return std::unique_ptr<Catalog>(new HadoopCatalog(name, wh, std::move(*io), /*local=*/true));
 }
 
 }  // namespace floe::catalog

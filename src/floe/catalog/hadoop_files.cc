@@ -109,9 +109,13 @@ Status MetadataDir::Publish(int64_t version, std::string_view json, bool sync) c
       return CommitFailed("metadata version {} of {} was committed by another writer", version,
                           table_dir_);
     case ErrorKind::kCommitStateUnknown:
-      // The file may have been linked before a later step (folder fsync) failed.
-      return CommitStateUnknown("metadata version {} of {} was published but may not be durable: {}",
-                                version, table_dir_, st.error().message);
+      // Locally the file may have been linked before a later step (folder
+      // fsync) failed; on object storage the conditional PUT may have landed
+      // with its answer lost. The CLI prints only the message: it says so.
+      return CommitStateUnknown(
+          "commit state unknown: metadata version {} of {} may or may not have been published "
+          "(its files are kept; load the table to see whether the commit landed): {}",
+          version, table_dir_, st.error().message);
     default:
       return st;
   }

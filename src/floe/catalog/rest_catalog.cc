@@ -8,6 +8,8 @@
 
 #include "floe/catalog/rest_catalog.h"
 
+#include "floe/catalog/catalog_file_io.h"
+
 #include <algorithm>
 #include <chrono>
 #include <mutex>
@@ -214,6 +216,10 @@ class RestCatalog final : public Catalog {
     FLOE_RETURN_IF_ERROR(Configure(merged));
     if (auto p = merged.find("prefix"); p != merged.end()) prefix_ = p->second;
     props_ = std::move(merged);
+    // The server decides where tables live: each location reaches the
+    // FileIO of its scheme, configured by the merged properties (so `s3.*`
+    // from the options or the server's config response reach S3 tables).
+    SetFileIO(OpenResolvingCatalogFileIO(props_));
     return Ok();
   }
 

@@ -17,6 +17,8 @@
 
 #include "floe/catalog/sql_catalog.h"
 
+#include "floe/catalog/catalog_file_io.h"
+
 #include <algorithm>
 #include <mutex>
 #include <set>
@@ -762,7 +764,7 @@ Result<std::unique_ptr<Catalog>> OpenSqlCatalog(const std::string& name,
   const std::string warehouse = StripTrailingSlash(AsUri(warehouse_opt));
   FLOE_ASSIGN_OR_RETURN(std::string version, props.Value(config::keys::kJdbcSchemaVersion));
   FLOE_ASSIGN_OR_RETURN(bool init, props.Value(config::keys::kJdbcInitCatalogTables));
-  auto io = io::OpenFileIO(warehouse, options);
+  auto io = OpenCatalogFileIO(warehouse, options);
   if (!io)
     return Fail(
         io.error().WithContext(fmt::format("sql catalog {}: warehouse {}", name, warehouse)));

@@ -11,6 +11,8 @@
 #include "floe/catalog/warnings.h"
 #include "floe/cli/command.h"
 #include "floe/cli/table_args.h"
+#include "floe/s3/s3_file_io.h"
+#include "floe/plugin/plugin_catalog.h"
 
 namespace floe::cli {
 
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
   // something to say, e.g. a commit whose version hint could not be updated.
   floe::catalog::SetWarningHandler(
       [](const std::string& w) { std::fprintf(stderr, "floe: warning: %s\n", w.c_str()); });
+  floe::s3::RegisterS3FileIO();  // s3://, s3a://, s3n:// locations (floe/s3/s3_file_io.h)
+  floe::plugin::InstallCatalogPlugins();  // catalog-impl=<plugin class> (FLOE_PLUGIN_PATH)
   CommandContext ctx;
   AddParquetCommands(&app, &ctx);
   AddWriteCommand(&app, &ctx);
@@ -51,6 +55,7 @@ int main(int argc, char** argv) {
   AddCatalogAdminCommands(&app, &ctx);
   AddTableCommands(&app, &ctx);
   AddServeCommand(&app, &ctx);
+  AddSqlCommand(&app, &ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

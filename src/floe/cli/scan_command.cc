@@ -5,14 +5,17 @@
 // option registry (table::ScanOptions).
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <thread>
+#include <utility>
 
 #include "floe/catalog/identifier.h"
-#include "floe/config/options.h"
 #include "floe/cli/table_args.h"
+#include "floe/config/options.h"
 #include "floe/io/file.h"
 #include "floe/table/scan.h"
 #include "floe/table/scan_static.h"
+#include "floe/table/streaming_scan.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
 #include "floe/util/display_width.h"
@@ -31,6 +34,9 @@ struct ScanArgs {
   std::string format = "jsonl";
   int64_t limit = -1;
   int threads = 0;
+  // Streaming reads (floe's own flags, not read options).
+  int64_t max_snapshots = -1;
+  std::string checkpoint;
 };
 
 std::vector<std::string> SplitColumns(const std::string& text) {
@@ -73,11 +79,29 @@ void AppendCsvValue(const ColumnVector& col, int64_t row, std::string* out) {
   }
 }
 
-// Prints batches as they come (jsonl, csv) or collects them (table).
+// Flink's short names of the row kinds (its SQL client's `op` column).
+std::string_view RowKindShortName(RowKind kind) {
+  switch (kind) {
+    case RowKind::kInsert: return "+I";
+    case RowKind::kUpdateBefore: return "-U";
+    case RowKind::kUpdateAfter: return "+U";
+    case RowKind::kDelete: return "-D";
+  }
+  return "?";
+}
+
+// The name of the row kind column of a changelog (Flink's SQL client's).
+constexpr std::string_view kOpColumn = "op";
+
+// Prints batches as they come (jsonl, csv) or collects them (table). With
+// `with_op` (a changelog) each row starts with its row kind: an `op` column
+// (table, csv) or member (jsonl).
 class RowPrinter {
  public:
-  RowPrinter(std::string format, SchemaPtr schema) : format_(std::move(format)), schema_(std::move(schema)) {
+  RowPrinter(std::string format, SchemaPtr schema, bool with_op = false)
+      : format_(std::move(format)), schema_(std::move(schema)), with_op_(with_op) {
     if (format_ == "csv") {
+      if (with_op_) *out_.buffer() += std::string(kOpColumn) + ",";
       for (int i = 0; i < schema_->num_fields(); ++i) {
         if (i) out_.buffer()->push_back(',');
         *out_.buffer() += schema_->fields()[i].name;
@@ -89,10 +113,21 @@ class RowPrinter {
   Status Print(const Batch& b) {
     std::string* buf = out_.buffer();
     for (int64_t r = 0; r < b.num_rows; ++r) {
+      const std::string_view op = RowKindShortName(
+          b.row_kinds.empty() ? RowKind::kInsert : b.row_kinds[static_cast<size_t>(r)]);
       if (format_ == "jsonl") {
-        AppendJsonRow(b, r, buf);
+        if (with_op_) {
+          std::string row;
+          AppendJsonRow(b, r, &row);
+          *buf += fmt::format("{{\"{}\":\"{}\"", kOpColumn, op);
+          if (row.size() > 2) buf->push_back(',');
+          buf->append(row, 1, std::string::npos);
+        } else {
+          AppendJsonRow(b, r, buf);
+        }
         buf->push_back('\n');
       } else if (format_ == "csv") {
+        if (with_op_) *buf += std::string(op) + (b.columns.empty() ? "" : ",");
         for (size_t c = 0; c < b.columns.size(); ++c) {
           if (c) buf->push_back(',');
           AppendCsvValue(b.columns[c], r, buf);
@@ -100,6 +135,7 @@ class RowPrinter {
         buf->push_back('\n');
       } else {
         std::vector<std::string> cells;
+        if (with_op_) cells.emplace_back(op);
         for (const auto& col : b.columns) {
           std::string v;
           AppendJsonValue(col, r, &v);
@@ -112,13 +148,17 @@ class RowPrinter {
     return Ok();
   }
 
+  // Prints what is collected (a table: one aligned block) and flushes.
   Status Finish() {
     if (format_ == "table") {
       // Columns are padded by terminal display width: a CJK character or an
       // emoji takes two columns, a combining accent none (bytes would
       // misalign every column after such a cell).
+      std::vector<std::string> header;
+      if (with_op_) header.emplace_back(kOpColumn);
+      for (const auto& f : schema_->fields()) header.push_back(f.name);
       std::vector<size_t> width;
-      for (const auto& f : schema_->fields()) width.push_back(DisplayWidth(f.name));
+      for (const auto& h : header) width.push_back(DisplayWidth(h));
       for (const auto& row : rows_) {
         for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], DisplayWidth(row[c]));
       }
@@ -131,8 +171,6 @@ class RowPrinter {
         }
         buf->push_back('\n');
       };
-      std::vector<std::string> header;
-      for (const auto& f : schema_->fields()) header.push_back(f.name);
       line(header);
       std::string rule;
       for (size_t c = 0; c < width.size(); ++c) {
@@ -141,16 +179,148 @@ class RowPrinter {
       *buf += rule + "\n";
       for (const auto& row : rows_) line(row);
       *buf += fmt::format("({} row{})\n", rows_.size(), rows_.size() == 1 ? "" : "s");
+      rows_.clear();
     }
     return out_.Flush();
+  }
+
+  // A line of its own before a table block (a streaming read's snapshot).
+  void Caption(std::string_view text) {
+    if (format_ == "table") *out_.buffer() += std::string(text) + "\n";
   }
 
  private:
   std::string format_;
   SchemaPtr schema_;
+  bool with_op_ = false;
   StdoutWriter out_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// ------------------------------------------------------------- streaming
+
+// A streaming read's checkpoint file: the position after the last snapshot
+// whose rows were printed, and the table and branch it belongs to.
+struct Checkpoint {
+  std::string table_uuid;
+  std::string branch;
+  table::StreamPosition position;
+};
+
+Result<std::optional<Checkpoint>> ReadCheckpoint(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::optional<Checkpoint>();
+  FLOE_ASSIGN_OR_RETURN(std::string text, ReadLocalFile(path));
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  auto bad = [&](std::string_view what) {
+    return InvalidArgument(
+        "--checkpoint {}: {} (expected {{\"table-uuid\": ..., \"branch\": ..., "
+        "\"after-snapshot-id\": ID or null}} as floe writes it)",
+        path, what);
+  };
+  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
+  auto uuid = j.find("table-uuid");
+  auto branch = j.find("branch");
+  auto after = j.find("after-snapshot-id");
+  if (uuid == j.end() || !uuid->is_string()) return bad("no \"table-uuid\" string");
+  if (branch == j.end() || !branch->is_string()) return bad("no \"branch\" string");
+  if (after == j.end() || !(after->is_null() || after->is_number_integer())) {
+    return bad("no \"after-snapshot-id\" (an integer or null)");
+  }
+  Checkpoint c;
+  c.table_uuid = uuid->get<std::string>();
+  c.branch = branch->get<std::string>();
+  if (!after->is_null()) c.position.after_snapshot_id = after->get<int64_t>();
+  return std::optional<Checkpoint>(std::move(c));
+}
+
+// Replaces the checkpoint file at once (a temporary file renamed over it,
+// synced): a kill leaves the old position or the new one.
+Status WriteCheckpoint(const std::string& path, const table::StreamingScan& scan,
+                       const table::StreamPosition& p) {
+  nlohmann::json j;
+  j["table-uuid"] = scan.table_uuid();
+  j["branch"] = scan.branch();
+  j["after-snapshot-id"] =
+      p.after_snapshot_id ? nlohmann::json(*p.after_snapshot_id) : nlohmann::json(nullptr);
+  FLOE_ASSIGN_OR_RETURN(auto out, OpenLocalOutput(path, /*overwrite=*/true, /*sync=*/true));
+  const std::string text = j.dump() + "\n";
+  FLOE_RETURN_IF_ERROR(out->Write(text.data(), text.size()));
+  return out->Commit();
+}
+
+// `floe scan --set streaming=true`: prints each snapshot's changes as they
+// are committed, flushed after each snapshot, then moves the checkpoint.
+Status RunStreamingScan(const ScanArgs& a, table::ScanOptions options,
+                        std::shared_ptr<const iceberg::TableMetadata> metadata,
+                        table::MetadataLoader reload, io::FileIOPtr files) {
+  if (a.limit >= 0) {
+    return UsageError(
+        fmt::format("--limit is for batch reads; a streaming read ({}=true) is bounded with "
+                    "--max-snapshots",
+                    config::keys::kStreaming.name));
+  }
+  std::optional<table::StreamPosition> resume;
+  if (!a.checkpoint.empty()) {
+    auto c = ReadCheckpoint(a.checkpoint);
+    if (!c) return UsageError(c.error().message);
+    if (*c) {
+      const std::string branch = options.branch.value_or(std::string(iceberg::kMainBranch));
+      if ((*c)->table_uuid != metadata->table_uuid) {
+        return UsageError(fmt::format("--checkpoint {} belongs to table {}, not to this table ({})",
+                                      a.checkpoint, (*c)->table_uuid, metadata->table_uuid));
+      }
+      if ((*c)->branch != branch) {
+        return UsageError(fmt::format("--checkpoint {} follows branch '{}', not '{}'", a.checkpoint,
+                                      (*c)->branch, branch));
+      }
+      resume = (*c)->position;
+    }
+  }
+  // The first load is the one already made.
+  auto first = std::make_shared<std::shared_ptr<const iceberg::TableMetadata>>(std::move(metadata));
+  table::MetadataLoader load = [first,
+                                reload]() -> Result<std::shared_ptr<const iceberg::TableMetadata>> {
+    if (*first) return std::exchange(*first, nullptr);
+    return reload();
+  };
+  auto scan = table::StreamingScan::Make(std::move(load), files, std::move(options), resume);
+  if (!scan) {
+    if (scan.error().kind == ErrorKind::kInvalidArgument ||
+        scan.error().kind == ErrorKind::kNotFound) {
+      return UsageError(scan.error().message);
+    }
+    return Fail(scan.error());
+  }
+  for (const auto& f : (*scan)->schema()->fields()) {
+    if (a.format == "jsonl" && f.name == kOpColumn) {
+      return UsageError(fmt::format(
+          "column '{}' clashes with the row kind member '{}' of a streaming read's JSON "
+          "lines: leave it out with --columns, or use --format csv",
+          f.name, kOpColumn));
+    }
+  }
+  // Nothing is printed before the first snapshot: a kill now resumes at
+  // the resolved start.
+  if (!a.checkpoint.empty() && !resume) {
+    if (auto p = (*scan)->position())
+      FLOE_RETURN_IF_ERROR(WriteCheckpoint(a.checkpoint, **scan, *p));
+  }
+  RowPrinter printer(a.format, (*scan)->schema(), /*with_op=*/true);
+  int64_t emitted = 0;
+  return (*scan)->Run(
+      [&](Batch&& b) { return printer.Print(b); },
+      [&](const table::EmittedSnapshot& s) -> Result<bool> {
+        printer.Caption(
+            fmt::format("snapshot {}{}", s.snapshot_id, s.table_scan ? " (table scan)" : ""));
+        FLOE_RETURN_IF_ERROR(printer.Finish());
+        if (!a.checkpoint.empty()) {
+          FLOE_RETURN_IF_ERROR(WriteCheckpoint(a.checkpoint, **scan, *(*scan)->position()));
+        }
+        ++emitted;
+        return a.max_snapshots < 0 || emitted < a.max_snapshots;
+      });
+}
 
 Status RunScan(const ScanArgs& a) {
   if (a.format != "jsonl" && a.format != "csv" && a.format != "table") {
@@ -164,6 +334,7 @@ Status RunScan(const ScanArgs& a) {
 
   std::shared_ptr<const iceberg::TableMetadata> metadata;
   io::FileIOPtr files;  // where the table's files are read from
+  table::MetadataLoader reload;  // the table's metadata again (a streaming read)
   if (!a.metadata.empty()) {
     std::vector<std::pair<std::string, std::string>> maps;
     for (const std::string& m : a.maps) {
@@ -174,19 +345,35 @@ Status RunScan(const ScanArgs& a) {
     FLOE_ASSIGN_OR_RETURN(auto st, table::OpenStaticTable(a.metadata, maps));
     metadata = st.metadata;
     files = st.io;
+    reload = [path = a.metadata, maps]() -> Result<std::shared_ptr<const iceberg::TableMetadata>> {
+      FLOE_ASSIGN_OR_RETURN(auto st, table::OpenStaticTable(path, maps));
+      return st.metadata;
+    };
   } else {
     FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(a.table));
-    FLOE_ASSIGN_OR_RETURN(auto cat, a.catalog.Open());
+    FLOE_ASSIGN_OR_RETURN(auto opened, a.catalog.Open());
+    std::shared_ptr<catalog::Catalog> cat = std::move(opened);
     FLOE_RETURN_IF_ERROR(ApplyMaps(cat.get(), a.maps));
     FLOE_ASSIGN_OR_RETURN(auto loaded, cat->LoadTable(id));
     metadata = std::make_shared<const iceberg::TableMetadata>(std::move(loaded.metadata));
     files = cat->io();
+    reload = [cat, id]() -> Result<std::shared_ptr<const iceberg::TableMetadata>> {
+      FLOE_ASSIGN_OR_RETURN(auto loaded, cat->RefreshTable(id));
+      return std::make_shared<const iceberg::TableMetadata>(std::move(loaded.metadata));
+    };
   }
 
   auto options = table::ScanOptions::FromOptions(sets, metadata->properties);
   if (!options) return UsageError(options.error().message);
   options->columns = SplitColumns(a.columns);
   options->filter_text = a.where;
+  if (options->streaming)
+    return RunStreamingScan(a, std::move(*options), metadata, std::move(reload), files);
+  if (a.max_snapshots >= 0 || !a.checkpoint.empty()) {
+    return UsageError(fmt::format("{} needs --set {}=true",
+                                  a.max_snapshots >= 0 ? "--max-snapshots" : "--checkpoint",
+                                  config::keys::kStreaming.name));
+  }
   if (a.limit >= 0) options->limit = a.limit;
 
   table::FileManifestSource source(*metadata, files);
@@ -221,6 +408,12 @@ void AddScanCommand(CLI::App* root, CommandContext* ctx) {
   cmd->add_option("--format", a->format, "jsonl | csv | table");
   cmd->add_option("--limit", a->limit, "Rows at most");
   cmd->add_option("--threads", a->threads, "Reader threads (default: the number of cores)");
+  cmd->add_option("--max-snapshots", a->max_snapshots,
+                  "Streaming read: stop after this many snapshots were printed (the first table "
+                  "scan counts as one)");
+  cmd->add_option(
+      "--checkpoint", a->checkpoint,
+      "Streaming read: keep the position in FILE after each snapshot, and resume after it");
   cmd->callback([=] { ctx->action = [=] { return RunScan(*a); }; });
 }
 

@@ -53,6 +53,8 @@ void AddWriteCommand(CLI::App* root, CommandContext* ctx);
 void AddScanCommand(CLI::App* root, CommandContext* ctx);
 /// Registers `floe serve` (a REST catalog server).
 void AddServeCommand(CLI::App* root, CommandContext* ctx);
+/// Registers `floe sql` (Flink SQL: -e, -f, or an interactive shell).
+void AddSqlCommand(CLI::App* root, CommandContext* ctx);
 
 /// Registers `floe files|expire|remove-orphans|branch|tag`.
 void AddTableCommands(CLI::App* root, CommandContext* ctx);

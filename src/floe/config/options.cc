@@ -1,5 +1,6 @@
 #include "floe/config/options.h"
 
+#include "floe/config/duration.h"
 #include "floe/util/strings.h"
 
 #include <algorithm>
@@ -212,7 +213,9 @@ const std::vector<OptionDef>& Registry() {
                      keys::kStartSnapshotId.name, keys::kStartTag.name, keys::kEndSnapshotId.name,
                      keys::kEndTag.name}},
       {K(kStartSnapshotId), .scopes = kR, .type = T::kLong,
-       .doc = "Incremental read: changes after this snapshot.", .conflicts = {keys::kStartTag.name}},
+       .doc = "Incremental read: changes after this snapshot. Streaming read with starting-strategy "
+              "INCREMENTAL_FROM_SNAPSHOT_ID: changes from this snapshot on (inclusive).",
+       .conflicts = {keys::kStartTag.name}},
       {K(kEndSnapshotId), .scopes = kR, .type = T::kLong,
        .doc = "Incremental read: up to and including this snapshot.", .conflicts = {keys::kEndTag.name}},
       {K(kStartTag), .scopes = kR, .type = T::kString, .doc = "Incremental read: changes after this tag.",
@@ -236,28 +239,30 @@ const std::vector<OptionDef>& Registry() {
        .overrides = keys::kReadSplitOpenFileCost.name, .session_key = "connector.iceberg.split-file-open-cost",
        .min = 0},
       {K(kStreaming), .scopes = kR, .type = T::kBool, .default_value = "false",
-       .doc = "Keep reading new snapshots as they are committed.", .session_key = "connector.iceberg.streaming",
-       .support = Support::kNotYet, .missing = kStreamingIssue},
+       .doc = "Keep reading new snapshots of the branch as they are committed, as a changelog (+I, -U, +U, "
+              "-D rows).",
+       .session_key = "connector.iceberg.streaming"},
       {K(kMonitorInterval), .scopes = kR, .type = T::kString, .default_value = "60s",
-       .doc = "How often a streaming read looks for snapshots.",
-       .session_key = "connector.iceberg.monitor-interval", .support = Support::kNotYet,
-       .missing = kStreamingIssue},
+       .doc = "How often a streaming read looks for new snapshots (a Flink duration: 10s, 500 ms, 1 min).",
+       .session_key = "connector.iceberg.monitor-interval", .validate = ValidateDuration},
       {K(kStartingStrategy), .scopes = kR, .type = T::kEnum, .default_value = "INCREMENTAL_FROM_LATEST_SNAPSHOT",
-       .doc = "Where a streaming read starts.",
+       .doc = "Where a streaming read starts. TABLE_SCAN_THEN_INCREMENTAL: the current snapshot's rows, then "
+              "the changes after it; INCREMENTAL_FROM_LATEST_SNAPSHOT / _EARLIEST_SNAPSHOT / _SNAPSHOT_ID / "
+              "_SNAPSHOT_TIMESTAMP: the changes from that snapshot on, inclusive (an empty table: every "
+              "future snapshot).",
        .enum_values = {"TABLE_SCAN_THEN_INCREMENTAL", "INCREMENTAL_FROM_LATEST_SNAPSHOT",
                        "INCREMENTAL_FROM_EARLIEST_SNAPSHOT", "INCREMENTAL_FROM_SNAPSHOT_ID",
                        "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP"},
-       .support = Support::kNotYet, .missing = kStreamingIssue},
-      {K(kStartSnapshotTimestamp), .scopes = kR, .type = T::kLong, .doc = "Streaming start time (epoch ms).",
-       .support = Support::kNotYet, .missing = kStreamingIssue},
+       .session_key = "connector.iceberg.starting-strategy"},
+      {K(kStartSnapshotTimestamp), .scopes = kR, .type = T::kLong,
+       .doc = "Streaming start time (epoch ms) of INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP: the oldest snapshot of "
+              "the branch committed at or after it."},
       {K(kMaxPlanningSnapshotCount), .scopes = kR, .type = T::kInt, .default_value = "2147483647",
        .doc = "Snapshots planned at most in one streaming discovery.",
-       .session_key = "connector.iceberg.max-planning-snapshot-count", .min = 1, .support = Support::kNotYet,
-       .missing = kStreamingIssue},
+       .session_key = "connector.iceberg.max-planning-snapshot-count", .min = 1},
       {K(kMaxAllowedPlanningFailures), .scopes = kR, .type = T::kInt, .default_value = "3",
-       .doc = "Planning failures tolerated (-1: any).",
-       .session_key = "connector.iceberg.max-allowed-planning-failures", .min = -1,
-       .support = Support::kNotYet, .missing = kStreamingIssue},
+       .doc = "Consecutive streaming planning failures tolerated before the read fails (-1: any).",
+       .session_key = "connector.iceberg.max-allowed-planning-failures", .min = -1},
 
       // ---- catalog options
       {K(kType), .scopes = kC, .type = T::kString, .default_value = "iceberg",
@@ -319,8 +324,34 @@ const std::vector<OptionDef>& Registry() {
        .validate = [](std::string_view v) -> std::string {
          return v == "0" ? std::string("0 is not allowed (use -1 to never expire)") : std::string();
        }},
-      {K(kIoImpl), .scopes = kC, .type = T::kString, .doc = "FileIO implementation.",
-       .support = Support::kNotYet, .missing = kStorageIssue},
+      {K(kIoImpl), .scopes = kC, .type = T::kEnum,
+       .doc = "FileIO implementation: org.apache.iceberg.aws.s3.S3FileIO (the warehouse must be s3://, s3a:// "
+              "or s3n://); org.apache.iceberg.io.ResolvingFileIO or org.apache.iceberg.hadoop.HadoopFileIO pick "
+              "the FileIO by the location's scheme, as floe does without io-impl (local for file: and paths, "
+              "S3 for s3/s3a/s3n).",
+       .enum_values = {"org.apache.iceberg.aws.s3.S3FileIO", "org.apache.iceberg.io.ResolvingFileIO",
+                       "org.apache.iceberg.hadoop.HadoopFileIO"}},
+      {K(kS3Endpoint), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: the endpoint, http(s)://host[:port] (default https://s3.<client.region>.amazonaws.com); "
+              "MinIO and other S3-compatible stores are reached here."},
+      {K(kS3AccessKeyId), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: access key id (with s3.secret-access-key; without both, AWS_ACCESS_KEY_ID / "
+              "AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN from the environment)."},
+      {K(kS3SecretAccessKey), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: secret access key; used only to sign requests, never printed."},
+      {K(kS3SessionToken), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: session token of temporary credentials (sent as x-amz-security-token)."},
+      {K(kS3PathStyleAccess), .scopes = kC, .type = T::kBool, .default_value = "false",
+       .doc = "S3 FileIO: path-style addressing (endpoint/bucket/key) instead of virtual-host "
+              "(bucket.endpoint/key); most local stores need true."},
+      {K(kS3MultipartPartSizeBytes), .scopes = kC, .type = T::kLong, .default_value = "33554432",
+       .doc = "S3 FileIO: files are uploaded in parts of this size while they are written (2 parts in "
+              "flight per file, so a file being written holds at most 3 parts in memory); a smaller "
+              "file is one PUT.",
+       .min = 5242880},
+      {K(kClientRegion), .scopes = kC, .type = T::kString,
+       .doc = "S3 FileIO: the region requests are signed for (default AWS_REGION, then AWS_DEFAULT_REGION, "
+              "then us-east-1)."},
 
       // ---- Beam IcebergIO write configuration
       {K(kBeamTable), .scopes = kB, .type = T::kString,

@@ -160,6 +160,14 @@ inline constexpr Key<int32_t> kPropertyVersion{"property-version"};
 inline constexpr Key<bool> kCacheEnabled{"cache-enabled"};
 inline constexpr Key<int64_t> kCacheExpirationIntervalMs{"cache.expiration-interval-ms"};
 inline constexpr Key<std::string> kIoImpl{"io-impl"};
+// S3 FileIO (Iceberg's S3FileIO / AwsClientProperties names)
+inline constexpr Key<std::string> kS3Endpoint{"s3.endpoint"};
+inline constexpr Key<std::string> kS3AccessKeyId{"s3.access-key-id"};
+inline constexpr Key<std::string> kS3SecretAccessKey{"s3.secret-access-key"};
+inline constexpr Key<std::string> kS3SessionToken{"s3.session-token"};
+inline constexpr Key<bool> kS3PathStyleAccess{"s3.path-style-access"};
+inline constexpr Key<int64_t> kS3MultipartPartSizeBytes{"s3.multipart.part-size-bytes"};
+inline constexpr Key<std::string> kClientRegion{"client.region"};
 // REST catalog client (Iceberg's RESTCatalog / OAuth2Properties names)
 inline constexpr Key<std::string> kOauth2ServerUri{"oauth2-server-uri"};
 inline constexpr Key<std::string> kScope{"scope"};

@@ -426,8 +426,9 @@ Result<std::string> LocalPathOfUri(std::string_view location) {
   const std::string scheme = SchemeOf(location);
   if (scheme != "file") {
     return Unsupported(
-        "location '{}' uses the scheme '{}', which is not on the local file system: object storage "
-        "is not implemented yet (floe issue 10); map its prefix to a local folder with --map PREFIX=DIR",
+        "location '{}' uses the scheme '{}', which is not on the local file system: reach it through its "
+        "own FileIO (an s3:// warehouse with the s3.* catalog properties), or map its prefix to a local "
+        "folder with --map PREFIX=DIR",
         location, scheme);
   }
   if (location.find(':') != 4) return std::string(location);  // a plain path
@@ -453,8 +454,8 @@ Result<FileIOPtr> OpenFileIO(std::string_view location, const std::map<std::stri
   }
   if (!factory) {
     return Unsupported(
-        "location '{}': no FileIO for the scheme '{}': object storage is not implemented yet (floe "
-        "issue 10); available here: {}",
+        "location '{}': no FileIO for the scheme '{}' (available here: {}; S3's s3, s3a and s3n are "
+        "registered by floe's catalogs and command line)",
         location, scheme, known);
   }
   auto io = factory(properties);

@@ -193,7 +193,7 @@ void RegisterFileIO(const std::string& scheme, FileIOFactory factory);
 
 /// The FileIO for `location` (a warehouse or table location), picked by its
 /// scheme. `file:` and plain paths are local; an unregistered scheme is
-/// kUnsupported naming it (object storage is floe issue 10).
+/// kUnsupported naming it and the registered ones (S3 is floe/s3).
 Result<FileIOPtr> OpenFileIO(std::string_view location,
                              const std::map<std::string, std::string>& properties = {});
 

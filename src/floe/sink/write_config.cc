@@ -295,7 +295,7 @@ Status WriteConfig::Validate() const {
   // floe reads no Hadoop configuration: a key here would do nothing.
   if (!config_properties.empty()) {
     return Unsupported("{}: '{}' would do nothing: floe uses no Hadoop configuration properties yet "
-                       "(storage settings come with object storage, issue 10)",
+                       "(S3 is configured with catalog properties: s3.endpoint, s3.access-key-id, ...)",
                        k::kBeamConfigProperties.name, config_properties.begin()->first);
   }
   return Ok();

@@ -54,6 +54,11 @@ class EqualityDeletes {
   Status AddDeletes(const Batch& deletes);
   /// Clears `keep[i]` for every data row whose key is deleted.
   Status Apply(const Batch& data, std::span<uint8_t> keep) const;
+  /// The key of every row of `batch` as the byte string the deletes compare
+  /// (null-safe), e.g. to pair a changelog's removed and added rows.
+  Status Keys(const Batch& batch, std::vector<std::string>* keys) const {
+    return EncodeKeys(batch, keys);
+  }
 
  private:
   Status EncodeKeys(const Batch& batch, std::vector<std::string>* keys) const;

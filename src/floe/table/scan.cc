@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "floe/config/duration.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/value.h"
@@ -65,7 +66,86 @@ Status ScanOptions::Validate() const {
     }
   }
   if (limit < -1) return InvalidArgument("read option '{}' must be -1 or >= 0, got {}", k::kLimit.name, limit);
+  FLOE_RETURN_IF_ERROR(ValidateStreaming());
   FLOE_RETURN_IF_ERROR(split.Validate());
+  return Ok();
+}
+
+std::string_view StartingStrategyName(StartingStrategy strategy) {
+  switch (strategy) {
+    case StartingStrategy::kTableScanThenIncremental: return "TABLE_SCAN_THEN_INCREMENTAL";
+    case StartingStrategy::kIncrementalFromLatestSnapshot:
+      return "INCREMENTAL_FROM_LATEST_SNAPSHOT";
+    case StartingStrategy::kIncrementalFromEarliestSnapshot:
+      return "INCREMENTAL_FROM_EARLIEST_SNAPSHOT";
+    case StartingStrategy::kIncrementalFromSnapshotId: return "INCREMENTAL_FROM_SNAPSHOT_ID";
+    case StartingStrategy::kIncrementalFromSnapshotTimestamp:
+      return "INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP";
+  }
+  return "?";
+}
+
+// The streaming rules follow the Flink source's (ScanContext): a starting
+// strategy that needs a snapshot id or a timestamp gets exactly that one;
+// a streaming read has no end and reads no fixed snapshot.
+Status ScanOptions::ValidateStreaming() const {
+  namespace k = config::keys;
+  using S = StartingStrategy;
+  if (!streaming) {
+    if (start_snapshot_timestamp) {
+      return InvalidArgument("read option '{}' needs '{}=true'", k::kStartSnapshotTimestamp.name,
+                             k::kStreaming.name);
+    }
+    if (starting_strategy != S::kIncrementalFromLatestSnapshot) {
+      return InvalidArgument("read option '{}' needs '{}=true'", k::kStartingStrategy.name,
+                             k::kStreaming.name);
+    }
+    return Ok();
+  }
+  auto batch_only = [&](std::string_view name) {
+    return InvalidArgument("read option '{}' is for batch reads and cannot be used with '{}=true'",
+                           name, k::kStreaming.name);
+  };
+  if (snapshot_id) return batch_only(k::kSnapshotId.name);
+  if (as_of_timestamp) return batch_only(k::kAsOfTimestamp.name);
+  if (tag) return batch_only(k::kTag.name);
+  if (start_tag) return batch_only(k::kStartTag.name);
+  if (end_snapshot_id) return batch_only(k::kEndSnapshotId.name);
+  if (end_tag) return batch_only(k::kEndTag.name);
+  if (limit >= 0) return batch_only(k::kLimit.name);
+  const bool by_id = starting_strategy == S::kIncrementalFromSnapshotId;
+  const bool by_time = starting_strategy == S::kIncrementalFromSnapshotTimestamp;
+  if (by_id != bool(start_snapshot_id)) {
+    return by_id
+               ? InvalidArgument("read option '{}={}' needs '{}'", k::kStartingStrategy.name,
+                                 StartingStrategyName(starting_strategy), k::kStartSnapshotId.name)
+               : InvalidArgument(
+                     "read option '{}' of a streaming read needs '{}=INCREMENTAL_FROM_SNAPSHOT_ID' "
+                     "(it is '{}')",
+                     k::kStartSnapshotId.name, k::kStartingStrategy.name,
+                     StartingStrategyName(starting_strategy));
+  }
+  if (by_time != bool(start_snapshot_timestamp)) {
+    return by_time
+               ? InvalidArgument("read option '{}={}' needs '{}'", k::kStartingStrategy.name,
+                                 StartingStrategyName(starting_strategy),
+                                 k::kStartSnapshotTimestamp.name)
+               : InvalidArgument(
+                     "read option '{}' needs '{}=INCREMENTAL_FROM_SNAPSHOT_TIMESTAMP' (it is '{}')",
+                     k::kStartSnapshotTimestamp.name, k::kStartingStrategy.name,
+                     StartingStrategyName(starting_strategy));
+  }
+  if (monitor_interval <= std::chrono::nanoseconds(0)) {
+    return InvalidArgument("read option '{}' must be positive", k::kMonitorInterval.name);
+  }
+  if (max_planning_snapshot_count < 1) {
+    return InvalidArgument("read option '{}' must be >= 1, got {}",
+                           k::kMaxPlanningSnapshotCount.name, max_planning_snapshot_count);
+  }
+  if (max_allowed_planning_failures < -1) {
+    return InvalidArgument("read option '{}' must be -1 or >= 0, got {}",
+                           k::kMaxAllowedPlanningFailures.name, max_allowed_planning_failures);
+  }
   return Ok();
 }
 
@@ -94,6 +174,31 @@ Result<ScanOptions> ScanOptions::FromOptions(const std::map<std::string, std::st
   FLOE_ASSIGN_OR_RETURN(o.split.split_size, r.Value(k::kSplitSize));
   FLOE_ASSIGN_OR_RETURN(o.split.lookback, r.Value(k::kSplitLookback));
   FLOE_ASSIGN_OR_RETURN(o.split.open_file_cost, r.Value(k::kSplitFileOpenCost));
+  FLOE_ASSIGN_OR_RETURN(o.streaming, r.Value(k::kStreaming));
+  if (!o.streaming) {
+    // Streaming options do nothing in a batch read: refuse rather than ignore.
+    for (std::string_view name :
+         {k::kMonitorInterval.name, k::kStartingStrategy.name, k::kStartSnapshotTimestamp.name,
+          k::kMaxPlanningSnapshotCount.name, k::kMaxAllowedPlanningFailures.name}) {
+      if (options.contains(std::string(name)) || session.contains(std::string(name)) ||
+          session.contains("connector.iceberg." + std::string(name))) {
+        return InvalidArgument("read option '{}' needs '{}=true'", name, k::kStreaming.name);
+      }
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(std::string strategy, r.Value(k::kStartingStrategy));
+  for (auto s : {StartingStrategy::kTableScanThenIncremental,
+                 StartingStrategy::kIncrementalFromLatestSnapshot,
+                 StartingStrategy::kIncrementalFromEarliestSnapshot,
+                 StartingStrategy::kIncrementalFromSnapshotId,
+                 StartingStrategy::kIncrementalFromSnapshotTimestamp}) {
+    if (StartingStrategyName(s) == strategy) o.starting_strategy = s;
+  }
+  FLOE_ASSIGN_OR_RETURN(o.start_snapshot_timestamp, r.Get(k::kStartSnapshotTimestamp));
+  FLOE_ASSIGN_OR_RETURN(std::string interval, r.Value(k::kMonitorInterval));
+  FLOE_ASSIGN_OR_RETURN(o.monitor_interval, config::ParseDuration(interval));
+  FLOE_ASSIGN_OR_RETURN(o.max_planning_snapshot_count, r.Value(k::kMaxPlanningSnapshotCount));
+  FLOE_ASSIGN_OR_RETURN(o.max_allowed_planning_failures, r.Value(k::kMaxAllowedPlanningFailures));
   FLOE_RETURN_IF_ERROR(o.Validate());
   return o;
 }
@@ -505,12 +610,32 @@ Result<std::vector<ManifestFile>> FileManifestSource::ReadManifestList(const Sna
   return out;
 }
 
-Result<std::vector<ManifestEntry>> FileManifestSource::ReadManifest(const ManifestFile& manifest) {
-  FLOE_ASSIGN_OR_RETURN(auto in, OpenStored(*files_, manifest.manifest_path, "manifest"));
+Result<std::vector<ManifestEntry>> ManifestSource::ReadManifestWithDeleted(
+    const ManifestFile& manifest) {
+  return Unsupported("this manifest source does not return DELETED entries (manifest {})",
+                     manifest.manifest_path);
+}
+
+namespace {
+Result<std::vector<ManifestEntry>> ReadStoredManifest(io::FileIO& files,
+                                                      const TableMetadata& metadata,
+                                                      const ManifestFile& manifest,
+                                                      bool skip_deleted) {
+  FLOE_ASSIGN_OR_RETURN(auto in, OpenStored(files, manifest.manifest_path, "manifest"));
   iceberg::ManifestReadOptions o;
   o.include_column_stats = true;  // metrics pruning needs them; the plan drops them unless asked
-  o.skip_deleted = true;
-  return iceberg::ReadManifest(*in, manifest, metadata_, o);
+  o.skip_deleted = skip_deleted;
+  return iceberg::ReadManifest(*in, manifest, metadata, o);
+}
+}  // namespace
+
+Result<std::vector<ManifestEntry>> FileManifestSource::ReadManifest(const ManifestFile& manifest) {
+  return ReadStoredManifest(*files_, metadata_, manifest, true);
+}
+
+Result<std::vector<ManifestEntry>> FileManifestSource::ReadManifestWithDeleted(
+    const ManifestFile& manifest) {
+  return ReadStoredManifest(*files_, metadata_, manifest, false);
 }
 
 // ------------------------------------------------------------------ deletes
@@ -644,11 +769,46 @@ Result<SchemaPtr> Project(const SchemaPtr& schema, const std::vector<std::string
   return std::make_shared<const Schema>(std::move(fields), schema->schema_id());
 }
 
+// The schema, projection and bound filter of a plan.
+Status BindShape(const SchemaPtr& schema, const ScanOptions& options, ScanPlan* plan) {
+  plan->table_schema = schema;
+  FLOE_ASSIGN_OR_RETURN(plan->projected_schema,
+                        Project(schema, options.columns, options.case_sensitive));
+  ExprPtr filter = options.filter;
+  if (!options.filter_text.empty()) {
+    FLOE_ASSIGN_OR_RETURN(ExprPtr parsed, expr::Parse(options.filter_text));
+    filter = filter ? expr::And(filter, parsed) : parsed;
+  }
+  if (filter) {
+    FLOE_ASSIGN_OR_RETURN(plan->filter, expr::Bind(filter, *schema, options.case_sensitive));
+  } else {
+    plan->filter = expr::True();
+  }
+  return Ok();
+}
+
 }  // namespace
+
+Result<ScanPlan> PlanShape(std::shared_ptr<const TableMetadata> metadata,
+                           const ScanOptions& options) {
+  ScanPlan plan;
+  SchemaPtr schema = metadata->CurrentSchema();
+  if (!schema) return Corrupt("table metadata has no current schema");
+  plan.metadata = std::move(metadata);
+  plan.limit = -1;
+  FLOE_RETURN_IF_ERROR(BindShape(schema, options, &plan));
+  return plan;
+}
 
 Result<ScanPlan> PlanScan(std::shared_ptr<const TableMetadata> metadata_ptr, const ScanOptions& options,
                           ManifestSource* source) {
   FLOE_RETURN_IF_ERROR(options.Validate());
+  if (options.streaming) {
+    return InvalidArgument(
+        "read option '{}=true': a streaming read is planned snapshot by snapshot "
+        "(StreamingScan), not as one batch scan",
+        config::keys::kStreaming.name);
+  }
   const TableMetadata& metadata = *metadata_ptr;
   ScanPlan plan;
   plan.metadata = metadata_ptr;
@@ -708,19 +868,7 @@ Result<ScanPlan> PlanScan(std::shared_ptr<const TableMetadata> metadata_ptr, con
     schema = s;
   }
   if (!schema) return Corrupt("table metadata has no current schema");
-  plan.table_schema = schema;
-  FLOE_ASSIGN_OR_RETURN(plan.projected_schema, Project(schema, options.columns, options.case_sensitive));
-
-  ExprPtr filter = options.filter;
-  if (!options.filter_text.empty()) {
-    FLOE_ASSIGN_OR_RETURN(ExprPtr parsed, expr::Parse(options.filter_text));
-    filter = filter ? expr::And(filter, parsed) : parsed;
-  }
-  if (filter) {
-    FLOE_ASSIGN_OR_RETURN(plan.filter, expr::Bind(filter, *schema, options.case_sensitive));
-  } else {
-    plan.filter = expr::True();
-  }
+  FLOE_RETURN_IF_ERROR(BindShape(schema, options, &plan));
   if (!snapshot) return plan;
   plan.snapshot_id = snapshot->snapshot_id;
 

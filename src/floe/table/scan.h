@@ -13,6 +13,7 @@
 /// testable on hand-built manifests.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -30,6 +31,25 @@
 #include "floe/util/status.h"
 
 namespace floe::table {
+
+/// Where a streaming read starts (Flink's StreamingStartingStrategy; the
+/// `starting-strategy` read option).
+enum class StartingStrategy : uint8_t {
+  /// The rows of the current snapshot (as +I), then the changes after it.
+  kTableScanThenIncremental,
+  /// The changes from the current snapshot on, inclusive.
+  kIncrementalFromLatestSnapshot,
+  /// The changes from the oldest ancestor of the branch head on, inclusive.
+  kIncrementalFromEarliestSnapshot,
+  /// The changes from `start-snapshot-id` on, inclusive.
+  kIncrementalFromSnapshotId,
+  /// The changes from the oldest ancestor committed at or after
+  /// `start-snapshot-timestamp` on, inclusive.
+  kIncrementalFromSnapshotTimestamp,
+};
+
+/// The option value of a strategy (its Flink enum name).
+std::string_view StartingStrategyName(StartingStrategy strategy);
 
 /// What to read and how (Flink read options; see config/options.cc).
 struct ScanOptions {
@@ -55,17 +75,34 @@ struct ScanOptions {
   /// Row filter as an (unbound) expression; used when set, ANDed with filter_text.
   expr::ExprPtr filter;
 
+  /// Streaming read (StreamingScan, streaming_scan.h): `streaming`,
+  /// `starting-strategy` (with `start-snapshot-id`, inclusive, or
+  /// `start-snapshot-timestamp`), `monitor-interval`,
+  /// `max-planning-snapshot-count`, `max-allowed-planning-failures`. PlanScan
+  /// refuses options with `streaming` set.
+  bool streaming = false;
+  StartingStrategy starting_strategy = StartingStrategy::kIncrementalFromLatestSnapshot;
+  std::optional<int64_t> start_snapshot_timestamp;  ///< epoch milliseconds
+  std::chrono::nanoseconds monitor_interval = std::chrono::seconds(60);
+  int32_t max_planning_snapshot_count = INT32_MAX;
+  int32_t max_allowed_planning_failures = 3;  ///< consecutive; -1: any
+
   /// Reads the read options (Scope::kRead) from `options` (statement options
   /// first, then `session`), with the table's `read.split.*` properties as
   /// defaults for the split options. Unknown options and conflicting ones
   /// (snapshot-id with as-of-timestamp, branch with tag, start-snapshot-id
-  /// with start-tag, ...) are kInvalidArgument errors naming them.
+  /// with start-tag, ...) are kInvalidArgument errors naming them; so are
+  /// streaming options without `streaming=true`, and batch-only options
+  /// (snapshot-id, as-of-timestamp, tag, start-tag, end-*, limit) with it.
   static Result<ScanOptions> FromOptions(const std::map<std::string, std::string>& options,
                                          const std::map<std::string, std::string>& table_properties,
                                          const std::map<std::string, std::string>& session = {});
 
   /// The conflict rules, for options built in code.
   Status Validate() const;
+
+ private:
+  Status ValidateStreaming() const;
 };
 
 /// Reads manifest lists and manifests for the planner.
@@ -80,6 +117,10 @@ class ManifestSource {
   /// inherited from `manifest` and partition tuples typed by its spec.
   virtual Result<std::vector<iceberg::ManifestEntry>> ReadManifest(
       const iceberg::ManifestFile& manifest) = 0;
+  /// The same with the DELETED entries (status 2) kept: a changelog needs
+  /// the files a snapshot removed. kUnsupported unless overridden.
+  virtual Result<std::vector<iceberg::ManifestEntry>> ReadManifestWithDeleted(
+      const iceberg::ManifestFile& manifest);
 };
 
 /// Reads manifest lists and manifests from files (iceberg/manifest_io.h),
@@ -96,6 +137,8 @@ class FileManifestSource : public ManifestSource {
 
   Result<std::vector<iceberg::ManifestFile>> ReadManifestList(const iceberg::Snapshot& snapshot) override;
   Result<std::vector<iceberg::ManifestEntry>> ReadManifest(const iceberg::ManifestFile& manifest) override;
+  Result<std::vector<iceberg::ManifestEntry>> ReadManifestWithDeleted(
+      const iceberg::ManifestFile& manifest) override;
 
  private:
   const iceberg::TableMetadata& metadata_;
@@ -117,6 +160,10 @@ struct FileScanTask {
   int32_t spec_id = 0;
   /// Position deletes first, then equality deletes, each in manifest order.
   std::vector<DeleteFileTaskPtr> deletes;
+  /// Changelog reads only (changelog_scan.h): when not empty, reading the
+  /// task returns just the rows that `deletes` keep and these delete files
+  /// remove (the rows a snapshot's new deletes take away from a file).
+  std::vector<DeleteFileTaskPtr> changelog_deletes;
 };
 
 /// A split: byte ranges of planned files (FileRange::file indexes ScanPlan::files).
@@ -159,6 +206,12 @@ Result<const iceberg::Snapshot*> SelectSnapshot(const iceberg::TableMetadata& me
 /// specs and defaults).
 Result<ScanPlan> PlanScan(std::shared_ptr<const iceberg::TableMetadata> metadata,
                           const ScanOptions& options, ManifestSource* source);
+
+/// A plan without files: the table's current schema, the options' column
+/// projection and bound row filter, no limit. What a snapshot-by-snapshot
+/// reader (changelog_scan.h) reads every snapshot with.
+Result<ScanPlan> PlanShape(std::shared_ptr<const iceberg::TableMetadata> metadata,
+                           const ScanOptions& options);
 
 /// True when a data file with this partition tuple (of `spec`, over
 /// `schema`) may hold rows matching the bound filter `filter`: inclusive

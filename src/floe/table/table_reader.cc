@@ -402,29 +402,26 @@ Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, io::Fi
   return Ok();
 }
 
-}  // namespace
-
-// --------------------------------------------------------------- one range
-
-Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
-                     io::FileIO& files, int64_t batch_rows, const std::function<Status(Batch&&)>& emit,
-                     DeleteCache* cache) {
-  const DataFile& file = task.data_file;
-  const Schema& table_schema = *plan.table_schema;
-  auto context = [&](Error e) { return Fail(std::move(e)); };
-
-  // Deletes.
+// The deletes of one data file, read: positions, and equality keys grouped
+// by equality ids.
+struct LoadedDeletes {
   PositionDeletes positions;
   std::vector<EqualityGroup> groups;
-  std::vector<int32_t> extra_ids;
-  for (const auto& d : task.deletes) {
+};
+
+// Reads `deletes` (those of one data file) into `out`; the top-level field
+// ids the equality deletes look at are appended to `extra_ids`.
+Status LoadDeletes(const ScanPlan& plan, const std::vector<DeleteFileTaskPtr>& deletes,
+                   const std::string& data_path, io::FileIO& files, DeleteCache* cache,
+                   LoadedDeletes* out, std::vector<int32_t>* extra_ids) {
+  for (const auto& d : deletes) {
     if (d->file.content == DataFileContent::kPositionDeletes) {
-      FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, file.file_path, files, &positions, cache));
+      FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, data_path, files, &out->positions, cache));
       continue;
     }
     std::vector<int32_t> ids = d->file.equality_ids;
     EqualityGroup* g = nullptr;
-    for (auto& x : groups) {
+    for (auto& x : out->groups) {
       if (x.ids == ids) g = &x;
     }
     if (!g) {
@@ -440,16 +437,68 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
         bool dup = false;
         for (const auto& k : key_fields) dup |= k.id == top->id;
         if (!dup) key_fields.push_back(*top);
-        extra_ids.push_back(top->id);
+        extra_ids->push_back(top->id);
       }
       ng.key_schema = std::make_shared<const Schema>(std::move(key_fields));
       auto eq = EqualityDeletes::Make(ids, *ng.key_schema);
       if (!eq) return Fail(eq.error().WithContext(fmt::format("equality delete file {}", d->file.file_path)));
       ng.deletes = std::move(*eq);
-      groups.push_back(std::move(ng));
-      g = &groups.back();
+      out->groups.push_back(std::move(ng));
+      g = &out->groups.back();
     }
     FLOE_RETURN_IF_ERROR(LoadEqualityDeletes(plan, *d, files, g, cache));
+  }
+  return Ok();
+}
+
+// Clears keep[i] for each row of `batch` (file rows first_row...) that the
+// deletes remove.
+Status ApplyDeletes(LoadedDeletes* deletes, const Schema& read_schema, int64_t first_row,
+                    Batch* batch, std::span<uint8_t> keep) {
+  if (!deletes->positions.empty()) deletes->positions.Apply(first_row, keep);
+  for (auto& g : deletes->groups) {
+    // A view of the key columns, moved out of the batch and back.
+    Batch keys;
+    keys.schema = g.key_schema;
+    keys.num_rows = batch->num_rows;
+    std::vector<int> where;
+    for (const auto& kf : g.key_schema->fields()) {
+      int idx = 0;
+      for (int i = 0; i < read_schema.num_fields(); ++i) {
+        if (read_schema.fields()[i].id == kf.id) idx = i;
+      }
+      where.push_back(idx);
+      keys.columns.push_back(std::move(batch->columns[idx]));
+    }
+    Status st = g.deletes->Apply(keys, keep);
+    for (size_t k = 0; k < where.size(); ++k) batch->columns[where[k]] = std::move(keys.columns[k]);
+    FLOE_RETURN_IF_ERROR(st);
+  }
+  return Ok();
+}
+
+}  // namespace
+
+// --------------------------------------------------------------- one range
+
+Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileRange& range,
+                     io::FileIO& files, int64_t batch_rows,
+                     const std::function<Status(Batch&&)>& emit, DeleteCache* cache) {
+  const DataFile& file = task.data_file;
+  const Schema& table_schema = *plan.table_schema;
+  auto context = [&](Error e) { return Fail(std::move(e)); };
+
+  // Deletes; for a changelog read also the other snapshot's deletes
+  // (FileScanTask::changelog_deletes).
+  std::vector<int32_t> extra_ids;
+  LoadedDeletes base;
+  FLOE_RETURN_IF_ERROR(
+      LoadDeletes(plan, task.deletes, file.file_path, files, cache, &base, &extra_ids));
+  const bool changelog = !task.changelog_deletes.empty();
+  LoadedDeletes other;
+  if (changelog) {
+    FLOE_RETURN_IF_ERROR(LoadDeletes(plan, task.changelog_deletes, file.file_path, files, cache,
+                                     &other, &extra_ids));
   }
 
   // The read schema: the projection, then the columns deletes and the filter need.
@@ -576,6 +625,7 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
 
   Batch batch;
   std::vector<uint8_t> keep;
+  std::vector<uint8_t> other_keep;
   std::vector<uint8_t> selected;
   while (true) {
     auto more = opened.reader->Next(&batch);
@@ -588,24 +638,14 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
       batch.columns[c.index] = ConstantColumn(read_schema->fields()[c.index].type, c.value, n);
     }
     keep.assign(static_cast<size_t>(n), 1);
-    if (!positions.empty()) positions.Apply(opened.reader->batch_first_row(), keep);
-    for (auto& g : groups) {
-      // A view of the key columns, moved out of the batch and back.
-      Batch keys;
-      keys.schema = g.key_schema;
-      keys.num_rows = n;
-      std::vector<int> where;
-      for (const auto& kf : g.key_schema->fields()) {
-        int idx = 0;
-        for (int i = 0; i < read_schema->num_fields(); ++i) {
-          if (read_schema->fields()[i].id == kf.id) idx = i;
-        }
-        where.push_back(idx);
-        keys.columns.push_back(std::move(batch.columns[idx]));
-      }
-      Status st = g.deletes->Apply(keys, keep);
-      for (size_t k = 0; k < where.size(); ++k) batch.columns[where[k]] = std::move(keys.columns[k]);
-      FLOE_RETURN_IF_ERROR(st);
+    FLOE_RETURN_IF_ERROR(
+        ApplyDeletes(&base, *read_schema, opened.reader->batch_first_row(), &batch, keep));
+    if (changelog) {
+      // Kept by the task's deletes and removed by the other set's.
+      other_keep.assign(static_cast<size_t>(n), 1);
+      FLOE_RETURN_IF_ERROR(
+          ApplyDeletes(&other, *read_schema, opened.reader->batch_first_row(), &batch, other_keep));
+      for (int64_t i = 0; i < n; ++i) keep[i] &= !other_keep[i];
     }
     if (!IsTrue(*filter)) {
       FLOE_RETURN_IF_ERROR(expr::Evaluate(*filter, batch, &selected));

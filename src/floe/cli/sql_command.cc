@@ -1,0 +1,159 @@
+// `floe sql`: Flink SQL statements (the sqlengine module's Session) from
+// -e 'SQL', -f FILE, standard input, or an interactive shell when standard
+// input is a terminal (line editing and history through libedit). Output is
+// what Flink's SQL client prints: result tables in tableau form,
+// `[INFO] ...` after statements without rows, `[WARNING] ...`, and
+// `[ERROR] Could not execute SQL statement. Reason:` with the exception
+// class and message. A script (-e, -f, standard input) stops at its first
+// failed statement and floe exits 1; the shell goes on.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <editline/readline.h>
+
+#include "floe/cli/table_args.h"
+#include "floe/io/file.h"
+#include "floe/sql/parser.h"
+#include "floe/sqlengine/result.h"
+#include "floe/sqlengine/session.h"
+
+namespace floe::cli {
+namespace {
+
+struct SqlArgs {
+  std::string execute;
+  std::string file;
+};
+
+void Out(std::string_view s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fflush(stdout);
+}
+
+// The [ERROR] frame; with `sql-client.verbose` also what kind of failure it
+// was and whether a retry can help (floe has no stack trace to show).
+std::string ErrorText(const sqlengine::Session& session, const Error& e) {
+  std::string msg = e.message;
+  if (session.verbose()) {
+    msg +=
+        fmt::format("\nError kind: {}{}", ErrorKindName(e.kind), e.retryable ? " (retryable)" : "");
+  }
+  return sqlengine::RenderError(msg);
+}
+
+// Runs the statements of a script; false after the first failure.
+bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_lines) {
+  const sql::SplitResult split = sql::SplitStatements(script);
+  std::vector<sql::StatementSource> statements = split.statements;
+  if (split.rest) statements.push_back(*split.rest);
+  bool first = true;
+  for (const sql::StatementSource& st : statements) {
+    if (!first && blank_lines) Out("\n");
+    first = false;
+    auto r = session.ExecuteSql(st.text, st.pos);
+    if (!r) {
+      Out(ErrorText(session, r.error()));
+      return false;
+    }
+    Out(sqlengine::RenderResult(*r));
+  }
+  return true;
+}
+
+std::string HistoryPath() {
+  const char* home = std::getenv("HOME");
+  return home ? std::string(home) + "/.floe_sql_history" : std::string();
+}
+
+// The interactive shell: a statement may span lines; it runs once a line
+// ends it with ';' outside strings, comments and statement sets.
+Status RunShell(sqlengine::Session& session) {
+  const std::string history = HistoryPath();
+  using_history();
+  if (!history.empty()) read_history(history.c_str());
+  Out("floe SQL shell (Flink SQL). End statements with ';'. Type QUIT; or press Ctrl-D to "
+      "leave.\n\n");
+  std::string buffer;
+  while (true) {
+    char* line = readline(buffer.empty() ? "floe SQL> " : "> ");
+    if (!line) {
+      Out("\n");
+      break;
+    }
+    std::string text(line);
+    std::free(line);
+    if (buffer.empty()) {
+      std::string_view t = text;
+      while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+      if (t == "QUIT;" || t == "quit;" || t == "EXIT;" || t == "exit;" || t == "QUIT" ||
+          t == "EXIT" || t == "quit" || t == "exit") {
+        break;
+      }
+    }
+    buffer += text;
+    buffer += "\n";
+    const sql::SplitResult split = sql::SplitStatements(buffer);
+    if (split.statements.empty() || split.rest_incomplete) {
+      if (buffer.find_first_not_of(" \t\r\n") == std::string::npos) buffer.clear();
+      continue;
+    }
+    std::string entry = buffer;
+    while (!entry.empty() && entry.back() == '\n') entry.pop_back();
+    add_history(entry.c_str());
+    for (const sql::StatementSource& st : split.statements) {
+      auto r = session.ExecuteSql(st.text, st.pos);
+      Out(r ? sqlengine::RenderResult(*r) : ErrorText(session, r.error()));
+      Out("\n");
+    }
+    buffer = split.rest ? std::string(split.rest->text) + "\n" : std::string();
+  }
+  if (!history.empty()) write_history(history.c_str());
+  return Ok();
+}
+
+Status RunSql(const SqlArgs& a) {
+  if (!a.execute.empty() && !a.file.empty())
+    return UsageError("give either -e 'SQL' or -f FILE, not both");
+  sqlengine::Session session;
+  if (!a.execute.empty()) {
+    if (!RunScript(session, a.execute, true))
+      return Fail(
+          Error{ErrorKind::kInvalidArgument, "sql: a statement failed (see [ERROR] above)", false});
+    return Ok();
+  }
+  if (!a.file.empty() || ::isatty(0) == 0) {
+    std::string script;
+    if (a.file.empty() || a.file == "-") {
+      char buf[65536];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof(buf), stdin)) > 0) script.append(buf, n);
+    } else {
+      FLOE_ASSIGN_OR_RETURN(script, ReadLocalFile(a.file));
+    }
+    if (!RunScript(session, script, true)) {
+      return Fail(Error{ErrorKind::kInvalidArgument,
+                        fmt::format("sql: a statement of {} failed (see [ERROR] above)",
+                                    a.file.empty() ? "<stdin>" : a.file),
+                        false});
+    }
+    return Ok();
+  }
+  return RunShell(session);
+}
+
+}  // namespace
+
+void AddSqlCommand(CLI::App* root, CommandContext* ctx) {
+  auto* cmd = root->add_subcommand(
+      "sql", "Run Flink SQL (-e, -f FILE, standard input, or an interactive shell)");
+  auto a = std::make_shared<SqlArgs>();
+  cmd->add_option("-e,--execute", a->execute, "SQL statements to run (separated by ';')");
+  cmd->add_option("-f,--file", a->file,
+                  "A file of SQL statements separated by ';' (- for standard input)");
+  cmd->callback([=] { ctx->action = [=] { return RunSql(*a); }; });
+}
+
+}  // namespace floe::cli

@@ -1,0 +1,924 @@
+// Queries and INSERTs of the session (session.h): SELECT over one table (or
+// none) with WHERE (pushed to Iceberg scans where it maps onto floe's
+// filter expressions, and always evaluated here too), projection and LIMIT;
+// VALUES; INSERT INTO / OVERWRITE with Flink's type checks between the query
+// and the sink; EXECUTE STATEMENT SET, whose Iceberg commits wait until
+// every sink of the set finished.
+//
+// Rows move as batches: a source's batch is filtered (one gather), then
+// each output column is either moved from the input (a plain column
+// reference used once) or computed by the columnar evaluator.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "floe/config/duration.h"
+#include "floe/sql/printer.h"
+#include "floe/sqlengine/expr_eval.h"
+#include "floe/sqlengine/session_internal.h"
+#include "floe/sqlengine/value_text.h"
+#include "floe/types/column_ops.h"
+
+namespace floe::sqlengine {
+
+namespace {
+
+// ------------------------------------------------------------ plan types
+
+struct PlannedQuery {
+  RelSchema output;
+  bool changelog = false;
+  std::function<Result<std::unique_ptr<RowSource>>()> open;
+};
+
+// A source of one row without columns (SELECT without FROM).
+class OneRowSource : public RowSource {
+ public:
+  Result<bool> Next(Batch* out) override {
+    if (done_) return false;
+    done_ = true;
+    Batch b;
+    b.schema = std::make_shared<Schema>();
+    b.num_rows = 1;
+    *out = std::move(b);
+    return true;
+  }
+
+ private:
+  bool done_ = false;
+};
+
+// Batches given up front (VALUES).
+class BatchesSource : public RowSource {
+ public:
+  explicit BatchesSource(std::vector<Batch> batches) : batches_(std::move(batches)) {}
+  Result<bool> Next(Batch* out) override {
+    if (next_ >= batches_.size()) return false;
+    *out = std::move(batches_[next_++]);
+    return true;
+  }
+
+ private:
+  std::vector<Batch> batches_;
+  size_t next_ = 0;
+};
+
+void CollectColumns(const BoundExpr& e, std::set<int>* out) {
+  if (e.kind == BoundKind::kColumn) out->insert(e.column);
+  for (const auto& a : e.args) CollectColumns(a, out);
+}
+
+void RemapColumns(BoundExpr* e, const std::map<int, int>& map) {
+  if (e->kind == BoundKind::kColumn) e->column = map.at(e->column);
+  for (auto& a : e->args) RemapColumns(&a, map);
+}
+
+// Computes output columns from an input batch: plain column references used
+// once are moved, the rest evaluated.
+class Projector {
+ public:
+  Projector(std::vector<BoundExpr> exprs, SchemaPtr schema)
+      : exprs_(std::move(exprs)), schema_(std::move(schema)) {
+    std::map<int, int> uses;
+    for (const auto& e : exprs_) {
+      std::set<int> cols;
+      CollectColumns(e, &cols);
+      for (int c : cols) ++uses[c];
+    }
+    for (const auto& e : exprs_)
+      move_.push_back(e.kind == BoundKind::kColumn && uses[e.column] == 1);
+  }
+
+  Result<Batch> Apply(Batch&& in) const {
+    Batch out;
+    out.schema = schema_;
+    out.num_rows = in.num_rows;
+    out.columns.resize(exprs_.size());
+    for (size_t i = 0; i < exprs_.size(); ++i) {
+      if (move_[i]) continue;
+      FLOE_ASSIGN_OR_RETURN(out.columns[i], Evaluate(exprs_[i], in));
+      Retype(&out.columns[i], schema_->fields()[i].type);
+    }
+    for (size_t i = 0; i < exprs_.size(); ++i) {
+      if (!move_[i]) continue;
+      out.columns[i] = std::move(in.columns[exprs_[i].column]);
+      Retype(&out.columns[i], schema_->fields()[i].type);
+    }
+    out.row_kinds = std::move(in.row_kinds);
+    return out;
+  }
+
+  const std::vector<BoundExpr>& exprs() const { return exprs_; }
+
+ private:
+  std::vector<BoundExpr> exprs_;
+  SchemaPtr schema_;
+  std::vector<bool> move_;
+};
+
+// Source -> WHERE -> projection -> LIMIT.
+class SelectSource : public RowSource {
+ public:
+  SelectSource(std::unique_ptr<RowSource> input, std::optional<BoundExpr> where,
+               Projector projector, int64_t limit)
+      : input_(std::move(input)),
+        where_(std::move(where)),
+        projector_(std::move(projector)),
+        remaining_(limit) {}
+
+  Result<bool> Next(Batch* out) override {
+    while (true) {
+      if (remaining_ == 0) return false;
+      Batch b;
+      FLOE_ASSIGN_OR_RETURN(bool more, input_->Next(&b));
+      if (!more) return false;
+      if (where_) {
+        FLOE_ASSIGN_OR_RETURN(auto keep, EvaluateFilter(*where_, b));
+        if (keep.empty()) continue;
+        if (static_cast<int64_t>(keep.size()) < b.num_rows) b = Take(b, keep);
+      }
+      if (b.num_rows == 0) continue;
+      if (remaining_ > 0 && b.num_rows > remaining_) {
+        std::vector<int64_t> first(static_cast<size_t>(remaining_));
+        for (int64_t i = 0; i < remaining_; ++i) first[i] = i;
+        b = Take(b, first);
+      }
+      if (remaining_ > 0) remaining_ -= b.num_rows;
+      FLOE_ASSIGN_OR_RETURN(*out, projector_.Apply(std::move(b)));
+      return true;
+    }
+  }
+
+ private:
+  std::unique_ptr<RowSource> input_;
+  std::optional<BoundExpr> where_;
+  Projector projector_;
+  int64_t remaining_;
+};
+
+// ------------------------------------------------------- filter pushdown
+
+// floe's filter binder takes integers of every width as long literals.
+expr::Literal Unbound(expr::Literal l) {
+  if (l.type == TypeId::kInt) l.type = TypeId::kLong;
+  return l;
+}
+
+std::optional<expr::Literal> ConstantLiteral(const BoundExpr& e) {
+  auto col = Evaluate(e, Batch());
+  if (!col || col->length < 1 || col->IsNull(0)) return std::nullopt;
+  expr::Literal l;
+  l.type = col->type->id;
+  switch (col->type->id) {
+    case TypeId::kBoolean: l.i = col->data<uint8_t>()[0]; break;
+    case TypeId::kInt:
+    case TypeId::kDate: l.i = col->data<int32_t>()[0]; break;
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: l.i = col->data<int64_t>()[0]; break;
+    case TypeId::kFloat: l.d = col->data<float>()[0]; break;
+    case TypeId::kDouble: l.d = col->data<double>()[0]; break;
+    case TypeId::kDecimal:
+      l.dec = col->data<int128_t>()[0];
+      l.scale = col->type->scale;
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid: l.s = std::string(col->bytes(0)); break;
+    default: return std::nullopt;
+  }
+  return l;
+}
+
+// A conjunct of WHERE as floe's filter expression, when it maps exactly.
+std::optional<expr::ExprPtr> ToFloeFilter(const BoundExpr& e, const RelSchema& schema) {
+  auto column = [&](const BoundExpr& a) -> const ColumnInfo* {
+    if (a.kind != BoundKind::kColumn) return nullptr;
+    const ColumnInfo& c = schema.columns[a.column];
+    if (c.physical->is_nested()) return nullptr;
+    return &c;
+  };
+  switch (e.fn) {
+    case Fn::kAnd: {
+      expr::ExprPtr out;
+      for (const auto& a : e.args) {
+        auto x = ToFloeFilter(a, schema);
+        if (!x) continue;  // AND: the other parts still prune
+        out = out ? expr::And(out, *x) : *x;
+      }
+      if (!out) return std::nullopt;
+      return out;
+    }
+    case Fn::kOr: {
+      expr::ExprPtr out;
+      for (const auto& a : e.args) {
+        auto x = ToFloeFilter(a, schema);
+        if (!x) return std::nullopt;
+        out = out ? expr::Or(out, *x) : *x;
+      }
+      return out;
+    }
+    case Fn::kEq:
+    case Fn::kNe:
+    case Fn::kLt:
+    case Fn::kLe:
+    case Fn::kGt:
+    case Fn::kGe: {
+      const ColumnInfo* c = column(e.args[0]);
+      const BoundExpr* lit = &e.args[1];
+      Fn fn = e.fn;
+      if (!c) {
+        c = column(e.args[1]);
+        lit = &e.args[0];
+        switch (fn) {
+          case Fn::kLt: fn = Fn::kGt; break;
+          case Fn::kLe: fn = Fn::kGe; break;
+          case Fn::kGt: fn = Fn::kLt; break;
+          case Fn::kGe: fn = Fn::kLe; break;
+          default: break;
+        }
+      }
+      if (!c || !lit->IsConstant()) return std::nullopt;
+      auto l = ConstantLiteral(*lit);
+      if (!l || l->type != c->physical->id) return std::nullopt;
+      // NaN compares unlike SQL in metrics: leave floating point out.
+      if (l->type == TypeId::kFloat || l->type == TypeId::kDouble) return std::nullopt;
+      expr::Op op = expr::Op::kEq;
+      switch (fn) {
+        case Fn::kEq: op = expr::Op::kEq; break;
+        case Fn::kNe: op = expr::Op::kNe; break;
+        case Fn::kLt: op = expr::Op::kLt; break;
+        case Fn::kLe: op = expr::Op::kLe; break;
+        case Fn::kGt: op = expr::Op::kGt; break;
+        default: op = expr::Op::kGe; break;
+      }
+      return expr::Predicate(op, c->name, {Unbound(*l)});
+    }
+    case Fn::kIsNull:
+    case Fn::kIsNotNull: {
+      const ColumnInfo* c = column(e.args[0]);
+      if (!c) return std::nullopt;
+      return expr::Predicate(e.fn == Fn::kIsNull ? expr::Op::kIsNull : expr::Op::kNotNull, c->name);
+    }
+    case Fn::kIn: {
+      if (e.negated) return std::nullopt;
+      const ColumnInfo* c = column(e.args[0]);
+      if (!c || c->physical->id == TypeId::kFloat || c->physical->id == TypeId::kDouble)
+        return std::nullopt;
+      std::vector<expr::Literal> lits;
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        if (!e.args[i].IsConstant()) return std::nullopt;
+        auto l = ConstantLiteral(e.args[i]);
+        if (!l || l->type != c->physical->id) return std::nullopt;
+        lits.push_back(Unbound(*l));
+      }
+      return expr::Predicate(expr::Op::kIn, c->name, std::move(lits));
+    }
+    case Fn::kLike: {
+      if (e.negated || e.args.size() != 2) return std::nullopt;
+      const ColumnInfo* c = column(e.args[0]);
+      if (!c || c->physical->id != TypeId::kString || !e.args[1].IsConstant()) return std::nullopt;
+      auto l = ConstantLiteral(e.args[1]);
+      if (!l) return std::nullopt;
+      // 'prefix%' with no other wildcard is a starts-with (Iceberg's pushdown of LIKE).
+      const std::string& p = l->s;
+      if (p.size() < 2 || p.back() != '%') return std::nullopt;
+      const std::string prefix = p.substr(0, p.size() - 1);
+      if (prefix.find_first_of("%_") != std::string::npos) return std::nullopt;
+      return expr::Predicate(expr::Op::kStartsWith, c->name, {expr::Literal::String(prefix)});
+    }
+    default: return std::nullopt;
+  }
+}
+
+// ----------------------------------------------------------- statements
+
+// A bounded query's batches, read and projected onto the sink's columns on
+// a thread of their own while the caller's thread writes the previous ones
+// (the overlap `floe write`'s pipeline has: decoding here, Parquet encoding
+// there). At most kDepth batches wait. Only for bounded queries: a
+// streaming source may wait for snapshots forever, and the destructor joins.
+class PrefetchingSource : public RowSource {
+ public:
+  static constexpr size_t kDepth = 4;
+
+  PrefetchingSource(std::unique_ptr<RowSource> input, const Projector* projector)
+      : input_(std::move(input)), projector_(projector), thread_([this] { Produce(); }) {}
+
+  ~PrefetchingSource() override {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  Result<bool> Next(Batch* out) override {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+    if (queue_.empty()) {
+      if (error_) return Fail(*error_);
+      return false;
+    }
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    cv_.notify_all();
+    return true;
+  }
+
+ private:
+  void Produce() {
+    while (true) {
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return queue_.size() < kDepth || stop_; });
+        if (stop_) break;
+      }
+      Batch b;
+      auto more = input_->Next(&b);
+      Result<Batch> projected =
+          more && *more ? projector_->Apply(std::move(b)) : Result<Batch>(Batch());
+      std::lock_guard lock(mu_);
+      if (!more || !projected) {
+        error_ = !more ? more.error() : projected.error();
+        break;
+      }
+      if (!*more) break;
+      if (projected->num_rows > 0) queue_.push_back(std::move(*projected));
+      cv_.notify_all();
+    }
+    std::lock_guard lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+  }
+
+  std::unique_ptr<RowSource> input_;
+  const Projector* projector_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Batch> queue_;
+  std::optional<Error> error_;
+  bool done_ = false;
+  bool stop_ = false;
+  std::thread thread_;  ///< last: starts once the members it uses exist
+};
+
+// Pulls the query's batches into the sink (`projected`: the source already
+// gives the sink's columns). With a checkpoint interval (a streaming job,
+// `execution.checkpointing.interval`), a sink that publishes at checkpoints
+// does so each time the interval has passed.
+Status RunToSink(RowSource* source, const Projector& projector, bool projected,
+                 const RelSchema& sink_schema, RowSink* sink, const std::string& table,
+                 std::chrono::nanoseconds checkpoint_interval) {
+  auto last_checkpoint = std::chrono::steady_clock::now();
+  while (true) {
+    if (checkpoint_interval.count() > 0 && sink->checkpoints() &&
+        std::chrono::steady_clock::now() - last_checkpoint >= checkpoint_interval) {
+      FLOE_RETURN_IF_ERROR(sink->Checkpoint());
+      last_checkpoint = std::chrono::steady_clock::now();
+    }
+    Batch b;
+    FLOE_ASSIGN_OR_RETURN(bool more, source->Next(&b));
+    if (!more) return Ok();
+    if (b.num_rows == 0) continue;
+    Batch out;
+    if (projected) {
+      out = std::move(b);
+    } else {
+      FLOE_ASSIGN_OR_RETURN(out, projector.Apply(std::move(b)));
+    }
+    // Flink's sink NOT NULL enforcer (table.exec.sink.not-null-enforcer=ERROR).
+    for (int c = 0; c < sink_schema.size(); ++c) {
+      if (!sink_schema.columns[c].type.nullable && out.columns[c].has_nulls() &&
+          out.columns[c].null_count() > 0) {
+        return InvalidArgument(
+            "Column '{}' is NOT NULL, however, a null value is being written into it (table {}).",
+            sink_schema.columns[c].name, table);
+      }
+    }
+    FLOE_RETURN_IF_ERROR(sink->Write(std::move(out)));
+  }
+}
+
+}  // namespace
+
+// The planner lives in the Impl's query half.
+struct QueryPlanner {
+  Session::Impl& s;
+
+  Result<std::map<std::string, std::string>> Hints(const std::vector<sql::Hint>& hints) {
+    std::map<std::string, std::string> out;
+    for (const sql::Hint& h : hints) {
+      std::string name = h.name;
+      for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (name != "OPTIONS") {
+        return Fail(NotSupportedYet(
+            fmt::format("Table hint '{}' (line {}, column {}); floe takes OPTIONS hints", h.name,
+                        h.pos.line, h.pos.column)));
+      }
+      for (const auto& p : h.options) out[p.key] = p.value;
+    }
+    return out;
+  }
+
+  Result<PlannedQuery> Plan(const sql::Query& q) {
+    if (const auto* sel = std::get_if<sql::Select>(&q.body)) return PlanSelect(*sel);
+    return PlanValues(std::get<sql::Values>(q.body));
+  }
+
+  Result<PlannedQuery> PlanValues(const sql::Values& v) {
+    const Scope empty;
+    std::vector<std::vector<BoundExpr>> rows;
+    size_t width = v.rows.empty() ? 0 : v.rows[0].size();
+    for (const auto& row : v.rows) {
+      if (row.size() != width) {
+        return Fail(Classed(
+            "floe.ValidationException",
+            ValidationError(sql::Span{v.pos, v.pos},
+                            "Values passed to VALUES must have the same number of columns")));
+      }
+      std::vector<BoundExpr> bound;
+      for (const sql::Expr& e : row) {
+        auto b = Bind(e, empty);
+        if (!b) return Fail(Classed("floe.ValidationException", b.error()));
+        bound.push_back(std::move(*b));
+      }
+      rows.push_back(std::move(bound));
+    }
+    PlannedQuery p;
+    for (size_t c = 0; c < width; ++c) {
+      std::optional<sql::DataType> t;
+      bool nullable = false;
+      for (const auto& row : rows) {
+        if (row[c].null_literal) {
+          nullable = true;
+          continue;
+        }
+        nullable = nullable || row[c].type.nullable;
+        if (!t) {
+          t = row[c].type;
+        } else {
+          auto common = CommonType(*t, row[c].type);
+          if (!common) {
+            return Fail(Classed(
+                "floe.ValidationException",
+                ValidationError(row[c].span,
+                                fmt::format("Type mismatch in column {} of VALUES", c + 1))));
+          }
+          t = common;
+        }
+      }
+      if (!t) {
+        return Fail(Classed("floe.ValidationException",
+                            ValidationError(rows[0][c].span, "Illegal use of 'NULL'")));
+      }
+      t->nullable = nullable;
+      for (auto& row : rows) {
+        auto cast = CastTo(std::move(row[c]), *t);
+        if (!cast) return Fail(cast.error());
+        row[c] = std::move(*cast);
+      }
+      FLOE_ASSIGN_OR_RETURN(TypePtr phys, PhysicalOf(*t));
+      p.output.columns.push_back(ColumnInfo{ExprName(static_cast<int>(c)), *t, phys});
+    }
+    SchemaPtr schema = p.output.Physical();
+    Batch b(schema);
+    for (size_t c = 0; c < width; ++c) {
+      for (const auto& row : rows) {
+        FLOE_ASSIGN_OR_RETURN(ColumnVector one, Evaluate(row[c], Batch()));
+        one.type = schema->fields()[c].type;
+        AppendRange(one, 0, 1, &b.columns[c]);
+      }
+    }
+    b.num_rows = static_cast<int64_t>(rows.size());
+    auto batch = std::make_shared<Batch>(std::move(b));
+    p.open = [batch]() -> Result<std::unique_ptr<RowSource>> {
+      std::vector<Batch> bs;
+      bs.push_back(*batch);
+      return std::unique_ptr<RowSource>(new BatchesSource(std::move(bs)));
+    };
+    return p;
+  }
+
+  Result<PlannedQuery> PlanSelect(const sql::Select& sel) {
+    if (!sel.hints.empty()) return Fail(NotSupportedYet("Query hints (SELECT /*+ ... */)"));
+    Scope scope;
+    std::optional<TableHandle> table;
+    std::map<std::string, std::string> hints;
+    if (sel.from) {
+      FLOE_ASSIGN_OR_RETURN(TableHandle h, s.LoadTableHandle(sel.from->name));
+      FLOE_ASSIGN_OR_RETURN(hints, Hints(sel.from->hints));
+      if (!h.iceberg) {
+        // Flink's dynamic table options: the hint overrides the table's options.
+        for (const auto& [k, v] : hints) h.options[k] = v;
+      }
+      scope.schema = h.schema;
+      scope.name = h.name;
+      if (sel.from->alias) {
+        scope.qualifiers = {{*sel.from->alias}};
+      } else {
+        scope.qualifiers = {{h.name}, {h.database, h.name}, {h.catalog, h.database, h.name}};
+      }
+      table = std::move(h);
+    }
+    std::vector<BoundExpr> items;
+    std::vector<std::string> names;
+    auto bind = [&](const sql::Expr& e) -> Result<BoundExpr> {
+      auto b = Bind(e, scope);
+      if (!b)
+        return Fail(Classed(b.error().kind == ErrorKind::kUnsupported ? "floe.UnsupportedException"
+                                                                      : "floe.ValidationException",
+                            b.error()));
+      return b;
+    };
+    for (const sql::SelectItem& item : sel.items) {
+      if (item.expr.kind == sql::ExprKind::kStar) {
+        if (!table) {
+          return Fail(Classed("floe.ValidationException",
+                              ValidationError(item.expr.span, "SELECT * requires a FROM clause")));
+        }
+        if (!item.expr.names.empty()) {
+          bool found = false;
+          for (const auto& q : scope.qualifiers) found = found || q == item.expr.names;
+          if (!found) {
+            std::string q;
+            for (const auto& n : item.expr.names) q += (q.empty() ? "" : ".") + n;
+            return Fail(Classed(
+                "floe.ValidationException",
+                ValidationError(item.expr.span, fmt::format("Unknown identifier '{}'", q))));
+          }
+        }
+        for (int c = 0; c < scope.schema.size(); ++c) {
+          BoundExpr b;
+          b.kind = BoundKind::kColumn;
+          b.column = c;
+          b.type = scope.schema.columns[c].type;
+          b.physical = scope.schema.columns[c].physical;
+          b.span = item.expr.span;
+          items.push_back(std::move(b));
+          names.push_back(scope.schema.columns[c].name);
+        }
+        continue;
+      }
+      FLOE_ASSIGN_OR_RETURN(BoundExpr b, bind(item.expr));
+      if (b.null_literal) {
+        return Fail(Classed("floe.ValidationException",
+                            ValidationError(item.expr.span, "Illegal use of 'NULL'")));
+      }
+      if (item.alias) {
+        names.push_back(*item.alias);
+      } else if (b.kind == BoundKind::kColumn) {
+        names.push_back(scope.schema.columns[b.column].name);
+      } else {
+        names.push_back(ExprName(static_cast<int>(items.size())));
+      }
+      items.push_back(std::move(b));
+    }
+    std::optional<BoundExpr> where;
+    if (sel.where) {
+      FLOE_ASSIGN_OR_RETURN(BoundExpr w, bind(*sel.where));
+      if (w.null_literal) {
+        FLOE_ASSIGN_OR_RETURN(w, CastTo(std::move(w), MakeType(sql::TypeName::kBoolean)));
+      }
+      if (w.type.name != sql::TypeName::kBoolean) {
+        return Fail(
+            Classed("floe.ValidationException",
+                    ValidationError(sel.where->span,
+                                    fmt::format("WHERE clause must be a condition (its type is {})",
+                                                TypeSummary(w.type)))));
+      }
+      where = std::move(w);
+    }
+    PlannedQuery p;
+    for (size_t i = 0; i < items.size(); ++i) {
+      p.output.columns.push_back(ColumnInfo{names[i], items[i].type, items[i].physical});
+    }
+    // Output names must be unique for an INSERT's schema summary; Flink
+    // suffixes duplicates (a, a0): do the same.
+    std::set<std::string> seen;
+    for (auto& c : p.output.columns) {
+      std::string n = c.name;
+      for (int k = 0; seen.contains(n); ++k) n = c.name + std::to_string(k);
+      seen.insert(n);
+      c.name = n;
+    }
+    const int64_t limit = sel.limit.value_or(-1);
+    if (!table) {
+      Projector proj(items, p.output.Physical());
+      auto where_copy = where;
+      p.open = [proj, where_copy, limit]() -> Result<std::unique_ptr<RowSource>> {
+        return std::unique_ptr<RowSource>(
+            new SelectSource(std::make_unique<OneRowSource>(), where_copy, proj, limit));
+      };
+      return p;
+    }
+    // The columns the query reads, and the expressions rewritten onto them.
+    std::set<int> used;
+    for (const auto& e : items) CollectColumns(e, &used);
+    if (where) CollectColumns(*where, &used);
+    if (used.empty()) used.insert(0);
+    ReadRequest request;
+    request.hints = table->iceberg ? hints : std::map<std::string, std::string>{};
+    if (where && table->iceberg) {
+      if (auto f = ToFloeFilter(*where, table->schema)) request.filter = *f;
+    }
+    if (!where) request.limit = limit;
+    std::map<int, int> remap;
+    for (int c : used) {
+      remap[c] = static_cast<int>(request.columns.size());
+      request.columns.push_back(c);
+    }
+    for (auto& e : items) RemapColumns(&e, remap);
+    if (where) RemapColumns(&*where, remap);
+    FLOE_ASSIGN_OR_RETURN(auto connector, ConnectorOf(*table));
+    if (Status st = connector->Validate(*table, false); !st)
+      return Fail(Classed("floe.ValidationException", st.error()));
+    EngineContext ctx = s.Context();
+    p.changelog = connector->ChangelogSource(*table, request, ctx) || ctx.streaming;
+    Projector proj(items, p.output.Physical());
+    auto t = std::make_shared<TableHandle>(*table);
+    Session::Impl* impl = &s;
+    p.open = [impl, connector, t, request, proj, where,
+              limit]() -> Result<std::unique_ptr<RowSource>> {
+      FLOE_ASSIGN_OR_RETURN(auto src, connector->OpenSource(*t, request, impl->Context()));
+      return std::unique_ptr<RowSource>(new SelectSource(std::move(src), where, proj, limit));
+    };
+    return p;
+  }
+
+  // ---------------------------------------------------------- INSERT
+
+  struct PlannedInsert {
+    TableHandle table;
+    std::shared_ptr<const Connector> connector;
+    WriteRequest request;
+    PlannedQuery query;
+    std::optional<Projector> to_sink;
+  };
+
+  Error Mismatch(const TableHandle& t, const RelSchema& query, const std::string& cause) {
+    return Validation(
+        fmt::format("Column types of query result and sink for '{}' do not match.\nCause: "
+                    "{}\n\nQuery schema: {}\nSink schema:  {}",
+                    t.FullName(), cause, query.Summary(), t.schema.Summary()));
+  }
+
+  Result<PlannedInsert> PlanInsert(const sql::Insert& ins) {
+    PlannedInsert p;
+    FLOE_ASSIGN_OR_RETURN(p.table, s.LoadTableHandle(ins.table));
+    FLOE_ASSIGN_OR_RETURN(auto hints, Hints(ins.hints));
+    if (p.table.iceberg) {
+      p.request.hints = hints;
+    } else {
+      for (const auto& [k, v] : hints) p.table.options[k] = v;
+    }
+    p.request.overwrite = ins.overwrite;
+    EngineContext ctx = s.Context();
+    if (ins.overwrite && ctx.streaming) {
+      return Fail(
+          Validation("INSERT OVERWRITE expression is only supported in batch mode "
+                     "(execution.runtime-mode = batch)."));
+    }
+    FLOE_ASSIGN_OR_RETURN(p.connector, ConnectorOf(p.table));
+    if (Status st = p.connector->Validate(p.table, true); !st)
+      return Fail(Classed("floe.ValidationException", st.error()));
+    FLOE_ASSIGN_OR_RETURN(p.query, Plan(ins.query));
+    p.request.changelog = p.query.changelog && !ctx.streaming ? true : p.query.changelog;
+    const RelSchema& sink = p.table.schema;
+    // Static partition values.
+    std::map<std::string, BoundExpr> fixed;
+    for (const auto& [col, e] : ins.partition) {
+      if (std::find(p.table.partition_keys.begin(), p.table.partition_keys.end(), col) ==
+          p.table.partition_keys.end()) {
+        std::string keys;
+        for (const auto& k : p.table.partition_keys) keys += (keys.empty() ? "" : ", ") + k;
+        return Fail(Validation(
+            fmt::format("{} is not a partition column of table {}. Partition columns are: [{}]",
+                        col, p.table.FullName(), keys)));
+      }
+      auto b = Bind(e, Scope{});
+      if (!b) return Fail(Classed("floe.ValidationException", b.error()));
+      fixed[col] = std::move(*b);
+      FLOE_ASSIGN_OR_RETURN(ColumnVector v, Evaluate(fixed[col], Batch()));
+      std::string text;
+      AppendValueText(v, fixed[col].type, 0, &text);
+      p.request.static_partition[col] = text;
+    }
+    // The target columns the query fills, in the query's order.
+    std::vector<int> targets;
+    if (!ins.columns.empty()) {
+      for (const std::string& name : ins.columns) {
+        int idx = -1;
+        for (int c = 0; c < sink.size(); ++c) {
+          if (sink.columns[c].name == name) idx = c;
+        }
+        if (idx < 0) return Fail(Validation(fmt::format("Unknown target column '{}'", name)));
+        if (std::find(targets.begin(), targets.end(), idx) != targets.end()) {
+          return Fail(
+              Validation(fmt::format("Target column '{}' is assigned more than once", name)));
+        }
+        targets.push_back(idx);
+      }
+    } else {
+      for (int c = 0; c < sink.size(); ++c) {
+        if (!fixed.contains(sink.columns[c].name)) targets.push_back(c);
+      }
+    }
+    const RelSchema& q = p.query.output;
+    if (q.size() != static_cast<int>(targets.size())) {
+      return Fail(Mismatch(p.table, q, "Different number of columns."));
+    }
+    Scope scope;
+    scope.schema = q;
+    std::vector<BoundExpr> exprs(static_cast<size_t>(sink.size()));
+    for (int c = 0; c < sink.size(); ++c) {
+      const ColumnInfo& col = sink.columns[c];
+      sql::DataType want = col.type;
+      want.nullable = true;  // nulls are checked per row (NOT NULL enforcer)
+      auto pos = std::find(targets.begin(), targets.end(), c);
+      BoundExpr e;
+      if (fixed.contains(col.name)) {
+        e = fixed[col.name];
+        if (!ExplicitCastAllowed(e.type, want)) {
+          return Fail(Validation(fmt::format(
+              "Static partition value of column '{}' has type {}, which does not cast to {}",
+              col.name, TypeSummary(e.type), TypeSummary(col.type))));
+        }
+      } else if (pos != targets.end()) {
+        const int j = static_cast<int>(pos - targets.begin());
+        e.kind = BoundKind::kColumn;
+        e.column = j;
+        e.type = q.columns[j].type;
+        e.physical = q.columns[j].physical;
+        const bool constant = false;
+        if (!SameLogical(e.type, col.type) && !ImplicitCastAllowed(e.type, col.type) &&
+            !(constant && ExplicitCastAllowed(e.type, col.type))) {
+          return Fail(Mismatch(
+              p.table, q,
+              fmt::format("Incompatible types for sink column '{}' at position {}.", col.name, c)));
+        }
+      } else {
+        if (!col.type.nullable) {
+          return Fail(Validation(
+              fmt::format("Column '{}' has no default value and does not allow NULLs.", col.name)));
+        }
+        BoundExpr n;
+        n.kind = BoundKind::kLiteral;
+        n.null_literal = true;
+        e = std::move(n);
+      }
+      want.nullable = e.null_literal || e.type.nullable;
+      FLOE_ASSIGN_OR_RETURN(e, CastTo(std::move(e), want));
+      exprs[c] = std::move(e);
+    }
+    p.to_sink.emplace(std::move(exprs), sink.Physical());
+    return p;
+  }
+};
+
+// ------------------------------------------------------------- execution
+
+Result<StatementResult> Session::Impl::Query(const sql::Query& q) {
+  QueryPlanner planner{*this};
+  FLOE_ASSIGN_OR_RETURN(PlannedQuery p, planner.Plan(q));
+  FLOE_ASSIGN_OR_RETURN(auto source, p.open());
+  StatementResult r;
+  r.kind = StatementResult::Kind::kRows;
+  for (const auto& c : p.output.columns) {
+    r.table.columns.push_back(c.name);
+    r.table.types.push_back(c.type);
+  }
+  r.table.changelog = p.changelog;
+  while (true) {
+    Batch b;
+    FLOE_ASSIGN_OR_RETURN(bool more, source->Next(&b));
+    if (!more) break;
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      std::vector<std::optional<std::string>> row;
+      for (size_t c = 0; c < b.columns.size(); ++c) {
+        if (b.columns[c].IsNull(i)) {
+          row.emplace_back();
+        } else {
+          std::string text;
+          AppendValueText(b.columns[c], p.output.columns[c].type, i, &text);
+          row.emplace_back(std::move(text));
+        }
+      }
+      r.table.rows.push_back(std::move(row));
+      if (p.changelog)
+        r.table.kinds.push_back(b.row_kinds.empty() ? RowKind::kInsert : b.row_kinds[i]);
+    }
+  }
+  return r;
+}
+
+namespace {
+
+// Runs planned INSERTs as one job: every sink opened, every query run to its
+// end, every sink finished, then the commits that must wait (Iceberg).
+// Any failure aborts every sink: nothing is committed to Iceberg.
+Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Impl& s) {
+  std::vector<std::unique_ptr<RowSink>> sinks;
+  auto abort_all = [&] {
+    for (auto& sk : sinks) {
+      if (sk) sk->Abort();
+    }
+  };
+  EngineContext ctx = s.Context();
+  std::chrono::nanoseconds checkpoint_interval{0};
+  if (auto it = s.options.find("execution.checkpointing.interval"); it != s.options.end()) {
+    FLOE_ASSIGN_OR_RETURN(checkpoint_interval, config::ParseDuration(it->second));
+  }
+  for (auto& ins : inserts) {
+    auto sink = ins.connector->OpenSink(ins.table, ins.request, ctx);
+    if (!sink) {
+      abort_all();
+      return Fail(
+          sink.error().WithContext(fmt::format("cannot write to table {}", ins.table.FullName())));
+    }
+    sinks.push_back(std::move(*sink));
+  }
+  for (size_t i = 0; i < inserts.size(); ++i) {
+    auto source = inserts[i].query.open();
+    Status st;
+    if (!source) {
+      st = Fail(source.error());
+    } else if (!inserts[i].query.changelog) {
+      // Bounded: read and project on another thread while this one writes.
+      PrefetchingSource prefetch(std::move(*source), &*inserts[i].to_sink);
+      st = RunToSink(&prefetch, *inserts[i].to_sink, true, inserts[i].table.schema, sinks[i].get(),
+                     inserts[i].table.FullName(), checkpoint_interval);
+    } else {
+      st = RunToSink(source->get(), *inserts[i].to_sink, false, inserts[i].table.schema,
+                     sinks[i].get(), inserts[i].table.FullName(), checkpoint_interval);
+    }
+    if (!st) {
+      abort_all();
+      return st;
+    }
+  }
+  for (auto& sk : sinks) {
+    if (Status st = sk->Finish(); !st) {
+      abort_all();
+      return st;
+    }
+  }
+  for (auto& sk : sinks) {
+    if (sk->deferred_commit()) continue;
+    if (Status st = sk->Commit(); !st) {
+      abort_all();
+      return st;
+    }
+  }
+  for (auto& sk : sinks) {
+    if (!sk->deferred_commit()) continue;
+    // An Iceberg commit that fails after another one of the set succeeded
+    // cannot be undone (no multi-table transactions): the error says so.
+    if (Status st = sk->Commit(); !st) {
+      abort_all();
+      return st;
+    }
+  }
+  return Ok();
+}
+
+}  // namespace
+
+Result<StatementResult> Session::Impl::Insert(const sql::Insert& ins) {
+  QueryPlanner planner{*this};
+  std::vector<QueryPlanner::PlannedInsert> plans;
+  FLOE_ASSIGN_OR_RETURN(auto p, planner.PlanInsert(ins));
+  plans.push_back(std::move(p));
+  FLOE_RETURN_IF_ERROR(RunInserts(plans, *this));
+  StatementResult r;
+  r.kind = StatementResult::Kind::kInfo;
+  r.message = "Complete execution of the SQL update statement.";
+  return r;
+}
+
+Result<StatementResult> Session::Impl::StatementSet(const sql::StatementSet& set) {
+  QueryPlanner planner{*this};
+  std::vector<QueryPlanner::PlannedInsert> plans;
+  for (const sql::Insert& ins : set.inserts) {
+    FLOE_ASSIGN_OR_RETURN(auto p, planner.PlanInsert(ins));
+    plans.push_back(std::move(p));
+  }
+  FLOE_RETURN_IF_ERROR(RunInserts(plans, *this));
+  StatementResult r;
+  r.kind = StatementResult::Kind::kInfo;
+  r.message = "Complete execution of the SQL update statement.";
+  return r;
+}
+
+}  // namespace floe::sqlengine

@@ -1,0 +1,70 @@
+/// \file
+/// A SQL session, as Flink's SQL client holds one: catalogs by name
+/// (`default_catalog`, in memory, holds connector tables; CREATE CATALOG ...
+/// WITH ('type'='iceberg', ...) opens an Iceberg catalog through
+/// catalog::OpenCatalog), the current catalog and database, TEMPORARY
+/// tables, and the SET options. Execute runs one parsed statement to its end
+/// (INSERTs included: floe runs every job synchronously, as Flink with
+/// `table.dml-sync` = true).
+///
+/// Errors come back framed for the client with an exception class, as
+/// Flink's messages carry one: `floe.ParseException: Encountered ...` for
+/// syntax, `floe.ValidationException: ...` for names, types and options
+/// found before anything runs, `floe.TableException: ...` for failures while
+/// a job runs, `floe.PluginException: <class>: ...` from user-defined sinks,
+/// and `floe.UnsupportedException: ...` for valid Flink SQL that floe does
+/// not do yet (named, never silently accepted).
+///
+/// Option precedence (Flink's): a statement's /*+ OPTIONS(...) */ hint, then
+/// the session's SET `connector.iceberg.*` keys, then the table's properties,
+/// then the option's default.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog.h"
+#include "floe/sql/ast.h"
+#include "floe/sqlengine/connector.h"
+#include "floe/sqlengine/result.h"
+#include "floe/util/status.h"
+
+namespace floe::sqlengine {
+
+/// Where a session sends the print connector's rows.
+struct SessionOptions {
+  std::function<void(std::string_view)> print_out;
+  std::function<void(std::string_view)> print_err;
+};
+
+class Session {
+ public:
+  explicit Session(SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Parses and runs one statement whose text starts at `start` in its file
+  /// (for error positions).
+  Result<StatementResult> ExecuteSql(std::string_view text, sql::Pos start = {});
+  /// Runs one parsed statement.
+  Result<StatementResult> Execute(const sql::Statement& statement);
+
+  const std::string& current_catalog() const;
+  const std::string& current_database() const;
+  /// The SET options.
+  const std::map<std::string, std::string>& options() const;
+  /// Whether `sql-client.verbose` is on.
+  bool verbose() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::sqlengine

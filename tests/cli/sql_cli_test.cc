@@ -1,0 +1,186 @@
+// `floe sql` from the command line: -e, -f and standard input print what
+// Flink's SQL client prints ([INFO], tableau results, [ERROR] frames), a
+// script stops at its first error with exit 1, positions in errors are those
+// of the file, the print connector writes to standard output, and a plugin
+// that crashes in close ends the process before an Iceberg table of the same
+// statement set is committed.
+
+#include "cli/cli_util.h"
+
+namespace floe_cli_test {
+namespace {
+
+class SqlCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = FreshTestDir("sql_cli"); }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
+
+  RunResult Sql(const std::string& args, const std::string& env = "") {
+    return RunIn(dir_, env + Shell(FLOE_BIN) + " sql " + args);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SqlCli, ExecutePrintsFlinkClientOutput) {
+  RunResult r = Sql(
+      "-e " +
+      Shell("SHOW CATALOGS; CREATE TABLE t (a INT) WITH ('connector'='blackhole'); SHOW TABLES"));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "+-----------------+\n"
+            "|    catalog name |\n"
+            "+-----------------+\n"
+            "| default_catalog |\n"
+            "+-----------------+\n"
+            "1 row in set\n"
+            "\n"
+            "[INFO] Execute statement succeed.\n"
+            "\n"
+            "+------------+\n"
+            "| table name |\n"
+            "+------------+\n"
+            "|          t |\n"
+            "+------------+\n"
+            "1 row in set\n");
+}
+
+TEST_F(SqlCli, FileStopsAtFirstErrorWithFilePositions) {
+  WriteFile(dir_ / "s.sql",
+            "-- a script\n"
+            "SELECT 1 AS one;\n"
+            "\n"
+            "SELECT\n"
+            "  nope;\n"
+            "SELECT 2;\n");
+  RunResult r = Sql("-f s.sql");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out,
+            "+-----+\n"
+            "| one |\n"
+            "+-----+\n"
+            "|   1 |\n"
+            "+-----+\n"
+            "1 row in set\n"
+            "\n"
+            "[ERROR] Could not execute SQL statement. Reason:\n"
+            "floe.ValidationException: SQL validation failed. From line 5, column 3 to line 5, "
+            "column 6: Column "
+            "'nope' not found in any table\n");
+  EXPECT_NE(r.err.find("a statement of s.sql failed"), std::string::npos) << r.err;
+}
+
+TEST_F(SqlCli, StandardInputAndEmptySet) {
+  WriteFile(dir_ / "in.sql",
+            "CREATE TABLE g (x INT) WITH ('connector'='datagen','number-of-rows'='0');\nSELECT * "
+            "FROM g;\n");
+  RunResult r = RunIn(dir_, Shell(FLOE_BIN) + " sql < in.sql");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "[INFO] Execute statement succeed.\n\nEmpty set\n");
+}
+
+TEST_F(SqlCli, VerboseAddsTheErrorKind) {
+  RunResult r = Sql("-e " + Shell("SET 'sql-client.verbose' = 'true'; SELECT x"));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("Column 'x' not found in any table\nError kind: "), std::string::npos)
+      << r.out;
+  RunResult quiet = Sql("-e " + Shell("SELECT x"));
+  EXPECT_EQ(quiet.out.find("Error kind"), std::string::npos) << quiet.out;
+}
+
+TEST_F(SqlCli, ParseErrorIsFramed) {
+  RunResult r = Sql("-e " + Shell("SELECT 1 FROM"));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out.rfind("[ERROR] Could not execute SQL statement. Reason:\nfloe.ParseException: "
+                        "Encountered \"<EOF>\" at line 1, column ",
+                        0),
+            0u)
+      << r.out;
+}
+
+TEST_F(SqlCli, PrintConnectorWritesRowsToStandardOutput) {
+  RunResult r = Sql(
+      "-e " +
+      Shell(
+          "CREATE TABLE p (a INT, b STRING) WITH ('connector'='print', 'print-identifier'='out'); "
+          "INSERT INTO p VALUES (1, 'x'), (2, CAST(NULL AS STRING))"));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "[INFO] Execute statement succeed.\n"
+            "\n"
+            "out> +I[1, x]\n"
+            "out> +I[2, null]\n"
+            "[INFO] Complete execution of the SQL update statement.\n");
+}
+
+TEST_F(SqlCli, UnknownIcebergOptionsWarn) {
+  RunResult r = Sql(
+      "-e " +
+      Shell("CREATE CATALOG c WITH ('type'='iceberg','catalog-type'='hadoop','warehouse'='wh'); "
+            "CREATE DATABASE c.db; CREATE TABLE c.db.t (a INT) WITH ('my.key'='v')"));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("[WARNING] table c.db.t: 'my.key' is not an Iceberg table property floe "
+                       "knows; kept as a table "
+                       "property"),
+            std::string::npos)
+      << r.out;
+}
+
+// A plugin crashing in close ends floe before the Iceberg sink of the same
+// statement set commits: the table has no snapshot afterwards.
+TEST_F(SqlCli, PluginCrashInCloseCommitsNothingToIceberg) {
+  // The library by name: the plugins folder also holds a test library that
+  // registers test.RecordingSink again (the duplicate-name test).
+  const std::string plugins = std::string(FLOE_BINARY_DIR) + "/plugins/libfloe_test_sink.so";
+  const std::string setup =
+      "CREATE CATALOG c WITH ('type'='iceberg','catalog-type'='hadoop','warehouse'='wh'); CREATE "
+      "DATABASE c.db; "
+      "CREATE TABLE c.db.t (id BIGINT); ";
+  ASSERT_EQ(Sql("-e " + Shell(setup)).rc, 0);
+  RunResult r = Sql(
+      "-e " +
+          Shell(
+              "CREATE CATALOG c WITH ('type'='iceberg','catalog-type'='hadoop','warehouse'='wh'); "
+              "CREATE TABLE ud (id BIGINT) WITH ('connector.type'='user-defined', "
+              "'connector.class-name'='test.RecordingSink', "
+              "'connector.class-parameter'='crash=close'); "
+              "EXECUTE STATEMENT SET BEGIN INSERT INTO c.db.t VALUES (1); INSERT INTO ud VALUES "
+              "(1); END"),
+      "FLOE_PLUGIN_PATH=" + Shell(plugins) + " ");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("test.RecordingSink"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("close"), std::string::npos) << r.err;
+  RunResult q = Sql(
+      "-e " +
+      Shell("CREATE CATALOG c WITH ('type'='iceberg','catalog-type'='hadoop','warehouse'='wh'); "
+            "SELECT * FROM c.db.t"));
+  ASSERT_EQ(q.rc, 0) << q.out << q.err;
+  EXPECT_NE(q.out.find("Empty set"), std::string::npos) << q.out;
+  RunResult snaps = RunIn(dir_, Shell(FLOE_BIN) + " snapshots --table db.t --catalog warehouse=wh");
+  EXPECT_EQ(snaps.out.find("snapshot-id"), std::string::npos) << snaps.out;
+}
+
+// The shell, under a terminal (script(1) gives it one): statements over
+// several lines, results after each, history written to $HOME.
+TEST_F(SqlCli, InteractiveShellUnderATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "script(1) is not installed";
+  WriteFile(dir_ / "keys.txt", "SELECT 1\n  AS x;\nSELECT y;\nquit;\n");
+  RunResult r = RunIn(dir_, "HOME=" + Shell(dir_.string()) + " script -qec " +
+                                Shell(std::string(FLOE_BIN) + " sql") + " /dev/null < keys.txt");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  std::string out = r.out;
+  std::erase(out, '\r');
+  EXPECT_NE(
+      out.find("floe SQL> SELECT 1\n>   AS x;\n+---+\n| x |\n+---+\n| 1 |\n+---+\n1 row in set\n"),
+      std::string::npos)
+      << out;
+  // An error does not end the shell.
+  EXPECT_NE(out.find("[ERROR] Could not execute SQL statement. Reason:\nfloe.ValidationException"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(ReadFile(dir_ / ".floe_sql_history").find("AS\\040x;"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace floe_cli_test
