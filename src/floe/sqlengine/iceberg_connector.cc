@@ -130,13 +130,43 @@ std::map<std::string, std::string> SessionReadOptions(const EngineContext& ctx) 
 
 bool IsTrue(const std::string& v) { return v == "true" || v == "TRUE" || v == "True"; }
 
+// Two read options cannot change what a SQL query returns: refused when they
+// ask for what SQL does not do, rather than accepted to no effect.
+//  - case-sensitive: the planner has already resolved the query's column
+//    names against the table, case-sensitively (as Flink's does), so the
+//    scan binds exact names; true is what SQL does, false cannot apply.
+//  - include-column-stats: statistics are kept in planned files, and a
+//    query's result holds rows, never files; false is what SQL does.
+Status CheckSqlReadOption(const std::string& key, const std::string& value,
+                          std::string_view where) {
+  if (key == k::kCaseSensitive.name && !IsTrue(value)) {
+    return Unsupported(
+        "{}: read option case-sensitive={} has no effect in SQL: the query's column names are "
+        "resolved by the SQL planner, case-sensitively as in Flink (floe scan --option "
+        "case-sensitive=false selects columns case-insensitively)",
+        where, value);
+  }
+  if (key == k::kIncludeColumnStats.name && IsTrue(value)) {
+    return Unsupported(
+        "{}: read option include-column-stats={} has no effect in SQL: column statistics belong "
+        "to planned files, not to rows (floe files --option include-column-stats=true prints "
+        "them)",
+        where, value);
+  }
+  return Ok();
+}
+
 // The read options of a hint: read options pass, other keys are ignored
-// with a warning (Iceberg's connector ignores them silently).
-std::map<std::string, std::string> ReadHints(const TableHandle& table, const ReadRequest& request,
-                                             const EngineContext& ctx) {
+// with a warning (Iceberg's connector ignores them silently). The session's
+// `connector.iceberg.*` keys are checked here too.
+Result<std::map<std::string, std::string>> ReadHints(const TableHandle& table,
+                                                     const ReadRequest& request,
+                                                     const EngineContext& ctx) {
   std::map<std::string, std::string> hints;
   for (const auto& [key, value] : request.hints) {
     if (config::FindOption(key, uint32_t(config::Scope::kRead))) {
+      FLOE_RETURN_IF_ERROR(
+          CheckSqlReadOption(key, value, fmt::format("table {}: OPTIONS hint", table.FullName())));
       hints[key] = value;
     } else if (ctx.warn) {
       ctx.warn(fmt::format(
@@ -144,6 +174,10 @@ std::map<std::string, std::string> ReadHints(const TableHandle& table, const Rea
           "connector ignores unknown options)",
           table.FullName(), key));
     }
+  }
+  for (const auto& [key, value] : SessionReadOptions(ctx)) {
+    FLOE_RETURN_IF_ERROR(CheckSqlReadOption(key.substr(std::string_view("connector.iceberg.").size()),
+                                            value, fmt::format("SET '{}'", key)));
   }
   return hints;
 }
@@ -159,9 +193,10 @@ class IcebergConnector : public Connector {
     if (!table.loaded) return false;
     EngineContext quiet = ctx;
     quiet.warn = nullptr;
-    auto options =
-        table::ScanOptions::FromOptions(ReadHints(table, request, quiet),
-                                        table.loaded->metadata.properties, SessionReadOptions(ctx));
+    auto hints = ReadHints(table, request, quiet);
+    if (!hints) return false;  // OpenSource reports the error
+    auto options = table::ScanOptions::FromOptions(*hints, table.loaded->metadata.properties,
+                                                   SessionReadOptions(ctx));
     return options && options->streaming;
   }
 
@@ -169,7 +204,7 @@ class IcebergConnector : public Connector {
                                                 const ReadRequest& request,
                                                 const EngineContext& ctx) const override {
     if (!table.loaded) return Internal("iceberg table {} not loaded", table.FullName());
-    std::map<std::string, std::string> hints = ReadHints(table, request, ctx);
+    FLOE_ASSIGN_OR_RETURN(auto hints, ReadHints(table, request, ctx));
     auto metadata = std::make_shared<const iceberg::TableMetadata>(table.loaded->metadata);
     FLOE_ASSIGN_OR_RETURN(
         table::ScanOptions options,
