@@ -6,6 +6,8 @@
 // statement set is committed.
 
 #include "cli/cli_util.h"
+#include "testing/matchers.h"
+#include "testing/postgres.h"
 
 namespace floe_cli_test {
 namespace {
@@ -158,6 +160,110 @@ TEST_F(SqlCli, PluginCrashInCloseCommitsNothingToIceberg) {
   EXPECT_NE(q.out.find("Empty set"), std::string::npos) << q.out;
   RunResult snaps = RunIn(dir_, Shell(FLOE_BIN) + " snapshots --table db.t --catalog warehouse=wh");
   EXPECT_EQ(snaps.out.find("snapshot-id"), std::string::npos) << snaps.out;
+}
+
+// The issue's seed job, end to end through `floe sql`: rows from a JSON
+// folder go into an Iceberg table by upsert (twice), a CDC window deletes a
+// key, and a streaming read of the table feeds two user-defined sinks
+// created from SQL with connector.type / class-name / class-parameter:
+// test.RetractSink (a retract stream: Flink's Tuple2<Boolean, Row>) logs
+// open(parameter), each row with its flag and close; the PostgreSQL example
+// plugin ends with the upsert state of the Iceberg table.
+TEST_F(SqlCli, SeedJobFeedsUserDefinedSinksTheRetractStream) {
+  const std::string plugins = std::string(FLOE_BINARY_DIR) + "/plugins/libfloe_test_sink.so:" +
+                              FLOE_BINARY_DIR + "/plugins/libfloe_pg_upsert_sink.so";
+  const std::string env = "FLOE_PLUGIN_PATH=" + Shell(plugins) + " ";
+  const std::string catalog =
+      "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh'); ";
+  const std::string load =
+      catalog +
+      "CREATE TABLE src (id BIGINT, name STRING, amount DOUBLE, PRIMARY KEY (id) NOT ENFORCED) "
+      "WITH ('connector'='filesystem', 'path'='in/', 'format'='json'); "
+      "INSERT INTO ice.db.orders /*+ OPTIONS('upsert-enabled'='true', 'write-parallelism'='2') */ "
+      "SELECT id, name, amount FROM src";
+  fs::create_directories(dir_ / "in");
+  WriteFile(dir_ / "in" / "part-1.json",
+            "{\"id\":1,\"name\":\"a\",\"amount\":1.5}\n{\"id\":2,\"name\":\"b\",\"amount\":2.5}\n"
+            "{\"id\":3,\"name\":\"c\",\"amount\":3.5}\n");
+  RunResult r = Sql("-e " + Shell(catalog +
+                                  "CREATE DATABASE ice.db; CREATE TABLE ice.db.orders (id BIGINT, "
+                                  "name STRING, amount DOUBLE, PRIMARY KEY (id) NOT ENFORCED) "
+                                  "WITH ('format-version'='2'); " +
+                                  load.substr(catalog.size())));
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  // The second load updates key 2 and inserts key 4.
+  WriteFile(dir_ / "in" / "part-1.json",
+            "{\"id\":2,\"name\":\"b2\",\"amount\":2.75}\n{\"id\":4,\"name\":\"d\",\"amount\":4.5}\n");
+  r = Sql("-e " + Shell(load));
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  // A CDC window deletes key 3.
+  WriteFile(dir_ / "cdc.jsonl", "{\"id\":3,\"op\":\"DELETE\",\"seq\":1}\n");
+  r = RunIn(dir_, Shell(FLOE_BIN) +
+                      " write --catalog warehouse=wh --table db.orders -i cdc.jsonl --set "
+                      "mode=merge-on-read --set change_type_column=op --set "
+                      "sequence_number_column=seq");
+  ASSERT_EQ(r.rc, 0) << r.err;
+
+  ASSERT_OK_AND_ASSIGN(std::string uri, floe::test::FreshPostgresDatabase());
+  const std::string port = uri.substr(uri.rfind(':') + 1, uri.rfind('/') - uri.rfind(':') - 1);
+  const std::string db = uri.substr(uri.rfind('/') + 1);
+  ASSERT_OK(floe::test::PostgresSql(db, "CREATE TABLE users (id bigint PRIMARY KEY, name text)"));
+
+  // The streaming read's changelog: 3 inserts, the update of 2 as a retract
+  // pair and the insert of 4, the delete of 3 — 7 rows, then LIMIT ends it.
+  const std::string stream =
+      " /*+ OPTIONS('streaming'='true', 'monitor-interval'='10ms', "
+      "'starting-strategy'='INCREMENTAL_FROM_EARLIEST_SNAPSHOT') */ LIMIT 7";
+  const std::string log = (dir_ / "audit.log").string();
+  r = Sql("-e " +
+              Shell(catalog +
+                    "CREATE TABLE audit (id BIGINT, name STRING) WITH ("
+                    "'connector.type'='user-defined', 'connector.class-name'='test.RetractSink', "
+                    "'connector.class-parameter'='log=" +
+                    log +
+                    "'); "
+                    "CREATE TABLE pg (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                    "'connector.type'='user-defined', "
+                    "'connector.class-name'='com.example.PgUpsertSink', "
+                    "'connector.class-parameter'='host=127.0.0.1 port=" +
+                    port + " dbname=" + db +
+                    " user=postgres table=users key=id'); "
+                    "INSERT INTO audit SELECT id, name FROM ice.db.orders" +
+                    stream + "; INSERT INTO pg SELECT id, name FROM ice.db.orders" + stream),
+          env);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+
+  std::vector<std::string> calls;
+  {
+    std::istringstream in(ReadFile(dir_ / "audit.log"));
+    std::string line;
+    while (std::getline(in, line)) calls.push_back(line);
+  }
+  std::vector<std::string> invokes;
+  for (const auto& c : calls) {
+    if (c.starts_with("invoke ")) invokes.push_back(c);
+  }
+  ASSERT_FALSE(calls.empty());
+  EXPECT_TRUE(calls[0].starts_with("create test.RetractSink ")) << calls[0];
+  EXPECT_EQ(calls[1], "open log=" + log + " (NUL-terminated: yes)");
+  EXPECT_EQ(invokes, (std::vector<std::string>{
+                         "invoke true id=1 name=\"a\"", "invoke true id=2 name=\"b\"",
+                         "invoke true id=3 name=\"c\"", "invoke false id=2 name=\"b\"",
+                         "invoke true id=2 name=\"b2\"", "invoke true id=4 name=\"d\"",
+                         "invoke false id=3 name=\"c\""}));
+  EXPECT_EQ(calls.back(), "destroy");
+  EXPECT_EQ(calls[calls.size() - 2], "close");
+
+  // PostgreSQL ends with the Iceberg table's rows.
+  auto users = floe::test::PostgresSql(db, "SELECT id, name FROM users ORDER BY id");
+  ASSERT_TRUE(users.has_value()) << users.error().ToString();
+  EXPECT_EQ(*users, "1|a\n2|b2\n4|d\n");
+  r = RunIn(dir_, Shell(FLOE_BIN) + " scan --catalog warehouse=wh --table db.orders");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find(R"({"id":1,"name":"a","amount":1.5})"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"({"id":2,"name":"b2","amount":2.75})"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"({"id":4,"name":"d","amount":4.5})"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(R"("id":3)"), std::string::npos) << r.out;
 }
 
 // The shell, under a terminal (script(1) gives it one): statements over
