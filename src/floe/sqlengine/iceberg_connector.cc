@@ -10,6 +10,7 @@
 // warning, not silence.
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -46,13 +47,17 @@ class IcebergStreamingSource : public RowSource {
                                   std::chrono::nanoseconds interval)
       : scan_(std::move(scan)), interval_(interval) {}
 
+  // While nothing new is committed, each poll returns an empty batch: the
+  // job sees time pass (its checkpoints, a statement set's stop) between
+  // polls, not only when rows come.
   Result<bool> Next(Batch* out) override {
-    while (ready_.empty()) {
+    if (ready_.empty()) {
       if (scan_->pending() == 0) {
         FLOE_ASSIGN_OR_RETURN(int queued, scan_->Discover());
         if (queued == 0) {
           std::this_thread::sleep_for(interval_);
-          continue;
+          *out = Batch();
+          return true;
         }
       }
       FLOE_ASSIGN_OR_RETURN(auto emitted, scan_->EmitNext([&](Batch&& b) -> Status {
@@ -60,6 +65,10 @@ class IcebergStreamingSource : public RowSource {
         return Ok();
       }));
       if (!emitted) std::this_thread::sleep_for(interval_);
+      if (ready_.empty()) {
+        *out = Batch();
+        return true;
+      }
     }
     *out = std::move(ready_.front());
     ready_.pop_front();
@@ -72,24 +81,40 @@ class IcebergStreamingSource : public RowSource {
   std::deque<Batch> ready_;
 };
 
-// Appends and INSERT OVERWRITE: one WriteJob, one snapshot at Commit.
+// Appends and INSERT OVERWRITE: one WriteJob, one snapshot at Commit. An
+// append of a streaming job (`execution.checkpointing.interval`) commits at
+// each checkpoint and goes on with a new job, as Iceberg's Flink sink
+// commits at checkpoints; an overwrite only at the end.
 class IcebergAppendSink : public RowSink {
  public:
-  IcebergAppendSink(std::unique_ptr<sink::WriteJob> job, std::string statement)
-      : job_(std::move(job)), statement_(std::move(statement)) {}
+  using OpenJob = std::function<Result<std::unique_ptr<sink::WriteJob>>()>;
+  IcebergAppendSink(std::unique_ptr<sink::WriteJob> job, OpenJob open, bool overwrite)
+      : job_(std::move(job)), open_(std::move(open)), overwrite_(overwrite) {}
   Status Write(Batch&& batch) override { return job_->Write(std::move(batch)); }
   Status Finish() override { return Ok(); }
   bool deferred_commit() const override { return true; }
   Status Commit() override {
+    // After a checkpoint an empty job has nothing to publish.
+    if (checkpointed_ && job_->rows() == 0) return Ok();
     FLOE_ASSIGN_OR_RETURN(auto result, job_->Commit({{"floe.input", "sql"}}));
     (void)result;
+    return Ok();
+  }
+  bool checkpoints() const override { return !overwrite_; }
+  Status Checkpoint() override {
+    if (job_->rows() == 0) return Ok();
+    FLOE_RETURN_IF_ERROR(Commit());
+    checkpointed_ = true;
+    FLOE_ASSIGN_OR_RETURN(job_, open_());
     return Ok();
   }
   void Abort() override { job_->Abort(); }
 
  private:
   std::unique_ptr<sink::WriteJob> job_;
-  std::string statement_;
+  OpenJob open_;
+  bool overwrite_;
+  bool checkpointed_ = false;
 };
 
 // Upserts and changelog input: the change sink (equality deletes by key).
@@ -268,6 +293,10 @@ class IcebergConnector : public Connector {
       if (upsert) FLOE_RETURN_IF_ERROR(cfg.Set(k::kUpsertEnabled.name, "true", "table property"));
     }
     if (request.overwrite) {
+      if (request.changelog) {
+        // Iceberg's IcebergTableSink: an overwrite needs a bounded input.
+        return InvalidArgument("Unbounded data stream doesn't support overwrite operation.");
+      }
       if (upsert) {
         return InvalidArgument(
             "OVERWRITE mode shouldn't be enable when configuring to use UPSERT data stream.");
@@ -291,10 +320,13 @@ class IcebergConnector : public Connector {
           auto sink, sink::ChangeSink::Open(cfg, table.iceberg, table.schema.Physical(), copt));
       return std::unique_ptr<RowSink>(new IcebergChangeSink(std::move(sink)));
     }
-    sink::WriteJobOptions jopt;
-    FLOE_ASSIGN_OR_RETURN(auto job,
-                          sink::WriteJob::Open(cfg, table.iceberg, table.schema.Physical(), jopt));
-    return std::unique_ptr<RowSink>(new IcebergAppendSink(std::move(job), table.FullName()));
+    catalog::Catalog* cat = table.iceberg;
+    IcebergAppendSink::OpenJob open = [cfg, cat, schema = table.schema.Physical()]() {
+      return sink::WriteJob::Open(cfg, cat, schema, sink::WriteJobOptions{});
+    };
+    FLOE_ASSIGN_OR_RETURN(auto job, open());
+    return std::unique_ptr<RowSink>(
+        new IcebergAppendSink(std::move(job), std::move(open), request.overwrite));
   }
 };
 
