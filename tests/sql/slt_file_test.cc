@@ -81,6 +81,19 @@ TEST(SltFile, SystemRecordAndCrLf) {
   EXPECT_EQ(r[0].sql, "echo /d");
 }
 
+TEST(SltFile, SystemCaptureNamesAVariable) {
+  ASSERT_OK_AND_ASSIGN(auto r,
+                       ParseSltFile("system capture SNAP_1\necho 42\n\nquery I\nSELECT ${SNAP_1}\n"
+                                    "----\n42\n",
+                                    "s.slt", "/d"));
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].kind, SltKind::kSystemCapture);
+  EXPECT_EQ(r[0].capture, "SNAP_1");
+  EXPECT_EQ(r[0].sql, "echo 42");
+  // The parser keeps ${...}: the runner replaces it when the record runs.
+  EXPECT_EQ(r[1].sql, "SELECT ${SNAP_1}");
+}
+
 TEST(SltFile, MalformedFilesNameFileAndLine) {
   struct Case {
     const char* text;
@@ -99,6 +112,9 @@ TEST(SltFile, MalformedFilesNameFileAndLine) {
       {"query I\nSELECT 1\n", "bad.slt:1: query without '----' and expected rows"},
       {"require sink x\n", "bad.slt:1: expected 'require plugin <name>'"},
       {"system failing\nls\n", "expected 'system ok'"},
+      {"system capture a-b\nls\n", "'system capture a-b': a name is letters, digits and _"},
+      {"system capture\nls\n", "expected 'system ok' or 'system capture <NAME>'"},
+      {"system capture X\n\n", "record has no command after its header"},
       {"statement error boom\nSELECT 1\n----\nboom\n", "expected error given twice"},
   };
   for (const Case& c : cases) {

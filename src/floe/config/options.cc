@@ -28,9 +28,6 @@ using T = OptionType;
 // written as `K(kConstant)` so that its name comes from keys:: (options.h).
 #define K(name_) .key = keys::name_.name, .ident = #name_
 
-constexpr std::string_view kCdcIssue = "the CDC sink (issue 8)";
-constexpr std::string_view kStorageIssue = "object storage (issue 10)";
-constexpr std::string_view kStreamingIssue = "streaming reads with the Flink SQL front end (issue 11)";
 constexpr std::string_view kOtherEngines = "floe does not act on it; it is stored for the engines that do";
 
 std::string ValidateMetricsMode(std::string_view v) {
@@ -189,7 +186,7 @@ const std::vector<OptionDef>& Registry() {
        .overrides = keys::kParquetCompressionLevel.name, .min = -131072, .max = 22},
       {K(kCompressionStrategy), .scopes = kW, .type = T::kEnum, .doc = "ORC compression strategy.",
        .enum_values = {"speed", "compression"}, .support = Support::kNotYet,
-       .missing = "it applies to ORC files; floe writes Parquet"},
+       .missing = "ORC files, which floe does not write (it writes Parquet)"},
       {K(kEqualityFieldColumns), .scopes = kW, .type = T::kList,
        .doc = "Key columns of an upsert / CDC write (Beam's equality_columns)."},
       {K(kWriteParallelism), .scopes = kW, .type = T::kInt,

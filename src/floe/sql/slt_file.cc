@@ -1,6 +1,8 @@
 // The .slt test-file parser: lines -> records (format in slt_file.h).
 #include "floe/sql/slt_file.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "floe/util/strings.h"
@@ -121,8 +123,19 @@ class SltParser {
           return Error(at, "query without '----' and expected rows");
         }
       } else if (head == "system") {
-        if (words.size() != 2 || words[1] != "ok") return Error(at, "expected 'system ok'");
-        r.kind = SltKind::kSystemOk;
+        if (words.size() == 3 && words[1] == "capture") {
+          for (char c : words[2]) {
+            if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) {
+              return Error(at, "'system capture {}': a name is letters, digits and _", words[2]);
+            }
+          }
+          r.kind = SltKind::kSystemCapture;
+          r.capture = std::string(words[2]);
+        } else if (words.size() != 2 || words[1] != "ok") {
+          return Error(at, "expected 'system ok' or 'system capture <NAME>'");
+        } else {
+          r.kind = SltKind::kSystemOk;
+        }
         ++i_;
         FLOE_RETURN_IF_ERROR(Body(r, /*allow_results=*/false));
       } else if (head == "require") {
@@ -169,13 +182,16 @@ class SltParser {
     }
     if (sql.empty()) {
       return Error(r.line, "record has no {} after its header",
-                   r.kind == SltKind::kSystemOk ? "command" : "SQL");
+                   r.kind == SltKind::kSystemOk || r.kind == SltKind::kSystemCapture ? "command"
+                                                                                     : "SQL");
     }
     r.sql = Substitute(std::move(sql), test_dir_);
     if (i_ < lines_.size() && lines_[i_] == "----") {
       if (!allow_results) {
         return Error(Line(), "'----' in a record that has no expected output ('{}')",
-                     r.kind == SltKind::kSystemOk ? "system ok" : "statement ok");
+                     r.kind == SltKind::kSystemOk        ? "system ok"
+                     : r.kind == SltKind::kSystemCapture ? "system capture"
+                                                         : "statement ok");
       }
       ++i_;
       has_results_ = true;

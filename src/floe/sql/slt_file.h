@@ -28,6 +28,10 @@
 ///   system ok                      a shell command that must exit 0
 ///   <command lines>
 ///
+///   system capture <NAME>          a shell command that must exit 0 and print
+///   <command lines>                one value: later records see `${NAME}`
+///                                  replaced by it (a snapshot id for a hint)
+///
 ///   require plugin <name>          skip the rest of the file without the plugin
 ///   halt                           stop reading the file here
 ///
@@ -58,6 +62,7 @@ enum class SltKind : uint8_t {
   kQuery,
   kQueryError,
   kSystemOk,
+  kSystemCapture,
   kRequirePlugin,
 };
 
@@ -79,6 +84,7 @@ struct SltRecord {
   bool changelog = false;
   std::vector<std::string> expected_rows;  ///< kQuery: the lines after ----
   std::string plugin;                      ///< kRequirePlugin
+  std::string capture;                     ///< kSystemCapture: the variable's name
 };
 
 /// Parses an .slt file. `file_name` goes into messages; `test_dir` replaces

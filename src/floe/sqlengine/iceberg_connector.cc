@@ -10,6 +10,7 @@
 // warning, not silence.
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -46,13 +47,17 @@ class IcebergStreamingSource : public RowSource {
                                   std::chrono::nanoseconds interval)
       : scan_(std::move(scan)), interval_(interval) {}
 
+  // While nothing new is committed, each poll returns an empty batch: the
+  // job sees time pass (its checkpoints, a statement set's stop) between
+  // polls, not only when rows come.
   Result<bool> Next(Batch* out) override {
-    while (ready_.empty()) {
+    if (ready_.empty()) {
       if (scan_->pending() == 0) {
         FLOE_ASSIGN_OR_RETURN(int queued, scan_->Discover());
         if (queued == 0) {
           std::this_thread::sleep_for(interval_);
-          continue;
+          *out = Batch();
+          return true;
         }
       }
       FLOE_ASSIGN_OR_RETURN(auto emitted, scan_->EmitNext([&](Batch&& b) -> Status {
@@ -60,6 +65,10 @@ class IcebergStreamingSource : public RowSource {
         return Ok();
       }));
       if (!emitted) std::this_thread::sleep_for(interval_);
+      if (ready_.empty()) {
+        *out = Batch();
+        return true;
+      }
     }
     *out = std::move(ready_.front());
     ready_.pop_front();
@@ -72,24 +81,40 @@ class IcebergStreamingSource : public RowSource {
   std::deque<Batch> ready_;
 };
 
-// Appends and INSERT OVERWRITE: one WriteJob, one snapshot at Commit.
+// Appends and INSERT OVERWRITE: one WriteJob, one snapshot at Commit. An
+// append of a streaming job (`execution.checkpointing.interval`) commits at
+// each checkpoint and goes on with a new job, as Iceberg's Flink sink
+// commits at checkpoints; an overwrite only at the end.
 class IcebergAppendSink : public RowSink {
  public:
-  IcebergAppendSink(std::unique_ptr<sink::WriteJob> job, std::string statement)
-      : job_(std::move(job)), statement_(std::move(statement)) {}
+  using OpenJob = std::function<Result<std::unique_ptr<sink::WriteJob>>()>;
+  IcebergAppendSink(std::unique_ptr<sink::WriteJob> job, OpenJob open, bool overwrite)
+      : job_(std::move(job)), open_(std::move(open)), overwrite_(overwrite) {}
   Status Write(Batch&& batch) override { return job_->Write(std::move(batch)); }
   Status Finish() override { return Ok(); }
   bool deferred_commit() const override { return true; }
   Status Commit() override {
+    // After a checkpoint an empty job has nothing to publish.
+    if (checkpointed_ && job_->rows() == 0) return Ok();
     FLOE_ASSIGN_OR_RETURN(auto result, job_->Commit({{"floe.input", "sql"}}));
     (void)result;
+    return Ok();
+  }
+  bool checkpoints() const override { return !overwrite_; }
+  Status Checkpoint() override {
+    if (job_->rows() == 0) return Ok();
+    FLOE_RETURN_IF_ERROR(Commit());
+    checkpointed_ = true;
+    FLOE_ASSIGN_OR_RETURN(job_, open_());
     return Ok();
   }
   void Abort() override { job_->Abort(); }
 
  private:
   std::unique_ptr<sink::WriteJob> job_;
-  std::string statement_;
+  OpenJob open_;
+  bool overwrite_;
+  bool checkpointed_ = false;
 };
 
 // Upserts and changelog input: the change sink (equality deletes by key).
@@ -130,13 +155,43 @@ std::map<std::string, std::string> SessionReadOptions(const EngineContext& ctx) 
 
 bool IsTrue(const std::string& v) { return v == "true" || v == "TRUE" || v == "True"; }
 
+// Two read options cannot change what a SQL query returns: refused when they
+// ask for what SQL does not do, rather than accepted to no effect.
+//  - case-sensitive: the planner has already resolved the query's column
+//    names against the table, case-sensitively (as Flink's does), so the
+//    scan binds exact names; true is what SQL does, false cannot apply.
+//  - include-column-stats: statistics are kept in planned files, and a
+//    query's result holds rows, never files; false is what SQL does.
+Status CheckSqlReadOption(const std::string& key, const std::string& value,
+                          std::string_view where) {
+  if (key == k::kCaseSensitive.name && !IsTrue(value)) {
+    return Unsupported(
+        "{}: read option case-sensitive={} has no effect in SQL: the query's column names are "
+        "resolved by the SQL planner, case-sensitively as in Flink (floe scan --option "
+        "case-sensitive=false selects columns case-insensitively)",
+        where, value);
+  }
+  if (key == k::kIncludeColumnStats.name && IsTrue(value)) {
+    return Unsupported(
+        "{}: read option include-column-stats={} has no effect in SQL: column statistics belong "
+        "to planned files, not to rows (floe files --option include-column-stats=true prints "
+        "them)",
+        where, value);
+  }
+  return Ok();
+}
+
 // The read options of a hint: read options pass, other keys are ignored
-// with a warning (Iceberg's connector ignores them silently).
-std::map<std::string, std::string> ReadHints(const TableHandle& table, const ReadRequest& request,
-                                             const EngineContext& ctx) {
+// with a warning (Iceberg's connector ignores them silently). The session's
+// `connector.iceberg.*` keys are checked here too.
+Result<std::map<std::string, std::string>> ReadHints(const TableHandle& table,
+                                                     const ReadRequest& request,
+                                                     const EngineContext& ctx) {
   std::map<std::string, std::string> hints;
   for (const auto& [key, value] : request.hints) {
     if (config::FindOption(key, uint32_t(config::Scope::kRead))) {
+      FLOE_RETURN_IF_ERROR(
+          CheckSqlReadOption(key, value, fmt::format("table {}: OPTIONS hint", table.FullName())));
       hints[key] = value;
     } else if (ctx.warn) {
       ctx.warn(fmt::format(
@@ -144,6 +199,10 @@ std::map<std::string, std::string> ReadHints(const TableHandle& table, const Rea
           "connector ignores unknown options)",
           table.FullName(), key));
     }
+  }
+  for (const auto& [key, value] : SessionReadOptions(ctx)) {
+    FLOE_RETURN_IF_ERROR(CheckSqlReadOption(key.substr(std::string_view("connector.iceberg.").size()),
+                                            value, fmt::format("SET '{}'", key)));
   }
   return hints;
 }
@@ -159,9 +218,10 @@ class IcebergConnector : public Connector {
     if (!table.loaded) return false;
     EngineContext quiet = ctx;
     quiet.warn = nullptr;
-    auto options =
-        table::ScanOptions::FromOptions(ReadHints(table, request, quiet),
-                                        table.loaded->metadata.properties, SessionReadOptions(ctx));
+    auto hints = ReadHints(table, request, quiet);
+    if (!hints) return false;  // OpenSource reports the error
+    auto options = table::ScanOptions::FromOptions(*hints, table.loaded->metadata.properties,
+                                                   SessionReadOptions(ctx));
     return options && options->streaming;
   }
 
@@ -169,7 +229,7 @@ class IcebergConnector : public Connector {
                                                 const ReadRequest& request,
                                                 const EngineContext& ctx) const override {
     if (!table.loaded) return Internal("iceberg table {} not loaded", table.FullName());
-    std::map<std::string, std::string> hints = ReadHints(table, request, ctx);
+    FLOE_ASSIGN_OR_RETURN(auto hints, ReadHints(table, request, ctx));
     auto metadata = std::make_shared<const iceberg::TableMetadata>(table.loaded->metadata);
     FLOE_ASSIGN_OR_RETURN(
         table::ScanOptions options,
@@ -233,6 +293,10 @@ class IcebergConnector : public Connector {
       if (upsert) FLOE_RETURN_IF_ERROR(cfg.Set(k::kUpsertEnabled.name, "true", "table property"));
     }
     if (request.overwrite) {
+      if (request.changelog) {
+        // Iceberg's IcebergTableSink: an overwrite needs a bounded input.
+        return InvalidArgument("Unbounded data stream doesn't support overwrite operation.");
+      }
       if (upsert) {
         return InvalidArgument(
             "OVERWRITE mode shouldn't be enable when configuring to use UPSERT data stream.");
@@ -256,10 +320,13 @@ class IcebergConnector : public Connector {
           auto sink, sink::ChangeSink::Open(cfg, table.iceberg, table.schema.Physical(), copt));
       return std::unique_ptr<RowSink>(new IcebergChangeSink(std::move(sink)));
     }
-    sink::WriteJobOptions jopt;
-    FLOE_ASSIGN_OR_RETURN(auto job,
-                          sink::WriteJob::Open(cfg, table.iceberg, table.schema.Physical(), jopt));
-    return std::unique_ptr<RowSink>(new IcebergAppendSink(std::move(job), table.FullName()));
+    catalog::Catalog* cat = table.iceberg;
+    IcebergAppendSink::OpenJob open = [cfg, cat, schema = table.schema.Physical()]() {
+      return sink::WriteJob::Open(cfg, cat, schema, sink::WriteJobOptions{});
+    };
+    FLOE_ASSIGN_OR_RETURN(auto job, open());
+    return std::unique_ptr<RowSink>(
+        new IcebergAppendSink(std::move(job), std::move(open), request.overwrite));
   }
 };
 

@@ -9,6 +9,7 @@
 // each output column is either moved from the input (a plain column
 // reference used once) or computed by the columnar evaluator.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -138,6 +139,12 @@ class SelectSource : public RowSource {
       Batch b;
       FLOE_ASSIGN_OR_RETURN(bool more, input_->Next(&b));
       if (!more) return false;
+      if (b.num_rows == 0) {
+        // An idle streaming source's heartbeat: passed on, so that the job
+        // above sees time pass.
+        *out = Batch();
+        return true;
+      }
       if (where_) {
         FLOE_ASSIGN_OR_RETURN(auto keep, EvaluateFilter(*where_, b));
         if (keep.empty()) continue;
@@ -375,14 +382,17 @@ class PrefetchingSource : public RowSource {
 };
 
 // Pulls the query's batches into the sink (`projected`: the source already
-// gives the sink's columns). With a checkpoint interval (a streaming job,
+// gives the sink's columns) until the source ends or `stop` is set. With a checkpoint interval (a streaming job,
 // `execution.checkpointing.interval`), a sink that publishes at checkpoints
 // does so each time the interval has passed.
 Status RunToSink(RowSource* source, const Projector& projector, bool projected,
                  const RelSchema& sink_schema, RowSink* sink, const std::string& table,
-                 std::chrono::nanoseconds checkpoint_interval) {
+                 std::chrono::nanoseconds checkpoint_interval, const std::atomic<bool>* stop) {
   auto last_checkpoint = std::chrono::steady_clock::now();
   while (true) {
+    // Another INSERT of the statement set failed (its error is the one
+    // reported; every sink is aborted): this one gives up too.
+    if (stop && stop->load()) return Ok();
     if (checkpoint_interval.count() > 0 && sink->checkpoints() &&
         std::chrono::steady_clock::now() - last_checkpoint >= checkpoint_interval) {
       FLOE_RETURN_IF_ERROR(sink->Checkpoint());
@@ -849,20 +859,45 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
     }
     sinks.push_back(std::move(*sink));
   }
-  for (size_t i = 0; i < inserts.size(); ++i) {
-    auto source = inserts[i].query.open();
-    Status st;
+  // The sources are opened here, on the session's thread (their warnings
+  // print in order); the INSERTs of a set then run side by side, each on
+  // its own thread, as Flink runs a statement set's pipelines together: an
+  // unbounded INSERT does not keep the others waiting. The first failure
+  // stops the others.
+  std::vector<std::unique_ptr<RowSource>> sources;
+  for (auto& ins : inserts) {
+    auto source = ins.query.open();
     if (!source) {
-      st = Fail(source.error());
-    } else if (!inserts[i].query.changelog) {
-      // Bounded: read and project on another thread while this one writes.
-      PrefetchingSource prefetch(std::move(*source), &*inserts[i].to_sink);
-      st = RunToSink(&prefetch, *inserts[i].to_sink, true, inserts[i].table.schema, sinks[i].get(),
-                     inserts[i].table.FullName(), checkpoint_interval);
-    } else {
-      st = RunToSink(source->get(), *inserts[i].to_sink, false, inserts[i].table.schema,
-                     sinks[i].get(), inserts[i].table.FullName(), checkpoint_interval);
+      abort_all();
+      return Fail(source.error());
     }
+    sources.push_back(std::move(*source));
+  }
+  std::atomic<bool> stop{false};
+  std::vector<Status> results(inserts.size(), Ok());
+  auto run_one = [&](size_t i) {
+    Status st;
+    if (!inserts[i].query.changelog) {
+      // Bounded: read and project on another thread while this one writes.
+      PrefetchingSource prefetch(std::move(sources[i]), &*inserts[i].to_sink);
+      st = RunToSink(&prefetch, *inserts[i].to_sink, true, inserts[i].table.schema,
+                     sinks[i].get(), inserts[i].table.FullName(), checkpoint_interval, &stop);
+    } else {
+      st = RunToSink(sources[i].get(), *inserts[i].to_sink, false, inserts[i].table.schema,
+                     sinks[i].get(), inserts[i].table.FullName(), checkpoint_interval, &stop);
+    }
+    if (!st) stop = true;
+    results[i] = std::move(st);
+  };
+  if (inserts.size() == 1) {
+    run_one(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < inserts.size(); ++i) threads.emplace_back(run_one, i);
+    for (auto& t : threads) t.join();
+  }
+  sources.clear();
+  for (const Status& st : results) {
     if (!st) {
       abort_all();
       return st;

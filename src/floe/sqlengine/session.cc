@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/catalog/serialized_catalog.h"
 #include "floe/config/duration.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
@@ -402,7 +403,8 @@ Result<StatementResult> Session::Impl::CreateCatalog(const sql::CreateCatalog& s
   if (!cat) return Fail(Classed("floe.ValidationException", cat.error()));
   CatalogEntry e;
   e.name = name;
-  e.iceberg = std::move(*cat);
+  // A statement set's INSERTs run side by side and may share the catalog.
+  e.iceberg = std::make_unique<catalog::SerializedCatalog>(std::move(*cat));
   e.default_database = default_db;
   catalogs.emplace(name, std::move(e));
   return Ok_();

@@ -4,6 +4,10 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
 #include <cstdlib>
 #include <filesystem>
 
@@ -88,6 +92,37 @@ std::string Unsubstitute(std::string s, const std::string& dir) {
   return s;
 }
 
+// `${NAME}` -> the value a `system capture NAME` record printed.
+std::string Expand(std::string s, const std::map<std::string, std::string>& vars) {
+  for (const auto& [name, value] : vars) {
+    const std::string ref = "${" + name + "}";
+    size_t at = 0;
+    while ((at = s.find(ref, at)) != std::string::npos) {
+      s.replace(at, ref.size(), value);
+      at += value.size();
+    }
+  }
+  return s;
+}
+
+// Runs a shell command and returns its standard output, or its exit status.
+Result<std::string> Capture(const std::string& command) {
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return IoError("cannot run the command: {}", std::strerror(errno));
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) {
+    out.append(buf, n);
+    if (out.size() > (1u << 20)) break;
+  }
+  const int rc = ::pclose(p);
+  if (rc != 0) {
+    return InvalidArgument("command exited with status {}", WIFEXITED(rc) ? WEXITSTATUS(rc) : rc);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<SltOutcome> RunSltFile(const std::string& path, const SltOptions& options) {
@@ -136,8 +171,15 @@ Result<SltOutcome> RunSltFile(const std::string& path, const SltOptions& options
     ++out.failed;
     out.failures.push_back(fmt::format("{}:{}: {}\n  sql: {}", name, r.line, what, r.sql));
   };
+  std::map<std::string, std::string> vars;
   for (size_t k = 0; k < records.size(); ++k) {
-    const sql::SltRecord& r = records[k];
+    sql::SltRecord expanded = records[k];
+    if (!vars.empty()) {
+      expanded.sql = Expand(std::move(expanded.sql), vars);
+      expanded.expected_error = Expand(std::move(expanded.expected_error), vars);
+      for (auto& row : expanded.expected_rows) row = Expand(std::move(row), vars);
+    }
+    const sql::SltRecord& r = expanded;
     switch (r.kind) {
       case sql::SltKind::kRequirePlugin:
         if (!options.has_plugin || !options.has_plugin(r.plugin)) {
@@ -155,6 +197,23 @@ Result<SltOutcome> RunSltFile(const std::string& path, const SltOptions& options
         } else {
           ++out.passed;
         }
+        break;
+      }
+      case sql::SltKind::kSystemCapture: {
+        auto printed_value = Capture(r.sql);
+        if (!printed_value) {
+          fail(r, printed_value.error().message);
+          break;
+        }
+        std::string v = std::move(*printed_value);
+        while (!v.empty() && (v.back() == '\n' || v.back() == '\r' || v.back() == ' ')) v.pop_back();
+        if (v.empty() || v.find('\n') != std::string::npos) {
+          fail(r, fmt::format("system capture {}: the command must print one value (printed '{}')",
+                              r.capture, v));
+          break;
+        }
+        vars[r.capture] = std::move(v);
+        ++out.passed;
         break;
       }
       case sql::SltKind::kStatementOk: {

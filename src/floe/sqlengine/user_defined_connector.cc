@@ -35,10 +35,22 @@ class UserDefinedSink : public RowSink {
 
   Status Finish() override {
     FLOE_RETURN_IF_ERROR(sink_->Flush(true));
-    FLOE_ASSIGN_OR_RETURN(std::string blob, sink_->PrepareCommit(kCheckpoint));
-    FLOE_RETURN_IF_ERROR(sink_->Commit(kCheckpoint, blob));
+    FLOE_ASSIGN_OR_RETURN(std::string blob, sink_->PrepareCommit(checkpoint_));
+    FLOE_RETURN_IF_ERROR(sink_->Commit(checkpoint_, blob));
     finished_ = true;
     return sink_->Close();
+  }
+
+  /// A streaming job's checkpoint (`execution.checkpointing.interval`):
+  /// flush, prepare and commit the rows so far, as Flink's two-phase sinks
+  /// do at each checkpoint; the next checkpoint has the next id.
+  bool checkpoints() const override { return true; }
+  Status Checkpoint() override {
+    FLOE_RETURN_IF_ERROR(sink_->Flush(false));
+    FLOE_ASSIGN_OR_RETURN(std::string blob, sink_->PrepareCommit(checkpoint_));
+    FLOE_RETURN_IF_ERROR(sink_->Commit(checkpoint_, blob));
+    ++checkpoint_;
+    return Ok();
   }
 
   void Abort() override {
@@ -46,13 +58,14 @@ class UserDefinedSink : public RowSink {
     aborted_ = true;
     // The statement failed already: errors of the abort and close would only
     // hide its error.
-    (void)sink_->Abort(kCheckpoint);
+    (void)sink_->Abort(checkpoint_);
     (void)sink_->Close();
   }
 
  private:
-  /// A bounded INSERT is one checkpoint (Flink's final checkpoint at end of input).
-  static constexpr int64_t kCheckpoint = 1;
+  /// The id of the checkpoint in progress; a bounded INSERT without
+  /// checkpoints is checkpoint 1 (Flink's final checkpoint at end of input).
+  int64_t checkpoint_ = 1;
   std::unique_ptr<plugin::PluginSink> sink_;
   bool finished_ = false;
   bool aborted_ = false;

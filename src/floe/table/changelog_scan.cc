@@ -252,7 +252,38 @@ Result<ChangeCounts> ReadChangelog(const ChangelogPlan& plan, io::FileIO& files,
   if (batch_rows <= 0) return InvalidArgument("ReadChangelog: batch_rows must be positive");
   ChangeCounts counts;
   if (plan.no_changes) return counts;
-  const ScanPlan& shape = plan.shape;
+  // Whether a removed and an added row are the same row, or an update of
+  // one key, is decided on whole rows: a change in a column the projection
+  // leaves out is still a change (-U/+U with equal projected values, as
+  // Flink's changelog keeps it), and the key pairs the rows even when the
+  // projection leaves the key out. So a snapshot that removes rows is read
+  // with every top-level column and projected at the end. (A projection into
+  // nested fields keeps the projected comparison.)
+  ScanPlan shape = plan.shape;
+  std::vector<int> out_columns;
+  if (!plan.removed.empty() && shape.projected_schema && shape.table_schema &&
+      !(*shape.projected_schema == *shape.table_schema)) {
+    const auto& all_fields = shape.table_schema->fields();
+    bool whole = true;
+    for (const NestedField& f : shape.projected_schema->fields()) {
+      int at = -1;
+      for (size_t j = 0; j < all_fields.size(); ++j) {
+        if (all_fields[j].id == f.id) at = static_cast<int>(j);
+      }
+      if (at < 0 || !all_fields[static_cast<size_t>(at)].type || !f.type ||
+          !(*all_fields[static_cast<size_t>(at)].type == *f.type)) {
+        whole = false;
+        break;
+      }
+      out_columns.push_back(at);
+    }
+    if (whole) {
+      shape.projected_schema = shape.table_schema;
+    } else {
+      out_columns.clear();
+    }
+  }
+  const bool widened = shape.projected_schema != plan.shape.projected_schema;
   auto cache = MakeDeleteCache();
   // Every row of the snapshot's change: the removed rows, then the added ones.
   Batch all(shape.projected_schema);
@@ -347,7 +378,13 @@ Result<ChangeCounts> ReadChangelog(const ChangelogPlan& plan, io::FileIO& files,
   for (size_t begin = 0; begin < order.size(); begin += static_cast<size_t>(batch_rows)) {
     const size_t end = std::min(order.size(), begin + static_cast<size_t>(batch_rows));
     Batch out = Take(all, std::span<const int64_t>(order.data() + begin, end - begin));
-    out.schema = shape.projected_schema;
+    if (widened) {
+      std::vector<ColumnVector> columns;
+      columns.reserve(out_columns.size());
+      for (int c : out_columns) columns.push_back(std::move(out.columns[static_cast<size_t>(c)]));
+      out.columns = std::move(columns);
+    }
+    out.schema = plan.shape.projected_schema;
     out.row_kinds.assign(kinds.begin() + static_cast<std::ptrdiff_t>(begin),
                          kinds.begin() + static_cast<std::ptrdiff_t>(end));
     FLOE_RETURN_IF_ERROR(emit(std::move(out)));

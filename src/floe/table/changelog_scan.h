@@ -18,10 +18,14 @@
 /// data files reads only its own manifests.
 ///
 /// Within one snapshot, a removed row and an added row that are identical
-/// (a copy-on-write rewrite carrying a row over) cancel out. When the
-/// projection holds every identifier field of the schema, a removed and an
-/// added row with the same key become an update pair: -U immediately followed
-/// by +U. The removed rows come first in plan order (each -U with its +U),
+/// (a copy-on-write rewrite carrying a row over) cancel out. When the schema
+/// has identifier fields, a removed and an added row with the same key
+/// become an update pair: -U immediately followed by +U. Both are decided on
+/// whole rows: a snapshot that removes rows is read with every top-level
+/// column and projected at the end, so an update of a column outside the
+/// projection still gives its -U/+U pair (with equal projected values), as
+/// Flink's changelog does. (A projection into nested fields compares the
+/// projected rows.) The removed rows come first in plan order (each -U with its +U),
 /// then the remaining inserts. A snapshot's changes are held in memory while
 /// they are paired.
 #pragma once
