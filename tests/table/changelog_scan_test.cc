@@ -201,7 +201,13 @@ class ChangelogTest : public ::testing::Test {
     ASSERT_OK(t.Refresh());
     const iceberg::Snapshot* s = t.metadata().SnapshotById(snapshot_id);
     ASSERT_NE(s, nullptr);
-    EXPECT_EQ(Apply(Rows(t, s->parent_snapshot_id), changes), Rows(t, snapshot_id));
+    // Copied first: Rows refreshes the table, which replaces the metadata `s`
+    // points into (the order EXPECT_EQ's operands run in is unspecified;
+    // the TSan build read the freed snapshot).
+    const std::optional<int64_t> parent = s->parent_snapshot_id;
+    const std::vector<std::string> before = Rows(t, parent);
+    const std::vector<std::string> after = Rows(t, snapshot_id);
+    EXPECT_EQ(Apply(before, changes), after);
   }
 
   fs::path dir_;

@@ -225,7 +225,6 @@ Status CheckCatalogOptions(const std::string& name, const std::map<std::string, 
 Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& name,
                                              const std::map<std::string, std::string>& options) {
   FLOE_ASSIGN_OR_RETURN(Selected selected, Select(name, options));
-  const std::string& type = selected.type;
   FLOE_ASSIGN_OR_RETURN(CatalogFactory factory, FindFactory(name, selected));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, factory(name, options));
   const config::Resolver props(options);

@@ -58,15 +58,6 @@ constexpr size_t kPayloadHeader = 9;
 // Rows decoded before a batch goes to a writer.
 constexpr int64_t kOutputBatchRows = 8192;
 
-void PutBE(std::string* s, uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t GetBE(const char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
