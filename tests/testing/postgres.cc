@@ -95,6 +95,9 @@ void StopCluster() {
             "/data -m fast -w stop");
   std::error_code ec;
   fs::remove_all(g_cluster->dir, ec);
+  // Freed here, not left to the end of the process: LeakSanitizer checks after
+  // the atexit handlers and counts a dropped pointer as a leak (asan run).
+  delete g_cluster;
   g_cluster = nullptr;
 }
 

@@ -89,7 +89,9 @@ char* PutValue(const ColumnVector& col, int64_t i, char* p) {
     case TypeId::kBinary: {
       auto len = static_cast<uint64_t>(col.offsets[i + 1] - col.offsets[i]);
       p = PutVarint(p, len);
-      std::memcpy(p, col.values.data() + col.offsets[i], len);
+      // A column of "" values has no value buffer (data() is null), and memcpy
+      // from a null pointer is undefined even for 0 bytes (UBSan).
+      if (len != 0) std::memcpy(p, col.values.data() + col.offsets[i], len);
       return p + len;
     }
     case TypeId::kStruct: {
@@ -189,7 +191,7 @@ void PutColumn(const ColumnVector& col, char* base, std::vector<uint64_t>& curso
         if (col.IsNull(r)) continue;
         auto len = static_cast<uint64_t>(off[r + 1] - off[r]);
         char* p = PutVarint(base + cursors[r], len);
-        std::memcpy(p, src + off[r], len);
+        if (len != 0) std::memcpy(p, src + off[r], len);  // src is null when every value is ""
         cursors[r] = static_cast<uint64_t>(p + len - base);
       }
       return;

@@ -48,8 +48,15 @@ constexpr int64_t FloorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-/// Remainder with the sign of the divisor (Java's Math.floorMod).
-constexpr int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+/// Remainder with the sign of the divisor (Java's Math.floorMod). From `a % b`,
+/// never `a - FloorDiv(a, b) * b`: that product leaves int64 for the valid
+/// timestamp INT64_MIN ns (1677-09-21), and signed overflow is undefined (UBSan
+/// found it). b == -1 is answered first, as INT64_MIN % -1 overflows too.
+constexpr int64_t FloorMod(int64_t a, int64_t b) {
+  if (b == -1) return 0;
+  const int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 /// Gregorian leap year: divisible by 4, except centuries not divisible by 400.
 constexpr bool IsLeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
