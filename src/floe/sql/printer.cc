@@ -72,7 +72,7 @@ std::string HintsText(const std::vector<Hint>& hints) {
   for (size_t i = 0; i < hints.size(); ++i) {
     const Hint& h = hints[i];
     if (i) out += ", ";
-    out += ToUpper(h.name);
+    out += h.name;  // as written: the tree keeps the spelling, so printing keeps it too
     if (EqualsIgnoreCase(h.name, "OPTIONS")) {
       out += "(";
       for (size_t k = 0; k < h.options.size(); ++k) {
