@@ -70,6 +70,9 @@ TEST(SqlPrinter, EveryStatementKindRoundTrips) {
       // printed upper-case parsed to another tree).
       "INSERT INTO b/*+p*/VALUES(T)",
       "SELECT * FROM t /*+ OpTIONS('k'='v') */",
+      // Chains of signs print with spaces, not parentheses (a chain of 67
+      // printed as +(+(... passed the depth limit: sql_parse_fuzz).
+      "SELECT - -1, + +a, -(-(a)), -(+1), +(-a), -(NOT a), - - - - b",
   };
   for (const char* s : statements) {
     SCOPED_TRACE(s);
