@@ -295,3 +295,25 @@ TEST(CsvReject, MalformedQuotingAndLongRecordsStillStopTheDecoder) {
 
 }  // namespace
 }  // namespace floe::format
+
+namespace floe::format {
+namespace {
+
+// tests/format/findings/jsonl_diff_fuzz-reject-then-long-double.bin: a
+// rejected line, then a DOUBLE of 103 digits: both paths give the correctly
+// rounded value.
+TEST(JsonlReject, LongDoubleAfterARejectedLine) {
+  const std::string input =
+      "{\"id\":1,\"tz\":\"f2024-01-01T00:00:00Z\"}\n"
+      "{\"id\":2,\"d\":-0.5555555555555555555555555555555555555555555555555555555555553456789"
+      "01234567890123}\n";
+  for (bool fast : {true, false}) {
+    internal::SetJsonlFastPathEnabled(fast);
+    Outcome out = Jsonl("id BIGINT, tz TIMESTAMPTZ, d DOUBLE", input);
+    internal::SetJsonlFastPathEnabled(true);
+    EXPECT_EQ(out.rows, "{\"id\":2,\"tz\":null,\"d\":-0.5555555555555556}\n") << fast;
+  }
+}
+
+}  // namespace
+}  // namespace floe::format

@@ -66,6 +66,13 @@ TEST(SqlPrinter, EveryStatementKindRoundTrips) {
       "*/ AS t WHERE a > 1 AND b IS NOT NULL LIMIT 5",
       "SELECT 1",
       "VALUES (1), (2)",
+      // Hint names keep their spelling (sql_parse_fuzz: `OpTIONS`, `p`
+      // printed upper-case parsed to another tree).
+      "INSERT INTO b/*+p*/VALUES(T)",
+      "SELECT * FROM t /*+ OpTIONS('k'='v') */",
+      // Chains of signs print with spaces, not parentheses (a chain of 67
+      // printed as +(+(... passed the depth limit: sql_parse_fuzz).
+      "SELECT - -1, + +a, -(-(a)), -(+1), +(-a), -(NOT a), - - - - b",
   };
   for (const char* s : statements) {
     SCOPED_TRACE(s);

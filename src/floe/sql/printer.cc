@@ -72,7 +72,7 @@ std::string HintsText(const std::vector<Hint>& hints) {
   for (size_t i = 0; i < hints.size(); ++i) {
     const Hint& h = hints[i];
     if (i) out += ", ";
-    out += ToUpper(h.name);
+    out += h.name;  // as written: the tree keeps the spelling, so printing keeps it too
     if (EqualsIgnoreCase(h.name, "OPTIONS")) {
       out += "(";
       for (size_t k = 0; k < h.options.size(); ++k) {
@@ -238,10 +238,14 @@ std::string Expr2(const Expr& e) {
     }
     case ExprKind::kUnary: {
       if (e.op == Op::kNot) return "NOT " + Operand(e.args[0], kNotPrec);
-      // Two minus signs in a row would start a comment: parenthesize a unary operand.
+      // Two minus signs in a row would start a comment: a space separates a
+      // unary operand's sign (parentheses would add a nesting level per
+      // sign, and a long chain then passed the parser's depth limit:
+      // sql_parse_fuzz).
       const Expr& x = e.args[0];
-      std::string inner =
-          x.kind == ExprKind::kUnary ? "(" + Expr2(x) + ")" : Operand(x, kUnaryPrec);
+      std::string inner = x.kind == ExprKind::kUnary && x.op != Op::kNot
+                              ? " " + Expr2(x)
+                              : Operand(x, kUnaryPrec);
       return std::string(OpText(e.op)) + inner;
     }
     case ExprKind::kBinary: {
