@@ -15,6 +15,7 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <span>
 #include <thread>
 
 #include <fmt/format.h>
@@ -930,30 +931,27 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
 
 }  // namespace
 
-Result<StatementResult> Session::Impl::Insert(const sql::Insert& ins) {
-  QueryPlanner planner{*this};
+// Plans the INSERTs (one, or a statement set's) and runs them as one job.
+static Result<StatementResult> RunPlannedInserts(Session::Impl& s, std::span<const sql::Insert> inserts) {
+  QueryPlanner planner{s};
   std::vector<QueryPlanner::PlannedInsert> plans;
-  FLOE_ASSIGN_OR_RETURN(auto p, planner.PlanInsert(ins));
-  plans.push_back(std::move(p));
-  FLOE_RETURN_IF_ERROR(RunInserts(plans, *this));
+  for (const sql::Insert& ins : inserts) {
+    FLOE_ASSIGN_OR_RETURN(auto p, planner.PlanInsert(ins));
+    plans.push_back(std::move(p));
+  }
+  FLOE_RETURN_IF_ERROR(RunInserts(plans, s));
   StatementResult r;
   r.kind = StatementResult::Kind::kInfo;
   r.message = "Complete execution of the SQL update statement.";
   return r;
 }
 
+Result<StatementResult> Session::Impl::Insert(const sql::Insert& ins) {
+  return RunPlannedInserts(*this, std::span<const sql::Insert>(&ins, 1));
+}
+
 Result<StatementResult> Session::Impl::StatementSet(const sql::StatementSet& set) {
-  QueryPlanner planner{*this};
-  std::vector<QueryPlanner::PlannedInsert> plans;
-  for (const sql::Insert& ins : set.inserts) {
-    FLOE_ASSIGN_OR_RETURN(auto p, planner.PlanInsert(ins));
-    plans.push_back(std::move(p));
-  }
-  FLOE_RETURN_IF_ERROR(RunInserts(plans, *this));
-  StatementResult r;
-  r.kind = StatementResult::Kind::kInfo;
-  r.message = "Complete execution of the SQL update statement.";
-  return r;
+  return RunPlannedInserts(*this, set.inserts);
 }
 
 }  // namespace floe::sqlengine
