@@ -44,6 +44,27 @@ function(floe_add_test_support)
   target_compile_definitions(floe_testing PRIVATE FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 endfunction()
 
+# The test executables' precompiled header (tests/testing/pch.h): a test
+# file's compile is mostly gtest, gmock, nlohmann::json and the standard
+# library, parsed and instantiated again for each of ~160 files in each build
+# (release, asan, tsan); with the header precompiled once per executable a
+# cold build of the tests costs about a third less. FLOE_TEST_PCH=OFF builds
+# without it (to check that every test file includes what it uses).
+option(FLOE_TEST_PCH "Precompile tests/testing/pch.h for the test executables" ON)
+function(floe_test_pch target)
+  if(FLOE_TEST_PCH)
+    target_precompile_headers(${target} PRIVATE ${CMAKE_SOURCE_DIR}/tests/testing/pch.h)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      # ccache caches a GCC compile that uses a precompiled header only
+      # with this flag.
+      target_compile_options(${target} PRIVATE -fpch-preprocess)
+    elseif(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+      # ... and a clang one only when the header has no time stamp.
+      target_compile_options(${target} PRIVATE -Xclang -fno-pch-timestamp)
+    endif()
+  endif()
+endfunction()
+
 function(floe_add_module_tests)
   foreach(lib ${FLOE_ALL_MODULES})
     string(REPLACE "floe_" "" name ${lib})
@@ -57,6 +78,7 @@ function(floe_add_module_tests)
       target_include_directories(${name}_test PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_BINARY_DIR}/gen)
       target_compile_definitions(${name}_test PRIVATE
         FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}" FLOE_BINARY_DIR="${CMAKE_BINARY_DIR}")
+      floe_test_pch(${name}_test)
       add_test(NAME ${name} COMMAND ${name}_test WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     endif()
   endforeach()
