@@ -330,14 +330,14 @@ bool SameValue(const Value& a, const Value& b, const std::string& path, std::str
     case Value::Kind::kBoolean: return a.boolean() == b.boolean() || differ();
     case Value::Kind::kInt:
     case Value::Kind::kLong: return a.long_value() == b.long_value() || differ();
+    // Bit for bit: a NaN keeps its payload and sign (and a signalling NaN
+    // stays signalling) through the writer and the reader.
     case Value::Kind::kFloat: {
       float x = a.float_value(), y = b.float_value();
-      if (std::isnan(x) || std::isnan(y)) return (std::isnan(x) && std::isnan(y)) || differ();
       return std::memcmp(&x, &y, 4) == 0 || differ();
     }
     case Value::Kind::kDouble: {
       double x = a.double_value(), y = b.double_value();
-      if (std::isnan(x) || std::isnan(y)) return (std::isnan(x) && std::isnan(y)) || differ();
       return std::memcmp(&x, &y, 8) == 0 || differ();
     }
     case Value::Kind::kBytes:

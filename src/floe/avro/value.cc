@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <bit>
 #include <cstring>
 
 namespace floe::avro {
@@ -122,6 +123,7 @@ Value Value::Long(int64_t v) {
 Value Value::Float(float v) {
   Value r;
   r.kind_ = Kind::kFloat;
+  r.i_ = std::bit_cast<uint32_t>(v);
   r.d_ = v;
   return r;
 }
@@ -214,7 +216,7 @@ bool Value::operator==(const Value& o) const {
     case Kind::kBoolean:
     case Kind::kInt:
     case Kind::kLong: return i_ == o.i_;
-    case Kind::kFloat:
+    case Kind::kFloat: return i_ == o.i_ || d_ == o.d_;
     case Kind::kDouble: return std::memcmp(&d_, &o.d_, sizeof d_) == 0 || d_ == o.d_;
     case Kind::kBytes:
     case Kind::kString:

@@ -4,6 +4,7 @@
 /// paths of floe never go through it.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -64,7 +65,12 @@ class Value {
   bool boolean() const { return i_ != 0; }
   int32_t int_value() const { return static_cast<int32_t>(i_); }
   int64_t long_value() const { return i_; }
-  float float_value() const { return static_cast<float>(d_); }
+  /// A float keeps its exact bits (a signalling NaN's too: a float -> double
+  /// -> float round trip would set its quiet bit).
+  float float_value() const {
+    return kind_ == Kind::kFloat ? std::bit_cast<float>(static_cast<uint32_t>(i_)) : static_cast<float>(d_);
+  }
+  /// The value as a double (a float widened, for the promotion to double).
   double double_value() const { return d_; }
   /// Bytes, string and fixed contents; the symbol of an enum.
   const std::string& bytes() const { return bytes_; }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -255,6 +256,13 @@ std::string DescribeEntry(const ManifestEntry& e, const Type& partition_type) {
              (k < partition_type.fields.size()
                   ? ValueToString(*partition_type.fields[k].type, f.partition[k])
                   : std::string("?"));
+    // Values compare bit for bit: a float or double also shows its bits (NaN
+    // payloads and signs print alike).
+    if (std::holds_alternative<float>(f.partition[k].v)) {
+      parts += fmt::format("(0x{:08x})", std::bit_cast<uint32_t>(f.partition[k].as_float()));
+    } else if (std::holds_alternative<double>(f.partition[k].v)) {
+      parts += fmt::format("(0x{:016x})", std::bit_cast<uint64_t>(f.partition[k].as_double()));
+    }
   }
   return fmt::format(
       "status {} snapshot {} seq {} file_seq {} content {} path {} format {} partition [{}] "
