@@ -65,6 +65,24 @@ function(floe_test_pch target)
   endif()
 endfunction()
 
+# Unity builds of the test executables: a test file's compile is mostly the
+# code generated for the templates it instantiates (gtest's and gmock's, the
+# matchers, floe's headers), the same in every file of an executable; batches
+# of FLOE_TEST_UNITY_BATCH files compile as one translation unit, so each
+# instantiation is generated once per batch (table_test's 20 files under ASan:
+# 94 CPU s one by one, 43 s in batches of 16). A batch shares one anonymous
+# namespace, so every test file puts its file-local names in a namespace named
+# after the file (an anonymous one would let a helper of one file be found by
+# another, or collide with it). FLOE_TEST_UNITY=OFF compiles each file alone:
+# both ways must compile.
+option(FLOE_TEST_UNITY "Compile the test executables' files in unity batches" ON)
+set(FLOE_TEST_UNITY_BATCH 16 CACHE STRING "Test files per unity batch")
+function(floe_test_unity target)
+  if(FLOE_TEST_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${FLOE_TEST_UNITY_BATCH})
+  endif()
+endfunction()
+
 function(floe_add_module_tests)
   foreach(lib ${FLOE_ALL_MODULES})
     string(REPLACE "floe_" "" name ${lib})
@@ -79,6 +97,7 @@ function(floe_add_module_tests)
       target_compile_definitions(${name}_test PRIVATE
         FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}" FLOE_BINARY_DIR="${CMAKE_BINARY_DIR}")
       floe_test_pch(${name}_test)
+      floe_test_unity(${name}_test)
       add_test(NAME ${name} COMMAND ${name}_test WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     endif()
   endforeach()

@@ -12,7 +12,7 @@
 #include "testing/matchers.h"
 
 namespace floe::avro {
-namespace {
+namespace container_test {
 
 namespace fs = std::filesystem;
 
@@ -306,5 +306,5 @@ TEST(AvroContainer, DeflateBombIsBounded) {
   EXPECT_EQ((*ok)[0].children()[0].bytes().size(), big.size());
 }
 
-}  // namespace
+}  // namespace container_test
 }  // namespace floe::avro

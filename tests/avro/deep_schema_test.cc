@@ -8,7 +8,7 @@
 #include "floe/util/nesting.h"
 
 namespace floe::avro {
-namespace {
+namespace deep_schema_test {
 
 std::string Repeat(std::string_view s, int n) {
   std::string out;
@@ -60,5 +60,5 @@ TEST(AvroDeepSchema, NestingUpToTheLimitParsesAndWritesBack) {
   EXPECT_EQ(s->ToJson(), json);
 }
 
-}  // namespace
+}  // namespace deep_schema_test
 }  // namespace floe::avro

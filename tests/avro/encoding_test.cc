@@ -12,7 +12,7 @@
 #include "testing/matchers.h"
 
 namespace floe::avro {
-namespace {
+namespace encoding_test {
 
 using namespace std::string_literals;
 
@@ -322,5 +322,5 @@ TEST(AvroValue, JsonLikeAvsc) {
   EXPECT_EQ(Value::String("a\"b\n").ToJson(), "\"a\\\"b\\n\"");
 }
 
-}  // namespace
+}  // namespace encoding_test
 }  // namespace floe::avro

@@ -15,7 +15,7 @@
 #include "testing/matchers.h"
 
 namespace floe::avro {
-namespace {
+namespace iceberg_schema_test {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
@@ -145,5 +145,5 @@ TEST(IcebergAvro, JavaManifestSchemasRoundTrip) {
   EXPECT_GE(checked, 20);
 }
 
-}  // namespace
+}  // namespace iceberg_schema_test
 }  // namespace floe::avro

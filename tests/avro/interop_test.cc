@@ -23,7 +23,7 @@
 #include "testing/matchers.h"
 
 namespace floe::avro {
-namespace {
+namespace interop_test {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
@@ -394,5 +394,5 @@ TEST(AvroGolden, V1ManifestResolvesToV2ReaderSchema) {
   EXPECT_GE(manifests, 1);
 }
 
-}  // namespace
+}  // namespace interop_test
 }  // namespace floe::avro

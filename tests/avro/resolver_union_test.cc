@@ -12,7 +12,7 @@
 #include "testing/matchers.h"
 
 namespace floe::avro {
-namespace {
+namespace resolver_union_test {
 
 constexpr const char* kSchema = R"({"type":"record","name":"top","fields":[
   {"name":"u","type":[
@@ -68,5 +68,5 @@ TEST(AvroResolverUnion, RecordOfAnotherNameStillResolvesStructurally) {
   EXPECT_EQ(u.children()[0], Value::Int(7));
 }
 
-}  // namespace
+}  // namespace resolver_union_test
 }  // namespace floe::avro

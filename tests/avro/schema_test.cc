@@ -9,7 +9,7 @@
 #include "testing/matchers.h"
 
 namespace floe::avro {
-namespace {
+namespace schema_test {
 
 TEST(AvroSchema, ParsesEveryKindAndKeepsAttributes) {
   const char* text = R"({"type":"record","name":"manifest_entry","namespace":"org.x","doc":"top","fields":[
@@ -127,5 +127,5 @@ TEST(AvroSchema, NameValidation) {
   EXPECT_FALSE(IsValidName("é"));
 }
 
-}  // namespace
+}  // namespace schema_test
 }  // namespace floe::avro

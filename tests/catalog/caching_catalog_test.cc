@@ -14,7 +14,7 @@
 #include "testing/matchers.h"
 
 namespace floe::catalog {
-namespace {
+namespace caching_catalog_test {
 
 namespace fs = std::filesystem;
 using test::IsError;
@@ -182,5 +182,5 @@ TEST_F(CachingCatalogTest, CatalogImplNamesAndTypeChecks) {
   }
 }
 
-}  // namespace
+}  // namespace caching_catalog_test
 }  // namespace floe::catalog

@@ -20,7 +20,7 @@
 #include "testing/matchers.h"
 
 namespace floe::catalog {
-namespace {
+namespace catalog_safety_test {
 
 namespace fs = std::filesystem;
 
@@ -170,5 +170,5 @@ TEST_F(CatalogSafetyTest, TableReachedThroughASymlinkedWarehouseIsItself) {
                                   *iceberg::UpdateProperties(loaded->metadata, {{"k", "1"}}, {})));
 }
 
-}  // namespace
+}  // namespace catalog_safety_test
 }  // namespace floe::catalog

@@ -27,7 +27,7 @@
 #include "testing/race.h"
 
 namespace floe::catalog {
-namespace {
+namespace catalog_suite_test {
 
 namespace fs = std::filesystem;
 using test::IsError;
@@ -504,5 +504,5 @@ INSTANTIATE_TEST_SUITE_P(Backends, CatalogSuite, ::testing::ValuesIn(Backends())
                            return info.param.name;
                          });
 
-}  // namespace
+}  // namespace catalog_suite_test
 }  // namespace floe::catalog

@@ -14,7 +14,7 @@
 #include "testing/race.h"
 
 namespace floe::catalog {
-namespace {
+namespace hadoop_catalog_test {
 
 namespace fs = std::filesystem;
 
@@ -167,5 +167,5 @@ TEST_F(HadoopCatalogTest, TwoProcessesCommitConcurrently) {
   EXPECT_EQ(props, 2 * kCommits);
 }
 
-}  // namespace
+}  // namespace hadoop_catalog_test
 }  // namespace floe::catalog

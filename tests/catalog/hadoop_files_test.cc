@@ -14,7 +14,7 @@
 #include "testing/race.h"
 
 namespace floe::catalog {
-namespace {
+namespace hadoop_files_test {
 
 namespace fs = std::filesystem;
 
@@ -160,13 +160,13 @@ TEST_F(HadoopFilesTest, AStaleHintWriteNamesTheNewestVersion) {
   EXPECT_EQ(*ReadLocalFile(md.dir() + "/version-hint.text"), "3");
 }
 
-}  // namespace
+}  // namespace hadoop_files_test
 }  // namespace floe::catalog
 
 #include "floe/catalog/identifier.h"
 
 namespace floe::catalog {
-namespace {
+namespace hadoop_files_test {
 
 TEST(Identifier, ParsesNamespacesAndTables) {
   auto id = ParseTableIdentifier("a.b.events");
@@ -180,5 +180,5 @@ TEST(Identifier, ParsesNamespacesAndTables) {
   EXPECT_TRUE(ParseNamespace("")->empty());
 }
 
-}  // namespace
+}  // namespace hadoop_files_test
 }  // namespace floe::catalog

@@ -9,7 +9,7 @@
 #include "testing/matchers.h"
 
 namespace floe::catalog {
-namespace {
+namespace metadata_cache_test {
 
 iceberg::TableMetadata NewTable(const std::string& owner) {
   iceberg::NewTableOptions o;
@@ -45,5 +45,5 @@ TEST(MetadataCache, SameLocationOtherBytesIsParsedAfresh) {
   EXPECT_FALSE(ParseMetadataFile(path, damaged));
 }
 
-}  // namespace
+}  // namespace metadata_cache_test
 }  // namespace floe::catalog

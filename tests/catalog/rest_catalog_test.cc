@@ -24,7 +24,7 @@
 #include "testing/matchers.h"
 
 namespace floe::catalog {
-namespace {
+namespace rest_catalog_test {
 
 using nlohmann::json;
 using test::HasErrorMessage;
@@ -345,11 +345,11 @@ TEST_F(RestCatalogTest, EndpointsListIsHonoured) {
   for (const auto& r : state["requests"]) EXPECT_NE(r["method"], "HEAD");
 }
 
-}  // namespace
+}  // namespace rest_catalog_test
 }  // namespace floe::catalog
 
 namespace floe::catalog {
-namespace {
+namespace rest_catalog_test {
 
 // oauth2-server-uri moves the token request to another endpoint, and scope
 // is what the client asks for there.
@@ -421,5 +421,5 @@ TEST_F(RestCatalogTest, ConnectionTimeoutBoundsTheConnect) {
   ::close(listener);
 }
 
-}  // namespace
+}  // namespace rest_catalog_test
 }  // namespace floe::catalog

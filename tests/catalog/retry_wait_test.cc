@@ -6,7 +6,7 @@
 #include "floe/catalog/commit_retry.h"
 
 namespace floe::catalog {
-namespace {
+namespace retry_wait_test {
 
 TEST(RetryPolicy, WaitsFollowMinAndMaxWaitProperties) {
   auto p = RetryPolicy::FromProperties({{"commit.retry.min-wait-ms", "50"}, {"commit.retry.max-wait-ms", "300"}});
@@ -25,5 +25,5 @@ TEST(RetryPolicy, WaitsFollowMinAndMaxWaitProperties) {
   EXPECT_LE(d->WaitMs(1), 110);
 }
 
-}  // namespace
+}  // namespace retry_wait_test
 }  // namespace floe::catalog

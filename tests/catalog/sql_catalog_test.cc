@@ -20,7 +20,7 @@
 #include "testing/postgres.h"
 
 namespace floe::catalog {
-namespace {
+namespace sql_catalog_test {
 
 namespace fs = std::filesystem;
 using test::HasErrorMessage;
@@ -310,11 +310,11 @@ TEST(SqlCatalogPostgresTest, LostConnectionDuringCommitIsStateUnknown) {
   test::RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace sql_catalog_test
 }  // namespace floe::catalog
 
 namespace floe::catalog {
-namespace {
+namespace sql_catalog_test {
 
 // jdbc.user and jdbc.password reach PostgreSQL: the password role of the
 // test cluster gets in only with its password, and no error text carries
@@ -351,5 +351,5 @@ TEST(SqlCatalogPostgresTest, UserAndPasswordAuthenticate) {
   test::RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace sql_catalog_test
 }  // namespace floe::catalog

@@ -16,7 +16,7 @@
 #include "testing/matchers.h"
 
 namespace floe::catalog {
-namespace {
+namespace sqlite_journal_test {
 
 namespace fs = std::filesystem;
 using test::IsOk;
@@ -104,5 +104,5 @@ TEST_F(SqliteJournalTest, AnExistingCatalogFileKeepsItsJournalMode) {
   EXPECT_FALSE(fs::exists(db_path_ + "-wal"));
 }
 
-}  // namespace
+}  // namespace sqlite_journal_test
 }  // namespace floe::catalog

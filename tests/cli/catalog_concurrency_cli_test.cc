@@ -21,7 +21,7 @@
 #include "cli/catalog_configs.h"
 #include "testing/scale.h"
 
-namespace {
+namespace catalog_concurrency_cli_test {
 
 using namespace floe_cli_test;  // NOLINT: test helpers
 using nlohmann::json;
@@ -183,4 +183,4 @@ INSTANTIATE_TEST_SUITE_P(Catalogs, CatalogConcurrencyCli, testing::ValuesIn(Cata
                            return info.param.name;
                          });
 
-}  // namespace
+}  // namespace catalog_concurrency_cli_test

@@ -32,7 +32,7 @@
 #include "cli/catalog_configs.h"
 #include "testing/scale.h"
 
-namespace {
+namespace catalog_crash_cli_test {
 
 using namespace floe_cli_test;  // NOLINT: test helpers
 using nlohmann::json;
@@ -263,4 +263,4 @@ INSTANTIATE_TEST_SUITE_P(Catalogs, CatalogCrashCli, testing::ValuesIn(CatalogCon
                            return info.param.name;
                          });
 
-}  // namespace
+}  // namespace catalog_crash_cli_test

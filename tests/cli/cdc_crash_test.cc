@@ -32,7 +32,7 @@
 #include "cli/cdc_model.h"
 #include "testing/scale.h"
 
-namespace {
+namespace cdc_crash_test {
 
 using namespace cdc_test;  // NOLINT: test helpers
 using floe_cli_test::FreshTestDir;
@@ -534,4 +534,4 @@ TEST(CdcCrash, ConcurrentCopiesOfASinkCommitOnceAndLeaveNoDebris) {
   RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace cdc_crash_test

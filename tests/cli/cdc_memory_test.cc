@@ -21,7 +21,7 @@
 #include "testing/scale.h"
 
 namespace floe_cli_test {
-namespace {
+namespace cdc_memory_test {
 
 int64_t EnvOr(const char* name, int64_t dflt) {
   const char* v = std::getenv(name);
@@ -94,5 +94,5 @@ TEST(CdcMemory, TwentyMillionChangesSpillWithinTheBudget) {
   RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace cdc_memory_test
 }  // namespace floe_cli_test

@@ -12,7 +12,7 @@
 #include "cli/cli_util.h"
 
 namespace floe_cli_test {
-namespace {
+namespace cdc_options_cli_test {
 
 using nlohmann::json;
 
@@ -475,5 +475,5 @@ TEST_F(CdcOptionsCli, TableCacheOptionsDecideWhenTablesAreLoaded) {
   EXPECT_NE(r.err.find("use_side_input_table_cache"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace cdc_options_cli_test
 }  // namespace floe_cli_test

@@ -20,7 +20,7 @@
 #include "cli/cdc_model.h"
 #include "testing/scale.h"
 
-namespace {
+namespace cdc_property_test {
 
 using namespace cdc_test;  // NOLINT: test helpers
 using floe_cli_test::FreshTestDir;
@@ -450,4 +450,4 @@ TEST(CdcProperty, AnUpdatePairSplitByAWindowKeepsItsAfterImage) {
   RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace cdc_property_test

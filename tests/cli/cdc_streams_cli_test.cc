@@ -12,7 +12,7 @@
 #include "cli/cli_util.h"
 
 namespace floe_cli_test {
-namespace {
+namespace cdc_streams_cli_test {
 
 using nlohmann::json;
 
@@ -140,5 +140,5 @@ TEST_F(CdcStreamsCli, ReadmeWalkThroughExample) {
   EXPECT_NE(r.out.find("\"skipped\":12"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace cdc_streams_cli_test
 }  // namespace floe_cli_test

@@ -12,7 +12,7 @@
 #include "cli/cdc_model.h"
 #include "testing/scale.h"
 
-namespace {
+namespace cdc_template_property_test {
 
 using namespace cdc_test;  // NOLINT: test helpers
 using floe_cli_test::FreshTestDir;
@@ -97,4 +97,4 @@ TEST(CdcProperty, TemplateDestinationsTogetherMatchTheModel) {
   RemoveTestDirIfPassed(root);
 }
 
-}  // namespace
+}  // namespace cdc_template_property_test

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-namespace {
+namespace cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -247,10 +247,12 @@ TEST_F(Cli, CorruptParquetIsAnError) {
   EXPECT_NE(r.err.find("floe: junk.parquet"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace cli_test
 
 namespace floe {
-namespace {
+namespace cli_test {
+
+using namespace ::cli_test;  // NOLINT: the helpers above
 
 // Files written by DuckDB (every codec, V1 and V2 pages, its encodings, nested
 // values and nulls) are printed by `floe parquet cat` exactly as DuckDB reads them.
@@ -286,5 +288,5 @@ TEST_F(Cli, CatReadsDuckDbFilesLikeDuckDb) {
   }
 }
 
-}  // namespace
+}  // namespace cli_test
 }  // namespace floe

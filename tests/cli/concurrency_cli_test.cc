@@ -31,7 +31,7 @@
 #include "cli/cli_util.h"
 #include "testing/scale.h"
 
-namespace {
+namespace concurrency_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -527,4 +527,4 @@ TEST_F(ConcurrencyCli, AFailedFirstWriteKeepsATableAnotherWriterCommittedTo) {
   for (const auto& n : md) EXPECT_FALSE(n.starts_with(".")) << n;
 }
 
-}  // namespace
+}  // namespace concurrency_cli_test

@@ -18,7 +18,7 @@
 
 #include "cli/cli_util.h"
 
-namespace {
+namespace damaged_files_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -160,4 +160,4 @@ TEST_F(DamagedFilesCli, EmptyManifestListLocationIsAnErrorNamingTheSnapshot) {
   EXPECT_NE(s.err.find("snapshot"), std::string::npos) << s.err;
 }
 
-}  // namespace
+}  // namespace damaged_files_cli_test

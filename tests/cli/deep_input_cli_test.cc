@@ -8,7 +8,7 @@
 
 #include "cli/cli_util.h"
 
-namespace {
+namespace deep_input_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -127,9 +127,9 @@ TEST_F(DeepInputCli, MetadataWithDeepSchemasOrDeepJsonIsAnErrorForEveryCommand) 
   EXPECT_EQ(scan.rc, 0) << scan.err;
 }
 
-}  // namespace
+}  // namespace deep_input_cli_test
 
-namespace {
+namespace deep_input_cli_test {
 
 // `floe scan --format table` pads by terminal display width: CJK and emoji
 // take two columns, a combining accent none, so the '|' of every row lines up
@@ -157,4 +157,4 @@ TEST(TableFormatCli, CjkEmojiAndCombiningAccentsAlign) {
   RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace deep_input_cli_test

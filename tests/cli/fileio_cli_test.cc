@@ -14,7 +14,7 @@
 
 #include "cli/cli_util.h"
 
-namespace {
+namespace fileio_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -124,4 +124,4 @@ TEST_F(FileIOCli, BadMapsAndObjectStoreWarehousesAreRefused) {
   EXPECT_NE(s3.err.find("s3.access-key-id"), std::string::npos) << s3.err;
 }
 
-}  // namespace
+}  // namespace fileio_cli_test

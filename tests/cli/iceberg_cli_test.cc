@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace {
+namespace iceberg_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -438,4 +438,4 @@ TEST_F(IcebergCli, OptionsReference) {
   EXPECT_NE(l.out.find("overwrite-enabled"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace iceberg_cli_test

@@ -15,7 +15,7 @@
 #include "cli/cli_util.h"
 
 namespace floe_cli_test {
-namespace {
+namespace option_effects_cli_test {
 
 class OptionEffectsCli : public ::testing::Test {
  protected:
@@ -188,5 +188,5 @@ TEST_F(OptionEffectsCli, MetricsModesChangeTheManifests) {
   EXPECT_NE(base.find("\"3\":\"6e616d6530\""), std::string::npos) << base;
 }
 
-}  // namespace
+}  // namespace option_effects_cli_test
 }  // namespace floe_cli_test

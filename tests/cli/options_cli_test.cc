@@ -16,7 +16,7 @@
 #include "floe/config/options.h"
 
 namespace floe_cli_test {
-namespace {
+namespace options_cli_test {
 
 class OptionsCli : public ::testing::Test {
  protected:
@@ -239,5 +239,5 @@ TEST_F(OptionsCli, BadOptionsAreUsageErrorsOnEverySurface) {
   EXPECT_EQ(Floe("scan --table db.t --set limit=-7").rc, 2);
 }
 
-}  // namespace
+}  // namespace options_cli_test
 }  // namespace floe_cli_test

@@ -8,7 +8,7 @@
 #include "cli/cli_util.h"
 
 namespace floe_cli_test {
-namespace {
+namespace plugin_catalog_cli_test {
 
 class PluginCatalogCli : public ::testing::Test {
  protected:
@@ -89,5 +89,5 @@ TEST_F(PluginCatalogCli, WithoutThePluginPathTheClassIsUnknown) {
       << r.err;
 }
 
-}  // namespace
+}  // namespace plugin_catalog_cli_test
 }  // namespace floe_cli_test

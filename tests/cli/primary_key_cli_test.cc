@@ -12,7 +12,7 @@
 
 #include "cli/cli_util.h"
 
-namespace {
+namespace primary_key_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -72,4 +72,4 @@ TEST_F(PrimaryKeyCli, KeyWithoutNotEnforcedIsRefused) {
   EXPECT_FALSE(fs::exists(dir_ / "warehouse/db/bad"));
 }
 
-}  // namespace
+}  // namespace primary_key_cli_test

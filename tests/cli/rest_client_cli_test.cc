@@ -10,7 +10,7 @@
 #include "cli/cli_util.h"
 
 namespace floe_cli_test {
-namespace {
+namespace rest_client_cli_test {
 
 class RestClientCli : public ::testing::Test {
  protected:
@@ -85,5 +85,5 @@ TEST_F(RestClientCli, CommitStateUnknownKeepsTheFiles) {
   EXPECT_EQ(std::count(s.out.begin(), s.out.end(), '\n'), 4) << s.out;
 }
 
-}  // namespace
+}  // namespace rest_client_cli_test
 }  // namespace floe_cli_test

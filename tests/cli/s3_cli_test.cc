@@ -13,7 +13,7 @@
 #include "cli/cli_util.h"
 #include "testing/s3_server.h"
 
-namespace {
+namespace s3_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -167,4 +167,4 @@ TEST_F(S3Cli, IoImplAndTheEnvironmentFallback) {
   EXPECT_FALSE(fs::exists(dir_ / "warehouse/db/t"));
 }
 
-}  // namespace
+}  // namespace s3_cli_test

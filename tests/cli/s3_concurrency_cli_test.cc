@@ -21,7 +21,7 @@
 #include "cli/catalog_configs.h"
 #include "cli/s3_cli_util.h"
 
-namespace {
+namespace s3_concurrency_cli_test {
 
 using namespace floe_cli_test;  // NOLINT: test helpers
 using nlohmann::json;
@@ -160,4 +160,4 @@ INSTANTIATE_TEST_SUITE_P(Catalogs, S3ConcurrencyCli, testing::ValuesIn(kS3Catalo
                            return info.param;
                          });
 
-}  // namespace
+}  // namespace s3_concurrency_cli_test

@@ -30,7 +30,7 @@
 #include "cli/s3_cli_util.h"
 #include "testing/fault_proxy.h"
 
-namespace {
+namespace s3_fault_cli_test {
 
 using namespace floe_cli_test;  // NOLINT: test helpers
 using floe::test::FaultAction;
@@ -364,4 +364,4 @@ INSTANTIATE_TEST_SUITE_P(Catalogs, S3FaultCli, testing::ValuesIn(kS3Catalogs),
                            return info.param;
                          });
 
-}  // namespace
+}  // namespace s3_fault_cli_test

@@ -14,7 +14,7 @@
 #include "cli/cli_util.h"
 #include "testing/s3_server.h"
 
-namespace {
+namespace s3_rest_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -84,4 +84,4 @@ TEST_F(S3RestCli, WithoutS3PropertiesTheClientNamesWhatToSet) {
   }
 }
 
-}  // namespace
+}  // namespace s3_rest_cli_test

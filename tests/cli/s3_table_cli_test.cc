@@ -15,7 +15,7 @@
 
 #include "cli/s3_cli_util.h"
 
-namespace {
+namespace s3_table_cli_test {
 
 using namespace floe_cli_test;  // NOLINT: test helpers
 using nlohmann::json;
@@ -211,4 +211,4 @@ INSTANTIATE_TEST_SUITE_P(Catalogs, S3TableCli, testing::ValuesIn(kS3Catalogs),
                            return info.param;
                          });
 
-}  // namespace
+}  // namespace s3_table_cli_test

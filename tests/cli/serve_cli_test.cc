@@ -24,7 +24,7 @@
 
 #include "cli/cli_util.h"
 
-namespace {
+namespace serve_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -445,9 +445,9 @@ TEST_F(ServeCli, BadArgumentsAreNamed) {
   EXPECT_NE(r.err.find("FLOE_SERVE_FAULT 'bogus'"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace serve_cli_test
 
-namespace {
+namespace serve_cli_test {
 
 std::string SortedLines(const std::string& text) {
   std::vector<std::string> lines;
@@ -521,9 +521,9 @@ TEST_F(ServeCli, FloesRestClientWritesThroughTheServerAndSeesOtherWriters) {
   EXPECT_NE(violations.body.find("\"violations\":[]"), std::string::npos) << violations.body;
 }
 
-}  // namespace
+}  // namespace serve_cli_test
 
-namespace {
+namespace serve_cli_test {
 
 TEST_F(ServeCli, CacheOptionsAreRefusedBecauseTheServerNeverCaches) {
   for (const char* opt : {"cache-enabled=true", "cache.expiration-interval-ms=1000"}) {
@@ -533,4 +533,4 @@ TEST_F(ServeCli, CacheOptionsAreRefusedBecauseTheServerNeverCaches) {
   }
 }
 
-}  // namespace
+}  // namespace serve_cli_test

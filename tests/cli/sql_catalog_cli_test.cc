@@ -12,7 +12,7 @@
 
 #include "cli/cli_util.h"
 
-namespace {
+namespace sql_catalog_cli_test {
 
 using namespace floe_cli_test;  // NOLINT: test helpers
 
@@ -114,4 +114,4 @@ TEST_F(SqlCatalogCli, MissingUriIsAnError) {
   EXPECT_NE(r.err.find("uri is required"), std::string::npos) << r.err;
 }
 
-}  // namespace
+}  // namespace sql_catalog_cli_test

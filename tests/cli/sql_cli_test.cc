@@ -15,7 +15,7 @@
 #include "testing/postgres.h"
 
 namespace floe_cli_test {
-namespace {
+namespace sql_cli_test {
 
 class SqlCli : public ::testing::Test {
  protected:
@@ -400,5 +400,5 @@ TEST_F(SqlCli, InteractiveShellUnderATerminal) {
   EXPECT_NE(ReadFile(dir_ / ".floe_sql_history").find("AS\\040x;"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace sql_cli_test
 }  // namespace floe_cli_test

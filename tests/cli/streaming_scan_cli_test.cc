@@ -28,7 +28,7 @@
 
 #include "cli/cli_util.h"
 
-namespace {
+namespace streaming_scan_cli_test {
 
 using namespace floe_cli_test;  // NOLINT: test helpers
 using json = nlohmann::json;
@@ -336,4 +336,4 @@ TEST_F(StreamingScanCli, UsageErrorsNameTheOptionOrFlag) {
   EXPECT_THAT(r.err, ::testing::HasSubstr("only append snapshots"));
 }
 
-}  // namespace
+}  // namespace streaming_scan_cli_test

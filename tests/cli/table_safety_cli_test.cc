@@ -26,7 +26,7 @@
 #include "floe/table/table.h"
 #include "testing/matchers.h"
 
-namespace {
+namespace table_safety_cli_test {
 
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
@@ -218,4 +218,4 @@ TEST_F(TableSafetyCli, EmptyInputCommitsNothingAndPrintsANullSnapshotId) {
   EXPECT_NE(r.out.find("\"snapshot-id\":null"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace table_safety_cli_test

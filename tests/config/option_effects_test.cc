@@ -16,7 +16,7 @@
 #include "floe/config/options.h"
 
 namespace floe::config {
-namespace {
+namespace option_effects_test {
 
 // option -> "Suite.Test" that shows its effect.
 const std::map<std::string, std::string>& EffectTests() {
@@ -191,5 +191,5 @@ TEST(OptionEffects, EveryImplementedOptionNamesAnExistingEffectTest) {
   }
 }
 
-}  // namespace
+}  // namespace option_effects_test
 }  // namespace floe::config

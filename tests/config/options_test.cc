@@ -12,7 +12,7 @@
 #include "testing/matchers.h"
 
 namespace floe::config {
-namespace {
+namespace options_test {
 
 TEST(Options, EveryKeyIsDeclaredOncePerScope) {
   std::set<std::pair<std::string, uint32_t>> seen;
@@ -197,5 +197,5 @@ TEST(Options, DocsAreGeneratedFromTheRegistry) {
                                "/options.md.new over it (or run `floe options --markdown`)";
 }
 
-}  // namespace
+}  // namespace options_test
 }  // namespace floe::config

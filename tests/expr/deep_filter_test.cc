@@ -12,7 +12,7 @@
 #include "testing/matchers.h"
 
 namespace floe::expr {
-namespace {
+namespace deep_filter_test {
 
 Schema DeepSchema() {
   return Schema({{1, "id", true, LongType(), {}}, {2, "name", false, StringType(), {}}});
@@ -185,5 +185,5 @@ TEST(DeepFilter, ProgrammaticLeftDeepChainsAreWalkedWithoutDeepRecursion) {
   EXPECT_LE(Height(RewriteNot(Not(*bound))), 17u);
 }
 
-}  // namespace
+}  // namespace deep_filter_test
 }  // namespace floe::expr

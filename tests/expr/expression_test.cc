@@ -7,7 +7,7 @@
 #include "testing/matchers.h"
 
 namespace floe::expr {
-namespace {
+namespace expression_test {
 
 Schema TestSchema() {
   return Schema({{1, "id", true, LongType(), {}},
@@ -147,5 +147,5 @@ TEST(Expression, MetricsPruneOnlyWhenProvable) {
   EXPECT_TRUE(MayMatch(*bound("amount > 3"), m));  // no bounds: cannot prune
 }
 
-}  // namespace
+}  // namespace expression_test
 }  // namespace floe::expr

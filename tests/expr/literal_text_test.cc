@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace floe::expr {
-namespace {
+namespace literal_text_test {
 
 TEST(LiteralText, MicrosecondTimestampsBeyondTheNanosecondRange) {
   // The old copy converted through nanoseconds, so a microsecond column could
@@ -43,5 +43,5 @@ TEST(LiteralText, RefusesLeapSecondsAndBadDays) {
   EXPECT_FALSE(LiteralFromText("2024-01-01T00:00:00+02:", *TimestampTzType()));
 }
 
-}  // namespace
+}  // namespace literal_text_test
 }  // namespace floe::expr

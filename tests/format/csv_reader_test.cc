@@ -9,7 +9,7 @@
 #include "format/decode_test_util.h"
 
 namespace floe::format {
-namespace {
+namespace csv_reader_test {
 
 Result<std::string> Decode(std::string_view sql, std::string input, DecodeOptions opt = {}) {
   FLOE_ASSIGN_OR_RETURN(auto reader, CsvReader::FromString(MakeSchema(sql), std::move(input), opt));
@@ -143,5 +143,5 @@ TEST(Csv, NestedColumnsNotInHeaderAreNull) {
   EXPECT_EQ(Ok("a INT, tags ARRAY<STRING>", "a\n1\n"), "{\"a\":1,\"tags\":null}\n");
 }
 
-}  // namespace
+}  // namespace csv_reader_test
 }  // namespace floe::format

@@ -17,7 +17,7 @@
 #include "testing/matchers.h"
 
 namespace floe::format {
-namespace {
+namespace debezium_reader_test {
 
 constexpr const char* kProducts = "id INT NOT NULL, name STRING, description STRING, weight DOUBLE";
 
@@ -467,5 +467,5 @@ TEST(Debezium, RegisteredAsAnInputFormat) {
   test::RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace debezium_reader_test
 }  // namespace floe::format

@@ -16,7 +16,7 @@
 #include "testing/matchers.h"
 
 namespace floe::format {
-namespace {
+namespace jsonl_fast_path_test {
 
 /// What one decode gave: rows in canonical JSON (or the error), the raw
 /// batches, and how many lines the fast path decoded.
@@ -482,5 +482,5 @@ TEST(JsonlFastPath, StreamsAcrossChunksAndBatches) {
   }
 }
 
-}  // namespace
+}  // namespace jsonl_fast_path_test
 }  // namespace floe::format

@@ -11,7 +11,7 @@
 #include "testing/matchers.h"
 
 namespace floe::format {
-namespace {
+namespace jsonl_reader_test {
 
 /// Decodes `input` and prints every row in canonical JSON, one per line.
 Result<std::string> RoundTrip(std::string_view sql, std::string input, DecodeOptions opt = {}) {
@@ -334,5 +334,5 @@ TEST(Jsonl, MissingFileIsNotFound) {
   EXPECT_EQ(r.error().message, "input file '/nonexistent/x.jsonl' does not exist");
 }
 
-}  // namespace
+}  // namespace jsonl_reader_test
 }  // namespace floe::format

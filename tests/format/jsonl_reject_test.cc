@@ -15,7 +15,7 @@
 #include "testing/matchers.h"
 
 namespace floe::format {
-namespace {
+namespace jsonl_reject_test {
 
 /// Rows (with positions when asked for) and rejects of one decode.
 struct Outcome {
@@ -293,11 +293,11 @@ TEST(CsvReject, MalformedQuotingAndLongRecordsStillStopTheDecoder) {
   EXPECT_TRUE(out.rejected.empty());
 }
 
-}  // namespace
+}  // namespace jsonl_reject_test
 }  // namespace floe::format
 
 namespace floe::format {
-namespace {
+namespace jsonl_reject_test {
 
 // tests/format/findings/jsonl_diff_fuzz-reject-then-long-double.bin: a
 // rejected line, then a DOUBLE of 103 digits: both paths give the correctly
@@ -315,5 +315,5 @@ TEST(JsonlReject, LongDoubleAfterARejectedLine) {
   }
 }
 
-}  // namespace
+}  // namespace jsonl_reject_test
 }  // namespace floe::format

@@ -12,7 +12,7 @@
 #include "format/decode_test_util.h"
 
 namespace floe::format {
-namespace {
+namespace jsonl_syntax_errors_test {
 
 constexpr std::string_view kSql =
     "id BIGINT, s STRING, d DOUBLE, f FLOAT, dec DECIMAL(9,2), b BOOLEAN";
@@ -114,5 +114,5 @@ TEST(JsonlSyntaxErrors, TheLocatorHandlesAnyDepthAndEveryRule) {
   EXPECT_TRUE(internal::FindJsonSyntaxError(""));
 }
 
-}  // namespace
+}  // namespace jsonl_syntax_errors_test
 }  // namespace floe::format

@@ -5,7 +5,7 @@
 #include "floe/format/value_parse.h"
 
 namespace floe::format {
-namespace {
+namespace value_parse_dates_test {
 
 TEST(ValueParseDates, JavaAndJavaScriptExpandedYears) {
   // The old copy took exactly 6 digits after a sign.
@@ -36,5 +36,5 @@ TEST(ValueParseDates, TimestampErrorsNameTheRule) {
       << leap.error().message;
 }
 
-}  // namespace
+}  // namespace value_parse_dates_test
 }  // namespace floe::format

@@ -9,7 +9,7 @@
 #include <string>
 
 namespace floe::format {
-namespace {
+namespace value_parse_test {
 
 /// What `text` parses to: "value N" or "error".
 std::string Parsed(const std::string& text, const Type& type, DateCache* cache) {
@@ -88,5 +88,5 @@ TEST(ValueParse, FixedPositionTimestampValues) {
       ParseTimestampFast("1000-01-01T00:00:00", ns, nullptr, &v));  // the general path range-checks
 }
 
-}  // namespace
+}  // namespace value_parse_test
 }  // namespace floe::format

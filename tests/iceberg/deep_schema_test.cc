@@ -9,7 +9,7 @@
 #include "floe/util/nesting.h"
 
 namespace floe::iceberg {
-namespace {
+namespace deep_schema_test {
 
 // A schema whose field `d` nests `depth` types of `kind` (struct, list, map).
 std::string DeepSchema(int depth, const std::string& kind) {
@@ -105,5 +105,5 @@ TEST(DeepSchema, DeepJsonAnywhereInTableMetadataIsAnError) {
   EXPECT_TRUE(ok) << ok.error().ToString();
 }
 
-}  // namespace
+}  // namespace deep_schema_test
 }  // namespace floe::iceberg

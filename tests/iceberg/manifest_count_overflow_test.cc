@@ -15,7 +15,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace manifest_count_overflow_test {
 
 constexpr int64_t kHalf = std::numeric_limits<int64_t>::max() / 2 + 1;
 
@@ -82,5 +82,5 @@ TEST(ManifestCountOverflow, CountsOfEntriesThatOverflowAreAnError) {
   EXPECT_NE(v.error().message.find("overflow"), std::string::npos) << v.error().message;
 }
 
-}  // namespace
+}  // namespace manifest_count_overflow_test
 }  // namespace floe::iceberg

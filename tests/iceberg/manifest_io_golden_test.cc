@@ -19,7 +19,7 @@
 #include "testing/hex.h"
 
 namespace floe::iceberg {
-namespace {
+namespace manifest_io_golden_test {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
@@ -237,5 +237,5 @@ TEST(ManifestIoGolden, EveryManifestOfEveryGoldenTableMatchesTheReferenceReader)
   EXPECT_EQ(unreadable, 1) << "spark_eq_deletes has one unreadable snapshot (SOURCES.md)";
 }
 
-}  // namespace
+}  // namespace manifest_io_golden_test
 }  // namespace floe::iceberg

@@ -18,7 +18,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace manifest_io_table_test {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
@@ -142,5 +142,5 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{"synthetic_pos_delete_seq", false}),
     [](const auto& info) { return std::string(info.param.first); });
 
-}  // namespace
+}  // namespace manifest_io_table_test
 }  // namespace floe::iceberg

@@ -27,7 +27,7 @@
 #include "testing/schema.h"
 
 namespace floe::iceberg {
-namespace {
+namespace manifest_io_write_test {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
@@ -631,11 +631,11 @@ TEST_F(ManifestIoWrite, HostileFilesGiveCorruptErrorsNamingTheFile) {
   EXPECT_NE(l.error().message.find("manifest_path"), std::string::npos) << l.error().message;
 }
 
-}  // namespace
+}  // namespace manifest_io_write_test
 }  // namespace floe::iceberg
 
 namespace floe::iceberg {
-namespace {
+namespace manifest_io_write_test {
 
 // A v1 manifest list as Java's v1 writer lays it out (Iceberg spec: Manifest
 // Lists, v1 column; no content or sequence numbers, optional counts with the
@@ -752,5 +752,5 @@ TEST_F(ManifestIoWrite, ManyEntriesSpanBlocksAndReadBack) {
               static_cast<long long>(m->manifest_length), ms(mid - start), ms(end - mid));
 }
 
-}  // namespace
+}  // namespace manifest_io_write_test
 }  // namespace floe::iceberg

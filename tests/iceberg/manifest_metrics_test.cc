@@ -11,7 +11,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace manifest_metrics_test {
 
 DataFile File(std::string path, int64_t rows) {
   DataFile f;
@@ -245,11 +245,11 @@ TEST(Names, SanitizeLikeJava) {
   EXPECT_FALSE(IsValidAvroName(""));
 }
 
-}  // namespace
+}  // namespace manifest_metrics_test
 }  // namespace floe::iceberg
 
 namespace floe::iceberg {
-namespace {
+namespace manifest_metrics_test {
 
 TEST(PartitionSummary, BoundsSkipNullsAndNaN) {
   auto type = StructType({{1000, "d", false, DateType(), {}},
@@ -293,5 +293,5 @@ TEST(CompareValues, IcebergOrdering) {
   EXPECT_LT(CompareValues(*BooleanType(), Value::Boolean(false), Value::Boolean(true)), 0);
 }
 
-}  // namespace
+}  // namespace manifest_metrics_test
 }  // namespace floe::iceberg

@@ -9,7 +9,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace schema_spec_test {
 
 constexpr const char* kNested = R"J({
   "type": "struct", "schema-id": 3, "identifier-field-ids": [1],
@@ -205,11 +205,11 @@ TEST(SortOrder, JsonAndValidation) {
   EXPECT_NE(bad.error().message.find("sort direction 'up'"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace schema_spec_test
 }  // namespace floe::iceberg
 
 namespace floe::iceberg {
-namespace {
+namespace schema_spec_test {
 
 TEST(PartitionSpec, PartitionColumnsOfABatch) {
   auto schema = std::make_shared<const Schema>(TestSchema());
@@ -258,11 +258,11 @@ TEST(PartitionSpec, PartitionColumnsOfABatch) {
   EXPECT_FALSE(PartitionColumns(bad, batch));
 }
 
-}  // namespace
+}  // namespace schema_spec_test
 }  // namespace floe::iceberg
 
 namespace floe::iceberg {
-namespace {
+namespace schema_spec_test {
 
 TEST(SchemaJson, DefaultsMustFitTheFieldType) {
   auto field = [](const char* type, const char* initial) {
@@ -284,11 +284,11 @@ TEST(SchemaJson, DefaultsMustFitTheFieldType) {
   EXPECT_NE(non_empty.error().message.find("must be null or {}"), std::string::npos) << non_empty.error().message;
 }
 
-}  // namespace
+}  // namespace schema_spec_test
 }  // namespace floe::iceberg
 
 namespace floe::iceberg {
-namespace {
+namespace schema_spec_test {
 
 TEST(PartitionSpec, JavaPartitionPaths) {
   Schema schema = TestSchema();
@@ -338,5 +338,5 @@ TEST(PartitionSpec, JavaPartitionPaths) {
   EXPECT_EQ(PartitionHumanString(Transform::Hour(), *IntType(), Value::Int(-1)), "1969-12-31-23");
 }
 
-}  // namespace
+}  // namespace schema_spec_test
 }  // namespace floe::iceberg

@@ -15,7 +15,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace table_metadata_main_ref_test {
 
 std::string MetadataWithRefs(std::string_view refs) {
   return fmt::format(R"({{
@@ -68,5 +68,5 @@ TEST(TableMetadataMainRef, AnEmptyRefsMapAlsoGetsMain) {
   EXPECT_OK(CheckV2MetadataJson(*written));
 }
 
-}  // namespace
+}  // namespace table_metadata_main_ref_test
 }  // namespace floe::iceberg

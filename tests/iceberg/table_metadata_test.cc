@@ -16,7 +16,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace table_metadata_test {
 
 namespace fs = std::filesystem;
 using testing::ReadFile;
@@ -454,11 +454,11 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
   fs::remove_all(tmp);
 }
 
-}  // namespace
+}  // namespace table_metadata_test
 }  // namespace floe::iceberg
 
 namespace floe::iceberg {
-namespace {
+namespace table_metadata_test {
 
 TEST(TableMetadataBuilding, NewTableGetsFreshIdsLikeJava) {
   // Ids as a user might give them; the table renumbers them.
@@ -570,13 +570,13 @@ TEST(TableMetadataBuilding, SnapshotsAdvanceSequenceNumbersAndRefs) {
   EXPECT_OK(ParseUuid(u));
 }
 
-}  // namespace
+}  // namespace table_metadata_test
 }  // namespace floe::iceberg
 
 #include "floe/util/codec.h"
 
 namespace floe::iceberg {
-namespace {
+namespace table_metadata_test {
 
 TEST(TableMetadata, ReadsGzipMetadata) {
   std::string text = ReadFile(Golden() / "java_bunnies" / "metadata" / "v5.metadata.json");
@@ -593,14 +593,14 @@ TEST(TableMetadata, ReadsGzipMetadata) {
   EXPECT_EQ(broken.error().kind, ErrorKind::kCorrupt);
 }
 
-}  // namespace
+}  // namespace table_metadata_test
 }  // namespace floe::iceberg
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace floe::iceberg {
-namespace {
+namespace table_metadata_test {
 
 TEST(TableMetadataBuilding, ForkedChildrenDrawDifferentIds) {
   int64_t parent_first = NewSnapshotId();  // seeds the parent's generator
@@ -624,5 +624,5 @@ TEST(TableMetadataBuilding, ForkedChildrenDrawDifferentIds) {
   EXPECT_NE(child_id, parent_next);
 }
 
-}  // namespace
+}  // namespace table_metadata_test
 }  // namespace floe::iceberg

@@ -14,7 +14,7 @@
 #include "testing/schema.h"
 
 namespace floe::iceberg {
-namespace {
+namespace table_updates_apply_test {
 
 using floe::test::Field;
 using floe::test::HasErrorMessage;
@@ -477,5 +477,5 @@ TEST(TableUpdatesApply, CommitBuiltLocallyAppliesBackToTheSameMetadata) {
   EXPECT_TRUE(*remote == local);
 }
 
-}  // namespace
+}  // namespace table_updates_apply_test
 }  // namespace floe::iceberg

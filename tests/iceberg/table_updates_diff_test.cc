@@ -15,7 +15,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace table_updates_diff_test {
 
 using test::HasErrorMessage;
 using test::IsError;
@@ -304,5 +304,5 @@ TEST(DiffMetadata, StatisticsSetAndRemovedBySnapshot) {
             json::parse(R"([{"action":"remove-statistics","snapshot-id":11}])"));
 }
 
-}  // namespace
+}  // namespace table_updates_diff_test
 }  // namespace floe::iceberg

@@ -11,7 +11,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace transform_test {
 
 int64_t Ts(std::string_view text, TypeId id) {
   bool nanos = id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
@@ -276,5 +276,5 @@ TEST(Temporal, CivilRoundTripsAcrossCenturies) {
   EXPECT_EQ(FloorMod(-1, 10), 9);
 }
 
-}  // namespace
+}  // namespace transform_test
 }  // namespace floe::iceberg

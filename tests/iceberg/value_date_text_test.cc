@@ -5,7 +5,7 @@
 #include "floe/iceberg/value.h"
 
 namespace floe::iceberg {
-namespace {
+namespace value_date_text_test {
 
 TEST(ValueDateText, ExpandedYearsNeedASign) {
   // The old copy took 4 to 9 digits without a sign: "20244-01-01" was year 20244.
@@ -36,5 +36,5 @@ TEST(ValueDateText, TimestampsKeepTheIsoForm) {
   EXPECT_NE(ns.error().message.find("nanosecond range"), std::string::npos) << ns.error().message;
 }
 
-}  // namespace
+}  // namespace value_date_text_test
 }  // namespace floe::iceberg

@@ -12,7 +12,7 @@
 #include "testing/matchers.h"
 
 namespace floe::iceberg {
-namespace {
+namespace value_test {
 
 using test::Hex;
 
@@ -175,11 +175,11 @@ TEST(Value, TemporalTextForms) {
   EXPECT_EQ(DecimalToString(-1, 3), "-0.001");
 }
 
-}  // namespace
+}  // namespace value_test
 }  // namespace floe::iceberg
 
 namespace floe::iceberg {
-namespace {
+namespace value_test {
 
 TEST(Value, NestedJsonSingleValuesThroughColumns) {
   auto type = StructType({{1, "id", false, LongType(), {}},
@@ -214,11 +214,11 @@ TEST(Value, NestedJsonSingleValuesThroughColumns) {
   EXPECT_FALSE(AppendJsonText(&list, "5"));
 }
 
-}  // namespace
+}  // namespace value_test
 }  // namespace floe::iceberg
 
 namespace floe::iceberg {
-namespace {
+namespace value_test {
 
 TEST(Value, PromotedDateBoundOutsideTheNanosecondRange) {
   // Found by the fuzzer: a 4-byte date bound read as timestamp_ns must not overflow.
@@ -228,5 +228,5 @@ TEST(Value, PromotedDateBoundOutsideTheNanosecondRange) {
   EXPECT_OK(FromBinary(*TimestampType(), std::string("\x01\x02\x03\x04", 4)));
 }
 
-}  // namespace
+}  // namespace value_test
 }  // namespace floe::iceberg

@@ -12,7 +12,7 @@
 #include "floe/io/fault_file_io.h"
 
 namespace floe::io {
-namespace {
+namespace file_io_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -268,5 +268,5 @@ TEST_F(FileIOTest, FaultInjectorFailsTheNthOperationAndNothingOfIt) {
   EXPECT_TRUE(faulty->Delete(Uri("keep")));
 }
 
-}  // namespace
+}  // namespace file_io_test
 }  // namespace floe::io

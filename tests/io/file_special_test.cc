@@ -14,7 +14,7 @@
 #include "floe/io/file.h"
 
 namespace floe {
-namespace {
+namespace file_special_test {
 
 namespace fs = std::filesystem;
 
@@ -83,5 +83,5 @@ TEST_F(SpecialFileTest, RegularFilesAndSymlinksToThemStillOpen) {
   EXPECT_EQ(*l, "hello");
 }
 
-}  // namespace
+}  // namespace file_special_test
 }  // namespace floe

@@ -9,7 +9,7 @@
 #include "testing/matchers.h"
 
 namespace floe {
-namespace {
+namespace file_test {
 
 namespace fs = std::filesystem;
 
@@ -63,7 +63,6 @@ TEST_F(FileTest, ReadsPastTheEndAreCorruptNotCrashes) {
   EXPECT_EQ(OpenLocalInput((dir_ / "missing").string()).error().kind, ErrorKind::kNotFound);
 }
 
-}  // namespace
 TEST_F(FileTest, CreateFoldersReportsOnlyTheFoldersItMade) {
   fs::create_directories(dir_ / "a");
   std::vector<std::string> made;
@@ -101,4 +100,5 @@ TEST_F(FileTest, OpenInAMissingFolderIsNotFound) {
   EXPECT_NE(out.error().message.find("no/such"), std::string::npos) << out.error().message;
 }
 
+}  // namespace file_test
 }  // namespace floe

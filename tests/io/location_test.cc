@@ -5,7 +5,7 @@
 #include "testing/matchers.h"
 
 namespace floe {
-namespace {
+namespace location_test {
 
 TEST(Location, FileUrisAndAbsolutePaths) {
   EXPECT_EQ(FileUri("/w/db/t"), "file:/w/db/t");
@@ -37,5 +37,5 @@ TEST(Location, TableLocationsMapEverySpelling) {
   EXPECT_FALSE(ParseMapping("nodir="));
 }
 
-}  // namespace
+}  // namespace location_test
 }  // namespace floe

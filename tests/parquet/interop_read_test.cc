@@ -21,7 +21,7 @@
 #include "testing/files.h"
 
 namespace floe::parquet {
-namespace {
+namespace interop_read_test {
 
 namespace fs = std::filesystem;
 using testutil::FloeRows;
@@ -127,5 +127,5 @@ TEST(InteropReadGolden, EveryGoldenDataFile) {
   for (const auto& f : files) ExpectSameRows(f, duck[f], 65536);
 }
 
-}  // namespace
+}  // namespace interop_read_test
 }  // namespace floe::parquet

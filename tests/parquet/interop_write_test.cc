@@ -25,7 +25,7 @@
 #include "writer_test_util.h"
 
 namespace floe::parquet {
-namespace {
+namespace interop_write_test {
 
 namespace fs = std::filesystem;
 using testing::CanonicalRows;
@@ -638,5 +638,5 @@ TEST_F(InteropWrite, PageIndexStatisticsAndBloomFilters) {
   }
 }
 
-}  // namespace
+}  // namespace interop_write_test
 }  // namespace floe::parquet

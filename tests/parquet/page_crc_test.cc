@@ -25,7 +25,7 @@
 #include "writer_test_util.h"
 
 namespace floe::parquet {
-namespace {
+namespace page_crc_test {
 
 using testing::CanonicalRows;
 using testing::RandomFiller;
@@ -304,5 +304,5 @@ TEST(PageCrc, FlippedBytesGiveAnErrorOrTheWrittenRows) {
   EXPECT_GT(same, 0);  // bytes the reader does not use (statistics, page index) may change freely
 }
 
-}  // namespace
+}  // namespace page_crc_test
 }  // namespace floe::parquet

@@ -12,7 +12,7 @@
 #include "parquet/reader_test_util.h"
 
 namespace floe::parquet {
-namespace {
+namespace reader_assembly_test {
 
 using namespace testutil;  // NOLINT
 using T = fmtns::Type;
@@ -238,5 +238,5 @@ TEST(ReaderAssembly, CorruptLevelsAreErrors) {
   EXPECT_NE(rows.error().message.find("page 0"), std::string::npos) << rows.error().message;
 }
 
-}  // namespace
+}  // namespace reader_assembly_test
 }  // namespace floe::parquet

@@ -9,7 +9,7 @@
 #include "parquet/reader_test_util.h"
 
 namespace floe::parquet {
-namespace {
+namespace reader_chunk_bounds_test {
 
 using namespace testutil;  // NOLINT
 
@@ -83,5 +83,5 @@ TEST(ReaderChunkBounds, LengthPastTheEndAndOverflowAreNamed) {
   EXPECT_NE(e.find("run past the end of the file"), std::string::npos) << e;
 }
 
-}  // namespace
+}  // namespace reader_chunk_bounds_test
 }  // namespace floe::parquet

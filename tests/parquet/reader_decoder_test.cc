@@ -15,7 +15,7 @@
 #include "testing/matchers.h"
 
 namespace floe::parquet {
-namespace {
+namespace reader_decoder_test {
 
 void PutUleb(std::vector<uint8_t>* out, uint64_t v) {
   while (v >= 0x80) {
@@ -367,5 +367,5 @@ TEST(Dictionary, IndicesAndBounds) {
   EXPECT_FALSE(MakeValueDecoder(Encoding::kDeltaBinaryPacked, PhysicalType::kDouble, 0));
 }
 
-}  // namespace
+}  // namespace reader_decoder_test
 }  // namespace floe::parquet

@@ -10,7 +10,7 @@
 #include "parquet/reader_test_util.h"
 
 namespace floe::parquet {
-namespace {
+namespace reader_findings_test {
 
 using namespace testutil;  // NOLINT
 
@@ -65,5 +65,5 @@ TEST(ReaderFindings, ByteArrayPageOfOnlyEmptyValues) {
   EXPECT_EQ((*rows)[0], R"({"s":""})");
 }
 
-}  // namespace
+}  // namespace reader_findings_test
 }  // namespace floe::parquet

@@ -13,7 +13,7 @@
 #include "testing/matchers.h"
 
 namespace floe::parquet {
-namespace {
+namespace reader_hostile_test {
 
 using namespace testutil;  // NOLINT
 
@@ -139,5 +139,5 @@ TEST(ReaderHostile, HugeClaimsAreRefusedBeforeAllocating) {
   EXPECT_EQ(err->kind, ErrorKind::kCorrupt) << err->ToString();
 }
 
-}  // namespace
+}  // namespace reader_hostile_test
 }  // namespace floe::parquet

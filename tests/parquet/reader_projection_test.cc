@@ -10,7 +10,7 @@
 #include "testing/matchers.h"
 
 namespace floe::parquet {
-namespace {
+namespace reader_projection_test {
 
 using namespace testutil;  // NOLINT
 using T = fmtns::Type;
@@ -228,5 +228,5 @@ TEST(ReaderProjection, BadOptions) {
   EXPECT_NE(r.error().message.find("batch_rows"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace reader_projection_test
 }  // namespace floe::parquet

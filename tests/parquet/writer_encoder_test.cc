@@ -15,7 +15,7 @@
 #include "testing/schema.h"
 
 namespace floe::parquet {
-namespace {
+namespace writer_encoder_test {
 
 uint64_t ReadUVarint(const uint8_t*& p) {
   uint64_t v = 0;
@@ -337,5 +337,5 @@ TEST(WriterSchema, DecimalIcebergBytesAreMinimal) {
   EXPECT_EQ(DecimalIcebergBytes(1420), "\x05\x8c");  // 14.20 (Iceberg spec App. D)
 }
 
-}  // namespace
+}  // namespace writer_encoder_test
 }  // namespace floe::parquet

@@ -13,7 +13,7 @@
 #include "testing/schema.h"
 
 namespace floe::parquet {
-namespace {
+namespace writer_options_test {
 
 namespace fs = std::filesystem;
 
@@ -227,5 +227,5 @@ TEST_F(WriterFiles, MetricsAreIcebergs) {
   EXPECT_GT(r->columns[0].compressed_size, 0);
 }
 
-}  // namespace
+}  // namespace writer_options_test
 }  // namespace floe::parquet

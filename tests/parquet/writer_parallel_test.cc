@@ -20,7 +20,7 @@
 #include "writer_test_util.h"
 
 namespace floe::parquet {
-namespace {
+namespace writer_parallel_test {
 
 namespace fs = std::filesystem;
 using testing::RandomFiller;
@@ -373,5 +373,5 @@ TEST_F(WriterParallel, BadParallelismIsAnError) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
-}  // namespace
+}  // namespace writer_parallel_test
 }  // namespace floe::parquet

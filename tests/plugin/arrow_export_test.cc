@@ -13,7 +13,7 @@
 #include "testing/matchers.h"
 
 namespace floe::plugin {
-namespace {
+namespace arrow_export_test {
 
 using floe::test::Field;
 using floe::test::HasErrorMessage;
@@ -209,5 +209,5 @@ TEST(ArrowExport, RowAccessorsReadEveryType) {
   EXPECT_EQ(std::string(p, n), "null");
 }
 
-}  // namespace
+}  // namespace arrow_export_test
 }  // namespace floe::plugin

@@ -12,7 +12,7 @@
 #include "testing/matchers.h"
 
 namespace floe::plugin {
-namespace {
+namespace catalog_test {
 
 using floe::test::HasErrorMessage;
 using floe::test::IsError;
@@ -75,5 +75,5 @@ TEST(PluginCatalog, CommitsSwapPointersAndStaleCommitsFail) {
   floe::test::RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace catalog_test
 }  // namespace floe::plugin

@@ -14,7 +14,7 @@
 #include "testing/postgres.h"
 
 namespace floe::plugin {
-namespace {
+namespace examples_test {
 
 using floe::test::HasErrorMessage;
 using test::IdNameBatch;
@@ -171,5 +171,5 @@ TEST_F(PgUpsertSinkExample, ServerErrorNamesTheClassAndCall) {
   EXPECT_EQ(Table(), "");
 }
 
-}  // namespace
+}  // namespace examples_test
 }  // namespace floe::plugin

@@ -12,7 +12,7 @@
 #include "testing/matchers.h"
 
 namespace floe::plugin {
-namespace {
+namespace loader_test {
 
 using floe::test::HasErrorMessage;
 using floe::test::IsError;
@@ -136,5 +136,5 @@ TEST(PluginLoader, PluginPathIsSearchedOnAMiss) {
                                        ": built for floe plugin ABI 2.0"));
 }
 
-}  // namespace
+}  // namespace loader_test
 }  // namespace floe::plugin

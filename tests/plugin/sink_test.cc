@@ -24,7 +24,7 @@
 #include "testing/matchers.h"
 
 namespace floe::plugin {
-namespace {
+namespace sink_test {
 
 using floe::test::HasErrorMessage;
 using floe::test::IsError;
@@ -225,5 +225,5 @@ TEST_F(PluginSinkDeathTest, CrashOutsidePluginsIsNotBlamedOnThem) {
       died_of_the_crash, ::testing::Not(::testing::HasSubstr("PluginException")));
 }
 
-}  // namespace
+}  // namespace sink_test
 }  // namespace floe::plugin

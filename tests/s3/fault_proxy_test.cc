@@ -24,7 +24,7 @@
 
 #include "testing/fault_proxy.h"
 
-namespace {
+namespace fault_proxy_test {
 
 using floe::test::FaultAction;
 using floe::test::FaultProxy;
@@ -466,4 +466,4 @@ TEST_F(FaultProxyTest, StopsWithOpenConnectionsAndAWaitingAnswer) {
   waiting.join();
 }
 
-}  // namespace
+}  // namespace fault_proxy_test

@@ -8,7 +8,7 @@
 #include "testing/s3_server.h"
 
 namespace floe::s3 {
-namespace {
+namespace s3_config_test {
 
 // Sets or clears environment variables for one test, restoring them after.
 class EnvGuard {
@@ -116,5 +116,5 @@ TEST(S3Config, PartSizePropertySetsTheMultipartParts) {
   EXPECT_EQ((*in)->Size(), static_cast<int64_t>(data.size()));
 }
 
-}  // namespace
+}  // namespace s3_config_test
 }  // namespace floe::s3

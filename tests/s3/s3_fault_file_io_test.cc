@@ -19,7 +19,7 @@
 #include "testing/s3_server.h"
 
 namespace floe::s3 {
-namespace {
+namespace s3_fault_file_io_test {
 
 using test::FaultAction;
 using test::FaultProxy;
@@ -182,5 +182,5 @@ TEST_F(S3FaultFileIOTest, ReadsRetryCutAnswersAndErrors) {
   EXPECT_EQ(proxy_->counters().errors, 4);
 }
 
-}  // namespace
+}  // namespace s3_fault_file_io_test
 }  // namespace floe::s3

@@ -12,7 +12,7 @@
 #include "testing/s3_server.h"
 
 namespace floe::s3 {
-namespace {
+namespace s3_file_io_test {
 
 using test::S3TestServer;
 
@@ -432,5 +432,5 @@ TEST_F(S3FileIOTest, TrickyKeysRoundTrip) {
   }
 }
 
-}  // namespace
+}  // namespace s3_file_io_test
 }  // namespace floe::s3

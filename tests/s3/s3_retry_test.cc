@@ -20,7 +20,7 @@
 #include "testing/s3_server.h"
 
 namespace floe::s3 {
-namespace {
+namespace s3_retry_test {
 
 // What the proxy does with one request (method, target), given how many
 // requests came before it.
@@ -250,5 +250,5 @@ TEST_F(S3RetryTest, EveryAnswerLostIsCommitStateUnknown) {
   EXPECT_EQ(client->requests("PUT"), 3);
 }
 
-}  // namespace
+}  // namespace s3_retry_test
 }  // namespace floe::s3

@@ -15,7 +15,7 @@
 #include "testing/files.h"
 
 namespace floe::s3 {
-namespace {
+namespace sigv4_test {
 
 const Credentials kAws{"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""};
 constexpr const char* kDate = "20130524T000000Z";
@@ -180,5 +180,5 @@ TEST(SigV4, ClientUrlsMatchWhatIsSigned) {
   EXPECT_EQ(ahost, "b.s3.ap-south-1.amazonaws.com");
 }
 
-}  // namespace
+}  // namespace sigv4_test
 }  // namespace floe::s3

@@ -8,7 +8,7 @@
 #include "testing/matchers.h"
 
 namespace floe::server {
-namespace {
+namespace rest_service_test {
 
 using floe::test::HasErrorMessage;
 
@@ -91,5 +91,5 @@ TEST(ServeFaultTest, ParsesKindAndCount) {
               HasErrorMessage("expected commit-drop-reply[:N] or commit-500[:N]"));
 }
 
-}  // namespace
+}  // namespace rest_service_test
 }  // namespace floe::server

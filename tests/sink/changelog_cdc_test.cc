@@ -22,7 +22,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sink {
-namespace {
+namespace changelog_cdc_test {
 
 namespace fs = std::filesystem;
 using ::testing::UnorderedElementsAre;
@@ -190,5 +190,5 @@ TEST_F(ChangelogCdcTest, WindowsOfTheChangeSinkGiveTheirChanges) {
   ExpectConsistent(w3, c3);
 }
 
-}  // namespace
+}  // namespace changelog_cdc_test
 }  // namespace floe::sink

@@ -13,7 +13,7 @@
 #include "testing/schema.h"
 
 namespace floe::sink {
-namespace {
+namespace row_codec_empty_strings_test {
 
 using test::Field;
 
@@ -94,5 +94,5 @@ TEST(RowCodecEmptyStrings, RowByRowWithNoValueBuffer) {
   ExpectEmptyValues(Decode(codec, arena, ends));
 }
 
-}  // namespace
+}  // namespace row_codec_empty_strings_test
 }  // namespace floe::sink

@@ -15,7 +15,7 @@
 #include "testing/schema.h"
 
 namespace floe::sink {
-namespace {
+namespace row_codec_test {
 
 using test::Field;
 
@@ -497,5 +497,5 @@ TEST(RowCodec, SpecificDamageIsNamed) {
   EXPECT_THAT(codec.Decode("\x00", &other), test::IsError(ErrorKind::kInvalidArgument));
 }
 
-}  // namespace
+}  // namespace row_codec_test
 }  // namespace floe::sink

@@ -15,7 +15,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sink {
-namespace {
+namespace sink_test {
 
 SchemaPtr Sql(const char* text) {
   auto s = ParseSqlColumns(text);
@@ -261,5 +261,5 @@ TEST_P(PipelineTest, RowsInOrderAndErrorsStopBothStages) {
 
 INSTANTIATE_TEST_SUITE_P(Workers, PipelineTest, testing::Values(1, 2));
 
-}  // namespace
+}  // namespace sink_test
 }  // namespace floe::sink

@@ -27,7 +27,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sink {
-namespace {
+namespace spill_sorter_test {
 
 namespace fs = std::filesystem;
 
@@ -453,5 +453,5 @@ TEST_F(SpillSorterTest, BadFoldersAndOversizedRecords) {
   EXPECT_EQ(sorter->records(), 0u);
 }
 
-}  // namespace
+}  // namespace spill_sorter_test
 }  // namespace floe::sink

@@ -16,7 +16,7 @@
 #include "testing/schema.h"
 
 namespace floe::sink {
-namespace {
+namespace table_template_test {
 
 using test::Field;
 using test::HasErrorMessage;
@@ -229,5 +229,5 @@ TEST(TableTemplate, FormatsEveryPrimitiveType) {
   }
 }
 
-}  // namespace
+}  // namespace table_template_test
 }  // namespace floe::sink

@@ -23,7 +23,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sink {
-namespace {
+namespace write_job_test {
 
 namespace fs = std::filesystem;
 
@@ -447,5 +447,5 @@ TEST(FormatRegistry, NamesAliasesDefaultsAndPlugins) {
       << missing.error().message;
 }
 
-}  // namespace
+}  // namespace write_job_test
 }  // namespace floe::sink

@@ -6,7 +6,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sql {
-namespace {
+namespace lexer_test {
 
 using test::HasErrorMessage;
 
@@ -117,5 +117,5 @@ TEST(SqlLexer, Quoting) {
   EXPECT_EQ(QuoteString("it's"), "'it''s'");
 }
 
-}  // namespace
+}  // namespace lexer_test
 }  // namespace floe::sql

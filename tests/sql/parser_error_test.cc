@@ -9,7 +9,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sql {
-namespace {
+namespace parser_error_test {
 
 using test::HasErrorMessage;
 using test::IsError;
@@ -225,11 +225,11 @@ TEST(SqlNesting, DepthLimitFitsASmallThreadStack) {
   EXPECT_TRUE(ok2);
 }
 
-}  // namespace
+}  // namespace parser_error_test
 }  // namespace floe::sql
 
 namespace floe::sql {
-namespace {
+namespace parser_error_test {
 
 // Found by sql_parse_fuzz: `/*+ OPTIONS */` parsed as a hint without
 // options, which printed as `OPTIONS()` and did not parse back.
@@ -241,5 +241,5 @@ TEST(SqlErrors, OptionsHintNeedsKeyValues) {
               test::HasErrorMessage("Encountered \")\" at line 1, column 29."));
 }
 
-}  // namespace
+}  // namespace parser_error_test
 }  // namespace floe::sql

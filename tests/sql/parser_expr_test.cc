@@ -7,7 +7,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sql {
-namespace {
+namespace parser_expr_test {
 
 using test::HasErrorMessage;
 
@@ -170,5 +170,5 @@ TEST(SqlTypes, ParameterRangesAreFlinksMessages) {
   EXPECT_THAT(ParseDataType("TIMESTAMP WITH TIME ZONE"), test::IsError(ErrorKind::kUnsupported));
 }
 
-}  // namespace
+}  // namespace parser_expr_test
 }  // namespace floe::sql

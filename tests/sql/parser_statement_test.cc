@@ -6,7 +6,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sql {
-namespace {
+namespace parser_statement_test {
 
 template <typename T>
 T Parse(std::string_view sql) {
@@ -195,5 +195,5 @@ TEST(SqlStatements, StatementText) {
   EXPECT_EQ(st.pos, (Pos{1, 3}));
 }
 
-}  // namespace
+}  // namespace parser_statement_test
 }  // namespace floe::sql

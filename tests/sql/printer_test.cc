@@ -7,7 +7,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sql {
-namespace {
+namespace printer_test {
 
 /// Parses, prints, parses the print: the two trees must be equal (positions
 /// aside) and printing is a fixed point.
@@ -199,5 +199,5 @@ TEST(SqlPrinter, TypeStyles) {
   EXPECT_EQ(TypeToSql(c), "CHAR");
 }
 
-}  // namespace
+}  // namespace printer_test
 }  // namespace floe::sql

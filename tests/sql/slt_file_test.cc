@@ -7,7 +7,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sql {
-namespace {
+namespace slt_file_test {
 
 using test::HasErrorMessage;
 
@@ -122,5 +122,5 @@ TEST(SltFile, MalformedFilesNameFileAndLine) {
   }
 }
 
-}  // namespace
+}  // namespace slt_file_test
 }  // namespace floe::sql

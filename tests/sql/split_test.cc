@@ -7,7 +7,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sql {
-namespace {
+namespace split_test {
 
 using test::HasErrorMessage;
 
@@ -90,5 +90,5 @@ TEST(SqlSplit, OnlyInsertsInAStatementSet) {
                                  "statement is allowed in Statement Set."));
 }
 
-}  // namespace
+}  // namespace split_test
 }  // namespace floe::sql

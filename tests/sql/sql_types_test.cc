@@ -8,7 +8,7 @@
 #include "testing/matchers.h"
 
 namespace floe::sql {
-namespace {
+namespace sql_types_test {
 
 using test::HasErrorMessage;
 using test::IsError;
@@ -157,5 +157,5 @@ TEST(SqlTypeMapping, SchemaToShowCreateTableAndBack) {
   EXPECT_EQ(again, schema);
 }
 
-}  // namespace
+}  // namespace sql_types_test
 }  // namespace floe::sql

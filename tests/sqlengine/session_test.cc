@@ -13,7 +13,7 @@
 #include "testing/files.h"
 
 namespace floe::sqlengine {
-namespace {
+namespace session_test {
 
 namespace fs = std::filesystem;
 
@@ -174,5 +174,5 @@ TEST(ValueTextTest, JavaDoubleToString) {
   EXPECT_EQ(JavaFloatText(0.1f), "0.1");
 }
 
-}  // namespace
+}  // namespace session_test
 }  // namespace floe::sqlengine

@@ -24,7 +24,7 @@
 #include "testing/race.h"
 
 namespace floe::table {
-namespace {
+namespace attempt_check_test {
 
 namespace fs = std::filesystem;
 using iceberg::DataFile;
@@ -215,5 +215,5 @@ TEST_F(AttemptCheckTest, RacingWritersCommitEachTokenOnce) {
   }
 }
 
-}  // namespace
+}  // namespace attempt_check_test
 }  // namespace floe::table

@@ -29,7 +29,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace changelog_scan_test {
 
 namespace fs = std::filesystem;
 using iceberg::DataFile;
@@ -423,5 +423,5 @@ TEST_F(ChangelogTest, ASourceWithoutDeletedEntriesIsRefusedForRowDeltas) {
               IsError(ErrorKind::kUnsupported));
 }
 
-}  // namespace
+}  // namespace changelog_scan_test
 }  // namespace floe::table

@@ -28,7 +28,7 @@
 #include "testing/schema.h"
 
 namespace floe::table {
-namespace {
+namespace data_writer_interop_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -345,5 +345,5 @@ INSTANTIATE_TEST_SUITE_P(Transforms, DataWriterInteropTest, testing::Range(0, 6)
                            return Specs()[static_cast<size_t>(info.param)].name;
                          });
 
-}  // namespace
+}  // namespace data_writer_interop_test
 }  // namespace floe::table

@@ -15,7 +15,7 @@
 #include "testing/schema.h"
 
 namespace floe::table {
-namespace {
+namespace data_writer_test {
 
 namespace fs = std::filesystem;
 using iceberg::MetricsMode;
@@ -558,5 +558,5 @@ TEST(DataWriterTest, MappedRemoteLocationKeepsTheUriInMetadata) {
   EXPECT_EQ(dir.Files().size(), 1u);
 }
 
-}  // namespace
+}  // namespace data_writer_test
 }  // namespace floe::table

@@ -5,7 +5,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace delete_filter_test {
 
 Schema TableSchema() {
   return Schema({{1, "id", false, IntType(), {}},
@@ -77,5 +77,5 @@ TEST(DeleteFilter, CompositeAndNestedKeys) {
   EXPECT_FALSE(EqualityDeletes::Make({3}, s));  // a struct is not a primitive key
 }
 
-}  // namespace
+}  // namespace delete_filter_test
 }  // namespace floe::table

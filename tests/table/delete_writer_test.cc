@@ -18,7 +18,7 @@
 #include "testing/schema.h"
 
 namespace floe::table {
-namespace {
+namespace delete_writer_test {
 
 namespace fs = std::filesystem;
 using iceberg::Value;
@@ -317,5 +317,5 @@ TEST_F(DeleteWriterTest, EqualityDeleteAbortLeavesNoFiles) {
   EXPECT_THAT(Files(), testing::IsEmpty());
 }
 
-}  // namespace
+}  // namespace delete_writer_test
 }  // namespace floe::table

@@ -11,7 +11,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace expire_safety_test {
 
 namespace fs = std::filesystem;
 using testing_util::WarehouseTest;
@@ -131,5 +131,5 @@ TEST_F(ExpireSafetyTest, CopiedTableFolderIsNotExpired) {
   EXPECT_EQ(copy.metadata().snapshots.size(), 2u);
 }
 
-}  // namespace
+}  // namespace expire_safety_test
 }  // namespace floe::table

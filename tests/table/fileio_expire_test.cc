@@ -13,7 +13,7 @@
 #include "table/table_fixture.h"
 
 namespace floe::table {
-namespace {
+namespace fileio_expire_test {
 
 namespace fs = std::filesystem;
 using testing_util::WarehouseTest;
@@ -49,5 +49,5 @@ TEST_F(FileIOExpireTest, DotDotThroughALinkInsideTheTableIsRefused) {
   EXPECT_FALSE(fs::exists(TableDir(t) + "/data/a.parquet"));
 }
 
-}  // namespace
+}  // namespace fileio_expire_test
 }  // namespace floe::table

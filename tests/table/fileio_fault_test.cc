@@ -18,7 +18,7 @@
 #include "table/table_fixture.h"
 
 namespace floe::table {
-namespace {
+namespace fileio_fault_test {
 
 namespace fs = std::filesystem;
 using io::FaultOp;
@@ -191,5 +191,5 @@ TEST_F(FileIOFaultTest, ExpireDeletesThroughTheFileIOAndAFailedDeleteKeepsTheCom
   EXPECT_EQ(t.metadata().snapshots.size(), 1u);
 }
 
-}  // namespace
+}  // namespace fileio_fault_test
 }  // namespace floe::table

@@ -34,7 +34,7 @@
 #include "testing/race.h"
 
 namespace floe::table {
-namespace {
+namespace global_deletes_test {
 
 namespace fs = std::filesystem;
 using iceberg::DataFile;
@@ -373,5 +373,5 @@ TEST_F(GlobalDeletesTest, RacingWritersAddOneSpec) {
   }
 }
 
-}  // namespace
+}  // namespace global_deletes_test
 }  // namespace floe::table

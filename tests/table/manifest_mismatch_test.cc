@@ -18,7 +18,7 @@
 #include "floe/table/table_reader.h"
 
 namespace floe::table {
-namespace {
+namespace manifest_mismatch_test {
 
 namespace fs = std::filesystem;
 using iceberg::DataFileContent;
@@ -190,5 +190,5 @@ TEST_F(ManifestMismatchTest, TruncatedDataFileNamesTheFile) {
   EXPECT_THAT(n.error().message, HasSubstr("a.parquet"));
 }
 
-}  // namespace
+}  // namespace manifest_mismatch_test
 }  // namespace floe::table

@@ -17,7 +17,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace orphans_test {
 
 namespace fs = std::filesystem;
 using testing_util::WarehouseTest;
@@ -242,5 +242,5 @@ TEST(IsLocalOutputTempName, MatchesWhatOpenLocalOutputLeavesBehind) {
   EXPECT_TRUE(IsLocalOutputTempName(".version-hint.text.7-ffffffff-1a.tmp"));
 }
 
-}  // namespace
+}  // namespace orphans_test
 }  // namespace floe::table

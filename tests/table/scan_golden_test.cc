@@ -28,7 +28,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace scan_golden_test {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -358,5 +358,5 @@ TEST(GoldenScan, GzipMetadataAndMapRules) {
   fs::remove_all(tmp);
 }
 
-}  // namespace
+}  // namespace scan_golden_test
 }  // namespace floe::table

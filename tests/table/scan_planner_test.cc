@@ -15,7 +15,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace scan_planner_test {
 
 using iceberg::DataFile;
 using iceberg::DataFileContent;
@@ -586,5 +586,5 @@ TEST(ScanPlanTest, SplitsFollowRowGroupOffsets) {
   EXPECT_EQ(covered, 3000);
 }
 
-}  // namespace
+}  // namespace scan_planner_test
 }  // namespace floe::table

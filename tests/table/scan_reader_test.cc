@@ -22,7 +22,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace scan_reader_test {
 
 namespace fs = std::filesystem;
 using iceberg::DataFile;
@@ -222,5 +222,5 @@ TEST_F(ScanReaderTest, MissingFilesAreErrorsNamingThem) {
   EXPECT_THAT(rows.error().message, HasSubstr("s3://bucket/unmapped.parquet"));
 }
 
-}  // namespace
+}  // namespace scan_reader_test
 }  // namespace floe::table

@@ -24,7 +24,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace snapshot_operations_test {
 
 namespace fs = std::filesystem;
 using iceberg::DataFile;
@@ -415,5 +415,5 @@ TEST_F(SnapshotOperationsTest, FacadeRejectsMisfiledContent) {
   EXPECT_EQ(t.metadata().snapshots.size(), 0u);
 }
 
-}  // namespace
+}  // namespace snapshot_operations_test
 }  // namespace floe::table

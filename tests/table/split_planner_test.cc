@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace floe::table {
-namespace {
+namespace split_planner_test {
 
 TEST(SplitPlanner, CutsAtRowGroupsAndMergesSmallOnes) {
   SplitOptions o;
@@ -56,5 +56,5 @@ TEST(SplitPlanner, PacksWithLookback) {
   EXPECT_FALSE(o.Validate());
 }
 
-}  // namespace
+}  // namespace split_planner_test
 }  // namespace floe::table

@@ -21,7 +21,7 @@
 #include "testing/matchers.h"
 
 namespace floe::table {
-namespace {
+namespace streaming_scan_test {
 
 namespace fs = std::filesystem;
 using test::HasErrorMessage;
@@ -425,5 +425,5 @@ TEST(StreamingOptions, FlinkDurations) {
   }
 }
 
-}  // namespace
+}  // namespace streaming_scan_test
 }  // namespace floe::table

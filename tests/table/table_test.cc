@@ -14,7 +14,7 @@
 #include "testing/race.h"
 
 namespace floe::table {
-namespace {
+namespace table_test {
 
 namespace fs = std::filesystem;
 using iceberg::DataFile;
@@ -215,5 +215,5 @@ TEST_F(TableTest, TwoProcessesAppendConcurrently) {
   }
 }
 
-}  // namespace
+}  // namespace table_test
 }  // namespace floe::table

@@ -5,7 +5,7 @@
 #include "testing/matchers.h"
 
 namespace floe {
-namespace {
+namespace column_ops_test {
 
 // list<struct<a: int, s: string>> with nulls at each level.
 ColumnVector Nested() {
@@ -74,5 +74,5 @@ TEST(ColumnOps, BatchTakeCarriesRowKindsAndSequences) {
   EXPECT_EQ(r.sequence_numbers, (std::vector<int64_t>{4, 5}));
 }
 
-}  // namespace
+}  // namespace column_ops_test
 }  // namespace floe

@@ -20,7 +20,7 @@
 #include "testing/matchers.h"
 
 namespace floe {
-namespace {
+namespace json_value_test {
 
 using test::SharedDir;
 
@@ -309,5 +309,5 @@ TEST(JsonValue, TextHelpers) {
   EXPECT_FALSE(IsValidUtf8("abc\xe2\x82"));
 }
 
-}  // namespace
+}  // namespace json_value_test
 }  // namespace floe

@@ -10,7 +10,7 @@
 #include "testing/matchers.h"
 
 namespace floe {
-namespace {
+namespace sql_primary_key_test {
 
 using test::HasErrorMessage;
 using test::IsError;
@@ -111,5 +111,5 @@ TEST(SqlPrimaryKey, NoKeyMeansNoIdentifierFields) {
   EXPECT_FALSE(s.fields()[0].required);
 }
 
-}  // namespace
+}  // namespace sql_primary_key_test
 }  // namespace floe

@@ -7,7 +7,7 @@
 #include "testing/matchers.h"
 
 namespace floe {
-namespace {
+namespace sql_schema_test {
 
 TypePtr OneType(std::string_view sql_type) {
   auto s = ParseSqlColumns(std::string("c ") + std::string(sql_type));
@@ -218,11 +218,11 @@ TEST(SqlSchema, SingleType) {
   EXPECT_FALSE(ParseSqlType("INT INT"));
 }
 
-}  // namespace
+}  // namespace sql_schema_test
 }  // namespace floe
 
 namespace floe {
-namespace {
+namespace sql_schema_test {
 
 TEST(SqlSchema, FormatRoundTrips) {
   const char* text =
@@ -238,5 +238,5 @@ TEST(SqlSchema, FormatRoundTrips) {
   EXPECT_EQ(*again, *s);
 }
 
-}  // namespace
+}  // namespace sql_schema_test
 }  // namespace floe

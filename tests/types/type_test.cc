@@ -6,7 +6,7 @@
 #include "testing/matchers.h"
 
 namespace floe {
-namespace {
+namespace type_test {
 
 TEST(Type, ParsesAndPrintsPrimitives) {
   EXPECT_EQ((*ParsePrimitiveType("decimal(10, 2)"))->ToString(), "decimal(10, 2)");
@@ -66,5 +66,5 @@ TEST(ColumnVector, AppendsNestedRowsAndValidates) {
   EXPECT_FALSE(s.Validate());  // child longer than the struct
 }
 
-}  // namespace
+}  // namespace type_test
 }  // namespace floe

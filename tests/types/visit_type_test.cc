@@ -9,7 +9,7 @@
 #include "floe/types/column_vector.h"
 
 namespace floe {
-namespace {
+namespace visit_type_test {
 
 TEST(VisitType, EveryIdReachesItsOwnTag) {
   std::set<std::string_view> names;
@@ -66,5 +66,5 @@ TEST(VisitType, WidthsMatchTheColumnLayout) {
   EXPECT_EQ(FixedValueWidth(*StructType({})), 0);
 }
 
-}  // namespace
+}  // namespace visit_type_test
 }  // namespace floe

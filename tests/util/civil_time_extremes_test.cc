@@ -12,7 +12,7 @@
 #include "floe/util/civil_time.h"
 
 namespace floe::civil {
-namespace {
+namespace civil_time_extremes_test {
 
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -44,5 +44,5 @@ TEST(CivilTimeExtremes, NanosecondTimestampsAtTheEndsPrint) {
   EXPECT_EQ(s, "2262-04-11T23:47:16.854775807");
 }
 
-}  // namespace
+}  // namespace civil_time_extremes_test
 }  // namespace floe::civil

@@ -10,7 +10,7 @@
 #include <string>
 
 namespace floe::civil {
-namespace {
+namespace civil_time_test {
 
 int64_t Days(std::string_view text, Spelling spelling = Spelling::kIso) {
   int64_t d = 0;
@@ -295,5 +295,5 @@ TEST(CivilTime, PrintsJavaLocalTime) {
   EXPECT_EQ(FormatJavaLocalTime(kNanosPerDay - 1), "23:59:59.999999999");
 }
 
-}  // namespace
+}  // namespace civil_time_test
 }  // namespace floe::civil

@@ -8,7 +8,7 @@
 #include "testing/matchers.h"
 
 namespace floe {
-namespace {
+namespace codec_test {
 
 std::string Sample(size_t n) {
   std::mt19937 rng(7);
@@ -83,5 +83,5 @@ TEST(Codec, ParsesNames) {
   EXPECT_NE(bad.error().message.find("valid:"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace codec_test
 }  // namespace floe

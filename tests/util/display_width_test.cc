@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace floe {
-namespace {
+namespace display_width_test {
 
 TEST(DisplayWidth, AsciiAndLatinCountOnePerCharacter) {
   EXPECT_EQ(DisplayWidth(""), 0u);
@@ -54,5 +54,5 @@ TEST(DisplayWidth, InvalidUtf8CountsOnePerByte) {
   EXPECT_EQ(DisplayWidth("\xed\xa0\x80"), 3u);  // a surrogate
 }
 
-}  // namespace
+}  // namespace display_width_test
 }  // namespace floe

@@ -7,7 +7,7 @@
 #include <string>
 
 namespace floe {
-namespace {
+namespace nesting_test {
 
 TEST(JsonNesting, FindsTheFirstBracketPastTheLimit) {
   EXPECT_EQ(JsonNestingBeyond("[[1]]", 2), std::nullopt);
@@ -26,5 +26,5 @@ TEST(JsonNesting, BracketsInsideStringsDoNotCount) {
   EXPECT_EQ(JsonNestingBeyond(R"(["\"[[[["])", 1), std::nullopt);
 }
 
-}  // namespace
+}  // namespace nesting_test
 }  // namespace floe

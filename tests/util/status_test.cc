@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace floe {
-namespace {
+namespace status_test {
 
 Result<int> Half(int x) {
   if (x % 2) return InvalidArgument("{} is odd", x);
@@ -34,5 +34,5 @@ TEST(Status, CommitKindsDifferInRetryability) {
   EXPECT_EQ(failed.error().WithContext("t1").message, "t1: lost race at v3");
 }
 
-}  // namespace
+}  // namespace status_test
 }  // namespace floe

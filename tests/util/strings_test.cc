@@ -6,7 +6,7 @@
 #include <string>
 
 namespace floe {
-namespace {
+namespace strings_test {
 
 TEST(Strings, CaseFolding) {
   EXPECT_EQ(ToLower("Timestamp_NS 9Z"), "timestamp_ns 9z");
@@ -37,5 +37,5 @@ TEST(Strings, Hex) {
   EXPECT_EQ(HexDigitValue('g'), -1);
 }
 
-}  // namespace
+}  // namespace strings_test
 }  // namespace floe

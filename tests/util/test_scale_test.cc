@@ -10,7 +10,7 @@
 #include "testing/scale.h"
 
 namespace floe {
-namespace {
+namespace test_scale_test {
 
 /// Sets FLOE_TEST_SCALE for one scope and puts the old value back.
 class ScaleEnv {
@@ -58,5 +58,5 @@ TEST(TestScale, AboveOneIsTheFullCount) {
   EXPECT_EQ(test::Scaled(200), 200);
 }
 
-}  // namespace
+}  // namespace test_scale_test
 }  // namespace floe

@@ -13,7 +13,7 @@
 #include "testing/race.h"
 
 namespace floe {
-namespace {
+namespace test_support_test {
 
 using test::HasErrorMessage;
 using test::IsError;
@@ -119,5 +119,5 @@ TEST(TestSupportRace, BothProcessesRunAndAFailureIsNamed) {
   test::RemoveTestDirIfPassed(dir);
 }
 
-}  // namespace
+}  // namespace test_support_test
 }  // namespace floe
