@@ -34,10 +34,12 @@ bool SameValue(const Value& a, const Value& b) {
   return false;
 }
 
-[[noreturn]] void Mismatch(const char* what, const Type& type, std::string_view input,
+/// `type` is the single-value modes' type; nullptr in the metadata mode.
+[[noreturn]] void Mismatch(const char* what, const Type* type, std::string_view input,
                            const std::string& out) {
-  std::fprintf(stderr, "metadata_fuzz: %s (type %s)\ninput: %.*s\nwritten: %s\n", what,
-               type.ToString().c_str(), static_cast<int>(input.size()), input.data(), out.c_str());
+  const std::string type_name = type ? " (type " + type->ToString() + ")" : "";
+  std::fprintf(stderr, "metadata_fuzz: %s%s\ninput: %.*s\nwritten: %s\n", what,
+               type_name.c_str(), static_cast<int>(input.size()), input.data(), out.c_str());
   std::fflush(stderr);
   __builtin_trap();
 }
@@ -62,11 +64,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!written) return 0;
       auto again = TableMetadataFromJson(*written);
       if (!again)
-        Mismatch(("metadata does not re-read: " + again.error().ToString()).c_str(), *type, text,
+        Mismatch(("metadata does not re-read: " + again.error().ToString()).c_str(), nullptr, text,
                  *written);
-      if (!(*again == *m)) Mismatch("metadata re-reads as other metadata", *type, text, *written);
+      if (!(*again == *m)) Mismatch("metadata re-reads as other metadata", nullptr, text, *written);
       if (auto st = CheckV2MetadataJson(*written); !st) {
-        Mismatch(("written metadata breaks the v2 rules: " + st.error().ToString()).c_str(), *type,
+        Mismatch(("written metadata breaks the v2 rules: " + st.error().ToString()).c_str(), nullptr,
                  text, *written);
       }
       break;
@@ -88,20 +90,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto json = ToJsonText(*type, *v);
       if (!json) return 0;  // e.g. strings that are not UTF-8
       auto again = FromJsonText(*type, *json);
-      if (!again) Mismatch("JSON single value does not re-read", *type, text, *json);
+      if (!again) Mismatch("JSON single value does not re-read", type.get(), text, *json);
       if (!SameValue(*again, *v))
-        Mismatch("JSON single value re-reads as another value", *type, text, *json);
+        Mismatch("JSON single value re-reads as another value", type.get(), text, *json);
       break;
     }
     default: {
       auto v = FromBinary(*type, text);
       if (v && !v->is_null()) {
         auto bin = ToBinary(*type, *v);
-        if (!bin) Mismatch("binary value does not write", *type, text, "");
+        if (!bin) Mismatch("binary value does not write", type.get(), text, "");
         auto again = FromBinary(*type, *bin);
-        if (!again) Mismatch("binary value does not re-read", *type, text, *bin);
+        if (!again) Mismatch("binary value does not re-read", type.get(), text, *bin);
         if (!SameValue(*again, *v))
-          Mismatch("binary value re-reads as another value", *type, text, *bin);
+          Mismatch("binary value re-reads as another value", type.get(), text, *bin);
       }
       auto t = Transform::Parse(text, true);
       if (t && !t->is_unknown()) {

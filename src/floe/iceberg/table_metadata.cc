@@ -237,6 +237,14 @@ Status ValidateForWrite(const TableMetadata& m) {
   }
   auto st = m.Validate();
   if (!st) return InvalidArgument("{}", st.error().message);
+  // v3 fields have no place in v2 metadata (the writer below would drop them).
+  if (m.next_row_id) return InvalidArgument("{}: 'next-row-id' is a v3 field", t);
+  for (const auto& s : m.snapshots) {
+    if (s.first_row_id || s.added_rows || s.key_id) {
+      return InvalidArgument("{}: snapshot {} has v3 fields (first-row-id / added-rows / key-id)",
+                             t, s.snapshot_id);
+    }
+  }
   for (const auto& s : m.schemas) {
     FLOE_RETURN_IF_ERROR(s->Validate());
     int32_t highest = s->HighestFieldId();
@@ -363,9 +371,14 @@ Result<Snapshot> SnapshotFromJson(const Json& j, int32_t format_version, size_t 
     return Corrupt("{}: the summary has no 'operation'", ctx);
   }
   FLOE_ASSIGN_OR_RETURN(s.schema_id, ji::GetOptionalInt(j, "schema-id", ctx));
-  FLOE_ASSIGN_OR_RETURN(s.first_row_id, ji::GetOptionalLong(j, "first-row-id", ctx));
-  FLOE_ASSIGN_OR_RETURN(s.added_rows, ji::GetOptionalLong(j, "added-rows", ctx));
-  FLOE_ASSIGN_OR_RETURN(s.key_id, ji::GetOptionalString(j, "key-id", ctx));
+  // Row lineage and the encryption key id are v3 fields: in v1 / v2 metadata
+  // they are unknown keys, ignored like any other (floe writes v2 and could
+  // not write them back).
+  if (format_version >= 3) {
+    FLOE_ASSIGN_OR_RETURN(s.first_row_id, ji::GetOptionalLong(j, "first-row-id", ctx));
+    FLOE_ASSIGN_OR_RETURN(s.added_rows, ji::GetOptionalLong(j, "added-rows", ctx));
+    FLOE_ASSIGN_OR_RETURN(s.key_id, ji::GetOptionalString(j, "key-id", ctx));
+  }
   return s;
 }
 
@@ -565,7 +578,9 @@ Result<TableMetadata> TableMetadataFromJson(std::string_view json) {
   }
   FLOE_ASSIGN_OR_RETURN(m.statistics, OpaqueList(j, "statistics"));
   FLOE_ASSIGN_OR_RETURN(m.partition_statistics, OpaqueList(j, "partition-statistics"));
-  FLOE_ASSIGN_OR_RETURN(m.next_row_id, ji::GetOptionalLong(j, "next-row-id", ctx));
+  if (m.format_version >= 3) {  // v3 row lineage; an unknown key before v3
+    FLOE_ASSIGN_OR_RETURN(m.next_row_id, ji::GetOptionalLong(j, "next-row-id", ctx));
+  }
   FLOE_RETURN_IF_ERROR(m.Validate());
   return m;
 }
