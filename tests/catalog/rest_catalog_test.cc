@@ -261,8 +261,13 @@ TEST_F(RestCatalogTest, CommitStateUnknownWhenTheAnswerIsLost) {
     EXPECT_EQ(server_->State()["commits"], ++commits);
   }
   if (HasFailure()) return;
-  // Waits for the slow reply to finish before the proxy is asked.
-  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  // Waits for the slow reply to be sent (the server counts the replies it
+  // holds back) before the test ends.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (server_->State()["slowPending"].get<int>() > 0 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(server_->State()["slowPending"], 0);
 }
 
 TEST_F(RestCatalogTest, ReadsRetryBusyServer) {

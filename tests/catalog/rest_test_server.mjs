@@ -34,7 +34,7 @@ const state = {
   tables: new Map(),     // key ns + 0x00 + name -> {ns, name, location, metadata}
   tokens: new Map(),     // token -> expiry (ms)
   tokensIssued: 0, unauthorized: 0, commits: 0, busy: 0,
-  commitFault: null, faultCount: 0, slowMs: 3000, tokenTtl: 3600,
+  commitFault: null, faultCount: 0, slowMs: 3000, slowPending: 0, tokenTtl: 3600,
   requests: [],
   tokenScopes: [],
   config: {
@@ -294,14 +294,18 @@ async function commit(req, res, t, body) {
   if (fault === '500' || fault === '502' || fault === '504') {
     return send(res, Number(fault), { error: { message: `injected ${fault} after applying the commit`, type: 'ServerError', code: Number(fault) } })
   }
-  if (fault === 'slow') await new Promise((r) => setTimeout(r, state.slowMs))
+  if (fault === 'slow') {
+    state.slowPending++
+    await new Promise((r) => setTimeout(r, state.slowMs))
+    state.slowPending--
+  }
   send(res, 200, { 'metadata-location': t.metadataLocation, metadata: t.metadata })
 }
 
 async function route(req, res, url, body) {
   const q = url.searchParams
   if (url.pathname === '/__state') {
-    return send(res, 200, { tokensIssued: state.tokensIssued, unauthorized: state.unauthorized, commits: state.commits, requests: state.requests, tokenScopes: state.tokenScopes })
+    return send(res, 200, { tokensIssued: state.tokensIssued, unauthorized: state.unauthorized, commits: state.commits, requests: state.requests, tokenScopes: state.tokenScopes, slowPending: state.slowPending })
   }
   if (url.pathname === '/__control' && req.method === 'POST') {
     const c = JSON.parse(body || '{}')

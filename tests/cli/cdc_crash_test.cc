@@ -28,6 +28,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
+#include <set>
 
 #include "cli/cdc_model.h"
 #include "testing/scale.h"
@@ -172,6 +174,8 @@ struct Totals {
   int snapshots = 0;
   int stale_hints = 0;  ///< trials that ended with version-hint.text behind the newest version
   std::map<std::string, int> debris_by_cause;  ///< debris files per kill kind
+  std::set<std::string> points_tried;           ///< crash points some trial aimed at
+  std::map<std::string, int> kills_by_point;    ///< kills at each crash point
 };
 
 /// Runs trial `t` in `dir`; false (with failures recorded) when a check fails.
@@ -196,6 +200,9 @@ bool RunTrial(int t, const fs::path& dir, Totals* totals) {
   const std::string crash_at =
       random_kill ? "" : point + (nth > 1 ? ":" + std::to_string(nth) : "");
   const bool use_stdin = slow || pick(2) == 0;
+  // A first visit is reached by every run that commits (a file commits
+  // once, so a second or third visit may not be).
+  if (!random_kill && nth == 1) totals->points_tried.insert(point);
 
   Generator gen(static_cast<uint64_t>(t), o, 3 + pick(20));
   const std::vector<Change> lines = gen.Stream(40 + pick(300), /*shuffle=*/false);
@@ -229,6 +236,7 @@ bool RunTrial(int t, const fs::path& dir, Totals* totals) {
       if (l.killed) {
         ++totals->kills;
         ++(random_kill ? totals->random_kills : totals->crash_point_kills);
+        if (!random_kill && attempt == 0 && nth == 1) ++totals->kills_by_point[point];
         continue;
       }
       if (l.rc != 0) {
@@ -423,6 +431,14 @@ TEST(CdcCrash, KilledWritesRelaunchedEndWithTheModelsTable) {
   for (int t : failed) list += " " + std::to_string(t);
   EXPECT_TRUE(failed.empty()) << failed.size() << " of " << trials.size()
                               << " trials failed (replay one with FLOE_CDC_TRIAL=T):" << list;
+  // Every crash point aimed at killed at least once: a point renamed in the
+  // code (or no longer reached) would otherwise leave its trials vacuous.
+  for (const std::string& p : totals.points_tried) {
+    EXPECT_GT(totals.kills_by_point[p], 0) << "no trial was killed at crash point " << p;
+  }
+  if (trials.size() >= 3 * kPointCount) {
+    EXPECT_EQ(totals.points_tried.size(), static_cast<size_t>(kPointCount));
+  }
   RemoveTestDirIfPassed(dir);
 }
 
@@ -432,8 +448,8 @@ TEST(CdcCrash, KilledWritesRelaunchedEndWithTheModelsTable) {
 // and the hint keeps naming the version before: readers that trust the hint
 // (DuckDB, verify_table.mjs) read the table without the last commit until some
 // later commit rewrites the hint. The crash trials count how often they end so.
-// Disabled until fixed (floe: the relaunch, or loading the table, could
-// rewrite a stale hint; reported).
+// A regression test: fixed (loading the table points a stale hint at the
+// newest version, hadoop_catalog.cc).
 TEST(CdcCrash, KillAfterThePublishLeavesTheVersionHintCurrent) {
   const fs::path dir = FreshTestDir("floe_cdc_hint_");
   const std::string first = R"({"id":1,"name":"a","op":"INSERT","seq":1})"
@@ -462,7 +478,8 @@ TEST(CdcCrash, KillAfterThePublishLeavesTheVersionHintCurrent) {
 // commits. Killed in between (sink.committed), the relaunch skips the
 // committed input, so the late change of that window never reaches the
 // dead-letter output (nor would an invalid row reach the error output): at
-// most once instead of exactly once. Disabled until fixed (floe; reported).
+// most once instead of exactly once. A regression test: fixed (the entries are
+// flushed before the commits, once per position).
 TEST(CdcCrash, DeadLetterEntriesSurviveAKillAfterTheCommit) {
   const fs::path dir = FreshTestDir("floe_cdc_dead_letter_crash_");
   const std::string first = R"({"id":1,"name":"a","op":"INSERT","seq":5})"

@@ -22,6 +22,11 @@ class CdcOptionsCli : public ::testing::Test {
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
   RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  // A shell fragment that waits until `condition` holds (polled every 50 ms,
+  // at most 60 s): tests wait for the event, not for a guess at its time.
+  static std::string WaitFor(const std::string& condition) {
+    return "t=0; until " + condition + "; do sleep 0.05; t=$((t+1)); [ $t -ge 1200 ] && break; done; ";
+  }
 
   // `floe write` of `input` (lines) into `table`; returns the result.
   RunResult Write(const std::string& table, const std::string& input, const std::string& args) {
@@ -302,6 +307,71 @@ TEST_F(CdcOptionsCli, SinkIdSkipsCommittedInputOnRelaunch) {
   EXPECT_EQ(Snapshots("db.t").size(), 3u);
 }
 
+// A relaunch under the same sink_id resumes only the same input: one that
+// begins with the lines committed (sink/text_source.h). Another file (the
+// defect: two new events were "skipped" and lost, exit 0), the same path
+// whose committed part changed, or a stream on standard input that does not
+// replay the committed lines, is refused whole with exit 2 naming both inputs,
+// and nothing is written; the same file grown since resumes after the
+// committed part, read from its path or replayed on standard input.
+TEST_F(CdcOptionsCli, SinkIdRefusesAnotherInputWhole) {
+  const std::string opts = std::string(kMor) + "--set sink_id=customers ";
+  const std::string first =
+      "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n"
+      "{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\",\"seq\":2}\n";
+  WriteFile(dir_ / "day1.jsonl", first);
+  Accounting(Floe("write --table db.t -i day1.jsonl " + std::string(kSchema) + opts));
+  const std::vector<std::string> rows = Rows("db.t");
+  ASSERT_EQ(rows.size(), 2u);
+  auto snaps = Snapshots("db.t");
+  ASSERT_EQ(snaps.size(), 1u);
+  const json position = json::parse(snaps.back()["summary"]["floe.source-position"].get<std::string>());
+  EXPECT_EQ(position["source"], "file");
+  EXPECT_TRUE(position["path"].get<std::string>().ends_with("/day1.jsonl")) << position;
+  EXPECT_EQ(position["line"], 2);
+  EXPECT_EQ(position["bytes"], static_cast<int64_t>(first.size()));
+
+  // A new file of two events under the same sink_id.
+  WriteFile(dir_ / "day2.jsonl",
+            "{\"id\":3,\"name\":\"c\",\"op\":\"INSERT\",\"seq\":3}\n"
+            "{\"id\":1,\"name\":\"a2\",\"op\":\"UPDATE_AFTER\",\"seq\":4}\n");
+  RunResult other = Floe("write --table db.t -i day2.jsonl " + opts);
+  EXPECT_EQ(other.rc, 2) << other.err << other.out;
+  EXPECT_NE(other.err.find("day1.jsonl"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("day2.jsonl"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("new sink_id"), std::string::npos) << other.err;
+  EXPECT_EQ(other.out, "");
+
+  // Standard input after a file.
+  RunResult piped = RunIn(dir_, Shell(FLOE_BIN) + " write --table db.t -i - " + opts + " < day2.jsonl");
+  EXPECT_EQ(piped.rc, 2) << piped.err;
+  EXPECT_NE(piped.err.find("<stdin>"), std::string::npos) << piped.err;
+  EXPECT_NE(piped.err.find("day1.jsonl"), std::string::npos) << piped.err;
+
+  // The same path, its committed part rewritten (same length, other values).
+  WriteFile(dir_ / "day1.jsonl",
+            "{\"id\":1,\"name\":\"x\",\"op\":\"INSERT\",\"seq\":1}\n"
+            "{\"id\":2,\"name\":\"y\",\"op\":\"INSERT\",\"seq\":2}\n");
+  RunResult changed = Floe("write --table db.t -i day1.jsonl " + opts);
+  EXPECT_EQ(changed.rc, 2) << changed.err;
+  EXPECT_NE(changed.err.find("does not begin with the lines committed"), std::string::npos) << changed.err;
+  EXPECT_EQ(Snapshots("db.t").size(), 1u);
+  EXPECT_EQ(Rows("db.t"), rows);
+
+  // The same file, grown: only what follows the committed part is applied.
+  WriteFile(dir_ / "day1.jsonl", first + "{\"id\":2,\"name\":\"b2\",\"op\":\"UPDATE_AFTER\",\"seq\":5}\n");
+  json grown = Accounting(Floe("write --table db.t -i ./day1.jsonl " + opts));
+  EXPECT_EQ(grown["skipped"], 2);
+  EXPECT_EQ(grown["applied"], 1);
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a\"}", "{\"id\":2,\"name\":\"b2\"}"}));
+  // The same lines replayed on standard input (from another path, a copy)
+  // are the same input: all skipped, nothing committed.
+  fs::copy_file(dir_ / "day1.jsonl", dir_ / "copy.jsonl");
+  RunResult replay = RunIn(dir_, Shell(FLOE_BIN) + " write --table db.t -i - " + opts + " < copy.jsonl");
+  EXPECT_EQ(Accounting(replay)["skipped"], 3) << replay.err;
+  EXPECT_EQ(Snapshots("db.t").size(), 2u);
+}
+
 // A sink whose token lay in history that has since been expired stops rather
 // than risk applying the same changes twice; a sink that never committed to
 // the table (not registered) starts normally.
@@ -386,15 +456,20 @@ TEST_F(CdcOptionsCli, AllowedLatenessSplitsDeadLetterAndDropped) {
 }
 
 TEST_F(CdcOptionsCli, TriggeringFrequencyCommitsStreamingInputAndSigtermFlushes) {
-  // Lines arrive over ~3 s; commits every second; SIGTERM after the input
-  // went quiet flushes, commits once more and exits 0.
+  // Lines arrive over ~3 s; commits every second. Once all four are
+  // committed (the accounting line says so) and an idle heartbeat has
+  // committed once more (a new metadata version), SIGTERM flushes, commits
+  // once more and exits 0. Each wait polls for its event (bounded at 60 s).
   const std::string cmd =
       "(mkfifo in.fifo; "
       "(for i in 1 2 3 4; do echo \"{\\\"id\\\":$i,\\\"name\\\":\\\"n\\\",\\\"op\\\":\\\"INSERT\\\",\\\"seq\\\":$i}\"; "
       "sleep 0.8; done; exec sleep 60) > in.fifo & P=$!; " +
       Shell(FLOE_BIN) + " write --table db.s -i - " + kSchema + kMor +
-      "--set sink_id=st --set triggering_frequency_seconds=1 --set token_heartbeat_seconds=1 < in.fifo & F=$!; "
-      "sleep 5; kill -TERM $F; wait $F; rc=$?; kill $P; exit $rc)";
+      "--set sink_id=st --set triggering_frequency_seconds=1 --set token_heartbeat_seconds=1 < in.fifo > out.jsonl "
+      "& F=$!; " + WaitFor("grep -q '\"applied\":4' out.jsonl") +
+      "v=$(ls warehouse/db/s/metadata | grep -c metadata.json); " +
+      WaitFor("[ $(ls warehouse/db/s/metadata | grep -c metadata.json) -gt $v ]") +
+      "kill -TERM $F; wait $F; rc=$?; kill $P; cat out.jsonl; exit $rc)";
   RunResult r = RunIn(dir_, cmd);
   EXPECT_EQ(r.rc, 0) << r.err;
   auto snaps = Snapshots("db.s");
@@ -429,8 +504,9 @@ TEST_F(CdcOptionsCli, TableCacheOptionsDecideWhenTablesAreLoaded) {
         "sleep 0.5; done; exec sleep 60) > " + name + ".fifo & P=$!; " +
         Shell(FLOE_BIN) + " write --table 'db." + name + "_{r}' -i - --schema 'id BIGINT, r STRING, seq BIGINT' "
         "--set mode=merge-on-read --set upsert=true --set sequence_number_column=seq --set equality_columns=id "
-        "--set triggering_frequency_seconds=1 " + opts + " < " + name + ".fifo & F=$!; "
-        "sleep 5.5; kill -TERM $F; wait $F; rc=$?; kill $P; exit $rc)";
+        "--set triggering_frequency_seconds=1 " + opts + " < " + name + ".fifo > " + name + ".out & F=$!; " +
+        WaitFor("grep -q '\"applied\":8' " + name + ".out") +
+        "kill -TERM $F; wait $F; rc=$?; kill $P; cat " + name + ".out; exit $rc)";
     RunResult r = RunIn(dir_, cmd);
     EXPECT_EQ(r.rc, 0) << r.err;
     std::string last = r.out;

@@ -510,7 +510,10 @@ TEST_F(ConcurrencyCli, AFailedFirstWriteKeepsATableAnotherWriterCommittedTo) {
       " write --table db.n --schema " + Shell(kSchema) + " --set partition_fields=p --batch-rows 100 --input - " +
       ">a.out 2>a.err; echo $? >a.rc";
   const std::string b =
-      "while [ ! -f warehouse/db/n/metadata/v1.metadata.json ]; do sleep 0.05; done; sleep 0.2; " + floe +
+      // B starts once A has made the table and its partition folder p=1
+      // (polled, not slept on: the folder is the event B must follow).
+      "while [ ! -f warehouse/db/n/metadata/v1.metadata.json ] || [ ! -d warehouse/db/n/data/p=1 ]; do sleep 0.05; "
+      "done; " + floe +
       " write --table db.n --input b_row.jsonl >b.out 2>b.err; echo $? >b.rc; touch b.done";
   RunResult r = Sh(floe::test::ShellConcurrently({a, b}));
   ASSERT_EQ(r.rc, 0) << r.err;

@@ -117,24 +117,14 @@ Status RunWrite(const WriteArgs& a) {
     copt.branch = a.branch;
     copt.missing_table_hint = "give --schema '<SQL column list>' to create it";
     copt.changes_in_batch = fmt_name == "debezium-json" || fmt_name == "debezium";
-    copt.summary = {{"floe.input", input_name}};
-    auto opened = sink::ChangeSink::Open(cfg, cat.get(), input_schema, copt);
-    if (!opened) {
-      const ErrorKind kind = opened.error().kind;
-      if (kind == ErrorKind::kInvalidArgument || kind == ErrorKind::kUnsupported) {
-        return UsageError(opened.error().message);
-      }
-      return Fail(std::move(opened).error());
-    }
     ChangeWriteInput in;
     in.path = a.input;
-    in.input_name = input_name;
     in.format = fmt_name;
     in.sequence_path = a.sequence_path;
     in.batch_rows = a.batch_rows;
     in.ignore_unknown = a.ignore_unknown;
     in.progress = a.progress || (!a.no_progress && ::isatty(2) != 0);
-    return RunChangeWrite(opened->get(), in);
+    return RunChangeWrite(cfg, cat.get(), input_schema, std::move(copt), in);
   }
   if (!a.sequence_path.empty()) return UsageError("--sequence-path applies to --input-format debezium-json");
   sink::WriteJobOptions options;

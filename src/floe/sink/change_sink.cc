@@ -254,6 +254,10 @@ class ChangeSink::Impl {
                           std::vector<std::unique_ptr<table::EqualityDeleteWriter>>* delete_writers);
   Status PrepareDestination(Destination* d);
   Status CommitDestination(Destination* d, int64_t position, bool heartbeat);
+  /// The source position of `position` (ChangeSinkOptions::describe_position),
+  /// once per position: every destination of a window stores the same.
+  Result<std::string> DescribePosition(int64_t position);
+  std::optional<std::pair<int64_t, std::string>> described_;
   void AbortPrepared(Destination* d);
   void AbortWindow();
   Status Fail(Error e) {
@@ -555,6 +559,10 @@ Status ChangeSink::Impl::OpenDestination(Destination* d) {
   if (!options_.sink_id.empty()) {
     FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(meta, options_.sink_id, d->branch));
     if (token) {
+      // The same input as the one the token covers, or nothing is written.
+      if (sink_options_.resume) {
+        FLOE_RETURN_IF_ERROR(sink_options_.resume(token->source_position, token->input, token->position));
+      }
       d->commit_number = token->commit_number;
       d->committed_position = token->position;
       d->last_commit_ms = token->timestamp_ms;
@@ -1181,6 +1189,12 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
     return Ok();
   }
   const int64_t number = d->commit_number + 1;
+  std::string source_position;
+  if (!options_.sink_id.empty() && sink_options_.describe_position) {
+    auto described = DescribePosition(position);
+    if (!described) return failed(described.error());
+    source_position = std::move(*described);
+  }
   auto commit = [&](auto& op) {
     for (auto& f : data) op.AddDataFile(f);
     for (const auto& [key, value] : sink_options_.summary) op.Set(key, value);
@@ -1189,6 +1203,7 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
       op.Set(std::string(kSummarySinkId), options_.sink_id);
       op.Set(std::string(kSummaryCommitNumber), std::to_string(number));
       op.Set(std::string(kSummaryInputPosition), std::to_string(position));
+      if (!source_position.empty()) op.Set(std::string(kSummarySourcePosition), source_position);
     }
     if (!d->branch.empty()) op.ToBranch(d->branch);
     if (!options_.sink_id.empty()) {
@@ -1260,6 +1275,14 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   d->created.reset();  // committed: no longer ours to drop
   done();
   return Ok();
+}
+
+Result<std::string> ChangeSink::Impl::DescribePosition(int64_t position) {
+  if (!described_ || described_->first != position) {
+    FLOE_ASSIGN_OR_RETURN(std::string text, sink_options_.describe_position(position));
+    described_.emplace(position, std::move(text));
+  }
+  return described_->second;
 }
 
 Status ChangeSink::Impl::Commit(int64_t position) {

@@ -47,10 +47,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "floe/catalog/catalog.h"
@@ -73,6 +75,16 @@ struct ChangeSinkOptions {
   std::string spill_dir;
   /// Summary properties added to every commit (e.g. `floe.input`).
   std::map<std::string, std::string> summary;
+  /// With a sink_id: a destination whose table holds a token of this sink
+  /// hands the token's stored source position (`floe.source-position`;
+  /// empty in a token written before floe stored one), its `floe.input` and
+  /// its position here; an error stops the sink before anything is written
+  /// (source.h, Source::Resume). Unset: the input is not checked.
+  std::function<Status(std::string_view stored, std::string_view stored_input, int64_t position)> resume;
+  /// With a sink_id: the source position (JSON) a commit covering the input
+  /// up to `position` stores as `floe.source-position` (source.h,
+  /// Source::Describe). Unset: none is stored.
+  std::function<Result<std::string>(int64_t position)> describe_position;
 };
 
 /// Accounting of one destination: read = applied + errors + dead_letter +

@@ -27,6 +27,11 @@ enum class WriteMode : uint8_t { kAppend, kMergeOnRead };
 inline constexpr std::string_view kSummarySinkId = "floe.sink-id";
 inline constexpr std::string_view kSummaryCommitNumber = "floe.commit-number";
 inline constexpr std::string_view kSummaryInputPosition = "floe.input-position";
+/// The source's description of what a commit covers (source.h): a JSON
+/// object naming the input and how far into it the commit reaches.
+inline constexpr std::string_view kSummarySourcePosition = "floe.source-position";
+/// The input's name as users gave it (`floe write`: a path or <stdin>).
+inline constexpr std::string_view kSummaryInput = "floe.input";
 inline constexpr std::string_view kReservedSummaryPrefix = "floe.";
 
 /// Where rejected rows go (Beam `error_handling`).

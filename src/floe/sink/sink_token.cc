@@ -56,6 +56,10 @@ Result<std::optional<SinkToken>> FindSinkToken(const iceberg::TableMetadata& met
       FLOE_ASSIGN_OR_RETURN(t.position, SummaryNumber(*s, kSummaryInputPosition));
       t.snapshot_id = s->snapshot_id;
       t.timestamp_ms = s->timestamp_ms;
+      if (auto sp = s->summary.find(std::string(kSummarySourcePosition)); sp != s->summary.end()) {
+        t.source_position = sp->second;
+      }
+      if (auto in = s->summary.find(std::string(kSummaryInput)); in != s->summary.end()) t.input = in->second;
       return t;
     }
     if (!s->parent_snapshot_id) break;

@@ -32,6 +32,8 @@ struct SinkToken {
   int64_t position = 0;  ///< the input position the commit covers
   int64_t snapshot_id = 0;
   int64_t timestamp_ms = 0;
+  std::string source_position;  ///< `floe.source-position` (empty: not stored)
+  std::string input;            ///< `floe.input` (empty: not stored)
 };
 
 /// The table property that registers `sink_id`.

@@ -1,0 +1,180 @@
+// The streaming job (streaming_job.h), and the cancellation it stops on.
+#include "floe/sink/streaming_job.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace floe::sink {
+
+// ------------------------------------------------------------ cancellation
+
+Cancellation::Cancellation() {
+  if (::pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) fds_[0] = fds_[1] = -1;
+}
+
+Cancellation::~Cancellation() {
+  for (int fd : fds_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void Cancellation::Cancel() {
+  cancelled_.store(true, std::memory_order_release);
+  if (fds_[1] >= 0) {
+    const char c = 1;
+    ssize_t ignored = ::write(fds_[1], &c, 1);  // full pipe: already readable
+    (void)ignored;
+  }
+}
+
+namespace {
+
+std::atomic<Cancellation*> g_cancel{nullptr};
+std::atomic<int> g_signal{0};
+
+void OnSignal(int sig) {
+  g_signal.store(sig);
+  if (Cancellation* c = g_cancel.load()) c->Cancel();
+}
+
+struct SavedHandlers {
+  struct sigaction int_ {}, term_ {};
+} g_saved;
+
+}  // namespace
+
+ScopedSignalCancellation::ScopedSignalCancellation(Cancellation* cancel) {
+  g_signal.store(0);
+  g_cancel.store(cancel);
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  ::sigaction(SIGINT, &sa, &g_saved.int_);
+  ::sigaction(SIGTERM, &sa, &g_saved.term_);
+}
+
+ScopedSignalCancellation::~ScopedSignalCancellation() {
+  ::sigaction(SIGINT, &g_saved.int_, nullptr);
+  ::sigaction(SIGTERM, &g_saved.term_, nullptr);
+  g_cancel.store(nullptr);
+}
+
+int ScopedSignalCancellation::received() { return g_signal.load(); }
+
+// --------------------------------------------------------------------- job
+
+Result<std::unique_ptr<StreamingJob>> StreamingJob::Open(const WriteConfig& config, catalog::Catalog* catalog,
+                                                          SchemaPtr input_schema, ChangeSinkOptions sink_options,
+                                                          std::unique_ptr<Source> source,
+                                                          StreamingJobOptions options) {
+  std::unique_ptr<StreamingJob> job(new StreamingJob());
+  job->source_ = std::move(source);
+  job->options_ = std::move(options);
+  Source* src = job->source_.get();
+  std::shared_ptr<bool> refused = job->refused_;
+  sink_options.summary.emplace("floe.input", src->name());
+  sink_options.resume = [src, refused](std::string_view stored, std::string_view stored_input,
+                                       int64_t position) -> Status {
+    Status st = src->Resume(stored, stored_input, position);
+    if (!st && st.error().kind == ErrorKind::kInvalidArgument) *refused = true;
+    return st;
+  };
+  sink_options.describe_position = [src](int64_t position) { return src->Describe(position); };
+  FLOE_ASSIGN_OR_RETURN(job->sink_, ChangeSink::Open(config, catalog, std::move(input_schema),
+                                                     std::move(sink_options)));
+  ChangeSink* sink = job->sink_.get();
+  const SinkOptions& so = sink->options();
+  if (!job->options_.trigger && so.triggering_frequency_seconds) {
+    job->options_.trigger = std::chrono::seconds(*so.triggering_frequency_seconds);
+  }
+  if (!job->options_.heartbeat && so.token_heartbeat_seconds && !so.sink_id.empty()) {
+    job->options_.heartbeat = std::chrono::seconds(*so.token_heartbeat_seconds);
+  }
+  return job;
+}
+
+StreamingJob::~StreamingJob() = default;
+
+void StreamingJob::Report(bool force, bool final) {
+  if (!options_.on_progress) return;
+  const auto now = SourceClock::now();
+  if (!force && now - last_report_ < options_.progress_interval) return;
+  last_report_ = now;
+  const SinkStats st = sink_->stats();
+  JobProgress p;
+  p.read = st.read;
+  p.applied = st.applied;
+  p.errors = st.errors;
+  p.committed = committed_rows_;
+  const double secs = std::chrono::duration<double>(now - start_).count();
+  p.rows_per_second = secs > 0 ? double(st.read) / secs : 0.0;
+  p.final = final;
+  options_.on_progress(p);
+}
+
+Status StreamingJob::Commit() {
+  const int64_t pending = sink_->pending_rows();
+  FLOE_RETURN_IF_ERROR(sink_->Commit(source_->consumed()));
+  committed_rows_ += pending;
+  Report(true, false);
+  if (options_.on_commit) FLOE_RETURN_IF_ERROR(options_.on_commit(*sink_));
+  return Ok();
+}
+
+Status StreamingJob::Run() {
+  ChangeSink* sink = sink_.get();
+  SourceOutput out;
+  out.emit = [sink](Batch&& b) { return sink->Write(std::move(b)); };
+  out.reject = [sink](format::RejectedRow&& r) { return sink->Reject(r.position, r.reason, std::move(r.text)); };
+  FLOE_RETURN_IF_ERROR(source_->Open(sink->input_schema(), std::move(out)));
+  start_ = last_report_ = SourceClock::now();
+  const Cancellation* cancel = options_.cancel;
+  auto cancelled = [&] { return cancel != nullptr && cancel->cancelled(); };
+  if (source_->bounded()) {
+    for (;;) {
+      if (cancelled()) {
+        // Not retryable as it stands: the run was asked to stop.
+        return Fail(Error{ErrorKind::kCommitFailed,
+                          fmt::format("{}: stopped before the end of the input; nothing was committed (a bounded "
+                                      "input is committed whole)",
+                                      source_->name()),
+                          false});
+      }
+      FLOE_ASSIGN_OR_RETURN(SourceState state, source_->Read(SourceClock::time_point::max(), cancel));
+      Report(false, false);
+      if (state == SourceState::kEnd) break;
+    }
+    FLOE_RETURN_IF_ERROR(Commit());
+    Report(true, true);
+    return Ok();
+  }
+  using std::chrono::milliseconds;
+  const auto trigger = options_.trigger;
+  const auto heartbeat = options_.heartbeat;
+  auto next_commit = SourceClock::now() + trigger.value_or(milliseconds(0));
+  while (!cancelled()) {
+    const auto now = SourceClock::now();
+    auto deadline = SourceClock::time_point::max();
+    if (trigger) deadline = std::min(deadline, next_commit);
+    if (heartbeat) deadline = std::min(deadline, now + *heartbeat);
+    if (options_.on_progress) deadline = std::min(deadline, now + options_.progress_interval);
+    FLOE_ASSIGN_OR_RETURN(SourceState state, source_->Read(deadline, cancel));
+    if (state == SourceState::kEnd) break;
+    if (trigger && SourceClock::now() >= next_commit) {
+      FLOE_RETURN_IF_ERROR(Commit());
+      next_commit = SourceClock::now() + *trigger;
+    }
+    FLOE_RETURN_IF_ERROR(sink_->Heartbeat());
+    Report(false, false);
+  }
+  // The end of the input, or cancelled: what was handed over is committed.
+  FLOE_RETURN_IF_ERROR(Commit());
+  Report(true, true);
+  return Ok();
+}
+
+}  // namespace floe::sink
