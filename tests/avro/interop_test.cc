@@ -18,6 +18,7 @@
 #include "floe/avro/container.h"
 #include "floe/avro/iceberg_schema.h"
 #include "floe/io/file.h"
+#include "testing/oracle.h"
 #include "testing/files.h"
 #include "testing/hex.h"
 #include "testing/matchers.h"
@@ -55,13 +56,11 @@ struct Dump {
 };
 
 ::testing::AssertionResult AvroDump(const fs::path& file, Dump* dump) {
-  fs::path script = SharedDir() / "interop" / "avro_dump.mjs";
-  if (!fs::exists(script)) return ::testing::AssertionFailure() << "avro_dump.mjs not found at " << script;
-  Run r = RunCommand("node " + test::ShellQuote(script.string()) + " " +
-                     test::ShellQuote(file.string()) + " --header --schema --records");
-  if (r.status != 0) {
-    return ::testing::AssertionFailure() << "avro_dump failed (" << r.status << ") on " << file << ":\n" << r.output;
+  test::OracleResult o = test::Oracle("avro_dump.mjs", {file.string(), "--header", "--schema", "--records"});
+  if (o.code != 0) {
+    return ::testing::AssertionFailure() << "avro_dump failed (" << o.code << ") on " << file << ":\n" << o.err;
   }
+  Run r{o.code, o.out};
   size_t start = 0;
   while (start < r.output.size()) {
     size_t end = r.output.find('\n', start);

@@ -148,8 +148,7 @@ TEST_P(CatalogConcurrencyCli, EightWritersAppend25TimesEachToOneTable) {
   ASSERT_EQ(d.rc, 0) << d.err;
   std::string metadata = json::parse(d.out).at("metadata-location").get<std::string>();
   if (metadata.starts_with("file:")) metadata = metadata.substr(5);
-  RunResult v = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
-                                Shell(metadata) + " --strict");
+  RunResult v = Node(dir_, "verify_table.mjs", {metadata, "--strict"});
   ASSERT_EQ(v.rc, 0) << "verify_table.mjs: " << v.err;
   std::set<int64_t> verified;
   std::istringstream vrows(v.out);

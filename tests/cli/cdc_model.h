@@ -45,6 +45,7 @@
 namespace cdc_test {
 
 namespace fs = std::filesystem;
+using floe_cli_test::Node;
 using floe_cli_test::RunIn;
 using floe_cli_test::RunResult;
 using floe_cli_test::Shell;
@@ -490,10 +491,12 @@ inline std::optional<std::vector<std::string>> ScanRows(const fs::path& dir,
 inline std::optional<std::vector<std::string>> VerifyRows(const fs::path& dir,
                                                           std::optional<int64_t> snapshot_id = {},
                                                           const std::string& target = "wh/db/t") {
-  std::string cmd = "node " + Shell(floe_cli_test::SharedDir() + "/interop/verify_table.mjs") +
-                    " " + Shell(target);
-  if (snapshot_id) cmd += " --snapshot-id " + std::to_string(*snapshot_id);
-  RunResult r = RunIn(dir, cmd);
+  std::vector<std::string> args = {target};
+  if (snapshot_id) {
+    args.push_back("--snapshot-id");
+    args.push_back(std::to_string(*snapshot_id));
+  }
+  RunResult r = floe_cli_test::Node(dir, "verify_table.mjs", args);
   if (r.rc != 0) {
     ADD_FAILURE() << "verify_table failed: " << r.err;
     return std::nullopt;

@@ -51,8 +51,7 @@ class CdcStreamsCli : public ::testing::Test {
     return JsonLines(r.out);
   }
   std::vector<json> Verify(const std::string& ns, const std::string& name) {
-    RunResult r = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
-                                  Shell((dir_ / "warehouse" / ns / name).string()) + " --strict");
+    RunResult r = Node(dir_, "verify_table.mjs", {(dir_ / "warehouse" / ns / name).string(), "--strict"});
     EXPECT_EQ(r.rc, 0) << r.err;
     return JsonLines(r.out);
   }

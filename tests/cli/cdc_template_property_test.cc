@@ -75,8 +75,7 @@ TEST(CdcProperty, TemplateDestinationsTogetherMatchTheModel) {
           EXPECT_NE(line.find("\"region\":\"" + region + "\""), std::string::npos) << what << ": " << line;
           scanned.push_back(line);
         }
-        RunResult v = RunIn(dir, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
-                                     Shell(table.string()) + " --strict");
+        RunResult v = Node(dir, "verify_table.mjs", {table.string(), "--strict"});
         ASSERT_EQ(v.rc, 0) << v.err;
         for (auto& line : SortedLines(v.out)) verified.push_back(line);
       }

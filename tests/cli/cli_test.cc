@@ -83,7 +83,7 @@ TEST_F(Cli, WriteCatRoundTripEveryTypeMatchesDuckDb) {
   ASSERT_EQ(c.rc, 0) << c.err;
   EXPECT_EQ(c.out, Unescaped(kAllTypesRows));
   // DuckDB reads floe's file, printed in canonical.mjs forms: identical lines.
-  RunResult d = Sh("node " + Shell(SharedDir() + "/interop/parquet_rows.mjs") + " out.parquet --rows");
+  RunResult d = Node(dir_, "parquet_rows.mjs", {"out.parquet", "--rows"});
   ASSERT_EQ(d.rc, 0) << d.err;
   EXPECT_EQ(d.out, c.out);
 }
@@ -102,7 +102,7 @@ TEST_F(Cli, SampleFileRoundTripAndDuckDb) {
   RunResult c = Floe("parquet cat sample.parquet");
   ASSERT_EQ(c.rc, 0) << c.err;
   EXPECT_EQ(std::count(c.out.begin(), c.out.end(), '\n'), 300);
-  RunResult d = Sh("node " + Shell(SharedDir() + "/interop/parquet_rows.mjs") + " sample.parquet --rows");
+  RunResult d = Node(dir_, "parquet_rows.mjs", {"sample.parquet", "--rows"});
   ASSERT_EQ(d.rc, 0) << d.err;
   EXPECT_EQ(d.out, c.out);
   // The output of cat is itself valid input: writing it again gives the same rows.
@@ -111,7 +111,7 @@ TEST_F(Cli, SampleFileRoundTripAndDuckDb) {
   ASSERT_EQ(w2.rc, 0) << w2.err;
   EXPECT_EQ(Floe("parquet cat again.parquet").out, c.out);
   // The codec asked for is the one DuckDB sees.
-  RunResult meta = Sh("node " + Shell(SharedDir() + "/interop/parquet_rows.mjs") + " sample.parquet --meta");
+  RunResult meta = Node(dir_, "parquet_rows.mjs", {"sample.parquet", "--meta"});
   ASSERT_EQ(meta.rc, 0) << meta.err;
   EXPECT_NE(meta.out.find("SNAPPY"), std::string::npos);
 }
@@ -276,12 +276,12 @@ TEST_F(Cli, CatReadsDuckDbFilesLikeDuckDb) {
              ", PARQUET_VERSION " + version + ", ROW_GROUP_SIZE 2048); ";
     }
   }
-  RunResult gen = Sh("node " + Shell(SharedDir() + "/interop/duckdb_sql.mjs") + " " + Shell(sql));
+  RunResult gen = Node(dir_, "duckdb_sql.mjs", {sql});
   ASSERT_EQ(gen.rc, 0) << gen.err;
   for (const auto& f : files) {
     RunResult c = Floe("parquet cat " + f);
     ASSERT_EQ(c.rc, 0) << f << ": " << c.err;
-    RunResult d = Sh("node " + Shell(SharedDir() + "/interop/parquet_rows.mjs") + " " + f + " --rows");
+    RunResult d = Node(dir_, "parquet_rows.mjs", {f, "--rows"});
     ASSERT_EQ(d.rc, 0) << d.err;
     EXPECT_EQ(c.out, d.out) << f;
     EXPECT_EQ(std::count(c.out.begin(), c.out.end(), '\n'), 3000) << f;

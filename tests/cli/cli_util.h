@@ -12,8 +12,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "testing/files.h"
+#include "testing/oracle.h"
 
 namespace floe_cli_test {
 
@@ -46,6 +48,27 @@ inline RunResult RunIn(const fs::path& dir, const std::string& cmd) {
   r.err = ReadFile(err);
   fs::remove(out);
   fs::remove(err);
+  return r;
+}
+
+/// `text` split at white space (arguments written as one string, no quoting).
+inline std::vector<std::string> Words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+/// An interop reader of shared/interop (`verify_table.mjs`, ...) run from
+/// `dir` with `args` (no shell), through the test process's one
+/// oracle_server.mjs (testing/oracle.h): the same status and output as
+/// `cd dir && node script args...`, without a node start per check.
+inline RunResult Node(const fs::path& dir, const std::string& script, const std::vector<std::string>& args) {
+  floe::test::OracleResult o = floe::test::Oracle(script, args, dir.string());
+  RunResult r;
+  r.rc = o.code;
+  r.out = std::move(o.out);
+  r.err = o.code == 0 ? std::move(o.err) : o.command + ": " + o.err;
   return r;
 }
 

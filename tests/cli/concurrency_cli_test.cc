@@ -109,7 +109,6 @@ class ConcurrencyCli : public testing::Test {
     return RunIn(dir_, cmd);
   }
   RunResult Floe(const std::string& args) { return Sh(Shell(FLOE_BIN) + " " + args); }
-  std::string Interop(const std::string& script) { return "node " + Shell(SharedDir() + "/interop/" + script); }
 
   /// Creates `table` (no snapshot) with quick commit retries and `sets`.
   void CreateTable(const std::string& table, const std::string& sets) {
@@ -170,7 +169,7 @@ class ConcurrencyCli : public testing::Test {
     for (auto [id, n] : seen) EXPECT_EQ(n, 1) << "id " << id << " read " << n << " times";
     EXPECT_EQ(seen.size(), ids.size());
     if (!oracle) return;
-    RunResult v = Sh(Interop("verify_table.mjs") + " " + Shell(table_dir.string()) + " --strict");
+    RunResult v = Node(dir_, "verify_table.mjs", {table_dir.string(), "--strict"});
     ASSERT_EQ(v.rc, 0) << v.err;
     EXPECT_EQ(v.out, SortedLines(s.out)) << "verify_table.mjs and floe scan disagree";
   }

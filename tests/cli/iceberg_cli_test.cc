@@ -26,7 +26,6 @@ namespace iceberg_cli_test {
 namespace fs = std::filesystem;
 using namespace floe_cli_test;  // NOLINT: test helpers
 
-std::string Interop(const std::string& script) { return "node " + Shell(SharedDir() + "/interop/" + script); }
 
 std::string SortedLines(const std::string& text) {
   std::vector<std::string> lines;
@@ -77,12 +76,15 @@ class IcebergCli : public testing::Test {
                                  bool icebird = true) {
     RunResult s = Floe("scan --table " + table + " " + floe_sets);
     EXPECT_EQ(s.rc, 0) << s.err;
-    RunResult v = Sh(Interop("verify_table.mjs") + " " + Shell(table_dir) + " --strict " + oracle_args);
+    std::vector<std::string> args = {table_dir, "--strict"};
+    for (std::string& a : Words(oracle_args)) args.push_back(std::move(a));
+    RunResult v = Node(dir_, "verify_table.mjs", args);
     EXPECT_EQ(v.rc, 0) << v.err;
     std::string rows = SortedLines(s.out);
     EXPECT_EQ(rows, v.out) << "floe scan " << floe_sets << " vs verify_table.mjs " << oracle_args;
     if (icebird) {
-      RunResult i = Sh(Interop("read_table.mjs") + " " + Shell(table_dir) + " " + oracle_args);
+      args.erase(args.begin() + 1);  // read_table.mjs has no --strict
+      RunResult i = Node(dir_, "read_table.mjs", args);
       EXPECT_EQ(i.rc, 0) << i.err;
       EXPECT_EQ(rows, i.out) << "floe scan " << floe_sets << " vs read_table.mjs " << oracle_args;
     }
@@ -258,12 +260,12 @@ TEST_F(IcebergCli, CommitsOverwriteBranchTagAndTimeTravel) {
   }
   ASSERT_FALSE(list.empty());
   ASSERT_FALSE(manifest.empty());
-  RunResult ml = Sh(Interop("avro_dump.mjs") + " " + Shell(list) + " --header");
+  RunResult ml = Node(dir_, "avro_dump.mjs", {list, "--header"});
   ASSERT_EQ(ml.rc, 0) << ml.err;
   for (const char* key : {"snapshot-id", "parent-snapshot-id", "sequence-number", "format-version"}) {
     EXPECT_NE(ml.out.find(std::string("\"") + key + "\""), std::string::npos) << key << "\n" << ml.out;
   }
-  RunResult mf = Sh(Interop("avro_dump.mjs") + " " + Shell(manifest) + " --header --schema");
+  RunResult mf = Node(dir_, "avro_dump.mjs", {manifest, "--header", "--schema"});
   ASSERT_EQ(mf.rc, 0) << mf.err;
   for (const char* key : {"schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content",
                           "field-id"}) {
@@ -389,7 +391,7 @@ TEST_F(IcebergCli, ConfigYamlWithEveryBeamKey) {
   EXPECT_EQ(rows,
             "{\"id\":1,\"when\":\"2024-03-01T10:00:00.000000\",\"name\":\"ann\"}\n"
             "{\"id\":2,\"when\":\"2024-04-02T11:00:00.000000\",\"name\":\"bob\"}\n");
-  RunResult v = Sh(Interop("verify_table.mjs") + " wh/app/users --strict");
+  RunResult v = Node(dir_, "verify_table.mjs", {"wh/app/users", "--strict"});
   ASSERT_EQ(v.rc, 0) << v.err;
   EXPECT_EQ(v.out, rows);
 

@@ -55,8 +55,7 @@ TEST_F(PrimaryKeyCli, WrittenTableStoresIdentifierFieldIds) {
     EXPECT_EQ(f.at("required").get<bool>(), f.at("name") != "v") << f.dump();
   }
 
-  RunResult v = Sh("node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
-                   Shell(table_dir.string()) + " --strict");
+  RunResult v = Node(dir_, "verify_table.mjs", {table_dir.string(), "--strict"});
   ASSERT_EQ(v.rc, 0) << v.err;
   EXPECT_EQ(v.out,
             "{\"region\":\"eu\",\"id\":1,\"v\":\"a\"}\n{\"region\":\"us\",\"id\":2,\"v\":\"b\"}\n");

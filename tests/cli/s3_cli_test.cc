@@ -42,8 +42,7 @@ class S3Cli : public testing::Test {
     EXPECT_TRUE(server_->Mirror(mirror));
     const std::string prefix = "s3://" + server_->bucket() + "/";
     std::string local = (mirror / metadata_location.substr(prefix.size())).string();
-    RunResult v = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " + Shell(local) +
-                                  " --strict --map " + Shell(prefix + "=" + mirror.string() + "/"));
+    RunResult v = Node(dir_, "verify_table.mjs", {local, "--strict", "--map", prefix + "=" + mirror.string() + "/"});
     EXPECT_EQ(v.rc, 0) << "verify_table.mjs: " << v.err;
     return v.out;
   }

@@ -99,10 +99,10 @@ inline RunResult VerifyFromMirror(const fs::path& dir, const S3TestServer& serve
   if (auto st = server.Mirror(mirror); !st) return RunResult{1, "", st.error().ToString()};
   const std::string key = KeyOf(server, metadata_location);
   if (key.empty()) return RunResult{1, "", "not a location of the store: " + metadata_location};
-  return RunIn(dir, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
-                        Shell((mirror / key).string()) + " --strict --map " +
-                        Shell("s3://" + server.bucket() + "/=" + mirror.string() + "/") + " " +
-                        extra);
+  std::vector<std::string> args = {(mirror / key).string(), "--strict", "--map",
+                                   "s3://" + server.bucket() + "/=" + mirror.string() + "/"};
+  for (std::string& a : Words(extra)) args.push_back(std::move(a));  // extra: plain words (no quoting)
+  return Node(dir, "verify_table.mjs", args);
 }
 
 /// The "id" of each JSON line of `text`, with how often each appears.

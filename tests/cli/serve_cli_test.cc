@@ -403,7 +403,7 @@ TEST_F(ServeCli, TableWrittenByFloeLoadsThroughTheServerAndVerifyTableReadsItsMe
   // The served metadata, as a file verify_table.mjs reads on its own.
   fs::path served = dir_ / "wh/db/t/metadata/served.metadata.json";
   WriteFile(served, h.body.substr(at + 11, end - at - 11));
-  RunResult v = Sh(Interop("verify_table.mjs") + " " + Shell(served.string()) + " --strict");
+  RunResult v = Node(dir_, "verify_table.mjs", {served.string(), "--strict"});
   ASSERT_EQ(v.rc, 0) << v.err;
   EXPECT_EQ(v.out, "{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"b\"}\n");
 }
@@ -514,7 +514,7 @@ TEST_F(ServeCli, FloesRestClientWritesThroughTheServerAndSeesOtherWriters) {
       << describe.out;
   std::string metadata = m[1];
   if (metadata.starts_with("file:")) metadata = metadata.substr(5);
-  RunResult v = Sh(Interop("verify_table.mjs") + " " + Shell(metadata) + " --strict");
+  RunResult v = Node(dir_, "verify_table.mjs", {metadata, "--strict"});
   ASSERT_EQ(v.rc, 0) << v.err;
   EXPECT_EQ(SortedLines(v.out), "{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"b\"}\n{\"id\":3,\"s\":\"c\"}\n");
   Http violations = Curl("GET", "http://127.0.0.1:" + std::to_string(port) + "/__oas/violations");

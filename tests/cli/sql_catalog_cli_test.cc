@@ -90,12 +90,10 @@ TEST_F(SqlCatalogCli, CommandsRunThroughTheSqlCatalog) {
   std::string metadata = loc.out.substr(0, loc.out.find('\n'));
   ASSERT_TRUE(metadata.starts_with("file:/")) << metadata;
   metadata = metadata.substr(5);
-  RunResult v = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
-                                Shell(metadata) + " --strict");
+  RunResult v = Node(dir_, "verify_table.mjs", {metadata, "--strict"});
   ASSERT_EQ(v.rc, 0) << v.err;
   EXPECT_EQ(v.out, Sorted(scan.out));
-  RunResult vdev = RunIn(dir_, "node " + Shell(SharedDir() + "/interop/verify_table.mjs") + " " +
-                                   Shell(metadata) + " --strict --ref dev");
+  RunResult vdev = Node(dir_, "verify_table.mjs", {metadata, "--strict", "--ref", "dev"});
   ASSERT_EQ(vdev.rc, 0) << vdev.err;
   EXPECT_EQ(Sorted(vdev.out), Sorted(dev.out));
 

@@ -16,6 +16,7 @@
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
 #include "test_util.h"
+#include "testing/oracle.h"
 #include "testing/hex.h"
 
 namespace floe::iceberg {
@@ -199,11 +200,9 @@ TEST(ManifestIoGolden, EveryManifestOfEveryGoldenTableMatchesTheReferenceReader)
   std::sort(dirs.begin(), dirs.end());
   for (const auto& dir : dirs) {
     SCOPED_TRACE(dir.filename().string());
-    std::string out, err;
-    std::string cmd = "node " + test::ShellQuote((interop / "verify_table.mjs").string()) + " " +
-                      test::ShellQuote(dir.string()) + " --info";
-    ASSERT_EQ(testing::Run(cmd, &out, &err), 0) << err;
-    Json current = Json::parse(out);
+    test::OracleResult info_run = test::Oracle("verify_table.mjs", {dir.string(), "--info"});
+    ASSERT_EQ(info_run.code, 0) << info_run.command << ": " << info_run.err;
+    Json current = Json::parse(info_run.out);
     Table t{dir, {}};
     auto md = TableMetadataFromJson(testing::ReadFile(current.at("metadata_file").get<std::string>()));
     ASSERT_TRUE(md) << md.error().ToString();
@@ -214,9 +213,11 @@ TEST(ManifestIoGolden, EveryManifestOfEveryGoldenTableMatchesTheReferenceReader)
       if (t.metadata.current_snapshot_id == snap.snapshot_id) {
         info = current;
       } else {
-        std::string sout, serr;
-        int rc = testing::Run(cmd + " --snapshot-id " + std::to_string(snap.snapshot_id), &sout, &serr);
-        if (rc != 0) {
+        test::OracleResult at = test::Oracle(
+            "verify_table.mjs", {dir.string(), "--info", "--snapshot-id", std::to_string(snap.snapshot_id)});
+        const std::string& sout = at.out;
+        const std::string& serr = at.err;
+        if (at.code != 0) {
           // The reference reader cannot read this snapshot (a missing manifest
           // list): floe must fail too, with an error naming the file.
           ++unreadable;

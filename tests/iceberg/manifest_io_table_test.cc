@@ -14,6 +14,7 @@
 #include "floe/iceberg/table_metadata.h"
 #include "floe/io/file.h"
 #include "test_util.h"
+#include "testing/oracle.h"
 #include "testing/files.h"
 #include "testing/matchers.h"
 
@@ -43,13 +44,9 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
   fs::copy(src, dir, fs::copy_options::recursive);
 
   // The metadata file the readers pick (version-hint.text or the highest).
-  std::string out, err;
-  ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "verify_table.mjs").string()) + " " +
-                             test::ShellQuote(dir.string()) + " --info",
-                         &out, &err),
-            0)
-      << err;
-  fs::path metadata_file = Json::parse(out).at("metadata_file").get<std::string>();
+  test::OracleResult info = test::Oracle("verify_table.mjs", {dir.string(), "--info"});
+  ASSERT_EQ(info.code, 0) << info.err;
+  fs::path metadata_file = Json::parse(info.out).at("metadata_file").get<std::string>();
   std::string metadata_text = testing::ReadFile(metadata_file);
   auto md = TableMetadataFromJson(metadata_text);
   ASSERT_TRUE(md) << md.error().ToString();
@@ -117,19 +114,16 @@ TEST_P(ManifestIoTable, RewrittenByFloeReadsToTheExpectedRows) {
 
   std::string expected = testing::ReadFile(interop / "golden" / "EXPECTED" / (std::string(name) + ".jsonl"));
   ASSERT_FALSE(expected.empty());
-  std::string rows;
-  ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "verify_table.mjs").string()) + " " +
-                             test::ShellQuote(dir.string()) + " --strict",
-                         &rows, &err),
-            0)
-      << err;
+  test::OracleResult verified = test::Oracle("verify_table.mjs", {dir.string(), "--strict"});
+  ASSERT_EQ(verified.code, 0) << verified.err;
+  std::string rows = verified.out;
+  std::string err = verified.err;
   EXPECT_EQ(rows, expected) << err;
   if (check_icebird) {
-    ASSERT_EQ(testing::Run("node " + test::ShellQuote((interop / "read_table.mjs").string()) + " " +
-                               test::ShellQuote(dir.string()),
-                           &rows, &err),
-              0)
-        << err;
+    test::OracleResult icebird = test::Oracle("read_table.mjs", {dir.string()});
+    ASSERT_EQ(icebird.code, 0) << icebird.err;
+    rows = icebird.out;
+    err = icebird.err;
     EXPECT_EQ(rows, expected) << err;
   }
 }

@@ -21,6 +21,7 @@
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
 #include "test_util.h"
+#include "testing/oracle.h"
 #include "testing/files.h"
 #include "testing/hex.h"
 #include "testing/matchers.h"
@@ -39,12 +40,9 @@ struct Dump {
 };
 
 ::testing::AssertionResult AvroDump(const fs::path& file, Dump* dump) {
-  fs::path script = testing::SharedDir() / "interop" / "avro_dump.mjs";
-  std::string out, err;
-  int rc = testing::Run("node " + test::ShellQuote(script.string()) + " " +
-                            test::ShellQuote(file.string()) + " --header --schema --records",
-                        &out, &err);
-  if (rc != 0) return ::testing::AssertionFailure() << "avro_dump failed on " << file << ": " << err;
+  test::OracleResult r = test::Oracle("avro_dump.mjs", {file.string(), "--header", "--schema", "--records"});
+  if (r.code != 0) return ::testing::AssertionFailure() << "avro_dump failed on " << file << ": " << r.err;
+  const std::string& out = r.out;
   size_t start = 0;
   while (start < out.size()) {
     size_t end = out.find('\n', start);

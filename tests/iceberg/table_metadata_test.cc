@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "iceberg/test_util.h"
+#include "testing/oracle.h"
 #include "testing/files.h"
 #include "testing/matchers.h"
 
@@ -468,23 +469,18 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
     testing::WriteFile(written, *text);
     std::string expected = ReadFile(Golden() / "EXPECTED" / (std::string(c.table) + ".jsonl"));
     ASSERT_FALSE(expected.empty());
-    std::string out, err;
-    int rc = testing::Run("node " + (interop / "verify_table.mjs").string() + " " + written.string(),
-                          &out, &err);
-    EXPECT_EQ(rc, 0) << err;
-    EXPECT_EQ(out, expected) << err;
+    test::OracleResult v = test::Oracle("verify_table.mjs", {written.string()});
+    EXPECT_EQ(v.code, 0) << v.err;
+    EXPECT_EQ(v.out, expected) << v.err;
     if (&c == &cases[0]) {
       // The reader used floe's file, not the original: its --info names it.
-      rc = testing::Run("node " + (interop / "verify_table.mjs").string() + " " +
-                            written.string() + " --info",
-                        &out, &err);
-      EXPECT_NE(out.find("v900.metadata.json"), std::string::npos);
+      v = test::Oracle("verify_table.mjs", {written.string(), "--info"});
+      EXPECT_NE(v.out.find("v900.metadata.json"), std::string::npos) << v.err;
     }
     if (c.icebird) {
-      rc = testing::Run("node " + (interop / "read_table.mjs").string() + " " + written.string(),
-                        &out, &err);
-      EXPECT_EQ(rc, 0) << err;
-      EXPECT_EQ(out, expected) << err;
+      v = test::Oracle("read_table.mjs", {written.string()});
+      EXPECT_EQ(v.code, 0) << v.err;
+      EXPECT_EQ(v.out, expected) << v.err;
     }
   }
   fs::remove_all(tmp);

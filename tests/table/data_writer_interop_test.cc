@@ -23,6 +23,7 @@
 #include "floe/types/column_ops.h"
 #include "floe/types/names.h"
 #include "parquet/writer_test_util.h"
+#include "testing/oracle.h"
 #include "testing/files.h"
 #include "testing/matchers.h"
 #include "testing/schema.h"
@@ -34,18 +35,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using test::SharedDir;
-
-Result<std::string> RunCommand(const std::string& cmd) {
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return IoError("cannot run {}", cmd);
-  std::string out;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int rc = ::pclose(p);
-  if (rc != 0) return IoError("{} failed ({}): {}", cmd, rc, out);
-  return out;
-}
 
 std::vector<json> JsonLines(const std::string& text) {
   std::vector<json> out;
@@ -204,7 +193,6 @@ TEST_P(DataWriterInteropTest, DuckDbReadsFilesAndMetricsAgree) {
 
   auto schema_json = iceberg::SchemaToJson(*schema);
   ASSERT_OK(schema_json);
-  const std::string script = SharedDir() + "/interop/parquet_rows.mjs";
   int64_t total = 0;
   for (const auto& f : *files) {
     SCOPED_TRACE(f.file_path);
@@ -219,8 +207,9 @@ TEST_P(DataWriterInteropTest, DuckDbReadsFilesAndMetricsAgree) {
     total += f.record_count;
 
     // No flag: metadata lines, then {"row": ...} lines in file order.
-    auto meta = RunCommand(fmt::format("node {} '{}'", script, local));
-    ASSERT_TRUE(meta) << meta.error().ToString();
+    test::OracleResult run = test::Oracle("parquet_rows.mjs", {local});
+    ASSERT_EQ(run.code, 0) << run.command << ": " << run.err;
+    const std::optional<std::string> meta = run.out;
     std::map<std::string, int32_t> field_id_of_name;  // leaf schema element name -> id
     std::map<int32_t, int64_t> nulls, values, sizes;
     bool has_schema_key = false;

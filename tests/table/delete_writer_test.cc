@@ -13,6 +13,7 @@
 
 #include "floe/iceberg/value.h"
 #include "floe/table/delete_writer.h"
+#include "testing/oracle.h"
 #include "testing/files.h"
 #include "testing/matchers.h"
 #include "testing/schema.h"
@@ -31,14 +32,10 @@ using test::SharedDir;
 
 // DuckDB's view of one file: metadata lines and {"row":...} lines.
 std::vector<json> ReadWithDuckDb(const std::string& local) {
-  std::string cmd = fmt::format("node {}/interop/parquet_rows.mjs '{}' 2>&1", SharedDir(), local);
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[65536];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int rc = p ? ::pclose(p) : -1;
-  EXPECT_EQ(rc, 0) << out;
+  test::OracleResult r = test::Oracle("parquet_rows.mjs", {local});
+  const int rc = r.code;
+  const std::string out = r.out;
+  EXPECT_EQ(rc, 0) << r.command << ": " << r.err;
   std::vector<json> lines;
   size_t i = 0;
   while (rc == 0 && i < out.size()) {

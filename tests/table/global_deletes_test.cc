@@ -29,6 +29,7 @@
 #include "floe/table/table_internal.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
+#include "testing/oracle.h"
 #include "testing/files.h"
 #include "testing/matchers.h"
 #include "testing/race.h"
@@ -40,20 +41,6 @@ namespace fs = std::filesystem;
 using iceberg::DataFile;
 using iceberg::DataFileContent;
 using iceberg::ManifestContent;
-
-/// Runs a shell command; its exit status, stdout into `out` (stderr kept in `err`).
-int RunCommand(const std::string& command, std::string* out, std::string* err,
-               const fs::path& err_file) {
-  FILE* f = ::popen((command + " 2>" + test::ShellQuote(err_file.string())).c_str(), "r");
-  if (!f) return -1;
-  out->clear();
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
-  int status = ::pclose(f);
-  *err = test::ReadFile(err_file);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 std::string SortedLines(std::vector<std::string> lines) {
   std::sort(lines.begin(), lines.end());
@@ -171,14 +158,10 @@ class GlobalDeletesTest : public ::testing::Test {
 
   /// verify_table.mjs --strict on the table folder: its rows (sorted by it).
   std::string VerifyRows(const Table& t) {
-    std::string out, err;
-    const std::string cmd =
-        "node " + test::ShellQuote(test::SharedDir() + "/interop/verify_table.mjs") + " " +
-        test::ShellQuote(*t.LocalPath(t.metadata().location)) + " --strict";
-    int rc = RunCommand(cmd, &out, &err, dir_ / "verify.err");
-    EXPECT_EQ(rc, 0) << cmd << "\n" << err;
-    EXPECT_EQ(err.find("warning"), std::string::npos) << err;
-    return out;
+    test::OracleResult r = test::Oracle("verify_table.mjs", {*t.LocalPath(t.metadata().location), "--strict"});
+    EXPECT_EQ(r.code, 0) << r.command << "\n" << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+    return r.out;
   }
 
   fs::path dir_;

@@ -25,6 +25,7 @@
 #include "floe/types/json_value.h"
 #include "floe/util/codec.h"
 #include "testing/files.h"
+#include "testing/oracle.h"
 #include "testing/matchers.h"
 
 namespace floe::table {
@@ -75,20 +76,14 @@ struct Reference {
   std::string err;
 };
 
-Reference RunVerify(const std::string& table, const std::string& args) {
-  std::string err_file = (fs::temp_directory_path() / ("floe_scan_verify_" + std::to_string(::getpid()))).string();
-  std::string cmd = "node '" + test::SharedDir() + "/interop/verify_table.mjs' '" + table + "' " +
-                    args + " 2>'" + err_file + "'";
+// verify_table.mjs through the test process's oracle server (testing/oracle.h).
+Reference RunVerify(const std::string& table, std::vector<std::string> args) {
+  args.insert(args.begin(), table);
+  test::OracleResult o = test::Oracle("verify_table.mjs", args);
   Reference r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 65536> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = ReadFile(err_file);
-  fs::remove(err_file);
+  r.status = o.code == 127 ? -1 : o.code;
+  r.out = std::move(o.out);
+  r.err = std::move(o.err);
   return r;
 }
 
@@ -150,18 +145,18 @@ TEST_P(GoldenTimeTravel, EverySnapshotAndRefMatchesTheReferenceReader) {
   const std::string dir = GoldenDir() + "/" + name;
   auto table = OpenStaticTable(dir);
   ASSERT_TRUE(table) << table.error().ToString();
-  std::vector<std::pair<std::map<std::string, std::string>, std::string>> cases;
+  std::vector<std::pair<std::map<std::string, std::string>, std::vector<std::string>>> cases;
   for (const auto& s : table->metadata->snapshots) {
     // A negative id here was stored unsigned above 2^63-1 (see
     // SnapshotIdAboveLongReadsAsSameBits); the reference reader takes the
     // text of the metadata file.
     const std::string ref_id = s.snapshot_id < 0 ? std::to_string(static_cast<uint64_t>(s.snapshot_id))
                                                  : std::to_string(s.snapshot_id);
-    cases.push_back({{{"snapshot-id", std::to_string(s.snapshot_id)}}, "--snapshot-id " + ref_id});
+    cases.push_back({{{"snapshot-id", std::to_string(s.snapshot_id)}}, {"--snapshot-id", ref_id}});
   }
   for (const auto& [ref, r] : table->metadata->refs) {
     const char* key = r.is_branch() ? "branch" : "tag";
-    cases.push_back({{{key, ref}}, "--ref '" + ref + "'"});
+    cases.push_back({{{key, ref}}, {"--ref", ref}});
   }
   for (const auto& [options, args] : cases) {
     Reference ref = RunVerify(dir, args);
@@ -169,10 +164,10 @@ TEST_P(GoldenTimeTravel, EverySnapshotAndRefMatchesTheReferenceReader) {
     ASSERT_NE(ref.status, 2) << "verify_table usage error: " << ref.err;
     auto rows = Scan(dir, options);
     if (ref.status == 0) {
-      ASSERT_TRUE(rows) << name << " " << args << ": " << rows.error().ToString();
-      EXPECT_EQ(*rows, SortedLines(ref.out)) << name << " " << args;
+      ASSERT_TRUE(rows) << name << " " << ::testing::PrintToString(args) << ": " << rows.error().ToString();
+      EXPECT_EQ(*rows, SortedLines(ref.out)) << name << " " << ::testing::PrintToString(args);
     } else {
-      EXPECT_FALSE(rows) << name << " " << args << ": the reference reader failed (" << ref.err
+      EXPECT_FALSE(rows) << name << " " << ::testing::PrintToString(args) << ": the reference reader failed (" << ref.err
                          << ") but floe read " << rows->size() << " rows";
     }
   }
@@ -226,7 +221,7 @@ TEST(GoldenErrors, DeletionVectorsAreUnsupportedButEarlierSnapshotsRead) {
       ++with_dvs;
       continue;
     }
-    Reference ref = RunVerify(dir, "--snapshot-id " + std::to_string(entry.snapshot_id));
+    Reference ref = RunVerify(dir, {"--snapshot-id", std::to_string(entry.snapshot_id)});
     ASSERT_EQ(ref.status, 0) << ref.err;
     EXPECT_EQ(*r, SortedLines(ref.out));
     if (r->size() == 8u) ++readable;
