@@ -115,9 +115,8 @@ std::string LocalPath(std::string p) {
 
 /// The data and delete files `floe files` lists for a snapshot.
 std::optional<std::vector<std::string>> LiveFiles(const fs::path& dir, int64_t snapshot_id) {
-  RunResult r = RunIn(dir, Shell(FLOE_BIN) +
-                               " files --catalog warehouse=./wh --table db.t --set snapshot-id=" +
-                               std::to_string(snapshot_id));
+  RunResult r = floe_cli_test::FloeIn(dir, {"files", "--catalog", "warehouse=./wh", "--table", "db.t", "--set",
+                                             "snapshot-id=" + std::to_string(snapshot_id)});
   if (r.rc != 0) {
     ADD_FAILURE() << "floe files of snapshot " << snapshot_id << " failed: " << r.err;
     return std::nullopt;
@@ -287,7 +286,7 @@ bool RunTrial(int t, const fs::path& dir, Totals* totals) {
     last_position = s.position;
   }
   RunResult listing =
-      RunIn(dir, Shell(FLOE_BIN) + " snapshots --catalog warehouse=./wh --table db.t");
+      floe_cli_test::FloeIn(dir, {"snapshots", "--catalog", "warehouse=./wh", "--table", "db.t"});
   std::istringstream in(listing.out);
   for (std::string line; std::getline(in, line);) {
     auto j = nlohmann::json::parse(line, nullptr, false);

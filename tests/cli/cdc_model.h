@@ -476,9 +476,12 @@ inline std::string Joined(const std::vector<std::string>& lines) {
 /// `snapshot_id`; nullopt (and a test failure) when the scan fails.
 inline std::optional<std::vector<std::string>> ScanRows(const fs::path& dir,
                                                         std::optional<int64_t> snapshot_id = {}) {
-  std::string cmd = Shell(FLOE_BIN) + " scan --catalog warehouse=./wh --table db.t";
-  if (snapshot_id) cmd += " --set snapshot-id=" + std::to_string(*snapshot_id);
-  RunResult r = RunIn(dir, cmd);
+  std::vector<std::string> args = {"scan", "--catalog", "warehouse=./wh", "--table", "db.t"};
+  if (snapshot_id) {
+    args.push_back("--set");
+    args.push_back("snapshot-id=" + std::to_string(*snapshot_id));
+  }
+  RunResult r = floe_cli_test::FloeIn(dir, args);  // read back in-process: no process start
   if (r.rc != 0) {
     ADD_FAILURE() << "floe scan failed: " << r.err;
     return std::nullopt;
@@ -517,7 +520,7 @@ struct SnapshotInfo {
 inline std::vector<SnapshotInfo> Snapshots(const fs::path& dir) {
   std::vector<SnapshotInfo> out;
   if (!fs::exists(dir / "wh" / "db" / "t" / "metadata")) return out;
-  RunResult r = RunIn(dir, Shell(FLOE_BIN) + " snapshots --catalog warehouse=./wh --table db.t");
+  RunResult r = floe_cli_test::FloeIn(dir, {"snapshots", "--catalog", "warehouse=./wh", "--table", "db.t"});
   if (r.rc != 0) {
     // Before the first commit there is no table yet (the sink creates it).
     if (r.err.find("does not exist") == std::string::npos) ADD_FAILURE() << "floe snapshots failed: " << r.err;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/cli/run.h"
 #include "testing/files.h"
 #include "testing/oracle.h"
 
@@ -48,6 +51,38 @@ inline RunResult RunIn(const fs::path& dir, const std::string& cmd) {
   r.err = ReadFile(err);
   fs::remove(out);
   fs::remove(err);
+  return r;
+}
+
+/// Runs `floe args...` in this process (floe::cli::Run) from `dir`, with
+/// /dev/null as standard input and standard output and error captured: for
+/// the checks whose process boundary is not what they test (reading a table
+/// back, listing snapshots or files), which then cost no process start. The
+/// working folder is changed for the call (the tests run one at a time).
+inline RunResult FloeIn(const fs::path& dir, const std::vector<std::string>& args) {
+  RunResult r;
+  const int out = ::memfd_create("floe-out", MFD_CLOEXEC);
+  const int err = ::memfd_create("floe-err", MFD_CLOEXEC);
+  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  std::error_code ec;
+  const fs::path before = fs::current_path(ec);
+  fs::current_path(dir, ec);
+  if (out < 0 || err < 0 || in < 0 || ec) {
+    r.err = "FloeIn: cannot set up the command's descriptors or folder";
+  } else {
+    std::vector<std::string> argv = {"floe"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    r.rc = floe::cli::Run(argv, floe::cli::Io{in, out, err});
+    for (auto [fd, text] : {std::pair{out, &r.out}, std::pair{err, &r.err}}) {
+      ::lseek(fd, 0, SEEK_SET);
+      char buf[1 << 16];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text->append(buf, static_cast<size_t>(n));
+    }
+  }
+  fs::current_path(before, ec);
+  for (int fd : {out, err, in}) {
+    if (fd >= 0) ::close(fd);
+  }
   return r;
 }
 

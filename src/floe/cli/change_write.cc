@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "floe/cli/command.h"
+#include "floe/cli/run.h"
 #include "floe/sink/streaming_job.h"
 #include "floe/sink/text_source.h"
 
@@ -29,6 +30,8 @@ Status RunChangeWrite(const sink::WriteConfig& config, catalog::Catalog* catalog
                       sink::ChangeSinkOptions sink_options, const ChangeWriteInput& in) {
   sink::TextSourceOptions so;
   so.format = in.format;
+  so.stdin_fd = CurrentIo().in;
+  so.decode.stdin_fd = CurrentIo().in;
   so.decode.batch_rows = in.batch_rows;
   so.decode.ignore_unknown_keys = in.ignore_unknown;
   if (!in.sequence_path.empty()) so.decode.sequence_path = in.sequence_path;
@@ -38,12 +41,12 @@ Status RunChangeWrite(const sink::WriteConfig& config, catalog::Catalog* catalog
   sink::StreamingJobOptions jo;
   jo.cancel = &cancel;
   if (in.progress) {
-    jo.on_progress = [](const sink::JobProgress& p) {
+    const int err_fd = CurrentIo().err;
+    jo.on_progress = [err_fd](const sink::JobProgress& p) {
       std::string line = fmt::format("\rfloe: read {} applied {} committed {} errors {} ({:.0f} rows/s)   ", p.read,
                                      p.applied, p.committed, p.errors, p.rows_per_second);
       if (p.final) line += "\n";
-      ssize_t ignored = ::write(2, line.data(), line.size());
-      (void)ignored;  // progress is best effort
+      WriteAll(err_fd, line);  // best effort
     };
   }
   // A streaming run prints its accounting after every commit; a bounded one

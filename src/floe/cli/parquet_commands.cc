@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "floe/cli/command.h"
+#include "floe/cli/run.h"
 #include "floe/config/options.h"
 #include "floe/format/format_registry.h"
 #include "floe/io/file.h"
@@ -70,6 +71,7 @@ Status RunWrite(const WriteArgs& a) {
   }
   format::DecodeOptions dopt;
   dopt.batch_rows = a.batch_rows;
+  dopt.stdin_fd = CurrentIo().in;
   dopt.ignore_unknown_keys = a.ignore_unknown;
   dopt.csv_delimiter = a.csv_delimiter[0];
   dopt.csv_header = !a.no_header;

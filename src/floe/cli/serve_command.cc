@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "floe/cli/run.h"
 #include "floe/cli/table_args.h"
 #include "floe/config/options.h"
 #include "floe/io/file.h"
@@ -115,8 +116,7 @@ Status RunServe(const ServeArgs& a) {
                         server::HttpServer::Bind(service.get(), hostport.first, hostport.second));
   std::string shown =
       hostport.first.find(':') != std::string::npos ? "[" + hostport.first + "]" : hostport.first;
-  std::printf("floe serve: listening on http://%s:%d\n", shown.c_str(), http->port());
-  std::fflush(stdout);
+  WriteAll(CurrentIo().out, fmt::format("floe serve: listening on http://{}:{}\n", shown, http->port()));
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
@@ -126,7 +126,7 @@ Status RunServe(const ServeArgs& a) {
   // Serve also returns when the listener fails: wake the waiter then.
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();
-  std::fprintf(stderr, "floe serve: stopped\n");
+  WriteAll(CurrentIo().err, "floe serve: stopped\n");
   return served;
 }
 

@@ -8,12 +8,15 @@
 // failed statement and floe exits 1; the shell goes on.
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
 #include <editline/readline.h>
 
+#include "floe/cli/run.h"
 #include "floe/cli/table_args.h"
 #include "floe/io/file.h"
 #include "floe/sql/parser.h"
@@ -28,10 +31,7 @@ struct SqlArgs {
   std::string file;
 };
 
-void Out(std::string_view s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
-  std::fflush(stdout);
-}
+void Out(std::string_view s) { WriteAll(CurrentIo().out, s); }
 
 // The [ERROR] frame; with `sql-client.verbose` also what kind of failure it
 // was and whether a retry can help (floe has no stack trace to show).
@@ -117,19 +117,28 @@ Status RunShell(sqlengine::Session& session) {
 Status RunSql(const SqlArgs& a) {
   if (!a.execute.empty() && !a.file.empty())
     return UsageError("give either -e 'SQL' or -f FILE, not both");
-  sqlengine::Session session;
+  sqlengine::SessionOptions so;
+  const Io io = CurrentIo();
+  so.print_out = [io](std::string_view s) { WriteAll(io.out, s); };
+  so.print_err = [io](std::string_view s) { WriteAll(io.err, s); };
+  sqlengine::Session session(std::move(so));
   if (!a.execute.empty()) {
     if (!RunScript(session, a.execute, true))
       return Fail(
           Error{ErrorKind::kInvalidArgument, "sql: a statement failed (see [ERROR] above)", false});
     return Ok();
   }
-  if (!a.file.empty() || ::isatty(0) == 0) {
+  if (!a.file.empty() || ::isatty(io.in) == 0) {
     std::string script;
     if (a.file.empty() || a.file == "-") {
       char buf[65536];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof(buf), stdin)) > 0) script.append(buf, n);
+      for (;;) {
+        const ssize_t n = ::read(io.in, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return IoError("<stdin>: read: {}", std::strerror(errno));
+        if (n == 0) break;
+        script.append(buf, static_cast<size_t>(n));
+      }
     } else {
       FLOE_ASSIGN_OR_RETURN(script, ReadLocalFile(a.file));
     }

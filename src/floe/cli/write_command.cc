@@ -10,6 +10,7 @@
 
 #include "floe/catalog/identifier.h"
 #include "floe/cli/change_write.h"
+#include "floe/cli/run.h"
 #include "floe/cli/table_args.h"
 #include "floe/config/options.h"
 #include "floe/sink/change_sink.h"
@@ -123,7 +124,7 @@ Status RunWrite(const WriteArgs& a) {
     in.sequence_path = a.sequence_path;
     in.batch_rows = a.batch_rows;
     in.ignore_unknown = a.ignore_unknown;
-    in.progress = a.progress || (!a.no_progress && ::isatty(2) != 0);
+    in.progress = a.progress || (!a.no_progress && ::isatty(CurrentIo().err) != 0);
     return RunChangeWrite(cfg, cat.get(), input_schema, std::move(copt), in);
   }
   if (!a.sequence_path.empty()) return UsageError("--sequence-path applies to --input-format debezium-json");
@@ -136,6 +137,7 @@ Status RunWrite(const WriteArgs& a) {
   // returns early: the job's destructor takes the write back.
   format::DecodeOptions dopt;
   dopt.batch_rows = a.batch_rows;
+  dopt.stdin_fd = CurrentIo().in;
   dopt.ignore_unknown_keys = a.ignore_unknown;
   auto decoder = format::OpenDecoder(fmt_name, job->input_schema(), a.input, dopt);
   if (!decoder) return Fail(decoder.error().WithContext(input_name));

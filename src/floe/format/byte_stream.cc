@@ -10,11 +10,11 @@
 namespace floe::format {
 
 Result<std::unique_ptr<ByteStream>> ByteStream::Open(const std::string& path, size_t chunk_bytes,
-                                                     size_t max_unit) {
+                                                     size_t max_unit, int stdin_fd) {
   std::unique_ptr<ByteStream> s(new ByteStream());
   s->set_max_unit(max_unit);
   if (path == "-") {
-    s->fd_ = 0;
+    s->fd_ = stdin_fd;
     s->name_ = "<stdin>";
   } else {
     s->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -29,9 +29,11 @@ class ByteStream {
 
   /// Opens a local file, or standard input for "-". A line or record longer
   /// than `max_unit` bytes makes Fill() fail.
+  /// ("-": the descriptor `stdin_fd`, standard input unless a front end
+  /// running in-process passes its own.)
   static Result<std::unique_ptr<ByteStream>> Open(const std::string& path,
                                                   size_t chunk_bytes = size_t{4} << 20,
-                                                  size_t max_unit = kMaxUnit);
+                                                  size_t max_unit = kMaxUnit, int stdin_fd = 0);
   /// A stream over a string (tests, small inputs).
   static std::unique_ptr<ByteStream> FromString(std::string data, std::string name = "<string>");
 

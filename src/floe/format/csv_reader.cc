@@ -409,7 +409,7 @@ CsvReader::~CsvReader() = default;
 Result<std::unique_ptr<CsvReader>> CsvReader::Open(SchemaPtr schema, const std::string& path,
                                                    DecodeOptions options) {
   if (options.batch_rows < 1) return InvalidArgument("batch_rows must be at least 1");
-  FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes));
+  FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes, options.stdin_fd));
   auto impl = std::make_unique<Impl>(std::move(schema), std::move(in), std::move(options));
   FLOE_RETURN_IF_ERROR(impl->Init());
   return std::unique_ptr<CsvReader>(new CsvReader(std::move(impl)));

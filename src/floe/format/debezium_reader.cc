@@ -479,7 +479,7 @@ Result<std::unique_ptr<DebeziumReader>> DebeziumReader::Open(SchemaPtr schema,
   FLOE_ASSIGN_OR_RETURN(auto parts, SequencePath(options));
   FLOE_RETURN_IF_ERROR(internal::CheckSimdjsonCpu());
   FLOE_ASSIGN_OR_RETURN(auto in,
-                        ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes));
+                        ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes, options.stdin_fd));
   return std::unique_ptr<DebeziumReader>(new DebeziumReader(std::make_unique<Impl>(
       std::move(schema), std::move(in), std::move(options), std::move(parts))));
 }

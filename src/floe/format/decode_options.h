@@ -62,6 +62,9 @@ struct DecodeOptions {
   /// (PostgreSQL), `source.ts_ms` or `ts_ms` (any connector, at millisecond
   /// resolution), `source.pos` (MySQL, within one binlog file).
   std::string sequence_path = "source.lsn";
+  /// The descriptor read for the path "-" (standard input; a front end
+  /// running a command in-process passes its own).
+  int stdin_fd = 0;
 };
 
 }  // namespace floe::format

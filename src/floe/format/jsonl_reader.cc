@@ -174,7 +174,7 @@ Result<std::unique_ptr<JsonlReader>> JsonlReader::Open(SchemaPtr schema, const s
                                                        DecodeOptions options) {
   if (options.batch_rows < 1) return InvalidArgument("batch_rows must be at least 1");
   FLOE_RETURN_IF_ERROR(internal::CheckSimdjsonCpu());
-  FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes));
+  FLOE_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path, options.chunk_bytes, options.max_line_bytes, options.stdin_fd));
   return std::unique_ptr<JsonlReader>(
       new JsonlReader(std::make_unique<Impl>(std::move(schema), std::move(in), std::move(options))));
 }
