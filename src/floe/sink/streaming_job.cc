@@ -99,31 +99,116 @@ Result<std::unique_ptr<StreamingJob>> StreamingJob::Open(const WriteConfig& conf
 
 StreamingJob::~StreamingJob() = default;
 
-void StreamingJob::Report(bool force, bool final) {
-  if (!options_.on_progress) return;
-  const auto now = SourceClock::now();
-  if (!force && now - last_report_ < options_.progress_interval) return;
-  last_report_ = now;
-  const SinkStats st = sink_->stats();
-  JobProgress p;
-  p.read = st.read;
-  p.applied = st.applied;
-  p.errors = st.errors;
-  p.committed = committed_rows_;
-  const double secs = std::chrono::duration<double>(now - start_).count();
-  p.rows_per_second = secs > 0 ? double(st.read) / secs : 0.0;
-  p.final = final;
-  options_.on_progress(p);
-}
+// ------------------------------------------------------------------ loop
 
-Status StreamingJob::Commit() {
-  const int64_t pending = sink_->pending_rows();
-  FLOE_RETURN_IF_ERROR(sink_->Commit(source_->consumed()));
-  committed_rows_ += pending;
-  Report(true, false);
-  if (options_.on_commit) FLOE_RETURN_IF_ERROR(options_.on_commit(*sink_));
+namespace {
+
+// Progress reports at most every interval (and when forced).
+class Reporter {
+ public:
+  Reporter(const LoopOptions& o, const JobTarget& target) : o_(o), target_(target) {
+    start_ = last_ = SourceClock::now();
+  }
+  void Report(bool force, bool final, int64_t committed) {
+    if (!o_.on_progress) return;
+    const auto now = SourceClock::now();
+    if (!force && now - last_ < o_.progress_interval) return;
+    last_ = now;
+    JobProgress p = target_.Progress();
+    p.committed = committed;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    p.rows_per_second = secs > 0 ? double(p.read) / secs : 0.0;
+    p.final = final;
+    o_.on_progress(p);
+  }
+
+ private:
+  const LoopOptions& o_;
+  const JobTarget& target_;
+  SourceClock::time_point start_, last_;
+};
+
+}  // namespace
+
+Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& options) {
+  Reporter reporter(options, target);
+  int64_t committed = 0;
+  auto commit = [&]() -> Status {
+    const int64_t pending = target.pending_rows();
+    FLOE_RETURN_IF_ERROR(target.Commit(source.consumed()));
+    committed += pending;
+    reporter.Report(true, false, committed);
+    return Ok();
+  };
+  const Cancellation* cancel = options.cancel;
+  auto cancelled = [&] { return cancel != nullptr && cancel->cancelled(); };
+  if (source.bounded()) {
+    for (;;) {
+      if (cancelled()) {
+        if (!options.commit_at_end) return Ok();  // the caller decides what to publish
+        // Not retryable as it stands: the run was asked to stop.
+        return Fail(Error{ErrorKind::kCommitFailed,
+                          fmt::format("{}: stopped before the end of the input; nothing was committed (a bounded "
+                                      "input is committed whole)",
+                                      source.name()),
+                          false});
+      }
+      FLOE_ASSIGN_OR_RETURN(SourceState state, source.Read(SourceClock::time_point::max(), cancel));
+      reporter.Report(false, false, committed);
+      if (state == SourceState::kEnd) break;
+    }
+  } else {
+    using std::chrono::milliseconds;
+    const auto trigger = options.trigger;
+    const auto heartbeat = options.heartbeat;
+    auto next_commit = SourceClock::now() + trigger.value_or(milliseconds(0));
+    while (!cancelled()) {
+      const auto now = SourceClock::now();
+      auto deadline = SourceClock::time_point::max();
+      if (trigger) deadline = std::min(deadline, next_commit);
+      if (heartbeat) deadline = std::min(deadline, now + *heartbeat);
+      if (options.on_progress) deadline = std::min(deadline, now + options.progress_interval);
+      FLOE_ASSIGN_OR_RETURN(SourceState state, source.Read(deadline, cancel));
+      if (state == SourceState::kEnd) break;
+      if (trigger && SourceClock::now() >= next_commit) {
+        FLOE_RETURN_IF_ERROR(commit());
+        next_commit = SourceClock::now() + *trigger;
+      }
+      if (heartbeat) FLOE_RETURN_IF_ERROR(target.Heartbeat());
+      reporter.Report(false, false, committed);
+    }
+  }
+  // The end of the input, or cancelled: what was handed over is committed
+  // (unless the caller commits itself).
+  if (options.commit_at_end) FLOE_RETURN_IF_ERROR(commit());
+  reporter.Report(true, true, committed);
   return Ok();
 }
+
+// The change sink as the loop's target.
+class StreamingJob::SinkTarget final : public JobTarget {
+ public:
+  SinkTarget(ChangeSink* sink, const StreamingJobOptions& o) : sink_(sink), o_(o) {}
+  Status Commit(int64_t consumed) override {
+    FLOE_RETURN_IF_ERROR(sink_->Commit(consumed));
+    if (o_.on_commit) FLOE_RETURN_IF_ERROR(o_.on_commit(*sink_));
+    return Ok();
+  }
+  Status Heartbeat() override { return sink_->Heartbeat(); }
+  int64_t pending_rows() const override { return sink_->pending_rows(); }
+  JobProgress Progress() const override {
+    const SinkStats st = sink_->stats();
+    JobProgress p;
+    p.read = st.read;
+    p.applied = st.applied;
+    p.errors = st.errors;
+    return p;
+  }
+
+ private:
+  ChangeSink* sink_;
+  const StreamingJobOptions& o_;
+};
 
 Status StreamingJob::Run() {
   ChangeSink* sink = sink_.get();
@@ -131,50 +216,8 @@ Status StreamingJob::Run() {
   out.emit = [sink](Batch&& b) { return sink->Write(std::move(b)); };
   out.reject = [sink](format::RejectedRow&& r) { return sink->Reject(r.position, r.reason, std::move(r.text)); };
   FLOE_RETURN_IF_ERROR(source_->Open(sink->input_schema(), std::move(out)));
-  start_ = last_report_ = SourceClock::now();
-  const Cancellation* cancel = options_.cancel;
-  auto cancelled = [&] { return cancel != nullptr && cancel->cancelled(); };
-  if (source_->bounded()) {
-    for (;;) {
-      if (cancelled()) {
-        // Not retryable as it stands: the run was asked to stop.
-        return Fail(Error{ErrorKind::kCommitFailed,
-                          fmt::format("{}: stopped before the end of the input; nothing was committed (a bounded "
-                                      "input is committed whole)",
-                                      source_->name()),
-                          false});
-      }
-      FLOE_ASSIGN_OR_RETURN(SourceState state, source_->Read(SourceClock::time_point::max(), cancel));
-      Report(false, false);
-      if (state == SourceState::kEnd) break;
-    }
-    FLOE_RETURN_IF_ERROR(Commit());
-    Report(true, true);
-    return Ok();
-  }
-  using std::chrono::milliseconds;
-  const auto trigger = options_.trigger;
-  const auto heartbeat = options_.heartbeat;
-  auto next_commit = SourceClock::now() + trigger.value_or(milliseconds(0));
-  while (!cancelled()) {
-    const auto now = SourceClock::now();
-    auto deadline = SourceClock::time_point::max();
-    if (trigger) deadline = std::min(deadline, next_commit);
-    if (heartbeat) deadline = std::min(deadline, now + *heartbeat);
-    if (options_.on_progress) deadline = std::min(deadline, now + options_.progress_interval);
-    FLOE_ASSIGN_OR_RETURN(SourceState state, source_->Read(deadline, cancel));
-    if (state == SourceState::kEnd) break;
-    if (trigger && SourceClock::now() >= next_commit) {
-      FLOE_RETURN_IF_ERROR(Commit());
-      next_commit = SourceClock::now() + *trigger;
-    }
-    FLOE_RETURN_IF_ERROR(sink_->Heartbeat());
-    Report(false, false);
-  }
-  // The end of the input, or cancelled: what was handed over is committed.
-  FLOE_RETURN_IF_ERROR(Commit());
-  Report(true, true);
-  return Ok();
+  SinkTarget target(sink, options_);
+  return RunStreamingLoop(*source_, target, options_);
 }
 
 }  // namespace floe::sink

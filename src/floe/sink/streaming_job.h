@@ -46,20 +46,49 @@ struct JobProgress {
   bool final = false;        ///< the last report (the job ended)
 };
 
-struct StreamingJobOptions {
-  /// Commit interval of an unbounded source. Default: the sink's
-  /// triggering_frequency_seconds (none: commit only at the end).
+/// What the loop drives (RunStreamingLoop): where the source's rows went
+/// (the source's output writes to it), committed at triggers.
+class JobTarget {
+ public:
+  virtual ~JobTarget() = default;
+  /// A trigger's commit (or the end's) of what the source handed over; the
+  /// source has consumed its input up to `consumed` (Source::consumed).
+  virtual Status Commit(int64_t consumed) = 0;
+  /// Every loop turn while a heartbeat interval is set.
+  virtual Status Heartbeat() { return Ok(); }
+  /// Rows handed over and not committed yet.
+  virtual int64_t pending_rows() const { return 0; }
+  /// read / applied / errors so far (committed and the rate are the loop's).
+  virtual JobProgress Progress() const { return {}; }
+};
+
+/// When the loop commits, how it stops and what it reports.
+struct LoopOptions {
+  /// Commit interval of an unbounded source (none: only at the end).
   std::optional<std::chrono::milliseconds> trigger;
-  /// Token heartbeat interval. Default: the sink's token_heartbeat_seconds.
+  /// Heartbeat interval (JobTarget::Heartbeat every turn while set).
   std::optional<std::chrono::milliseconds> heartbeat;
-  /// Stops the job (null: runs to the end of the input).
+  /// Stops the loop (null: runs to the end of the input).
   const Cancellation* cancel = nullptr;
-  /// Called after every commit (e.g. to print the sink's StatsJson).
-  std::function<Status(const ChangeSink&)> on_commit;
   /// Called at most every progress_interval, after each commit, and once
   /// at the end (final).
   std::function<void(const JobProgress&)> on_progress;
   std::chrono::milliseconds progress_interval{1000};
+  /// Commit at the end of the input (and on cancellation of an unbounded
+  /// source). Off for a caller that publishes the end itself (the SQL
+  /// engine: a statement set's sinks are committed together).
+  bool commit_at_end = true;
+};
+
+/// The loop (see the file comment): reads `source` until its end or
+/// cancellation, committing `target` at every trigger of an unbounded
+/// source. One loop for every front end: `floe write` (StreamingJob) and
+/// `INSERT INTO` in `floe sql`.
+Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& options);
+
+struct StreamingJobOptions : LoopOptions {
+  /// Called after every commit (e.g. to print the sink's StatsJson).
+  std::function<Status(const ChangeSink&)> on_commit;
 };
 
 class StreamingJob {
@@ -84,16 +113,13 @@ class StreamingJob {
   bool input_refused() const { return *refused_ || source_->input_refused(); }
 
  private:
+  class SinkTarget;
   StreamingJob() = default;
-  Status Commit();
-  void Report(bool force, bool final);
 
   std::unique_ptr<Source> source_;
   std::unique_ptr<ChangeSink> sink_;
   StreamingJobOptions options_;
   std::shared_ptr<bool> refused_ = std::make_shared<bool>(false);
-  int64_t committed_rows_ = 0;
-  SourceClock::time_point start_, last_report_;
 };
 
 }  // namespace floe::sink

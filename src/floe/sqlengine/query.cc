@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "floe/config/duration.h"
+#include "floe/sink/streaming_job.h"
 #include "floe/sql/printer.h"
 #include "floe/sqlengine/expr_eval.h"
 #include "floe/sqlengine/session_internal.h"
@@ -382,44 +383,87 @@ class PrefetchingSource : public RowSource {
   std::thread thread_;  ///< last: starts once the members it uses exist
 };
 
-// Pulls the query's batches into the sink (`projected`: the source already
-// gives the sink's columns) until the source ends or `stop` is set. With a checkpoint interval (a streaming job,
-// `execution.checkpointing.interval`), a sink that publishes at checkpoints
-// does so each time the interval has passed.
-Status RunToSink(RowSource* source, const Projector& projector, bool projected,
-                 const RelSchema& sink_schema, RowSink* sink, const std::string& table,
-                 std::chrono::nanoseconds checkpoint_interval, const std::atomic<bool>* stop) {
-  auto last_checkpoint = std::chrono::steady_clock::now();
-  while (true) {
-    // Another INSERT of the statement set failed (its error is the one
-    // reported; every sink is aborted): this one gives up too.
-    if (stop && stop->load()) return Ok();
-    if (checkpoint_interval.count() > 0 && sink->checkpoints() &&
-        std::chrono::steady_clock::now() - last_checkpoint >= checkpoint_interval) {
-      FLOE_RETURN_IF_ERROR(sink->Checkpoint());
-      last_checkpoint = std::chrono::steady_clock::now();
-    }
+// An INSERT's query as a source of the streaming loop (sink/streaming_job.h):
+// each Read pulls one batch of the query (`projected`: the source already
+// gives the sink's columns), enforces the sink's NOT NULL columns and writes
+// it to the sink. It is unbounded for the loop, so that with a checkpoint
+// interval (a streaming job, `execution.checkpointing.interval`) a sink that
+// publishes at checkpoints does so each time the interval has passed; the
+// end of the input is committed by RunInserts, every sink of a statement set
+// together.
+class InsertSource final : public sink::Source {
+ public:
+  InsertSource(RowSource* source, const Projector& projector, bool projected, const RelSchema& sink_schema,
+               RowSink* sink, std::string table)
+      : source_(source), projector_(projector), projected_(projected), sink_schema_(sink_schema), sink_(sink),
+        table_(std::move(table)) {}
+  std::string name() const override { return table_; }
+  bool bounded() const override { return false; }
+  Status Open(SchemaPtr, sink::SourceOutput) override { return Ok(); }
+  Result<sink::SourceState> Read(sink::SourceClock::time_point, const sink::Cancellation*) override {
     Batch b;
-    FLOE_ASSIGN_OR_RETURN(bool more, source->Next(&b));
-    if (!more) return Ok();
-    if (b.num_rows == 0) continue;
+    FLOE_ASSIGN_OR_RETURN(bool more, source_->Next(&b));
+    if (!more) return sink::SourceState::kEnd;
+    if (b.num_rows == 0) return sink::SourceState::kMore;
     Batch out;
-    if (projected) {
+    if (projected_) {
       out = std::move(b);
     } else {
-      FLOE_ASSIGN_OR_RETURN(out, projector.Apply(std::move(b)));
+      FLOE_ASSIGN_OR_RETURN(out, projector_.Apply(std::move(b)));
     }
     // Flink's sink NOT NULL enforcer (table.exec.sink.not-null-enforcer=ERROR).
-    for (int c = 0; c < sink_schema.size(); ++c) {
-      if (!sink_schema.columns[c].type.nullable && out.columns[c].has_nulls() &&
+    for (int c = 0; c < sink_schema_.size(); ++c) {
+      if (!sink_schema_.columns[c].type.nullable && out.columns[c].has_nulls() &&
           out.columns[c].null_count() > 0) {
         return InvalidArgument(
             "Column '{}' is NOT NULL, however, a null value is being written into it (table {}).",
-            sink_schema.columns[c].name, table);
+            sink_schema_.columns[c].name, table_);
       }
     }
-    FLOE_RETURN_IF_ERROR(sink->Write(std::move(out)));
+    rows_ += out.num_rows;
+    FLOE_RETURN_IF_ERROR(sink_->Write(std::move(out)));
+    return sink::SourceState::kMore;
   }
+  // A SQL sink stores no source position (no sink token to resume from).
+  Result<std::string> Describe(int64_t) override { return std::string(); }
+  Status Resume(std::string_view, std::string_view, int64_t) override { return Ok(); }
+  int64_t rows() const override { return rows_; }
+
+ private:
+  RowSource* source_;
+  const Projector& projector_;
+  bool projected_;
+  const RelSchema& sink_schema_;
+  RowSink* sink_;
+  std::string table_;
+  int64_t rows_ = 0;
+};
+
+// A SQL sink as the loop's target: a trigger is a checkpoint.
+class CheckpointTarget final : public sink::JobTarget {
+ public:
+  explicit CheckpointTarget(RowSink* sink) : sink_(sink) {}
+  Status Commit(int64_t) override { return sink_->Checkpoint(); }
+
+ private:
+  RowSink* sink_;
+};
+
+// Runs one INSERT through the streaming loop until its source ends or
+// `cancel` is set (another INSERT of the statement set failed: its error is
+// the one reported, and every sink is aborted).
+Status RunToSink(RowSource* source, const Projector& projector, bool projected, const RelSchema& sink_schema,
+                 RowSink* sink, const std::string& table, std::chrono::nanoseconds checkpoint_interval,
+                 const sink::Cancellation* cancel) {
+  InsertSource input(source, projector, projected, sink_schema, sink, table);
+  CheckpointTarget target(sink);
+  sink::LoopOptions lo;
+  if (checkpoint_interval.count() > 0 && sink->checkpoints()) {
+    lo.trigger = std::chrono::duration_cast<std::chrono::milliseconds>(checkpoint_interval);
+  }
+  lo.cancel = cancel;
+  lo.commit_at_end = false;  // RunInserts commits the statement set's sinks together
+  return sink::RunStreamingLoop(input, target, lo);
 }
 
 }  // namespace
@@ -874,7 +918,7 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
     }
     sources.push_back(std::move(*source));
   }
-  std::atomic<bool> stop{false};
+  sink::Cancellation stop;  // the first failure stops the others
   std::vector<Status> results(inserts.size(), Ok());
   auto run_one = [&](size_t i) {
     Status st;
@@ -887,7 +931,7 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
       st = RunToSink(sources[i].get(), *inserts[i].to_sink, false, inserts[i].table.schema,
                      sinks[i].get(), inserts[i].table.FullName(), checkpoint_interval, &stop);
     }
-    if (!st) stop = true;
+    if (!st) stop.Cancel();
     results[i] = std::move(st);
   };
   if (inserts.size() == 1) {
