@@ -60,11 +60,15 @@ class CatalogCrashCli : public testing::TestWithParam<CatalogConfig> {
     return Shell(FLOE_BIN) + " " + args + catalog_.args;
   }
   RunResult Floe(const std::string& args) { return RunIn(dir_, FloeCmd(args)); }
+  /// A command that only reads or tidies the table (scan, snapshots,
+  /// describe, remove-orphans): in-process (cli_util.h FloeIn), no process
+  /// start. The writes that are killed stay processes.
+  RunResult FloeRead(const std::string& args) { return FloeIn(dir_, ShellWords(args + catalog_.args)); }
 
   /// The ids `floe scan` reads from `table`, with how often each was read.
   std::map<int64_t, int> ScanIds(const std::string& table, const std::string& what) {
     std::map<int64_t, int> seen;
-    RunResult scan = Floe("scan --table " + table);
+    RunResult scan = FloeRead("scan --table " + table);
     EXPECT_EQ(scan.rc, 0) << what << ": floe scan failed: " << scan.err;
     std::istringstream in(scan.out);
     for (std::string line; std::getline(in, line);) {
@@ -107,7 +111,7 @@ TEST_P(CatalogCrashCli, KilledCommitsLandAllOrNothing) {
   // the spec-only reference reader.
   auto check_table = [&](bool last) {
     const std::string what = config.name + " " + table;
-    RunResult snaps = Floe("snapshots --table " + table);
+    RunResult snaps = FloeRead("snapshots --table " + table);
     ASSERT_EQ(snaps.rc, 0) << snaps.err;
     const SnapshotChain chain = CheckSnapshotChain(snaps.out, what);
     EXPECT_EQ(chain.by_sequence.size(), static_cast<size_t>(landed_writes))
@@ -119,12 +123,12 @@ TEST_P(CatalogCrashCli, KilledCommitsLandAllOrNothing) {
                                   .count() +
                               3600 * 1000;
     RunResult orphans =
-        Floe("remove-orphans --table " + table + " --older-than " + std::to_string(future_ms));
+        FloeRead("remove-orphans --table " + table + " --older-than " + std::to_string(future_ms));
     ASSERT_EQ(orphans.rc, 0) << what << ": " << orphans.err;
     auto removed = json::parse(orphans.out, nullptr, false);
     ASSERT_FALSE(removed.is_discarded()) << orphans.out;
     totals.orphans += static_cast<int>(removed.at("orphan-files").size());
-    EXPECT_EQ(Floe("snapshots --table " + table).out, snaps.out)
+    EXPECT_EQ(FloeRead("snapshots --table " + table).out, snaps.out)
         << what << ": remove-orphans changed the history";
     std::set<int64_t> read;
     for (const auto& [id, n] : ScanIds(table, what + " after remove-orphans")) {
@@ -133,7 +137,7 @@ TEST_P(CatalogCrashCli, KilledCommitsLandAllOrNothing) {
     }
     EXPECT_EQ(read, landed) << what << ": remove-orphans changed the rows";
     if (!last) return;
-    RunResult d = Floe("describe --table " + table);
+    RunResult d = FloeRead("describe --table " + table);
     ASSERT_EQ(d.rc, 0) << d.err;
     std::string metadata = json::parse(d.out).at("metadata-location").get<std::string>();
     if (metadata.starts_with("file:")) metadata = metadata.substr(5);
@@ -218,7 +222,7 @@ TEST_P(CatalogCrashCli, KilledCommitsLandAllOrNothing) {
       ++landed_writes;
     }
 
-    RunResult describe = Floe("describe --table " + table);
+    RunResult describe = FloeRead("describe --table " + table);
     ASSERT_EQ(describe.rc, 0) << what << ": the table does not load: " << describe.err;
     const std::map<int64_t, int> seen = ScanIds(table, what);
     std::set<int64_t> read;

@@ -86,6 +86,43 @@ inline RunResult FloeIn(const fs::path& dir, const std::vector<std::string>& arg
   return r;
 }
 
+/// A /bin/sh command line's words, for the quoting the tests write: white
+/// space separates words; '...' is taken as it is (so Shell()'s '\'' works),
+/// "..." with \" and \\ escapes, and a backslash outside quotes escapes the
+/// next character. No expansion of any kind.
+inline std::vector<std::string> ShellWords(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\'') {
+      const size_t end = line.find('\'', i + 1);
+      word.append(line, i + 1, (end == std::string::npos ? line.size() : end) - i - 1);
+      i = end == std::string::npos ? line.size() : end;
+      in_word = true;
+    } else if (c == '"') {
+      for (++i; i < line.size() && line[i] != '"'; ++i) {
+        if (line[i] == '\\' && i + 1 < line.size() && (line[i + 1] == '"' || line[i + 1] == '\\')) ++i;
+        word.push_back(line[i]);
+      }
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word.push_back(line[++i]);
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word.push_back(c);
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
 /// `text` split at white space (arguments written as one string, no quoting).
 inline std::vector<std::string> Words(const std::string& text) {
   std::vector<std::string> out;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -22,7 +23,11 @@ namespace {
 
 class Server {
  public:
-  ~Server() { Stop(); }
+  /// Ends the server (closes its input, waits for it).
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    StopLocked();
+  }
 
   OracleResult Run(const std::string& script, const std::vector<std::string>& args, const std::string& cwd) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -43,7 +48,7 @@ class Server {
       // The server died (or never started): once more with a new one.
       r.err = "oracle_server: no answer (the server ended)";
       answer.clear();
-      Stop();
+      StopLocked();
     }
     if (answer.empty()) {
       r.code = 127;
@@ -53,7 +58,7 @@ class Server {
     if (a.is_discarded() || !a.is_object() || a.value("id", int64_t{-1}) != id_) {
       r.code = 127;
       r.err = "oracle_server: an answer that is not the request's: " + answer.substr(0, 500);
-      Stop();
+      StopLocked();
       return r;
     }
     r.code = a.value("code", 127);
@@ -139,7 +144,7 @@ class Server {
     }
   }
 
-  void Stop() {
+  void StopLocked() {
     if (to_ >= 0) ::close(to_);  // end of input: the server exits
     if (from_ >= 0) ::close(from_);
     to_ = from_ = -1;
@@ -159,7 +164,14 @@ class Server {
 };
 
 Server& TheServer() {
-  static Server* server = new Server();  // lives to the end of the process (its exit ends the server)
+  // Lives to the end of the process; at exit its input is closed and it is
+  // waited for, so its CPU time counts as this process's children's (the
+  // test scripts' accounting) and no node outlives the test binary.
+  static Server* server = [] {
+    auto* s = new Server();
+    std::atexit([] { TheServer().Stop(); });
+    return s;
+  }();
   return *server;
 }
 
