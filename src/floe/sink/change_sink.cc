@@ -561,7 +561,8 @@ Status ChangeSink::Impl::OpenDestination(Destination* d) {
     if (token) {
       // The same input as the one the token covers, or nothing is written.
       if (sink_options_.resume) {
-        FLOE_RETURN_IF_ERROR(sink_options_.resume(token->source_position, token->input, token->position));
+        Status st = sink_options_.resume(token->source_position, token->input, token->position);
+        if (!st) return Fail(st.error().WithContext(d->name));  // which destination's token
       }
       d->commit_number = token->commit_number;
       d->committed_position = token->position;
