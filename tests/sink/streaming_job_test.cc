@@ -71,7 +71,6 @@ class TestSource : public Source {
       b.positions.push_back(next_);
       ++b.num_rows;
     }
-    rows_ += b.num_rows;
     FLOE_RETURN_IF_ERROR(out_.emit(std::move(b)));
     return SourceState::kMore;
   }
@@ -88,7 +87,6 @@ class TestSource : public Source {
     next_ = position + 1;  // the source itself starts after the committed part
     return Ok();
   }
-  int64_t rows() const override { return rows_; }
 
  private:
   std::string stream_;
@@ -99,7 +97,6 @@ class TestSource : public Source {
   bool stay_open_ = false;
   SchemaPtr schema_;
   SourceOutput out_;
-  int64_t rows_ = 0;
 };
 
 class StreamingJobTest : public ::testing::Test {

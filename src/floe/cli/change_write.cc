@@ -30,7 +30,6 @@ Status RunChangeWrite(const sink::WriteConfig& config, catalog::Catalog* catalog
                       sink::ChangeSinkOptions sink_options, const ChangeWriteInput& in) {
   sink::TextSourceOptions so;
   so.format = in.format;
-  so.stdin_fd = CurrentIo().in;
   so.decode.stdin_fd = CurrentIo().in;
   so.decode.batch_rows = in.batch_rows;
   so.decode.ignore_unknown_keys = in.ignore_unknown;

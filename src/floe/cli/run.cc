@@ -43,31 +43,32 @@ const Io& CurrentIo() {
   return io != nullptr ? *io : kProcessIo;
 }
 
-void WriteAll(int fd, std::string_view text) {
+namespace {
+// All of `text` to `fd`; a reader that went away (| head) is not an error.
+Status WriteFully(int fd, std::string_view text) {
   size_t off = 0;
   while (off < text.size()) {
     const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    off += static_cast<size_t>(n);
-  }
-}
-
-Status StdoutWriter::Flush() {
-  size_t off = 0;
-  const int fd = CurrentIo().out;
-  while (off < buf_.size()) {
-    ssize_t n = ::write(fd, buf_.data() + off, buf_.size() - off);
     if (n < 0) {
       if (errno == EINTR) continue;
-      buf_.clear();
-      if (errno == EPIPE) return Ok();  // reader went away (| head): not an error
+      if (errno == EPIPE) return Ok();
       return IoError("cannot write to standard output: {}", std::strerror(errno));
     }
     off += static_cast<size_t>(n);
   }
-  buf_.clear();
   return Ok();
+}
+}  // namespace
+
+void WriteAll(int fd, std::string_view text) {
+  Status ignored = WriteFully(fd, text);
+  (void)ignored;  // diagnostics and progress: best effort (run.h)
+}
+
+Status StdoutWriter::Flush() {
+  Status st = WriteFully(CurrentIo().out, buf_);
+  buf_.clear();
+  return st;
 }
 
 int Run(const std::vector<std::string>& args, const Io& io) {

@@ -29,8 +29,8 @@ int Run(const std::vector<std::string>& args, const Io& io = {});
 /// The Io of the running command (the process's own outside Run).
 const Io& CurrentIo();
 
-/// Writes all of `text` to `fd` (retrying short writes; a reader that went
-/// away is not an error).
+/// Writes all of `text` to `fd` (retrying short writes), best effort: for
+/// diagnostics and progress, whose loss must not fail a command.
 void WriteAll(int fd, std::string_view text);
 
 }  // namespace floe::cli

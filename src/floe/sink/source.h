@@ -67,8 +67,6 @@ class ScopedSignalCancellation {
   ~ScopedSignalCancellation();
   ScopedSignalCancellation(const ScopedSignalCancellation&) = delete;
   ScopedSignalCancellation& operator=(const ScopedSignalCancellation&) = delete;
-  /// The signal that cancelled the job (0: none).
-  static int received();
 };
 
 /// What a source hands the job.
@@ -122,9 +120,6 @@ class Source {
   /// input: the lines handed to the decoder), which may lie past the last
   /// row (blank lines, rejected rows); 0 when only the rows tell.
   virtual int64_t consumed() const { return 0; }
-
-  /// Rows handed out so far.
-  virtual int64_t rows() const = 0;
 
   /// Whether the source stopped because its input is not the one the
   /// stored position covered (a check it could only make while reading, as

@@ -33,10 +33,8 @@ void Cancellation::Cancel() {
 namespace {
 
 std::atomic<Cancellation*> g_cancel{nullptr};
-std::atomic<int> g_signal{0};
 
-void OnSignal(int sig) {
-  g_signal.store(sig);
+void OnSignal(int) {
   if (Cancellation* c = g_cancel.load()) c->Cancel();
 }
 
@@ -47,7 +45,6 @@ struct SavedHandlers {
 }  // namespace
 
 ScopedSignalCancellation::ScopedSignalCancellation(Cancellation* cancel) {
-  g_signal.store(0);
   g_cancel.store(cancel);
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
@@ -63,8 +60,6 @@ ScopedSignalCancellation::~ScopedSignalCancellation() {
   g_cancel.store(nullptr);
 }
 
-int ScopedSignalCancellation::received() { return g_signal.load(); }
-
 // --------------------------------------------------------------------- job
 
 Result<std::unique_ptr<StreamingJob>> StreamingJob::Open(const WriteConfig& config, catalog::Catalog* catalog,
@@ -75,12 +70,12 @@ Result<std::unique_ptr<StreamingJob>> StreamingJob::Open(const WriteConfig& conf
   job->source_ = std::move(source);
   job->options_ = std::move(options);
   Source* src = job->source_.get();
-  std::shared_ptr<bool> refused = job->refused_;
-  sink_options.summary.emplace("floe.input", src->name());
-  sink_options.resume = [src, refused](std::string_view stored, std::string_view stored_input,
-                                       int64_t position) -> Status {
+  StreamingJob* self = job.get();  // owns the sink that calls back
+  sink_options.summary.emplace(std::string(kSummaryInput), src->name());
+  sink_options.resume = [src, self](std::string_view stored, std::string_view stored_input,
+                                    int64_t position) -> Status {
     Status st = src->Resume(stored, stored_input, position);
-    if (!st && st.error().kind == ErrorKind::kInvalidArgument) *refused = true;
+    if (!st && st.error().kind == ErrorKind::kInvalidArgument) self->refused_ = true;
     return st;
   };
   sink_options.describe_position = [src](int64_t position) { return src->Describe(position); };

@@ -110,7 +110,7 @@ class StreamingJob {
   /// Whether the job stopped because the source refused the position an
   /// earlier run of the sink committed (another input under the same
   /// sink_id): a usage error, nothing written.
-  bool input_refused() const { return *refused_ || source_->input_refused(); }
+  bool input_refused() const { return refused_ || source_->input_refused(); }
 
  private:
   class SinkTarget;
@@ -119,7 +119,7 @@ class StreamingJob {
   std::unique_ptr<Source> source_;
   std::unique_ptr<ChangeSink> sink_;
   StreamingJobOptions options_;
-  std::shared_ptr<bool> refused_ = std::make_shared<bool>(false);
+  bool refused_ = false;  ///< a Resume refused the input (set by the sink's callback)
 };
 
 }  // namespace floe::sink

@@ -35,10 +35,9 @@ struct Fd {
 };
 
 // The first `lines` lines of a file (fewer when it has fewer): their bytes and
-// the XXH3-64 digest of them. With `limit_bytes`, exactly that many bytes are
-// hashed instead (lines is then the count of line ends in them).
+// the XXH3-64 digest of them. With `limit_bytes`, the first that many bytes
+// (fewer when the file is shorter) instead.
 struct Prefix {
-  int64_t lines = 0;
   int64_t bytes = 0;
   uint64_t digest = 0;
 };
@@ -51,6 +50,7 @@ Result<Prefix> HashPrefix(const std::string& path, int64_t lines, std::optional<
   std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> owned(state, XXH3_freeState);
   XXH3_64bits_reset(state);
   Prefix p;
+  int64_t lines_seen = 0;
   std::string buf(size_t{1} << 20, '\0');
   bool done = limit_bytes ? *limit_bytes == 0 : lines == 0;
   while (!done) {
@@ -71,21 +71,18 @@ Result<Prefix> HashPrefix(const std::string& path, int64_t lines, std::optional<
         const void* nl = std::memchr(at, '\n', static_cast<size_t>(end - at));
         if (nl == nullptr) break;
         at = static_cast<const char*>(nl) + 1;
-        if (++p.lines == lines) {
+        if (++lines_seen == lines) {
           take = static_cast<size_t>(at - buf.data());
           done = true;
           break;
         }
       }
-    } else {
-      p.lines += std::count(buf.data(), buf.data() + n, '\n');
-      if (p.bytes + n >= *limit_bytes) done = true;
+    } else if (p.bytes + n >= *limit_bytes) {
+      done = true;
     }
     XXH3_64bits_update(state, buf.data(), take);
     p.bytes += static_cast<int64_t>(take);
   }
-  // A last line without its line end is still a line.
-  if (!limit_bytes && !done && p.lines < lines && p.bytes > 0) ++p.lines;
   p.digest = XXH3_64bits_digest(state);
   return p;
 }
@@ -141,10 +138,20 @@ Status Refuse(const Committed& c, const std::string& now, std::string_view why) 
       c.line, c.name, now, why);
 }
 
-// Whether an input of kind `now` can be the one a token of kind `c.kind`
-// covered: text inputs are compared by content (a file and standard input
-// carrying the same lines are the same stream); any other kind is another input.
-bool TextKind(std::string_view kind) { return kind == "file" || kind == "stdin"; }
+// What both text sources check first: a token of an earlier floe (no source
+// position) is this input when its floe.input names it; a token of a source
+// of another kind is another input. Text inputs are compared by content
+// afterwards (a file and standard input carrying the same lines are the same
+// stream). True when the token is settled (accepted) here.
+Result<bool> CheckKind(const Committed& c, std::string_view stored_input, const std::string& name,
+                       const std::string& now) {
+  if (c.kind.empty()) {
+    if (stored_input == name) return true;
+    return Fail(Refuse(c, now, "is another one").error());
+  }
+  if (c.kind != "file" && c.kind != "stdin") return Fail(Refuse(c, now, "is another one").error());
+  return false;
+}
 
 // Common to both sources: the output with positions offset, and the count.
 class TextSourceBase : public Source {
@@ -161,8 +168,6 @@ class TextSourceBase : public Source {
     };
     return OpenInput();
   }
-  int64_t rows() const override { return rows_; }
-
  protected:
   virtual Status OpenInput() = 0;
 
@@ -176,7 +181,6 @@ class TextSourceBase : public Source {
       if (line_base_ != 0) {
         for (int64_t& p : batch.positions) p += line_base_;
       }
-      rows_ += batch.num_rows;
       FLOE_RETURN_IF_ERROR(output_.emit(std::move(batch)));
       batch = Batch();
       if (one_batch) return true;
@@ -188,7 +192,6 @@ class TextSourceBase : public Source {
   SchemaPtr schema_;
   SourceOutput output_;
   int64_t line_base_ = 0;  ///< lines before the chunk being decoded
-  int64_t rows_ = 0;
 };
 
 // A file (or standard input in a format read as one stream), read through its
@@ -232,13 +235,8 @@ class DecoderSource final : public TextSourceBase {
   Status Resume(std::string_view stored, std::string_view stored_input, int64_t position) override {
     FLOE_ASSIGN_OR_RETURN(Committed c, ParseStored(stored, stored_input, position));
     const std::string now = is_stdin_ ? std::string(kStdinName) : absolute_;
-    if (c.kind.empty()) {
-      // A token of an earlier floe, which recorded the input's name only.
-      if (stored_input == name()) return Ok();
-      return Refuse(c, now, "is another one");
-    }
-    if (!TextKind(c.kind)) return Refuse(c, now, "is another one");
-    if (is_stdin_ || !c.bytes) return Ok();  // nothing to compare: trusted (text_source.h)
+    FLOE_ASSIGN_OR_RETURN(bool settled, CheckKind(c, stored_input, name(), now));
+    if (settled || is_stdin_ || !c.bytes) return Ok();  // nothing to compare: trusted (text_source.h)
     FLOE_ASSIGN_OR_RETURN(Prefix p, HashPrefix(path_, 0, *c.bytes));
     if (p.bytes < *c.bytes) {
       return Refuse(c, now, fmt::format("is shorter ({} bytes) than the part committed ({} bytes)", p.bytes, *c.bytes));
@@ -282,7 +280,7 @@ class StreamSource final : public TextSourceBase {
 
   Result<SourceState> Read(SourceClock::time_point deadline, const Cancellation* cancel) override {
     if (eof_) return SourceState::kEnd;
-    const int fd = options_.stdin_fd;
+    const int fd = options_.decode.stdin_fd;
     for (;;) {
       if (cancel != nullptr && cancel->cancelled()) return SourceState::kIdle;
       const auto now = SourceClock::now();
@@ -356,11 +354,8 @@ class StreamSource final : public TextSourceBase {
 
   Status Resume(std::string_view stored, std::string_view stored_input, int64_t position) override {
     FLOE_ASSIGN_OR_RETURN(Committed c, ParseStored(stored, stored_input, position));
-    if (c.kind.empty()) {
-      if (stored_input == kStdinName) return Ok();
-      return Refuse(c, std::string(kStdinName), "is another one");
-    }
-    if (!TextKind(c.kind)) return Refuse(c, std::string(kStdinName), "is another one");
+    FLOE_ASSIGN_OR_RETURN(bool settled, CheckKind(c, stored_input, name(), std::string(kStdinName)));
+    if (settled) return Ok();
     // Checked when the stream reaches the committed line; of several tokens
     // (destinations) the furthest is checked, the others are its prefixes.
     if (c.bytes && c.line > 0 && (!verify_ || c.line > verify_->line)) verify_ = std::move(c);

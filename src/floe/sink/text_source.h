@@ -47,10 +47,9 @@ struct TextSourceOptions {
   /// A registered format name (format_registry.h).
   std::string format = "jsonl";
   /// batch_rows, ignore_unknown_keys, csv options, sequence_path,
-  /// max_line_bytes (positions and reject are set by the source).
+  /// max_line_bytes, stdin_fd (the descriptor read for "-"); positions and
+  /// reject are set by the source.
   format::DecodeOptions decode;
-  /// The descriptor read for "-" (standard input; tests pass a pipe).
-  int stdin_fd = 0;
 };
 
 /// A source over `path` (a local file), or standard input for "-".

@@ -420,14 +420,12 @@ class InsertSource final : public sink::Source {
             sink_schema_.columns[c].name, table_);
       }
     }
-    rows_ += out.num_rows;
     FLOE_RETURN_IF_ERROR(sink_->Write(std::move(out)));
     return sink::SourceState::kMore;
   }
   // A SQL sink stores no source position (no sink token to resume from).
   Result<std::string> Describe(int64_t) override { return std::string(); }
   Status Resume(std::string_view, std::string_view, int64_t) override { return Ok(); }
-  int64_t rows() const override { return rows_; }
 
  private:
   RowSource* source_;
@@ -436,7 +434,6 @@ class InsertSource final : public sink::Source {
   const RelSchema& sink_schema_;
   RowSink* sink_;
   std::string table_;
-  int64_t rows_ = 0;
 };
 
 // A SQL sink as the loop's target: a trigger is a checkpoint.
