@@ -14,10 +14,10 @@
 namespace floe::avro {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 /// JSON text of a value; invalid UTF-8 is replaced instead of throwing.
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string Dump(const OrderedJson& j) { return j.dump(-1, ' ', false, OrderedJson::error_handler_t::replace); }
 
 // Schemas nest no deeper than Iceberg's (floe/util/nesting.h).
 constexpr int kMaxDepth = kMaxTypeDepth;
@@ -36,7 +36,7 @@ std::optional<AvroType> PrimitiveFromName(std::string_view name) {
 
 bool IsPrimitive(AvroType t) { return t <= AvroType::kString; }
 
-Json ParseAttr(const std::string& text) { return Json::parse(text, nullptr, false); }
+OrderedJson ParseAttr(const std::string& text) { return OrderedJson::parse(text, nullptr, false); }
 
 /// Checks a possibly dotted name: every component a valid simple name.
 bool IsValidFullName(std::string_view name) {
@@ -54,7 +54,7 @@ bool IsValidFullName(std::string_view name) {
 
 class Parser {
  public:
-  Result<NodePtr> ParseNode(const Json& j, const std::string& ns, const std::string& path, int depth) {
+  Result<NodePtr> ParseNode(const OrderedJson& j, const std::string& ns, const std::string& path, int depth) {
     if (depth > kMaxDepth) return InvalidArgument("avro schema at {}: nested deeper than {}", path, kMaxDepth);
     if (j.is_string()) return ParseName(j.get<std::string>(), ns, path);
     if (j.is_array()) return ParseUnion(j, ns, path, depth);
@@ -110,7 +110,7 @@ class Parser {
         path, name);
   }
 
-  Result<NodePtr> ParseUnion(const Json& j, const std::string& ns, const std::string& path, int depth) {
+  Result<NodePtr> ParseUnion(const OrderedJson& j, const std::string& ns, const std::string& path, int depth) {
     std::vector<NodePtr> branches;
     for (size_t i = 0; i < j.size(); ++i) {
       FLOE_ASSIGN_OR_RETURN(NodePtr b, ParseNode(j[i], ns, fmt::format("{}[{}]", path, i), depth + 1));
@@ -120,7 +120,7 @@ class Parser {
   }
 
   // Name, namespace, aliases and doc of a named type; registers nothing yet.
-  Status TakeName(const Json& j, Node* node, const std::string& ns, const std::string& path) {
+  Status TakeName(const OrderedJson& j, Node* node, const std::string& ns, const std::string& path) {
     auto name = j.find("name");
     if (name == j.end() || !name->is_string()) {
       return InvalidArgument("avro schema at {}: {} without a string \"name\"", path, AvroTypeName(node->type));
@@ -165,7 +165,7 @@ class Parser {
   }
 
   // doc, logicalType (+ precision/scale) and the remaining attributes.
-  Status TakeCommon(const Json& j, Node* node, std::initializer_list<std::string_view> used,
+  Status TakeCommon(const OrderedJson& j, Node* node, std::initializer_list<std::string_view> used,
                     const std::string& path) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       const std::string& key = it.key();
@@ -192,7 +192,7 @@ class Parser {
     return Ok();
   }
 
-  Result<NodePtr> ParseRecord(const Json& j, const std::string& ns, const std::string& path, int depth) {
+  Result<NodePtr> ParseRecord(const OrderedJson& j, const std::string& ns, const std::string& path, int depth) {
     auto node = std::make_shared<Node>();
     node->type = AvroType::kRecord;
     FLOE_RETURN_IF_ERROR(TakeName(j, node.get(), ns, path));
@@ -239,7 +239,7 @@ class Parser {
     return node;
   }
 
-  Result<NodePtr> ParseEnum(const Json& j, const std::string& ns, const std::string& path) {
+  Result<NodePtr> ParseEnum(const OrderedJson& j, const std::string& ns, const std::string& path) {
     auto node = std::make_shared<Node>();
     node->type = AvroType::kEnum;
     FLOE_RETURN_IF_ERROR(TakeName(j, node.get(), ns, path));
@@ -264,7 +264,7 @@ class Parser {
     return node;
   }
 
-  Result<NodePtr> ParseFixed(const Json& j, const std::string& ns, const std::string& path) {
+  Result<NodePtr> ParseFixed(const OrderedJson& j, const std::string& ns, const std::string& path) {
     auto node = std::make_shared<Node>();
     node->type = AvroType::kFixed;
     FLOE_RETURN_IF_ERROR(TakeName(j, node.get(), ns, path));
@@ -368,19 +368,19 @@ Status CheckUnions(const NodePtr& node, const std::string& path, int depth, std:
   }
 }
 
-void PutAttributes(const Attributes& attrs, Json* j) {
+void PutAttributes(const Attributes& attrs, OrderedJson* j) {
   for (const auto& a : attrs.items()) {
-    Json v = ParseAttr(a.json);
-    (*j)[a.key] = v.is_discarded() ? Json(a.json) : v;
+    OrderedJson v = ParseAttr(a.json);
+    (*j)[a.key] = v.is_discarded() ? OrderedJson(a.json) : v;
   }
 }
 
 class Writer {
  public:
-  Json Write(const Node& node, const std::string& ns) {
+  OrderedJson Write(const Node& node, const std::string& ns) {
     if (node.is_named()) {
       std::string full = node.full_name();
-      if (!written_.insert(full).second) return Json(full);
+      if (!written_.insert(full).second) return OrderedJson(full);
     }
     bool plain = node.logical_type.empty() && node.attributes.empty() && node.doc.empty();
     switch (node.type) {
@@ -392,38 +392,38 @@ class Writer {
       case AvroType::kDouble:
       case AvroType::kBytes:
       case AvroType::kString: {
-        if (plain) return Json(std::string(AvroTypeName(node.type)));
-        Json j = Json::object();
+        if (plain) return OrderedJson(std::string(AvroTypeName(node.type)));
+        OrderedJson j = OrderedJson::object();
         j["type"] = std::string(AvroTypeName(node.type));
         PutTail(node, &j);
         return j;
       }
       case AvroType::kUnion: {
-        Json j = Json::array();
+        OrderedJson j = OrderedJson::array();
         for (const auto& b : node.branches) j.push_back(Write(*b, ns));
         return j;
       }
       case AvroType::kArray:
       case AvroType::kMap: {
-        Json j = Json::object();
+        OrderedJson j = OrderedJson::object();
         j["type"] = std::string(AvroTypeName(node.type));
         j[node.type == AvroType::kArray ? "items" : "values"] = Write(*node.items, ns);
         PutTail(node, &j);
         return j;
       }
       case AvroType::kRecord: {
-        Json j = Json::object();
+        OrderedJson j = OrderedJson::object();
         j["type"] = "record";
         PutName(node, ns, &j);
-        Json fields = Json::array();
+        OrderedJson fields = OrderedJson::array();
         for (const auto& f : node.fields) {
-          Json fj = Json::object();
+          OrderedJson fj = OrderedJson::object();
           fj["name"] = f.name;
           fj["type"] = Write(*f.type, node.name_space);
           if (!f.doc.empty()) fj["doc"] = f.doc;
           if (f.default_json) {
-            Json d = ParseAttr(*f.default_json);
-            fj["default"] = d.is_discarded() ? Json(nullptr) : d;
+            OrderedJson d = ParseAttr(*f.default_json);
+            fj["default"] = d.is_discarded() ? OrderedJson(nullptr) : d;
           }
           if (!f.aliases.empty()) fj["aliases"] = f.aliases;
           PutAttributes(f.attributes, &fj);
@@ -434,7 +434,7 @@ class Writer {
         return j;
       }
       case AvroType::kEnum: {
-        Json j = Json::object();
+        OrderedJson j = OrderedJson::object();
         j["type"] = "enum";
         PutName(node, ns, &j);
         j["symbols"] = node.symbols;
@@ -443,7 +443,7 @@ class Writer {
         return j;
       }
       case AvroType::kFixed: {
-        Json j = Json::object();
+        OrderedJson j = OrderedJson::object();
         j["type"] = "fixed";
         PutName(node, ns, &j);
         j["size"] = node.size;
@@ -451,16 +451,16 @@ class Writer {
         return j;
       }
     }
-    return Json(nullptr);
+    return OrderedJson(nullptr);
   }
 
  private:
-  static void PutName(const Node& node, const std::string& ns, Json* j) {
+  static void PutName(const Node& node, const std::string& ns, OrderedJson* j) {
     (*j)["name"] = node.name;
     if (node.name_space != ns) (*j)["namespace"] = node.name_space;
     if (!node.aliases.empty()) (*j)["aliases"] = node.aliases;
   }
-  static void PutTail(const Node& node, Json* j) {
+  static void PutTail(const Node& node, OrderedJson* j) {
     if (!node.doc.empty()) (*j)["doc"] = node.doc;
     if (!node.logical_type.empty()) {
       (*j)["logicalType"] = node.logical_type;
@@ -506,7 +506,7 @@ const std::string* Attributes::Find(std::string_view key) const {
 std::optional<int64_t> Attributes::GetInt(std::string_view key) const {
   const std::string* text = Find(key);
   if (!text) return std::nullopt;
-  Json j = ParseAttr(*text);
+  OrderedJson j = ParseAttr(*text);
   if (!j.is_number_integer()) return std::nullopt;
   return j.get<int64_t>();
 }
@@ -514,7 +514,7 @@ std::optional<int64_t> Attributes::GetInt(std::string_view key) const {
 std::optional<bool> Attributes::GetBool(std::string_view key) const {
   const std::string* text = Find(key);
   if (!text) return std::nullopt;
-  Json j = ParseAttr(*text);
+  OrderedJson j = ParseAttr(*text);
   if (!j.is_boolean()) return std::nullopt;
   return j.get<bool>();
 }
@@ -522,7 +522,7 @@ std::optional<bool> Attributes::GetBool(std::string_view key) const {
 std::optional<std::string> Attributes::GetString(std::string_view key) const {
   const std::string* text = Find(key);
   if (!text) return std::nullopt;
-  Json j = ParseAttr(*text);
+  OrderedJson j = ParseAttr(*text);
   if (!j.is_string()) return std::nullopt;
   return j.get<std::string>();
 }
@@ -540,7 +540,7 @@ void Attributes::SetJson(std::string key, std::string json) {
 void Attributes::SetInt(std::string key, int64_t value) { SetJson(std::move(key), std::to_string(value)); }
 void Attributes::SetBool(std::string key, bool value) { SetJson(std::move(key), value ? "true" : "false"); }
 void Attributes::SetString(std::string key, std::string_view value) {
-  SetJson(std::move(key), Dump(Json(std::string(value))));
+  SetJson(std::move(key), Dump(OrderedJson(std::string(value))));
 }
 void Attributes::Remove(std::string_view key) {
   std::erase_if(items_, [&](const Attribute& a) { return a.key == key; });
@@ -654,7 +654,7 @@ Result<AvroSchema> AvroSchema::ParseJson(std::string_view json) {
   if (auto at = JsonNestingBeyond(json)) {
     return InvalidArgument("avro schema: JSON nested deeper than {} levels (at byte {})", kMaxJsonDepth, *at);
   }
-  Json j = Json::parse(json, nullptr, false);
+  OrderedJson j = OrderedJson::parse(json, nullptr, false);
   if (j.is_discarded()) return InvalidArgument("avro schema is not valid JSON: {:.80}", json);
   Parser parser;
   FLOE_ASSIGN_OR_RETURN(NodePtr root, parser.ParseNode(j, "", "$", 0));

@@ -1,5 +1,6 @@
 // The S3 REST client (s3_client.h) over libcurl.
 #include "floe/s3/s3_client.h"
+#include "floe/util/strings.h"
 
 #include <curl/curl.h>
 
@@ -17,14 +18,6 @@ namespace {
 void GlobalInit() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 struct Transfer {
@@ -49,7 +42,7 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
            (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
       value.remove_suffix(1);
     }
-    static_cast<Transfer*>(user)->response->headers[Lower(line.substr(0, colon))] =
+    static_cast<Transfer*>(user)->response->headers[ToLower(line.substr(0, colon))] =
         std::string(value);
   } else if (line.starts_with("HTTP/")) {
     // A new response (after a 100 Continue): forget the earlier headers.
@@ -76,7 +69,7 @@ S3Client::S3Client(S3Config config) : config_(std::move(config)) {
   std::string ep = config_.endpoint;
   if (ep.empty()) ep = "https://s3." + config_.region + ".amazonaws.com";
   auto sep = ep.find("://");
-  scheme_ = sep == std::string::npos ? "https" : Lower(ep.substr(0, sep));
+  scheme_ = sep == std::string::npos ? "https" : ToLower(ep.substr(0, sep));
   std::string rest = sep == std::string::npos ? ep : ep.substr(sep + 3);
   hostport_ = rest.substr(0, rest.find('/'));
 }

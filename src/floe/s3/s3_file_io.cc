@@ -1,5 +1,6 @@
 // The S3 FileIO (s3_file_io.h).
 #include "floe/s3/s3_file_io.h"
+#include "floe/util/strings.h"
 
 #include <algorithm>
 #include <charconv>
@@ -17,14 +18,6 @@
 namespace floe::s3 {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 std::string TrimSlashes(std::string s) {
   while (!s.empty() && s.back() == '/') s.pop_back();
@@ -876,7 +869,7 @@ Result<S3Location> ParseS3Location(std::string_view location) {
     return InvalidArgument("'{}' is not an S3 location (s3://bucket/key)", location);
   }
   S3Location out;
-  out.scheme = Lower(location.substr(0, sep));
+  out.scheme = ToLower(location.substr(0, sep));
   if (out.scheme != "s3" && out.scheme != "s3a" && out.scheme != "s3n") {
     return InvalidArgument("'{}' is not an S3 location: the scheme must be s3, s3a or s3n",
                            location);

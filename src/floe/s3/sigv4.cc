@@ -1,5 +1,6 @@
 // AWS Signature Version 4 (sigv4.h), on OpenSSL's digests.
 #include "floe/s3/sigv4.h"
+#include "floe/util/strings.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -16,14 +17,6 @@ std::string Digest(const EVP_MD* md, std::string_view data) {
   unsigned int n = 0;
   EVP_Digest(data.data(), data.size(), out, &n, md, nullptr);
   return std::string(reinterpret_cast<const char*>(out), n);
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 // A header value as SigV4 canonicalizes it: leading and trailing spaces
@@ -117,7 +110,7 @@ Signature SignV4(const SigningRequest& request, const Credentials& credentials,
   // Canonical headers: lower-case names, sorted; values trimmed; a header
   // given twice is joined with commas.
   std::vector<std::pair<std::string, std::string>> headers;
-  for (const auto& [k, v] : request.headers) headers.emplace_back(Lower(k), TrimValue(v));
+  for (const auto& [k, v] : request.headers) headers.emplace_back(ToLower(k), TrimValue(v));
   std::stable_sort(headers.begin(), headers.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string canonical_headers;

@@ -8,6 +8,7 @@
 // The sorter keeps each run's byte and record counts in memory, so a run cut
 // short or holding extra records is caught too.
 #include "floe/sink/spill_sorter.h"
+#include "floe/util/unique_fd.h"
 
 #include <fcntl.h>
 #include <lz4.h>
@@ -107,30 +108,6 @@ bool GetVarint32(const char*& p, const char* end, uint64_t* v) {
   }
   return false;
 }
-
-/// A file descriptor that closes itself.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      Close();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  ~Fd() { Close(); }
-  int get() const { return fd_; }
-  void Close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 /// A growable buffer in an anonymous mapping: grows by mremap (no copy),
 /// and Release() hands the pages back to the system at once, which freeing
@@ -324,15 +301,15 @@ class EntrySorter {
 
 /// Creates a file in `dir` that no path names: O_TMPFILE, or where the file
 /// system lacks it, mkstemp and an immediate unlink.
-Result<Fd> OpenSpillFile(const std::string& dir) {
+Result<UniqueFd> OpenSpillFile(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0) return Fd(fd);
+  if (fd >= 0) return UniqueFd(fd);
   int err = errno;
   if (err == EOPNOTSUPP || err == EISDIR || err == EINVAL) {
     std::string path = dir + "/.floe-spill-XXXXXX";
     fd = ::mkostemp(path.data(), O_CLOEXEC);
     if (fd >= 0) {
-      Fd file(fd);
+      UniqueFd file(fd);
       if (::unlink(path.c_str()) != 0) {
         return IoError("cannot unlink the spill file '{}': {}", path, ErrnoText(errno));
       }
@@ -345,7 +322,7 @@ Result<Fd> OpenSpillFile(const std::string& dir) {
 
 /// A sorted run on disk.
 struct Run {
-  Fd fd;
+  UniqueFd fd;
   uint64_t bytes = 0;
   uint64_t records = 0;
 };
@@ -353,7 +330,7 @@ struct Run {
 /// Writes records, in order, as one run.
 class RunWriter {
  public:
-  RunWriter(Fd fd, const std::string& dir, bool compress)
+  RunWriter(UniqueFd fd, const std::string& dir, bool compress)
       : fd_(std::move(fd)), dir_(dir), compress_(compress) {}
 
   Status Add(std::string_view key, std::string_view payload) {
@@ -424,7 +401,7 @@ class RunWriter {
     return Ok();
   }
 
-  Fd fd_;
+  UniqueFd fd_;
   const std::string& dir_;
   bool compress_;
   std::string block_;
@@ -671,7 +648,7 @@ Status MergeRuns(std::vector<Run>* runs, size_t first, size_t count,
   runs->erase(runs->begin() + static_cast<ptrdiff_t>(first),
               runs->begin() + static_cast<ptrdiff_t>(first + count));
   MergeStream merge(std::move(group), options.spill_dir);
-  FLOE_ASSIGN_OR_RETURN(Fd fd, OpenSpillFile(options.spill_dir));
+  FLOE_ASSIGN_OR_RETURN(UniqueFd fd, OpenSpillFile(options.spill_dir));
   RunWriter writer(std::move(fd), options.spill_dir, options.compress_runs);
   std::string_view key, payload;
   while (true) {
@@ -798,7 +775,7 @@ Status SpillSorter::Spill() {
   State& s = *state_;
   if (s.in_memory == 0) return Ok();
   s.Sort();
-  FLOE_ASSIGN_OR_RETURN(Fd fd, OpenSpillFile(s.options.spill_dir));
+  FLOE_ASSIGN_OR_RETURN(UniqueFd fd, OpenSpillFile(s.options.spill_dir));
   RunWriter writer(std::move(fd), s.options.spill_dir, s.options.compress_runs);
   const Entry* entries = s.entry_data();
   for (size_t i = 0; i < s.in_memory; ++i) {

@@ -1,6 +1,7 @@
 // Sources over text input (text_source.h): a file read through its decoder,
 // and standard input read as it arrives.
 #include "floe/sink/text_source.h"
+#include "floe/util/unique_fd.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -26,14 +27,6 @@ using nlohmann::json;
 
 constexpr std::string_view kStdinName = "<stdin>";
 
-// A closed-on-scope descriptor.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 // The first `lines` lines of a file (fewer when it has fewer): their bytes and
 // the XXH3-64 digest of them. With `limit_bytes`, the first that many bytes
 // (fewer when the file is shorter) instead.
@@ -43,8 +36,8 @@ struct Prefix {
 };
 
 Result<Prefix> HashPrefix(const std::string& path, int64_t lines, std::optional<int64_t> limit_bytes) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) return IoError("{}: cannot open: {}", path, std::strerror(errno));
+  UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (f.get() < 0) return IoError("{}: cannot open: {}", path, std::strerror(errno));
   XXH3_state_t* state = XXH3_createState();
   if (state == nullptr) return Internal("out of memory");
   std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> owned(state, XXH3_freeState);
@@ -56,7 +49,7 @@ Result<Prefix> HashPrefix(const std::string& path, int64_t lines, std::optional<
   while (!done) {
     size_t want = buf.size();
     if (limit_bytes) want = static_cast<size_t>(std::min<int64_t>(int64_t(want), *limit_bytes - p.bytes));
-    const ssize_t n = ::read(f.fd, buf.data(), want);
+    const ssize_t n = ::read(f.get(), buf.data(), want);
     if (n < 0) {
       if (errno == EINTR) continue;
       return IoError("{}: read: {}", path, std::strerror(errno));

@@ -2,6 +2,7 @@
 // data writer, commit one snapshot; and Cleanup, the one place that undoes a
 // write that did not commit.
 #include "floe/sink/write_job.h"
+#include "floe/sink/sink_options.h"
 
 #include <algorithm>
 #include <thread>
@@ -11,20 +12,6 @@
 #include "floe/table/overwrite_files.h"
 
 namespace floe::sink {
-
-namespace {
-
-std::string_view RowKindName(RowKind kind) {
-  switch (kind) {
-    case RowKind::kInsert: return "INSERT";
-    case RowKind::kUpdateBefore: return "UPDATE_BEFORE";
-    case RowKind::kUpdateAfter: return "UPDATE_AFTER";
-    case RowKind::kDelete: return "DELETE";
-  }
-  return "unknown";
-}
-
-}  // namespace
 
 // Everything a write that does not commit must undo, undone once by whoever
 // gets there first: a failed step, Abort(), a commit known to have failed, or
