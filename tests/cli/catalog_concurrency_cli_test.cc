@@ -50,7 +50,7 @@ class CatalogConcurrencyCli : public testing::TestWithParam<CatalogConfig> {
   }
 
   RunResult Floe(const std::string& args) {
-    return RunIn(dir_, Shell(FLOE_BIN) + " " + args + catalog_.args);
+    return FloeRun(dir_, args + catalog_.args);
   }
 
   fs::path dir_;

@@ -517,7 +517,7 @@ TEST(CdcCrash, ConcurrentCopiesOfASinkCommitOnceAndLeaveNoDebris) {
     SCOPED_TRACE("round " + std::to_string(round));
     fs::remove_all(dir / "wh");
     WriteFile(dir / "in.jsonl", InputText(lines, 10, false));
-    ASSERT_EQ(RunIn(dir, Shell(FLOE_BIN) + " write " + WriteArgs(o, "s1", "in.jsonl")).rc, 0);
+    ASSERT_EQ(FloeRun(dir, "write " + WriteArgs(o, "s1", "in.jsonl")).rc, 0);
     WriteFile(dir / "in.jsonl", InputText(lines, lines.size(), false));
     const std::string cmd = Shell(FLOE_BIN) + " write " + WriteArgs(o, "s1", "in.jsonl");
     RunResult both =

@@ -47,6 +47,7 @@ namespace cdc_test {
 namespace fs = std::filesystem;
 using floe_cli_test::Node;
 using floe_cli_test::RunIn;
+using floe_cli_test::FloeRun;
 using floe_cli_test::RunResult;
 using floe_cli_test::Shell;
 

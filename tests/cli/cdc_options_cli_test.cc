@@ -21,7 +21,7 @@ class CdcOptionsCli : public ::testing::Test {
   void SetUp() override { dir_ = FreshTestDir("floe_cdc_options_"); }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
   // A shell fragment that waits until `condition` holds (polled every 50 ms,
   // at most 60 s): tests wait for the event, not for a guess at its time.
   static std::string WaitFor(const std::string& condition) {

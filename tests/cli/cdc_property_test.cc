@@ -125,7 +125,7 @@ bool RunSeed(uint64_t seed, const fs::path& dir) {
           if (ends.empty() || read > ends.back()) ends.push_back(read);
         }
       } else {
-        r = RunIn(dir, Shell(FLOE_BIN) + " write " + WriteArgs(o, sink, input));
+        r = FloeRun(dir, "write " + WriteArgs(o, sink, input));
       }
       std::string windows;
       for (int64_t end : ends) windows += " " + std::to_string(end);

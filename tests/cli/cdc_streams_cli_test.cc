@@ -43,7 +43,7 @@ class CdcStreamsCli : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = FreshTestDir("floe_cdc_streams_"); }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
   std::string Golden(const std::string& name) { return SharedDir() + "/interop/golden-cdc/" + name; }
   std::vector<json> Scan(const std::string& table) {
     RunResult r = Floe("scan --table " + table);

@@ -48,7 +48,7 @@ TEST(CdcProperty, TemplateDestinationsTogetherMatchTheModel) {
       const size_t at = args.find("--table db.t ");
       ASSERT_NE(at, std::string::npos);
       args.replace(at, 13, "--table 'db.t_{region}' ");
-      RunResult r = RunIn(dir, Shell(FLOE_BIN) + " write " + args);
+      RunResult r = FloeRun(dir, "write " + args);
       if (r.rc != 0) {
         ADD_FAILURE() << what << ": floe write failed: " << r.err;
         ok = false;
@@ -68,7 +68,7 @@ TEST(CdcProperty, TemplateDestinationsTogetherMatchTheModel) {
       for (const std::string region : {"eu", "us"}) {
         const fs::path table = dir / "wh" / "db" / ("t_" + region);
         if (!fs::exists(table / "metadata")) continue;
-        RunResult s = RunIn(dir, Shell(FLOE_BIN) + " scan --catalog warehouse=./wh --table db.t_" + region);
+        RunResult s = FloeRun(dir, "scan --catalog warehouse=./wh --table db.t_" + region);
         ASSERT_EQ(s.rc, 0) << s.err;
         for (auto& line : SortedLines(s.out)) {
           // Each destination holds only its own region's rows.

@@ -31,7 +31,7 @@ class Cli : public testing::Test {
   RunResult Sh(const std::string& cmd) {
     return RunIn(dir_, cmd);
   }
-  RunResult Floe(const std::string& args) { return Sh(Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   /// Files in the test folder (debris check).
   std::vector<std::string> Listing() {

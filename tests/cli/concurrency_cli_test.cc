@@ -108,7 +108,7 @@ class ConcurrencyCli : public testing::Test {
   RunResult Sh(const std::string& cmd) {
     return RunIn(dir_, cmd);
   }
-  RunResult Floe(const std::string& args) { return Sh(Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   /// Creates `table` (no snapshot) with quick commit retries and `sets`.
   void CreateTable(const std::string& table, const std::string& sets) {

@@ -24,7 +24,7 @@ class DeepInputCli : public testing::Test {
   }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   // `floe scan --where` with the filter read from a file (some probes are
   // long; the shell passes them as one argument).

@@ -25,7 +25,7 @@ class FileIOCli : public testing::Test {
   void SetUp() override { dir_ = FreshTestDir("floe_fileio_cli_"); }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   // db.t created empty (no snapshot), then its metadata `location` set to
   // s3://bucket/db/t, as in a table copied down from object storage.

@@ -67,7 +67,7 @@ class IcebergCli : public testing::Test {
   RunResult Sh(const std::string& cmd) {
     return RunIn(dir_, cmd);
   }
-  RunResult Floe(const std::string& args) { return Sh(Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   /// floe scan, verify_table.mjs and read_table.mjs agree on the rows of a
   /// snapshot; returns the rows (sorted).

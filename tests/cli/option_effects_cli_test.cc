@@ -31,7 +31,7 @@ class OptionEffectsCli : public ::testing::Test {
   }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   // Writes table `name` (a new table) with extra arguments; fails the test on error.
   void Write(const std::string& name, const std::string& extra) {

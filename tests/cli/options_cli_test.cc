@@ -26,7 +26,7 @@ class OptionsCli : public ::testing::Test {
   }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   // A first write of a new table with extra arguments.
   RunResult Write(const std::string& extra) {

@@ -23,7 +23,7 @@ class PrimaryKeyCli : public testing::Test {
   void SetUp() override { dir_ = FreshTestDir("floe_primary_key_"); }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
   RunResult Sh(const std::string& cmd) { return RunIn(dir_, cmd); }
-  RunResult Floe(const std::string& args) { return Sh(Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   /// The current schema of the table's newest metadata (by version-hint.text).
   Json CurrentSchema(const fs::path& table_dir) {

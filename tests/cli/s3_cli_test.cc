@@ -32,7 +32,7 @@ class S3Cli : public testing::Test {
     server_ = std::move(*s);
   }
   std::string Wh() const { return "s3://" + server_->bucket() + "/wh"; }
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
   // A command with the S3 warehouse's catalog options.
   RunResult FloeS3(const std::string& args) { return Floe(args + " " + server_->CatalogArgs(Wh())); }
 

@@ -47,7 +47,7 @@ class S3ConcurrencyCli : public testing::TestWithParam<std::string> {
     RemoveTestDirIfPassed(dir_);
   }
   RunResult Floe(const std::string& args) {
-    return RunIn(dir_, Shell(FLOE_BIN) + " " + args + catalog_);
+    return FloeRun(dir_, args + catalog_);
   }
 
   fs::path dir_;

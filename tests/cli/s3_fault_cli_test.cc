@@ -61,7 +61,7 @@ class S3FaultCli : public testing::TestWithParam<std::string> {
   }
 
   RunResult Floe(const std::string& args) {
-    RunResult r = RunIn(dir_, Shell(FLOE_BIN) + " " + args + catalog_);
+    RunResult r = FloeRun(dir_, args + catalog_);
     EXPECT_EQ(r.err.find(server_->secret_key()), std::string::npos) << "the secret in: " << r.err;
     EXPECT_EQ(r.out.find(server_->secret_key()), std::string::npos) << "the secret in: " << r.out;
     return r;

@@ -36,7 +36,7 @@ class S3RestCli : public testing::Test {
     serve_.reset();
     RemoveTestDirIfPassed(dir_);
   }
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
   std::string Rest() const {
     return " --catalog catalog-type=rest --catalog " + Shell("uri=" + uri_);
   }

@@ -35,7 +35,7 @@ class S3TableCli : public testing::TestWithParam<std::string> {
   }
 
   RunResult Floe(const std::string& args) {
-    return RunIn(dir_, Shell(FLOE_BIN) + " " + args + catalog_);
+    return FloeRun(dir_, args + catalog_);
   }
   std::string MetadataLocation() {
     RunResult d = Floe("describe --table db.t");

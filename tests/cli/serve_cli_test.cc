@@ -113,7 +113,7 @@ class ServeCli : public testing::Test {
   }
 
   RunResult Sh(const std::string& cmd) { return RunIn(dir_, cmd); }
-  RunResult Floe(const std::string& args) { return Sh(Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   /// Starts `floe serve` over the hadoop warehouse ./wh; returns its base URL.
   std::string Serve(const std::string& extra = "", const std::string& env = "") {

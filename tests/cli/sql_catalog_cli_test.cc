@@ -27,7 +27,7 @@ class SqlCatalogCli : public testing::Test {
            Shell("warehouse=" + (dir_ / "wh").string()) + " --catalog-name prod";
   }
   RunResult Floe(const std::string& args) {
-    return RunIn(dir_, Shell(FLOE_BIN) + " " + args + " " + Catalog());
+    return FloeRun(dir_, args + " " + Catalog());
   }
   RunResult Sqlite(const std::string& sql) {
     return RunIn(dir_, "sqlite3 " + Shell((dir_ / "cat.db").string()) + " " + Shell(sql));

@@ -323,7 +323,7 @@ TEST_F(SqlCli, StreamingStatementSetPublishesAtCheckpoints) {
     ~Killer() { (void)std::system(("kill -9 " + pid + " 2>/dev/null").c_str()); }
   } killer{pid.substr(0, pid.find('\n'))};
   auto floe = [&](const std::string& args) {
-    return RunIn(dir_, Shell(FLOE_BIN) + " " + args + " --catalog warehouse=wh");
+    return FloeRun(dir_, args + " --catalog warehouse=wh");
   };
   auto running = [&] {
     return std::system(("kill -0 " + killer.pid + " 2>/dev/null").c_str()) == 0;

@@ -113,7 +113,7 @@ class StreamingScanCli : public ::testing::Test {
   void SetUp() override { dir_ = FreshTestDir("floe_streaming_cli_"); }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
 
   // `floe write` of `lines` into db.t (extra args: the mode); its snapshot id.
   int64_t Write(const std::string& lines, const std::string& args) {

@@ -62,7 +62,7 @@ class TableSafetyCli : public testing::Test {
   void SetUp() override { dir_ = FreshTestDir("floe_table_safety_"); }
   void TearDown() override { RemoveTestDirIfPassed(dir_); }
 
-  RunResult Floe(const std::string& args) { return RunIn(dir_, Shell(FLOE_BIN) + " " + args); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
   RunResult Write(const std::string& rows, const std::string& args = "") {
     WriteFile(dir_ / "rows.jsonl", rows);
     return Floe("write --table db.t --schema 'id BIGINT NOT NULL' --input rows.jsonl " + args);
