@@ -113,8 +113,16 @@ Result<Committed> ParseStored(std::string_view stored, std::string_view stored_i
   const auto bytes = j.find("bytes");
   const auto digest = j.find("xxh3");
   if (bytes != j.end() || digest != j.end()) {
+    // The digest is what Hex() writes: 16 lower-case hex digits.
+    const auto is_digest = [](const json& d) {
+      if (!d.is_string() || d.get_ref<const std::string&>().size() != 16) return false;
+      for (char ch : d.get_ref<const std::string&>()) {
+        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+      }
+      return true;
+    };
     if (bytes == j.end() || !bytes->is_number_integer() || bytes->get<int64_t>() < 0 || digest == j.end() ||
-        !digest->is_string()) {
+        !is_digest(*digest)) {
       return Corrupt("the sink token's floe.source-position has a damaged 'bytes' or 'xxh3': {}", stored);
     }
     c.bytes = bytes->get<int64_t>();
