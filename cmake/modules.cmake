@@ -19,6 +19,12 @@ set(FLOE_UNITY_BATCH 8 CACHE STRING "Source files per unity batch")
 function(floe_unity target)
   if(FLOE_UNITY)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${FLOE_UNITY_BATCH})
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      # GCC warns of a class with a member of an anonymous namespace's type
+      # when the class is not in the main file, as a batch's .cc files are
+      # not; each is still used by one translation unit only.
+      target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    endif()
   endif()
 endfunction()
 
