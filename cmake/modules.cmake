@@ -74,41 +74,40 @@ endfunction()
 # library, parsed and instantiated again for each of ~160 files in each build
 # (release, asan, tsan); with the header precompiled a cold build of the tests
 # costs about a third less. It is compiled once per build, by the target
-# floe_test_pch, and every test executable reuses it (REUSE_FROM): the test
+# floe_test_pch_donor, and every test executable reuses it (REUSE_FROM): the test
 # targets compile with the same options; the definitions some add
 # (FLOE_BIN, SIMDJSON_THREADS_ENABLED, CPPHTTPLIB_*) appear in no header of
 # pch.h, which both compilers accept. FLOE_TEST_PCH=OFF builds without it (to
 # check that every test file includes what it uses).
 option(FLOE_TEST_PCH "Precompile tests/testing/pch.h for the test executables" ON)
 function(floe_test_pch target)
-  if(FLOE_TEST_PCH)
-    if(NOT TARGET floe_test_pch)
-      set(src ${CMAKE_BINARY_DIR}/floe_test_pch.cc)
-      if(NOT EXISTS ${src})
-        file(WRITE ${src} "// The donor of the tests' precompiled header (cmake/modules.cmake).\n")
-      endif()
-      add_library(floe_test_pch OBJECT ${src})
-      target_link_libraries(floe_test_pch PRIVATE floe_util GTest::gtest GTest::gmock)
-      target_include_directories(floe_test_pch PRIVATE ${CMAKE_SOURCE_DIR}/tests)
-      target_compile_definitions(floe_test_pch PRIVATE
-        FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}" FLOE_BINARY_DIR="${CMAKE_BINARY_DIR}")
-      target_precompile_headers(floe_test_pch PRIVATE ${CMAKE_SOURCE_DIR}/tests/testing/pch.h)
-      floe_test_pch_flags(floe_test_pch)
-    endif()
-    target_precompile_headers(${target} REUSE_FROM floe_test_pch)
-    floe_test_pch_flags(${target})
+  if(NOT FLOE_TEST_PCH)
+    return()
   endif()
+  if(NOT TARGET floe_test_pch_donor)
+    set(src ${CMAKE_BINARY_DIR}/floe_test_pch_donor.cc)
+    if(NOT EXISTS ${src})
+      file(WRITE ${src} "// The donor of the tests' precompiled header (cmake/modules.cmake).\n")
+    endif()
+    add_library(floe_test_pch_donor OBJECT ${src})
+    target_link_libraries(floe_test_pch_donor PRIVATE floe_util GTest::gtest GTest::gmock)
+    target_include_directories(floe_test_pch_donor PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+    target_compile_definitions(floe_test_pch_donor PRIVATE
+      FLOE_SOURCE_DIR="${CMAKE_SOURCE_DIR}" FLOE_BINARY_DIR="${CMAKE_BINARY_DIR}")
+    target_precompile_headers(floe_test_pch_donor PRIVATE ${CMAKE_SOURCE_DIR}/tests/testing/pch.h)
+    floe_test_pch_flags(floe_test_pch_donor)
+  endif()
+  target_precompile_headers(${target} REUSE_FROM floe_test_pch_donor)
+  floe_test_pch_flags(${target})
 endfunction()
 function(floe_test_pch_flags target)
-  if(FLOE_TEST_PCH)
-    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-      # ccache caches a GCC compile that uses a precompiled header only
-      # with this flag.
-      target_compile_options(${target} PRIVATE -fpch-preprocess)
-    elseif(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-      # ... and a clang one only when the header has no time stamp.
-      target_compile_options(${target} PRIVATE -Xclang -fno-pch-timestamp)
-    endif()
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # ccache caches a GCC compile that uses a precompiled header only
+    # with this flag.
+    target_compile_options(${target} PRIVATE -fpch-preprocess)
+  elseif(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # ... and a clang one only when the header has no time stamp.
+    target_compile_options(${target} PRIVATE -Xclang -fno-pch-timestamp)
   endif()
 endfunction()
 

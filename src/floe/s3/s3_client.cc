@@ -1,6 +1,5 @@
 // The S3 REST client (s3_client.h) over libcurl.
 #include "floe/s3/s3_client.h"
-#include "floe/util/strings.h"
 
 #include <curl/curl.h>
 
@@ -10,6 +9,8 @@
 #include <ctime>
 #include <random>
 #include <thread>
+
+#include "floe/util/strings.h"
 
 namespace floe::s3 {
 

@@ -1,6 +1,5 @@
 // The S3 FileIO (s3_file_io.h).
 #include "floe/s3/s3_file_io.h"
-#include "floe/util/strings.h"
 
 #include <algorithm>
 #include <charconv>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "floe/config/options.h"
+#include "floe/util/strings.h"
 #include "floe/util/uuid.h"
 
 namespace floe::s3 {

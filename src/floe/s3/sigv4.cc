@@ -1,12 +1,13 @@
 // AWS Signature Version 4 (sigv4.h), on OpenSSL's digests.
 #include "floe/s3/sigv4.h"
-#include "floe/util/strings.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
 #include <algorithm>
 #include <ctime>
+
+#include "floe/util/strings.h"
 
 namespace floe::s3 {
 

@@ -8,7 +8,6 @@
 // The sorter keeps each run's byte and record counts in memory, so a run cut
 // short or holding extra records is caught too.
 #include "floe/sink/spill_sorter.h"
-#include "floe/util/unique_fd.h"
 
 #include <fcntl.h>
 #include <lz4.h>
@@ -25,6 +24,8 @@
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "floe/util/unique_fd.h"
 
 namespace floe::sink {
 

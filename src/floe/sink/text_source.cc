@@ -1,7 +1,6 @@
 // Sources over text input (text_source.h): a file read through its decoder,
 // and standard input read as it arrives.
 #include "floe/sink/text_source.h"
-#include "floe/util/unique_fd.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,6 +16,7 @@
 
 #include "floe/format/format_registry.h"
 #include "floe/format/string_input.h"
+#include "floe/util/unique_fd.h"
 
 namespace floe::sink {
 

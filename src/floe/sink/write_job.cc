@@ -2,12 +2,12 @@
 // data writer, commit one snapshot; and Cleanup, the one place that undoes a
 // write that did not commit.
 #include "floe/sink/write_job.h"
-#include "floe/sink/sink_options.h"
 
 #include <algorithm>
 #include <thread>
 
 #include "floe/config/options.h"
+#include "floe/sink/sink_options.h"
 #include "floe/table/append_files.h"
 #include "floe/table/overwrite_files.h"
 
