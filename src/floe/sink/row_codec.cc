@@ -4,30 +4,13 @@
 #include <cstring>
 
 #include "floe/types/visit_type.h"
+#include "floe/util/varint.h"
 
 namespace floe::sink {
 
 namespace {
 
 size_t BitmapBytes(uint64_t n) { return static_cast<size_t>((n + 7) / 8); }
-
-size_t VarintSize(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-char* PutVarint(char* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<char>(v);
-  return p;
-}
 
 bool IsBytes(TypeId id) { return id == TypeId::kString || id == TypeId::kBinary; }
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "floe/util/unique_fd.h"
+#include "floe/util/varint.h"
 
 namespace floe::sink {
 
@@ -85,15 +86,6 @@ int CompareKeys(std::string_view a, std::string_view b) {
     if (int c = std::memcmp(a.data() + i, b.data() + i, n - i); c != 0) return c;
   }
   return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
-}
-
-char* PutVarint(char* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<char>(v);
-  return p;
 }
 
 /// Reads a varint of at most 5 bytes (a length < 2^32); false when cut or too long.

@@ -8,8 +8,7 @@
 
 #include "floe/config/options.h"
 #include "floe/sink/sink_options.h"
-#include "floe/table/append_files.h"
-#include "floe/table/overwrite_files.h"
+#include "floe/sink/window_commit.h"
 
 namespace floe::sink {
 
@@ -27,8 +26,8 @@ class WriteJob::Cleanup {
     catalog_ = catalog;
     created_ = std::move(created);
   }
-  /// The writer whose files (open, finished or closed) are removed on undo.
-  void WriterOpened(table::PartitionedWriter* writer) { writer_ = writer; }
+  /// The window whose files (open, finished or closed) are removed on undo.
+  void WindowOpened(AppendWindow* window) { window_ = window; }
   bool created_table() const { return created_.has_value(); }
 
   /// Removes the writer's files and the folders it made, then drops the
@@ -36,7 +35,7 @@ class WriteJob::Cleanup {
   void Undo() {
     if (done_) return;
     done_ = true;
-    if (writer_) writer_->Abort();
+    if (window_) window_->Abort();
     // The write already failed; a table that cannot be dropped stays, empty
     // (as when another writer committed to it).
     if (created_) (void)catalog_->DropIfUnchanged(*created_);
@@ -47,7 +46,7 @@ class WriteJob::Cleanup {
  private:
   catalog::Catalog* catalog_ = nullptr;
   std::optional<catalog::LoadedTable> created_;
-  table::PartitionedWriter* writer_ = nullptr;
+  AppendWindow* window_ = nullptr;
   bool done_ = false;
 };
 
@@ -171,9 +170,8 @@ Status WriteJob::OpenWriter(const WriteConfig& config, const WriteJobOptions& op
                            config::keys::kBranch.name, *branch);
   }
   branch_ = !options.branch.empty() ? options.branch : branch.value_or("");
-  factory_ = std::make_shared<table::OutputFileFactory>(table_->io(), writer_options_.data_location);
-  FLOE_ASSIGN_OR_RETURN(writer_, table::MakeDataWriter(meta, writer_options_, factory_));
-  cleanup_->WriterOpened(writer_.get());
+  window_ = std::make_unique<AppendWindow>(table_.get(), writer_options_);
+  cleanup_->WindowOpened(window_.get());
   return Ok();
 }
 
@@ -206,7 +204,7 @@ Status WriteJob::WriteBound(const Batch& bound, int64_t first_row) {
           first_row + static_cast<int64_t>(i), RowKindName(bound.row_kinds[i]));
     }
   }
-  return writer_->Write(bound);
+  return window_->Write(bound);
 }
 
 Status WriteJob::Write(const Batch& batch) {
@@ -255,7 +253,7 @@ Result<PipelineStats> WriteJob::Run(format::RowDecoder& decoder, std::string_vie
 
 Result<WriteResult> WriteJob::Commit(const std::map<std::string, std::string>& summary_properties) {
   FLOE_RETURN_IF_ERROR(CheckWritable());
-  auto files = writer_->Close();
+  auto files = window_->Prepare();
   if (!files) return Failed(std::move(files).error());
   WriteResult result;
   result.table = table_->id().ToString();
@@ -268,20 +266,12 @@ Result<WriteResult> WriteJob::Commit(const std::map<std::string, std::string>& s
     cleanup_->Release();
     return result;
   }
-  auto commit = [&](auto& op) {
-    for (const auto& f : *files) op.AddDataFile(f);
-    for (const auto& [k, v] : summary_properties) op.Set(k, v);
-    if (!branch_.empty()) op.ToBranch(branch_);
-    return op.Commit();
-  };
-  Result<table::CommitResult> committed;
-  if (overwrite_) {
-    table::OverwriteFiles op(table_.get(), table::OverwriteMode::kPartitions);
-    committed = commit(op);
-  } else {
-    table::AppendFiles op(table_.get());
-    committed = commit(op);
-  }
+  WindowCommit commit;
+  commit.operation = overwrite_ ? WindowOperation::kOverwritePartitions : WindowOperation::kAppend;
+  commit.data = &*files;
+  commit.branch = branch_;
+  commit.summary = {&summary_properties};
+  auto committed = CommitWindow(table_.get(), commit);
   if (!committed) {
     Error e = std::move(committed).error().WithContext(table_->id().ToString());
     if (e.kind == ErrorKind::kCommitStateUnknown) {

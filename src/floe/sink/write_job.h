@@ -32,6 +32,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/format/format_registry.h"
 #include "floe/iceberg/manifest.h"
+#include "floe/sink/append_window.h"
 #include "floe/sink/pipeline.h"
 #include "floe/sink/projection.h"
 #include "floe/sink/write_config.h"
@@ -177,8 +178,7 @@ class WriteJob {
   bool overwrite_ = false;
   std::string branch_;
   PipelineOptions pipeline_options_;
-  std::shared_ptr<table::OutputFileFactory> factory_;
-  std::unique_ptr<table::PartitionedWriter> writer_;
+  std::unique_ptr<AppendWindow> window_;
   int64_t rows_ = 0;
   State state_ = State::kOpen;
   /// Declared last, so destroyed first: it undoes the write while the

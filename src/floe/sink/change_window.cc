@@ -1,0 +1,239 @@
+// The CDC window (change_window.h): key states in, data and equality delete
+// files out.
+#include "floe/sink/change_window.h"
+
+#include <algorithm>
+
+namespace floe::sink {
+
+namespace {
+// Rows decoded before a batch goes to a writer.
+constexpr int64_t kOutputBatchRows = 8192;
+}  // namespace
+
+ChangeWindow::ChangeWindow(SchemaPtr schema, size_t spill_chunk)
+    : codec_(std::move(schema)), spill_chunk_(spill_chunk) {}
+
+ChangeWindow::~ChangeWindow() = default;
+
+Result<std::unique_ptr<ChangeWindow>> ChangeWindow::Make(SchemaPtr table_schema, size_t state_limit,
+                                                         size_t spill_chunk, std::string spill_dir) {
+  std::unique_ptr<ChangeWindow> w(new ChangeWindow(std::move(table_schema), spill_chunk));
+  w->states_.SetLimit(state_limit);
+  SpillSorterOptions so;
+  so.spill_dir = std::move(spill_dir);
+  FLOE_ASSIGN_OR_RETURN(w->sorter_, SpillSorter::Make(so));
+  return w;
+}
+
+Status ChangeWindow::Add(uint64_t hash, uint16_t shard, std::string_view key, const ChangeOrder& order, RowKind kind,
+                         bool kept, std::string_view row, int64_t position, int64_t* spilled_runs) {
+  if (states_.WouldExceed(key.size(), row.size())) {
+    // Full: spill the states, keeping the table's memory for the next ones.
+    FLOE_RETURN_IF_ERROR(SpillStates(/*keep_memory=*/true, spilled_runs));
+  }
+  states_.Add(hash, shard, key, order, kind, kept, row, position);
+  return Ok();
+}
+
+Status ChangeWindow::SpillStates(bool keep_memory, int64_t* spilled_runs) {
+  // The states go out in runs of at most spill_chunk_ bytes, so the sorter's
+  // copy never doubles the memory the states hold.
+  std::string key, payload;
+  for (const KeyState& st : states_.states()) {
+    states_.ToRecord(st, &key, &payload);
+    FLOE_RETURN_IF_ERROR(sorter_->Add(key, payload));
+    if (sorter_->memory_used() >= spill_chunk_) {
+      FLOE_RETURN_IF_ERROR(sorter_->Spill());
+      ++*spilled_runs;
+    }
+  }
+  if (keep_memory) {
+    states_.Reset();
+  } else {
+    states_.Clear();
+  }
+  if (sorter_->memory_used() > 0) {
+    FLOE_RETURN_IF_ERROR(sorter_->Spill());
+    ++*spilled_runs;
+  }
+  ++spills_;
+  return Ok();
+}
+
+// Collapses each key's changes (change_sink.h) and writes the window's data
+// and equality delete files, writer after writer.
+Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats* stats) {
+  const iceberg::TableMetadata& meta = f.table->metadata();
+  const std::string name = f.table->id().ToString();
+  const SchemaPtr schema = meta.CurrentSchema();
+  FLOE_ASSIGN_OR_RETURN(SchemaPtr eq_schema, table::ProjectSchema(*schema, *f.eq_ids));
+  const int writers_wanted = std::max(1, f.writers);
+  auto writer_of_shard = [&](int shard) {
+    return static_cast<int>(int64_t{shard} * writers_wanted / std::max(1, f.num_shards));
+  };
+
+  Batch out(schema), del_rows(schema);
+  table::PartitionedWriter* writer = nullptr;
+  table::EqualityDeleteWriter* delete_writer = nullptr;
+  int current = -1;
+  auto flush_out = [&]() -> Status {
+    if (out.num_rows == 0) return Ok();
+    FLOE_RETURN_IF_ERROR(writer->Write(out));
+    stats->rows_written += out.num_rows;
+    out = Batch(schema);
+    return Ok();
+  };
+  auto flush_del = [&]() -> Status {
+    if (del_rows.num_rows == 0) return Ok();
+    FLOE_ASSIGN_OR_RETURN(Batch keys, table::ProjectBatch(del_rows, eq_schema));
+    if (f.delete_spec_id) {
+      FLOE_RETURN_IF_ERROR(delete_writer->Write(keys));
+    } else {
+      FLOE_RETURN_IF_ERROR(delete_writer->Write(keys, del_rows));
+    }
+    stats->deletes_written += del_rows.num_rows;
+    del_rows = Batch(schema);
+    return Ok();
+  };
+  auto open_writer = [&](int w) -> Status {
+    FLOE_RETURN_IF_ERROR(flush_out());
+    FLOE_RETURN_IF_ERROR(flush_del());
+    auto factory = std::make_shared<table::OutputFileFactory>(f.table->io(), f.writer_options->data_location, 0,
+                                                              static_cast<int64_t>(w));
+    FLOE_ASSIGN_OR_RETURN(auto dw, table::MakeDataWriter(meta, *f.writer_options, factory));
+    const iceberg::PartitionSpec* delete_spec = f.delete_spec_id ? meta.SpecById(*f.delete_spec_id) : meta.DefaultSpec();
+    if (!delete_spec) return Internal("table {}: the spec of its deletes is gone", name);
+    FLOE_ASSIGN_OR_RETURN(auto ew, table::EqualityDeleteWriter::Make(factory, *f.writer_options, *delete_spec,
+                                                                     schema, *f.eq_ids));
+    writer = dw.get();
+    delete_writer = ew.get();
+    writers_.push_back(std::move(dw));
+    delete_writers_.push_back(std::move(ew));
+    current = w;
+    return Ok();
+  };
+
+  // One key's collapsed changes: at most one delete and one row.
+  auto resolve = [&](const KeyState& st, std::string_view row) -> Status {
+    // Every applied change is committed with the window, an UPDATE_BEFORE
+    // that upsert drops too: a relaunch remembers the sequence numbers of all
+    // the input it skips, and this process must remember the same.
+    // (Remembered now, not after the commit: a window whose commit fails
+    // fails the sink, so nothing reads the tracker afterwards.)
+    f.late->Update(st.hash, st.newest.seq, st.newest.cls, f.flush_ms);
+    if (!st.kept) return Ok();
+    if (f.upsert || st.first_kind != RowKind::kInsert) {
+      auto used = codec_.Decode(row, &del_rows);
+      if (!used) return Fail(used.error().WithContext("a buffered change"));
+      if (del_rows.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_del());
+    }
+    if (st.last_kind == RowKind::kInsert || st.last_kind == RowKind::kUpdateAfter) {
+      auto used = codec_.Decode(row, &out);
+      if (!used) return Fail(used.error().WithContext("a buffered change"));
+      if (out.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_out());
+    }
+    return Ok();
+  };
+
+  auto write_all = [&]() -> Status {
+    if (spills_ == 0) {
+      // All in memory: the states grouped by writer (their order within a
+      // writer does not matter).
+      const auto& states = states_.states();
+      std::vector<uint32_t> order(states.size());
+      if (writers_wanted <= 1) {
+        for (size_t i = 0; i < states.size(); ++i) order[i] = static_cast<uint32_t>(i);
+      } else {
+        std::vector<size_t> start(static_cast<size_t>(writers_wanted) + 1, 0);
+        for (const KeyState& st : states) ++start[static_cast<size_t>(writer_of_shard(st.shard)) + 1];
+        for (size_t w = 1; w < start.size(); ++w) start[w] += start[w - 1];
+        for (size_t i = 0; i < states.size(); ++i) {
+          order[start[static_cast<size_t>(writer_of_shard(states[i].shard))]++] = static_cast<uint32_t>(i);
+        }
+      }
+      for (uint32_t i : order) {
+        const KeyState& st = states[i];
+        const int w = writer_of_shard(st.shard);
+        if (w != current) FLOE_RETURN_IF_ERROR(open_writer(w));
+        FLOE_RETURN_IF_ERROR(resolve(st, states_.row(st)));
+      }
+    } else {
+      // Spilled: the rest joins the runs; a key's states from several runs
+      // arrive together and combine.
+      FLOE_RETURN_IF_ERROR(SpillStates(false, &stats->spilled_runs));
+      FLOE_ASSIGN_OR_RETURN(auto stream, sorter_->Finish());
+      KeyState cur;
+      std::string cur_key, cur_row;
+      bool have = false;
+      std::string_view rkey, payload;
+      for (;;) {
+        FLOE_ASSIGN_OR_RETURN(bool more, stream->Next(&rkey, &payload));
+        if (!more) break;
+        KeyState st;
+        std::string_view key_bytes, row;
+        FLOE_RETURN_IF_ERROR(KeyTable::FromRecord(rkey, payload, &st, &key_bytes, &row));
+        if (have && rkey == cur_key) {
+          std::string_view combined = cur_row;
+          KeyTable::Combine(&cur, &combined, st, row);
+          if (combined.data() != cur_row.data()) cur_row.assign(combined);
+          continue;
+        }
+        if (have) FLOE_RETURN_IF_ERROR(resolve(cur, cur_row));
+        cur = st;
+        cur_key.assign(rkey);
+        cur_row.assign(row);
+        have = true;
+        const int w = writer_of_shard(st.shard);
+        if (w != current) FLOE_RETURN_IF_ERROR(open_writer(w));
+      }
+      if (have) FLOE_RETURN_IF_ERROR(resolve(cur, cur_row));
+    }
+    states_.Clear();
+    spills_ = 0;
+    if (current >= 0) {
+      FLOE_RETURN_IF_ERROR(flush_out());
+      FLOE_RETURN_IF_ERROR(flush_del());
+    }
+    return Ok();
+  };
+
+  WindowFiles files;
+  Status st = write_all();
+  for (auto& w : writers_) {
+    if (!st) break;
+    auto closed = w->Close();
+    if (!closed) {
+      st = std::unexpected<Error>(std::move(closed).error());
+      break;
+    }
+    for (auto& file : *closed) files.data.push_back(std::move(file));
+  }
+  for (auto& w : delete_writers_) {
+    if (!st) break;
+    auto closed = w->Close();
+    if (!closed) {
+      st = std::unexpected<Error>(std::move(closed).error());
+      break;
+    }
+    for (auto& file : *closed) files.deletes.push_back(std::move(file));
+  }
+  if (!st) {
+    Abort();
+    return std::unexpected<Error>(std::move(st).error());
+  }
+  return files;
+}
+
+void ChangeWindow::Abort() {
+  for (auto& w : writers_) w->Abort();
+  for (auto& w : delete_writers_) w->Abort();
+  Release();
+}
+
+void ChangeWindow::Release() {
+  writers_.clear();
+  delete_writers_.clear();
+}
+
+}  // namespace floe::sink

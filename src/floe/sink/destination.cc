@@ -1,0 +1,302 @@
+// A destination of the change sink: opening it (table, key, window, token)
+// and the table cache (destination.h).
+#include "floe/sink/destination.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "floe/catalog/identifier.h"
+#include "floe/config/options.h"
+#include "floe/sink/sink_token.h"
+#include "floe/sink/write_job.h"
+
+namespace floe::sink {
+
+namespace k = config::keys;
+
+void Destination::AbortWindow() {
+  if (changes) changes->Abort();
+  if (append) append->Abort();
+  append.reset();
+  prepared.reset();
+}
+
+void Destination::ReleaseWindow() {
+  if (changes) changes->Release();
+  if (append) append->Release();
+  append.reset();
+  prepared.reset();
+  pending = 0;
+  window_bytes = 0;
+}
+
+namespace {
+
+// The field of `schema` at a dotted path (a key column), or an error naming it.
+Result<const NestedField*> FieldAt(const Schema& schema, const std::string& col, std::string_view table) {
+  auto path = NamePath(schema, col);
+  if (!path) {
+    if (table.empty()) {
+      return InvalidArgument("option {}: no column '{}' in the table schema", k::kBeamEqualityColumns.name, col);
+    }
+    return InvalidArgument("option {}: table {} has no column '{}'", k::kBeamEqualityColumns.name, table, col);
+  }
+  const NestedField* f = &schema.fields()[static_cast<size_t>((*path)[0])];
+  for (size_t i = 1; i < path->size(); ++i) f = &f->type->fields[static_cast<size_t>((*path)[i])];
+  return f;
+}
+
+// The key columns of a new table become its identifier fields (required, and
+// so is every struct on the way to one).
+Status MakeKeyIdentifiers(catalog::TableDefinition* def, const SinkOptions& options, const std::string& name) {
+  std::vector<int32_t> ids;
+  if (options.equality_columns.empty()) {
+    ids = def->schema.identifier_field_ids();
+    if (ids.empty()) {
+      return InvalidArgument(
+          "table {} does not exist and no key is known: give equality_columns (or equality-field-columns), or "
+          "declare PRIMARY KEY (...) NOT ENFORCED in the schema",
+          name);
+    }
+  } else {
+    for (const std::string& col : options.equality_columns) {
+      FLOE_ASSIGN_OR_RETURN(const NestedField* f, FieldAt(def->schema, col, {}));
+      ids.push_back(f->id);
+    }
+  }
+  auto is_key = [&](int32_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  std::function<bool(const Type&)> holds = [&](const Type& t) {
+    for (const auto& c : t.fields) {
+      if (is_key(c.id)) return true;
+      if (c.type->id == TypeId::kStruct && holds(*c.type)) return true;
+    }
+    return false;
+  };
+  std::function<std::vector<NestedField>(const std::vector<NestedField>&)> require =
+      [&](const std::vector<NestedField>& fields) {
+        std::vector<NestedField> out = fields;
+        for (auto& f : out) {
+          if (is_key(f.id)) f.required = true;
+          if (f.type->id == TypeId::kStruct) {
+            f.type = StructType(require(f.type->fields));
+            if (holds(*f.type)) f.required = true;
+          }
+        }
+        return out;
+      };
+  def->schema = Schema(require(def->schema.fields()), def->schema.schema_id(), ids);
+  return def->schema.Validate();
+}
+
+// The merge-on-read key of an opened destination.
+Status OpenKey(Destination* d, const SinkOptions& options, const Schema& table_schema, const Schema& row_schema) {
+  DestinationKey& key = d->key;
+  if (!options.equality_columns.empty()) {
+    for (const std::string& col : options.equality_columns) {
+      FLOE_ASSIGN_OR_RETURN(const NestedField* f, FieldAt(table_schema, col, d->name));
+      key.eq_ids.push_back(f->id);
+    }
+  } else {
+    key.eq_ids = table_schema.identifier_field_ids();
+    if (key.eq_ids.empty()) {
+      return InvalidArgument("table {} has no identifier fields: give equality_columns (or "
+                             "equality-field-columns) to name the key",
+                             d->name);
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(auto enc, KeyEncoder::Make(table_schema, key.eq_ids));
+  key.encoder = std::move(enc);
+  // The same columns by name in the incoming rows (absent ones are filled
+  // with nulls by the projection: they fail the table's required check).
+  for (int32_t id : key.eq_ids) {
+    std::string dotted;
+    std::function<bool(const std::vector<NestedField>&, const std::string&)> find =
+        [&](const std::vector<NestedField>& fields, const std::string& prefix) {
+          for (const auto& f : fields) {
+            const std::string name = prefix.empty() ? f.name : prefix + "." + f.name;
+            if (f.id == id) {
+              dotted = name;
+              return true;
+            }
+            if (f.type->id == TypeId::kStruct && find(f.type->fields, name)) return true;
+          }
+          return false;
+        };
+    if (!find(table_schema.fields(), "")) continue;
+    auto path = NamePath(row_schema, dotted);
+    if (!path) continue;
+    key.input_paths.push_back(*path);
+    key.input_names.push_back(dotted);
+  }
+  const iceberg::PartitionSpec& spec = *d->t()->metadata().DefaultSpec();
+  for (const auto& pf : spec.fields()) {
+    if (std::find(key.eq_ids.begin(), key.eq_ids.end(), pf.source_id) == key.eq_ids.end()) {
+      key.partition_scoped = false;
+    }
+  }
+  if (!key.partition_scoped) {
+    // A key may move between partitions: its deletes must reach them all.
+    FLOE_ASSIGN_OR_RETURN(int32_t spec_id, table::EnsureUnpartitionedSpec(d->t()));
+    key.global_spec_id = spec_id;
+  }
+  return Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, const DestinationContext& ctx,
+                                                     bool* fatal) {
+  const SinkOptions& options = *ctx.options;
+  const ChangeSinkOptions& sink_options = *ctx.sink_options;
+  const bool mor = options.mode == WriteMode::kMergeOnRead;
+  auto d = std::make_unique<Destination>();
+  d->name = name;
+  d->stats.table = name;
+  auto adjust = [&](catalog::TableDefinition* def) -> Status {
+    return mor ? MakeKeyIdentifiers(def, options, name) : Ok();
+  };
+  WriteConfig cfg = *ctx.config;
+  cfg.table = name;
+  FLOE_ASSIGN_OR_RETURN(OpenedTable opened, OpenOrCreateTable(cfg, name, ctx.catalog, ctx.row_schema,
+                                                              sink_options.missing_table_hint, adjust));
+  d->table.table = std::move(opened.table);
+  d->table.created = std::move(opened.created);
+  d->projector = std::move(opened.projector);
+  const iceberg::TableMetadata& meta = d->t()->metadata();
+  config::Resolver resolver({&ctx.config->write_properties, &meta.properties});
+  FLOE_ASSIGN_OR_RETURN(d->writer_options, table::DataWriterOptions::Resolve(meta, resolver));
+  FLOE_ASSIGN_OR_RETURN(auto branch, resolver.Get(k::kBranch));
+  if (!sink_options.branch.empty() && branch && *branch != sink_options.branch) {
+    return InvalidArgument("the branch is given twice, as '{}' and as option {}='{}'; give it once",
+                           sink_options.branch, k::kBranch.name, *branch);
+  }
+  d->branch = !sink_options.branch.empty() ? sink_options.branch : branch.value_or("");
+  FLOE_ASSIGN_OR_RETURN(bool overwrite, resolver.Value(k::kOverwriteEnabled));
+  if (overwrite) {
+    return InvalidArgument("option {}: the change sink appends or merges; overwrite is a plain `floe write`",
+                           k::kOverwriteEnabled.name);
+  }
+  // The table's own write.upsert.enabled makes this an upsert (Flink).
+  FLOE_ASSIGN_OR_RETURN(auto table_upsert, config::Resolver(meta.properties).Get(k::kWriteUpsertEnabled));
+  d->upsert = options.upsert || table_upsert.value_or(false);
+  if (d->upsert && !mor) {
+    return InvalidArgument("table {} has {}=true: writing it in mode append would duplicate keys; set mode: "
+                           "merge-on-read",
+                           name, k::kWriteUpsertEnabled.name);
+  }
+  const SchemaPtr table_schema = meta.CurrentSchema();
+  if (mor) {
+    FLOE_RETURN_IF_ERROR(OpenKey(d.get(), options, *table_schema, *ctx.row_schema));
+    // A destination's key states take at most 3/4 of the budget (the rest is
+    // for spilling, in runs of at most a quarter); several destinations share
+    // it (ChangeSink's SpillIfOver).
+    const size_t limit = static_cast<size_t>(options.sorter_memory_bytes / 4 * 3);
+    const size_t chunk = static_cast<size_t>(std::max<int64_t>(options.sorter_memory_bytes / 4, 1 << 20));
+    FLOE_ASSIGN_OR_RETURN(d->changes, ChangeWindow::Make(table_schema, limit, chunk, sink_options.spill_dir));
+  }
+  // Merge-on-read collapses a key's changes shard by shard, so a key's shard
+  // must not depend on anything but the key: placing rows by partition is
+  // only safe when the partition is a function of the key (partition_scoped);
+  // otherwise a key moving partition would be split over shards and keep a
+  // row in each.
+  if (options.hash_distribution && options.shards_per_partition < options.num_shards &&
+      !meta.DefaultSpec()->is_unpartitioned() && (!mor || d->key.partition_scoped)) {
+    FLOE_ASSIGN_OR_RETURN(auto keyer, table::PartitionKeyer::Make(*meta.DefaultSpec(), table_schema));
+    d->keyer = std::move(keyer);
+  }
+  // Exactly-once: where an earlier run of this sink left off.
+  if (!options.sink_id.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(meta, options.sink_id, d->branch));
+    if (token) {
+      // The same input as the one the token covers, or nothing is written.
+      if (sink_options.resume) {
+        Status st = sink_options.resume(token->source_position, token->input, token->position);
+        if (!st) {
+          *fatal = true;
+          return std::unexpected<Error>(st.error().WithContext(name));  // which destination's token
+        }
+      }
+      d->token.commit_number = token->commit_number;
+      d->token.committed_position = token->position;
+      d->token.last_commit_ms = token->timestamp_ms;
+      d->stats.commit_number = token->commit_number;
+    }
+    FLOE_RETURN_IF_ERROR(RegisterSink(d->t(), options.sink_id));
+  }
+  if (d->token.last_commit_ms == 0) d->token.last_commit_ms = WallMs();
+  d->stats.table_loads = 1;
+  d->table.schema_id = d->t()->metadata().current_schema_id;
+  d->table.spec_id = d->t()->metadata().default_spec_id;
+  return d;
+}
+
+// ------------------------------------------------------------------ cache
+
+void TableCache::Opened(Destination* d, int64_t window) {
+  d->table.loaded_ms = WallMs();
+  d->table.loaded_window = window;
+  d->table.last_used = ++use_counter_;
+}
+
+Status TableCache::Load(Destination* d, int64_t window) {
+  DestinationTable& t = d->table;
+  if (t.table) {
+    FLOE_RETURN_IF_ERROR(t.table->Refresh());
+  } else {
+    FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(d->name));
+    FLOE_ASSIGN_OR_RETURN(auto loaded, catalog_->LoadTable(id));
+    t.table = std::make_unique<table::Table>(catalog_, std::move(loaded));
+  }
+  const iceberg::TableMetadata& meta = t.table->metadata();
+  if (meta.current_schema_id != t.schema_id || meta.default_spec_id != t.spec_id) {
+    return InvalidArgument("table {} changed its schema or partition spec while the sink was writing it; restart "
+                           "the sink to write the new layout",
+                           d->name);
+  }
+  ++d->stats.table_loads;
+  t.loaded_ms = WallMs();
+  t.loaded_window = window;
+  return Ok();
+}
+
+Status TableCache::Ensure(Destination* d, const std::map<std::string, std::unique_ptr<Destination>>& all,
+                          int64_t window) {
+  const SinkOptions& o = *options_;
+  d->table.last_used = ++use_counter_;
+  const bool idle = d->idle();
+  if (!d->table.table) {
+    FLOE_RETURN_IF_ERROR(Load(d, window));
+  } else if (idle && !o.table_cache && d->table.loaded_window < window) {
+    // No cache: each window starts from the catalog's current table.
+    FLOE_RETURN_IF_ERROR(Load(d, window));
+  } else if (idle && o.table_cache && o.table_cache_refresh_seconds) {
+    // Refreshes staggered over the interval by the destination's bucket.
+    const int64_t interval_ms = *o.table_cache_refresh_seconds * 1000;
+    const int64_t bucket = static_cast<int64_t>(XXH3_64bits(d->name.data(), d->name.size()) %
+                                                static_cast<uint64_t>(o.table_cache_buckets));
+    const int64_t offset = interval_ms * bucket / o.table_cache_buckets;
+    if (WallMs() - d->table.loaded_ms >= interval_ms + offset) FLOE_RETURN_IF_ERROR(Load(d, window));
+  }
+  if (o.table_cache && o.table_cache_max_size) {
+    // Unload the least recently used idle tables past the cache size.
+    std::vector<Destination*> loaded;
+    for (const auto& [name, other] : all) {
+      if (other->table.table && other.get() != d) loaded.push_back(other.get());
+    }
+    std::sort(loaded.begin(), loaded.end(),
+              [](Destination* a, Destination* b) { return a->table.last_used < b->table.last_used; });
+    size_t count = loaded.size() + 1;
+    for (Destination* victim : loaded) {
+      if (count <= static_cast<size_t>(*o.table_cache_max_size)) break;
+      if (victim->idle()) {
+        victim->table.table.reset();
+        --count;
+      }
+    }
+  }
+  return Ok();
+}
+
+}  // namespace floe::sink

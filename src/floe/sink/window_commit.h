@@ -1,0 +1,64 @@
+/// \file
+/// Publishing a window: one snapshot of a destination's files, the same for
+/// every write path (the change sink's windows, the one-commit WriteJob).
+/// Each kind of snapshot is its own operation class (table/append_files.h,
+/// overwrite_files.h, row_delta.h); this layer adds what a sink needs on top:
+/// the summary properties, the branch, the exactly-once token (sink_token.h)
+/// checked inside every commit attempt, and the settling of a commit whose
+/// outcome is unknown.
+///
+/// Outcomes: the snapshot landed (its id); known to have failed (any error
+/// but kCommitStateUnknown: the caller removes the window's files); or
+/// unknown (kCommitStateUnknown: the snapshot may be live, so the files must
+/// stay). With a token an unknown outcome is settled by looking for the
+/// token in the table: present means the commit landed, absent that it
+/// failed (kCommitFailed).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/iceberg/manifest.h"
+#include "floe/table/table.h"
+#include "floe/util/status.h"
+
+namespace floe::sink {
+
+/// The snapshot a window becomes.
+enum class WindowOperation : uint8_t {
+  kAppend,               ///< data files added (AppendFiles)
+  kOverwritePartitions,  ///< a dynamic overwrite of the partitions written (OverwriteFiles)
+  kRowDelta,             ///< data and delete files in one snapshot (RowDelta)
+};
+
+/// The exactly-once token a commit carries.
+struct WindowToken {
+  std::string sink_id;
+  int64_t commit_number = 0;
+  int64_t position = 0;          ///< `floe.input-position`
+  std::string source_position;   ///< `floe.source-position` (empty: none stored)
+};
+
+/// One window's snapshot.
+struct WindowCommit {
+  WindowOperation operation = WindowOperation::kAppend;
+  const std::vector<iceberg::DataFile>* data = nullptr;
+  const std::vector<iceberg::DataFile>* deletes = nullptr;  ///< kRowDelta only
+  /// The spec of the delete files (an unpartitioned spec for global deletes);
+  /// unset: the table's default spec.
+  std::optional<int32_t> delete_spec_id;
+  std::string branch;  ///< empty: main
+  /// Summary properties, set in order (a later one wins).
+  std::vector<const std::map<std::string, std::string>*> summary;
+  std::optional<WindowToken> token;
+};
+
+/// Commits `commit` to `table` (see the file comment). On success the commit
+/// result; after a settled unknown outcome only its snapshot id is known.
+/// Errors carry no table name (the caller adds it).
+Result<table::CommitResult> CommitWindow(table::Table* table, const WindowCommit& commit);
+
+}  // namespace floe::sink
