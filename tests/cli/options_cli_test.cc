@@ -239,5 +239,23 @@ TEST_F(OptionsCli, BadOptionsAreUsageErrorsOnEverySurface) {
   EXPECT_EQ(Floe("scan --table db.t --set limit=-7").rc, 2);
 }
 
+// The writer is chosen once (sink::ChooseWriter): a dynamic overwrite with
+// Flink's distribution-mode=hash is the append job's, which overwrites (it
+// was routed to the change sink, which refused the overwrite); with a Beam
+// sink option the change sink refuses the combination by name.
+TEST_F(OptionsCli, OverwriteWithHashDistributionOverwrites) {
+  ASSERT_EQ(Write("").rc, 0);
+  WriteFile(dir_ / "in2.jsonl", "{\"id\":2,\"region\":\"us\",\"name\":\"b\"}\n");
+  RunResult r = Floe("write --table db.t --input in2.jsonl --set overwrite-enabled=true --set distribution-mode=hash");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  RunResult scan = Floe("scan --table db.t");
+  ASSERT_EQ(scan.rc, 0) << scan.err;
+  EXPECT_EQ(scan.out, "{\"id\":2,\"region\":\"us\",\"name\":\"b\"}\n");
+  RunResult refused =
+      Floe("write --table db.t --input in2.jsonl --set overwrite-enabled=true --set sink_id=s1");
+  EXPECT_EQ(refused.rc, 2) << refused.err;
+  EXPECT_NE(refused.err.find("overwrite-enabled"), std::string::npos) << refused.err;
+}
+
 }  // namespace options_cli_test
 }  // namespace floe_cli_test

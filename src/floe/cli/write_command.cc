@@ -1,9 +1,11 @@
 // `floe write`: JSONL/CSV rows into an Iceberg table, one commit per run.
 // This file only parses the command line and builds the WriteConfig (--config
 // YAML, then --set, then --table / --catalog); the write itself is the
-// library's sink::WriteJob (table created on first write when --schema is
-// given, decode -> project -> write, one commit, and the cleanup of a failed
-// write), and the decoder comes from the format registry.
+// library's: sink::ChooseWriter picks the writer, the streaming job with the
+// change sink (change_write.cc) or the one-commit sink::WriteJob (table
+// created on first write when --schema is given, decode -> project -> write,
+// one commit, and the cleanup of a failed write); the decoder comes from the
+// format registry.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -39,21 +41,6 @@ struct WriteArgs {
   bool no_progress = false;
   std::string sequence_path;
 };
-
-// Whether the write needs the change sink (merge-on-read, exactly-once,
-// templates, error outputs, streaming, change stream input) rather than the
-// plain one-commit append job.
-bool NeedsChangeSink(const sink::WriteConfig& cfg, std::string_view format) {
-  namespace k = config::keys;
-  if (!cfg.sink_options.empty() || !cfg.change_type_map.empty() || !cfg.snapshot_properties.empty() ||
-      !cfg.error_handling.empty()) {
-    return true;
-  }
-  for (auto key : {k::kUpsertEnabled.name, k::kEqualityFieldColumns.name, k::kDistributionMode.name}) {
-    if (cfg.write_properties.contains(std::string(key))) return true;
-  }
-  return format == "debezium-json" || format == "debezium" || cfg.table.find('{') != std::string::npos;
-}
 
 Result<std::string> ReadTextFile(const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(auto in, OpenLocalInput(path));
@@ -97,7 +84,8 @@ Status RunWrite(const WriteArgs& a) {
     return UsageError(fmt::format("--input-format '{}': valid formats are {}", fmt_name,
                                   format::FormatNamesText()));
   }
-  const bool change_sink = NeedsChangeSink(cfg, fmt_name);
+  const bool change_input = fmt_name == "debezium-json" || fmt_name == "debezium";
+  const bool change_sink = sink::ChooseWriter(cfg, change_input) == sink::WriterKind::kChangeSink;
   if (!change_sink) FLOE_RETURN_IF_ERROR(catalog::ParseTableIdentifier(cfg.table));
   FLOE_ASSIGN_OR_RETURN(auto cat, catalog::OpenCatalog(cfg.catalog_name, cfg.catalog_properties));
   // --map: the table's locations under PREFIX (its metadata `location` or
@@ -117,7 +105,7 @@ Status RunWrite(const WriteArgs& a) {
     sink::ChangeSinkOptions copt;
     copt.branch = a.branch;
     copt.missing_table_hint = "give --schema '<SQL column list>' to create it";
-    copt.changes_in_batch = fmt_name == "debezium-json" || fmt_name == "debezium";
+    copt.changes_in_batch = change_input;
     ChangeWriteInput in;
     in.path = a.input;
     in.format = fmt_name;

@@ -107,6 +107,34 @@ std::map<std::string, std::string>* WriteConfig::SinkMap(std::string_view key) {
   return nullptr;
 }
 
+WriterKind ChooseWriter(const WriteConfig& config, bool change_input) {
+  namespace k = config::keys;
+  if (change_input || config.table.find('{') != std::string::npos || !config.sink_options.empty() ||
+      !config.change_type_map.empty() || !config.snapshot_properties.empty() || !config.error_handling.empty()) {
+    return WriterKind::kChangeSink;
+  }
+  auto given = [&](std::string_view key) -> const std::string* {
+    auto it = config.write_properties.find(std::string(key));
+    return it == config.write_properties.end() ? nullptr : &it->second;
+  };
+  // Key columns and upsert are merge-on-read; hash distribution places rows
+  // by partition over shards. (distribution-mode=none is a plain append's
+  // own layout: one fan-out writer, one file per partition.)
+  if (const std::string* upsert = given(k::kUpsertEnabled.name); upsert && EqualsIgnoreCase(*upsert, "true")) {
+    return WriterKind::kChangeSink;
+  }
+  // A dynamic overwrite is the job's (one fan-out writer: a file per partition,
+  // which is what hash distribution asks for).
+  if (const std::string* ow = given(k::kOverwriteEnabled.name); ow && EqualsIgnoreCase(*ow, "true")) {
+    return WriterKind::kAppendJob;
+  }
+  if (given(k::kEqualityFieldColumns.name)) return WriterKind::kChangeSink;  // refused in mode append, by name
+  if (const std::string* dist = given(k::kDistributionMode.name); dist && !EqualsIgnoreCase(*dist, "none")) {
+    return WriterKind::kChangeSink;
+  }
+  return WriterKind::kAppendJob;
+}
+
 std::string JoinList(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ",") + item;

@@ -82,6 +82,24 @@ struct WriteConfig {
   Status Validate() const;
 };
 
+/// The writer a write needs, decided here once for every front end (`floe
+/// write`, `INSERT INTO` in `floe sql`).
+enum class WriterKind : uint8_t {
+  /// The one-commit append or overwrite job (write_job.h): a plain append of
+  /// INSERT rows, or a dynamic overwrite.
+  kAppendJob,
+  /// The change sink (change_sink.h): merge-on-read, upsert, exactly-once
+  /// tokens, table templates, error and dead-letter outputs, snapshot
+  /// properties, shards and hash distribution, streaming triggers.
+  kChangeSink,
+};
+
+/// Which writer `config` needs; `change_input`: the rows carry their own row
+/// kinds (a Debezium input, a SQL changelog). Anything beyond a plain
+/// append or overwrite is the change sink's, which refuses what it cannot
+/// combine (an overwrite with merge-on-read or a sink_id) by name.
+WriterKind ChooseWriter(const WriteConfig& config, bool change_input);
+
 /// `a,b,c`: the items joined with commas (the text form of a list option).
 std::string JoinList(const std::vector<std::string>& items);
 

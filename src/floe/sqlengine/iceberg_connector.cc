@@ -117,7 +117,8 @@ class IcebergAppendSink : public RowSink {
   bool checkpointed_ = false;
 };
 
-// Upserts and changelog input: the change sink (equality deletes by key).
+// The change sink (sink::ChooseWriter): upserts and changelog input (equality
+// deletes by key), and appends with options only it implements.
 class IcebergChangeSink : public RowSink {
  public:
   explicit IcebergChangeSink(std::unique_ptr<sink::ChangeSink> sink) : sink_(std::move(sink)) {}
@@ -303,18 +304,20 @@ class IcebergConnector : public Connector {
       }
       FLOE_RETURN_IF_ERROR(cfg.Set(k::kOverwriteEnabled.name, "true", "INSERT OVERWRITE"));
     }
-    if (upsert || request.changelog) {
-      if (upsert && table.primary_key.empty() &&
-          !cfg.write_properties.contains(std::string(k::kEqualityFieldColumns.name))) {
-        return InvalidArgument(
-            "Equality field columns shouldn't be empty when configuring to use UPSERT data stream "
-            "(table {} has no "
-            "PRIMARY KEY)",
-            table.FullName());
-      }
-      if (!upsert) cfg.sink_options["mode"] = "merge-on-read";
+    const bool change_input = upsert || request.changelog;
+    if (upsert && table.primary_key.empty() &&
+        !cfg.write_properties.contains(std::string(k::kEqualityFieldColumns.name))) {
+      return InvalidArgument(
+          "Equality field columns shouldn't be empty when configuring to use UPSERT data stream "
+          "(table {} has no "
+          "PRIMARY KEY)",
+          table.FullName());
+    }
+    if (request.changelog && !upsert) cfg.sink_options["mode"] = "merge-on-read";
+    // The writer is chosen where `floe write` chooses it (sink::ChooseWriter).
+    if (sink::ChooseWriter(cfg, change_input) == sink::WriterKind::kChangeSink) {
       sink::ChangeSinkOptions copt;
-      copt.changes_in_batch = true;
+      copt.changes_in_batch = change_input;
       copt.summary = {{"floe.input", "sql"}};
       FLOE_ASSIGN_OR_RETURN(
           auto sink, sink::ChangeSink::Open(cfg, table.iceberg, table.schema.Physical(), copt));
