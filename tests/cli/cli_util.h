@@ -5,15 +5,18 @@
 
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "floe/cli/run.h"
@@ -180,5 +183,72 @@ inline RunResult Node(const fs::path& dir, const std::string& script, const std:
   r.err = o.code == 0 ? std::move(o.err) : o.command + ": " + o.err;
   return r;
 }
+
+/// A `floe` process started in `dir` with stdout and stderr in files
+/// (`<name>.out`, `<name>.err`), to signal, kill or wait for: for the tests of
+/// a process boundary (signals, kill -9, concurrent processes).
+class FloeProcess {
+ public:
+  FloeProcess(const fs::path& dir, const std::string& name, const std::vector<std::string>& args)
+      : out_(dir / (name + ".out")), err_(dir / (name + ".err")) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      if (::chdir(dir.c_str()) != 0) ::_exit(126);
+      const int o = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int e = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (o < 0 || e < 0) ::_exit(126);
+      ::dup2(o, 1);
+      ::dup2(e, 2);
+      std::vector<char*> argv;
+      std::string bin = FLOE_BIN;
+      argv.push_back(bin.data());
+      std::vector<std::string> copy = args;
+      for (auto& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(bin.c_str(), argv.data());
+      ::_exit(127);
+    }
+  }
+  ~FloeProcess() {
+    if (running()) Kill();
+  }
+  bool running() {
+    if (done_) return false;
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) Finish(status);
+    return !done_;
+  }
+  void Kill() {
+    ::kill(pid_, SIGKILL);
+    Wait();
+  }
+  /// Sends `sig` (the process may still be running afterwards).
+  void Signal(int sig) { ::kill(pid_, sig); }
+  // Waits for the exit (a failsafe bound turns a hang into a failure).
+  int Wait() {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+    while (running()) {
+      if (std::chrono::steady_clock::now() > give_up) {
+        ADD_FAILURE() << "floe did not stop; stderr: " << err();
+        ::kill(pid_, SIGKILL);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return rc_;
+  }
+  std::string out() const { return ReadFile(out_); }
+  std::string err() const { return ReadFile(err_); }
+
+ private:
+  void Finish(int status) {
+    done_ = true;
+    rc_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  fs::path out_, err_;
+  pid_t pid_ = -1;
+  bool done_ = false;
+  int rc_ = -1;
+};
 
 }  // namespace floe_cli_test

@@ -45,68 +45,7 @@ std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
-// A `floe` process with stdout and stderr in files, killable by pid.
-class Reader {
- public:
-  Reader(const fs::path& dir, const std::string& name, const std::vector<std::string>& args)
-      : out_(dir / (name + ".out")), err_(dir / (name + ".err")) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      if (::chdir(dir.c_str()) != 0) ::_exit(126);
-      const int o = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      const int e = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (o < 0 || e < 0) ::_exit(126);
-      ::dup2(o, 1);
-      ::dup2(e, 2);
-      std::vector<char*> argv;
-      std::string bin = FLOE_BIN;
-      argv.push_back(bin.data());
-      std::vector<std::string> copy = args;
-      for (auto& a : copy) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(bin.c_str(), argv.data());
-      ::_exit(127);
-    }
-  }
-  ~Reader() {
-    if (running()) Kill();
-  }
-  bool running() {
-    if (done_) return false;
-    int status = 0;
-    pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) Finish(status);
-    return !done_;
-  }
-  void Kill() {
-    ::kill(pid_, SIGKILL);
-    Wait();
-  }
-  // Waits for the exit (a failsafe bound turns a hang into a failure).
-  int Wait() {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(3);
-    while (running()) {
-      if (std::chrono::steady_clock::now() > give_up) {
-        ADD_FAILURE() << "the reader did not stop; stderr: " << err();
-        ::kill(pid_, SIGKILL);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return rc_;
-  }
-  std::string out() const { return ReadFile(out_); }
-  std::string err() const { return ReadFile(err_); }
-
- private:
-  void Finish(int status) {
-    done_ = true;
-    rc_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  fs::path out_, err_;
-  pid_t pid_ = -1;
-  bool done_ = false;
-  int rc_ = -1;
-};
+using Reader = FloeProcess;
 
 class StreamingScanCli : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <editline/readline.h>
@@ -19,6 +20,7 @@
 #include "floe/cli/run.h"
 #include "floe/cli/table_args.h"
 #include "floe/io/file.h"
+#include "floe/sink/source.h"
 #include "floe/sql/parser.h"
 #include "floe/sqlengine/result.h"
 #include "floe/sqlengine/session.h"
@@ -45,7 +47,8 @@ std::string ErrorText(const sqlengine::Session& session, const Error& e) {
 }
 
 // Runs the statements of a script; false after the first failure.
-bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_lines) {
+bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_lines,
+               const sink::Cancellation* interrupt) {
   const sql::SplitResult split = sql::SplitStatements(script);
   std::vector<sql::StatementSource> statements = split.statements;
   if (split.rest) statements.push_back(*split.rest);
@@ -59,6 +62,15 @@ bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_
       return false;
     }
     Out(sqlengine::RenderResult(*r));
+    if (interrupt && interrupt->cancelled()) {
+      // A signal: the statement that ran ended (a streaming job committed
+      // what it read); the statements after it do not run.
+      WriteAll(CurrentIo().err,
+               session.stopped() ? "floe sql: stopped by a signal; the job committed what it had read, and the "
+                                   "statements after it were not run\n"
+                                 : "floe sql: stopped by a signal; the statements after this one were not run\n");
+      return true;
+    }
   }
   return true;
 }
@@ -104,7 +116,16 @@ Status RunShell(sqlengine::Session& session) {
     while (!entry.empty() && entry.back() == '\n') entry.pop_back();
     add_history(entry.c_str());
     for (const sql::StatementSource& st : split.statements) {
-      auto r = session.ExecuteSql(st.text, st.pos);
+      // Ctrl-C stops the running statement (a streaming job commits what it
+      // read) and comes back to the prompt.
+      sink::Cancellation interrupt;
+      session.SetInterrupt(&interrupt);
+      Result<sqlengine::StatementResult> r;
+      {
+        sink::ScopedSignalCancellation signals(&interrupt);
+        r = session.ExecuteSql(st.text, st.pos);
+      }
+      session.SetInterrupt(nullptr);
       Out(r ? sqlengine::RenderResult(*r) : ErrorText(session, r.error()));
       Out("\n");
     }
@@ -122,8 +143,14 @@ Status RunSql(const SqlArgs& a) {
   so.print_out = [io](std::string_view s) { WriteAll(io.out, s); };
   so.print_err = [io](std::string_view s) { WriteAll(io.err, s); };
   sqlengine::Session session(std::move(so));
+  // SIGINT / SIGTERM stop the running statement (a streaming INSERT commits
+  // what it read; a bounded one is given up), then the script.
+  sink::Cancellation interrupt;
+  if (!a.execute.empty() || !a.file.empty() || ::isatty(io.in) == 0) session.SetInterrupt(&interrupt);
+  std::optional<sink::ScopedSignalCancellation> signals;
+  if (!a.execute.empty() || !a.file.empty() || ::isatty(io.in) == 0) signals.emplace(&interrupt);
   if (!a.execute.empty()) {
-    if (!RunScript(session, a.execute, true))
+    if (!RunScript(session, a.execute, true, &interrupt))
       return Fail(
           Error{ErrorKind::kInvalidArgument, "sql: a statement failed (see [ERROR] above)", false});
     return Ok();
@@ -134,7 +161,10 @@ Status RunSql(const SqlArgs& a) {
       char buf[65536];
       for (;;) {
         const ssize_t n = ::read(io.in, buf, sizeof(buf));
-        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EINTR) {
+          if (interrupt.cancelled()) return IoError("<stdin>: stopped by a signal while reading the script");
+          continue;
+        }
         if (n < 0) return IoError("<stdin>: read: {}", std::strerror(errno));
         if (n == 0) break;
         script.append(buf, static_cast<size_t>(n));
@@ -142,7 +172,7 @@ Status RunSql(const SqlArgs& a) {
     } else {
       FLOE_ASSIGN_OR_RETURN(script, ReadLocalFile(a.file));
     }
-    if (!RunScript(session, script, true)) {
+    if (!RunScript(session, script, true, &interrupt)) {
       return Fail(Error{ErrorKind::kInvalidArgument,
                         fmt::format("sql: a statement of {} failed (see [ERROR] above)",
                                     a.file.empty() ? "<stdin>" : a.file),

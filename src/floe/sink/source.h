@@ -49,13 +49,21 @@ class Cancellation {
   Cancellation& operator=(const Cancellation&) = delete;
 
   void Cancel();
-  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  /// Cancelled, or `parent` (Follow) is.
+  bool cancelled() const {
+    return cancelled_.load(std::memory_order_acquire) || (parent_ != nullptr && parent_->cancelled());
+  }
+  /// Also counts as cancelled once `parent` is (e.g. a statement set's stop
+  /// follows the session's signal). Set before the cancellation is shared;
+  /// wake_fd() wakes on this one's Cancel only.
+  void Follow(const Cancellation* parent) { parent_ = parent; }
   /// Readable once cancelled; -1 when no pipe could be made (then only
   /// cancelled() tells).
   int wake_fd() const { return fds_[0]; }
 
  private:
   std::atomic<bool> cancelled_{false};
+  const Cancellation* parent_ = nullptr;
   int fds_[2] = {-1, -1};
 };
 

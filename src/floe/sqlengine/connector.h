@@ -13,6 +13,7 @@
 /// missing.`, `Could not find any factory for identifier 'kafka' ...`.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -56,6 +57,17 @@ class RowSource {
   virtual ~RowSource() = default;
   /// The next batch into `out` (replaced); false at the end.
   [[nodiscard]] virtual Result<bool> Next(Batch* out) = 0;
+  /// Next, waiting for a batch no longer than until `deadline`: an empty
+  /// batch (no rows) when none came by then. A source that cannot wait
+  /// less than its own pace (the default) blocks as Next does.
+  [[nodiscard]] virtual Result<bool> NextUntil(Batch* out, std::chrono::steady_clock::time_point deadline) {
+    (void)deadline;
+    return Next(out);
+  }
+  /// Whether the rows never end by themselves (a streaming read, datagen
+  /// without a bound): stopping such a job (a signal) commits what it read,
+  /// where stopping a bounded one publishes nothing.
+  virtual bool unbounded() const { return false; }
 };
 
 /// Consumes batches of a table's rows (its full physical schema, in order).

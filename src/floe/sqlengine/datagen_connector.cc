@@ -97,6 +97,8 @@ class DatagenSource : public RowSource {
     *out = std::move(b);
     return true;
   }
+  /// Without `number-of-rows` and without sequences the rows never end.
+  bool unbounded() const override { return total_ < 0; }
 
  private:
   Result<ColumnVector> Generate(const ColumnInfo& col, const FieldGen& g, int64_t n) {

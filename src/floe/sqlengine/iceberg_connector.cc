@@ -47,6 +47,8 @@ class IcebergStreamingSource : public RowSource {
                                   std::chrono::nanoseconds interval)
       : scan_(std::move(scan)), interval_(interval) {}
 
+  bool unbounded() const override { return true; }
+
   // While nothing new is committed, each poll returns an empty batch: the
   // job sees time pass (its checkpoints, a statement set's stop) between
   // polls, not only when rows come.

@@ -128,6 +128,9 @@ class Projector {
 // Source -> WHERE -> projection -> LIMIT.
 class SelectSource : public RowSource {
  public:
+  /// A LIMIT bounds it.
+  bool unbounded() const override { return remaining_ < 0 && input_->unbounded(); }
+
   SelectSource(std::unique_ptr<RowSource> input, std::optional<BoundExpr> where,
                Projector projector, int64_t limit)
       : input_(std::move(input)),
@@ -135,11 +138,14 @@ class SelectSource : public RowSource {
         projector_(std::move(projector)),
         remaining_(limit) {}
 
-  Result<bool> Next(Batch* out) override {
+  Result<bool> Next(Batch* out) override { return NextUntil(out, std::chrono::steady_clock::time_point::max()); }
+  Result<bool> NextUntil(Batch* out, std::chrono::steady_clock::time_point deadline) override {
     while (true) {
       if (remaining_ == 0) return false;
       Batch b;
-      FLOE_ASSIGN_OR_RETURN(bool more, input_->Next(&b));
+      FLOE_ASSIGN_OR_RETURN(bool more, deadline == std::chrono::steady_clock::time_point::max()
+                                           ? input_->Next(&b)
+                                           : input_->NextUntil(&b, deadline));
       if (!more) return false;
       if (b.num_rows == 0) {
         // An idle streaming source's heartbeat: passed on, so that the job
@@ -149,7 +155,11 @@ class SelectSource : public RowSource {
       }
       if (where_) {
         FLOE_ASSIGN_OR_RETURN(auto keep, EvaluateFilter(*where_, b));
-        if (keep.empty()) continue;
+        if (keep.empty()) {
+          if (std::chrono::steady_clock::now() < deadline) continue;
+          *out = Batch();  // nothing passed the filter by the deadline
+          return true;
+        }
         if (static_cast<int64_t>(keep.size()) < b.num_rows) b = Take(b, keep);
       }
       if (b.num_rows == 0) continue;
@@ -322,7 +332,10 @@ class PrefetchingSource : public RowSource {
   static constexpr size_t kDepth = 4;
 
   PrefetchingSource(std::unique_ptr<RowSource> input, const Projector* projector)
-      : input_(std::move(input)), projector_(projector), thread_([this] { Produce(); }) {}
+      : input_(std::move(input)), unbounded_(input_->unbounded()), projector_(projector),
+        thread_([this] { Produce(); }) {}
+
+  bool unbounded() const override { return unbounded_; }
 
   ~PrefetchingSource() override {
     {
@@ -334,8 +347,19 @@ class PrefetchingSource : public RowSource {
   }
 
   Result<bool> Next(Batch* out) override {
+    return NextUntil(out, std::chrono::steady_clock::time_point::max());
+  }
+  // Waits for the producer no longer than `deadline` (an empty batch then):
+  // an idle streaming INSERT reaches its checkpoints and sees a stop on time.
+  Result<bool> NextUntil(Batch* out, std::chrono::steady_clock::time_point deadline) override {
     std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+    auto ready = [&] { return !queue_.empty() || done_; };
+    if (deadline == std::chrono::steady_clock::time_point::max()) {
+      cv_.wait(lock, ready);
+    } else if (!cv_.wait_until(lock, deadline, ready)) {
+      *out = Batch();
+      return true;
+    }
     if (queue_.empty()) {
       if (error_) return Fail(*error_);
       return false;
@@ -373,6 +397,7 @@ class PrefetchingSource : public RowSource {
   }
 
   std::unique_ptr<RowSource> input_;
+  const bool unbounded_;
   const Projector* projector_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -393,6 +418,7 @@ class PrefetchingSource : public RowSource {
 // together.
 class InsertSource final : public sink::Source {
  public:
+  static constexpr std::chrono::milliseconds kStopPoll{200};
   InsertSource(RowSource* source, const Projector& projector, bool projected, const RelSchema& sink_schema,
                RowSink* sink, std::string table)
       : source_(source), projector_(projector), projected_(projected), sink_schema_(sink_schema), sink_(sink),
@@ -400,11 +426,13 @@ class InsertSource final : public sink::Source {
   std::string name() const override { return table_; }
   bool bounded() const override { return false; }
   Status Open(SchemaPtr, sink::SourceOutput) override { return Ok(); }
-  Result<sink::SourceState> Read(sink::SourceClock::time_point, const sink::Cancellation*) override {
+  Result<sink::SourceState> Read(sink::SourceClock::time_point deadline, const sink::Cancellation* cancel) override {
+    // A stop (a failed INSERT of the set, a signal) is seen within kStopPoll.
+    if (cancel) deadline = std::min(deadline, sink::SourceClock::now() + kStopPoll);
     Batch b;
-    FLOE_ASSIGN_OR_RETURN(bool more, source_->Next(&b));
+    FLOE_ASSIGN_OR_RETURN(bool more, source_->NextUntil(&b, deadline));
     if (!more) return sink::SourceState::kEnd;
-    if (b.num_rows == 0) return sink::SourceState::kMore;
+    if (b.num_rows == 0) return sink::SourceState::kIdle;
     Batch out;
     if (projected_) {
       out = std::move(b);
@@ -853,8 +881,15 @@ Result<StatementResult> Session::Impl::Query(const sql::Query& q) {
   }
   r.table.changelog = p.changelog;
   while (true) {
+    // A stop (Session::SetInterrupt) ends the query with what it read.
+    if (interrupt && interrupt->cancelled()) {
+      stopped = true;
+      break;
+    }
     Batch b;
-    FLOE_ASSIGN_OR_RETURN(bool more, source->Next(&b));
+    FLOE_ASSIGN_OR_RETURN(bool more, interrupt ? source->NextUntil(&b, std::chrono::steady_clock::now() +
+                                                                            std::chrono::milliseconds(200))
+                                               : source->Next(&b));
     if (!more) break;
     for (int64_t i = 0; i < b.num_rows; ++i) {
       std::vector<std::optional<std::string>> row;
@@ -915,7 +950,10 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
     }
     sources.push_back(std::move(*source));
   }
-  sink::Cancellation stop;  // the first failure stops the others
+  // The first failure stops the others; so does the session's interrupt (a
+  // signal to `floe sql`).
+  sink::Cancellation stop;
+  if (s.interrupt) stop.Follow(s.interrupt);
   std::vector<Status> results(inserts.size(), Ok());
   auto run_one = [&](size_t i) {
     Status st;
@@ -931,6 +969,8 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
     if (!st) stop.Cancel();
     results[i] = std::move(st);
   };
+  std::vector<bool> unbounded;
+  for (const auto& src : sources) unbounded.push_back(src->unbounded());
   if (inserts.size() == 1) {
     run_one(0);
   } else {
@@ -944,6 +984,22 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
       abort_all();
       return st;
     }
+  }
+  if (s.interrupt && s.interrupt->cancelled()) {
+    // Stopped from outside. A streaming job ends as Flink's stop-with-savepoint
+    // does: what every INSERT read is committed below. A bounded one is given
+    // up: part of a bounded input is not what anyone asked for.
+    for (size_t i = 0; i < inserts.size(); ++i) {
+      if (unbounded[i]) continue;
+      abort_all();
+      return Fail(Error{ErrorKind::kCommitFailed,
+                        fmt::format("INSERT INTO {} was stopped (a signal) before the end of its input; nothing "
+                                    "{}was committed",
+                                    inserts[i].table.FullName(),
+                                    checkpoint_interval.count() > 0 ? "after its last checkpoint " : ""),
+                        false});
+    }
+    s.stopped = true;
   }
   for (auto& sk : sinks) {
     if (Status st = sk->Finish(); !st) {

@@ -112,8 +112,12 @@ Result<StatementResult> Session::ExecuteSql(std::string_view text, sql::Pos star
 }
 
 Result<StatementResult> Session::Execute(const sql::Statement& statement) {
+  impl_->stopped = false;
   return impl_->Execute(statement);
 }
+
+void Session::SetInterrupt(const sink::Cancellation* interrupt) { impl_->interrupt = interrupt; }
+bool Session::stopped() const { return impl_->stopped; }
 
 Session::Impl::Impl(SessionOptions o) : session_options(std::move(o)) {
   RegisterBuiltinConnectors();

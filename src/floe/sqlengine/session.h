@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "floe/catalog/catalog.h"
+#include "floe/sink/source.h"
 #include "floe/sql/ast.h"
 #include "floe/sqlengine/connector.h"
 #include "floe/sqlengine/result.h"
@@ -53,6 +54,15 @@ class Session {
   Result<StatementResult> ExecuteSql(std::string_view text, sql::Pos start = {});
   /// Runs one parsed statement.
   Result<StatementResult> Execute(const sql::Statement& statement);
+
+  /// A stop from outside for the jobs this session runs (`floe sql` passes
+  /// the one SIGINT / SIGTERM cancel; null: none). An INSERT whose sources
+  /// are all unbounded then commits what it read and ends (stopped() is
+  /// set); any other is given up with nothing committed (an error).
+  void SetInterrupt(const sink::Cancellation* interrupt);
+  /// Whether the last statement was an INSERT ended by the interrupt (after
+  /// committing what it read).
+  bool stopped() const;
 
   const std::string& current_catalog() const;
   const std::string& current_database() const;

@@ -100,6 +100,10 @@ class Session::Impl {
   std::string current_catalog;
   std::string current_database;
   std::map<std::string, std::string> options;
+  /// Session::SetInterrupt's stop (not owned), and whether it ended the last
+  /// INSERT (after committing what it read).
+  const sink::Cancellation* interrupt = nullptr;
+  bool stopped = false;
   std::vector<std::string> jars;
   std::vector<std::string> warnings;  ///< of the statement running
 };

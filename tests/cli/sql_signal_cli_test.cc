@@ -1,0 +1,111 @@
+// SIGINT / SIGTERM to `floe sql` (a process boundary, so real processes):
+// a streaming INSERT (an unbounded source) stops as Flink's stop-with-
+// savepoint does — what it read is committed, the command exits 0, and the
+// statements after it do not run; a bounded INSERT is given up — nothing is
+// committed, no file of it is left, and the command fails naming the table.
+// The test waits for events (a checkpoint's snapshot, a data file), never on
+// a wall-clock guess.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "cli/cli_util.h"
+
+namespace floe_cli_test {
+namespace sql_signal_cli_test {
+
+class SqlSignalCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = FreshTestDir("floe_sql_signal_"); }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
+
+  // Polls `ready` every 20 ms for up to a minute (a bound that only catches a hang).
+  bool WaitFor(const std::function<bool()>& ready) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (!ready()) {
+      if (std::chrono::steady_clock::now() > give_up) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
+  // Files under the table's data folder.
+  int DataFiles() const {
+    const fs::path data = dir_ / "wh" / "db" / "t" / "data";
+    std::error_code ec;
+    if (!fs::exists(data, ec)) return 0;
+    int n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(data, ec)) n += e.is_regular_file() ? 1 : 0;
+    return n;
+  }
+  int64_t Rows() {
+    RunResult r = FloeIn(dir_, {"scan", "--catalog", "warehouse=wh", "--table", "db.t"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    return static_cast<int64_t>(std::count(r.out.begin(), r.out.end(), '\n'));
+  }
+
+  static std::string Script(const std::string& gen_options, bool checkpoints) {
+    return "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh');\n"
+           "CREATE DATABASE ice.db;\n"
+           "CREATE TABLE ice.db.t (id BIGINT, name STRING);\n"
+           "CREATE TEMPORARY TABLE gen (id BIGINT, name STRING) WITH ('connector'='datagen', "
+           "'fields.name.length'='8', " +
+           gen_options + ");\n" +
+           (checkpoints ? "SET 'execution.checkpointing.interval' = '200ms';\n" : "") +
+           "INSERT INTO ice.db.t SELECT * FROM gen;\n"
+           "INSERT INTO ice.db.t VALUES (-1, 'after');\n";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SqlSignalCli, AStreamingInsertCommitsWhatItReadAndStops) {
+  WriteFile(dir_ / "job.sql", Script("'rows-per-second'='500'", /*checkpoints=*/true));
+  FloeProcess floe(dir_, "sql", {"sql", "-f", "job.sql"});
+  // The first checkpoint's snapshot: the job runs.
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(dir_ / "wh" / "db" / "t" / "metadata" / "v2.metadata.json"); }))
+      << floe.err();
+  floe.Signal(SIGINT);
+  ASSERT_EQ(floe.Wait(), 0) << floe.err();
+  EXPECT_NE(floe.err().find("stopped by a signal; the job committed what it had read"), std::string::npos)
+      << floe.err();
+  const int64_t rows = Rows();
+  EXPECT_GT(rows, 0);
+  // The statement after the stopped INSERT did not run.
+  RunResult after = FloeIn(dir_, {"scan", "--catalog", "warehouse=wh", "--table", "db.t", "--where", "id = -1"});
+  ASSERT_EQ(after.rc, 0) << after.err;
+  EXPECT_EQ(after.out, "");
+  // SIGTERM (a supervisor's stop) is the same.
+  FloeProcess again(dir_, "sql2", {"sql", "-e",
+                                   "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', "
+                                   "'warehouse'='wh'); CREATE TEMPORARY TABLE gen (id BIGINT, name STRING) WITH "
+                                   "('connector'='datagen', 'rows-per-second'='500'); INSERT INTO ice.db.t SELECT "
+                                   "* FROM gen"});
+  // Without checkpoints nothing is published until the stop: wait for its data file.
+  const int before = DataFiles();
+  ASSERT_TRUE(WaitFor([&] { return DataFiles() > before; })) << again.err();
+  again.Signal(SIGTERM);
+  ASSERT_EQ(again.Wait(), 0) << again.err();
+  EXPECT_GT(Rows(), rows);
+}
+
+TEST_F(SqlSignalCli, ABoundedInsertIsGivenUpWithNothingCommitted) {
+  WriteFile(dir_ / "job.sql", Script("'number-of-rows'='100000000', 'rows-per-second'='2000'", false));
+  FloeProcess floe(dir_, "sql", {"sql", "-f", "job.sql"});
+  // Its first data file: the INSERT is writing.
+  ASSERT_TRUE(WaitFor([&] { return DataFiles() > 0; })) << floe.err();
+  floe.Signal(SIGINT);
+  EXPECT_EQ(floe.Wait(), 1);
+  const std::string out = floe.out() + floe.err();
+  EXPECT_NE(out.find("INSERT INTO ice.db.t was stopped (a signal) before the end of its input; nothing was "
+                     "committed"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(Rows(), 0);
+  EXPECT_EQ(DataFiles(), 0) << "the given-up INSERT left files behind";
+  EXPECT_FALSE(fs::exists(dir_ / "wh" / "db" / "t" / "metadata" / "v2.metadata.json"));
+}
+
+}  // namespace sql_signal_cli_test
+}  // namespace floe_cli_test
