@@ -175,6 +175,33 @@ TEST_F(HttpServerTest, BodiesOverTheLimitAre413WithTheErrorModel) {
   EXPECT_EQ(r.status, 200) << r.head << r.body;
 }
 
+TEST_F(HttpServerTest, MalformedOrOversizedHeadsAreAnsweredAndClosed) {
+  Start();
+  struct Case {
+    std::string bytes;
+    int status;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"GET /v1/config\r\n\r\n", 400, "not METHOD TARGET HTTP-VERSION"},
+           {"GET v1/config HTTP/1.1\r\n\r\n", 400, "must start with '/'"},
+           {"GET /v1/config HTTP/2.0\r\n\r\n", 505, "HTTP version 'HTTP/2.0'"},
+           {"POST /v1/namespaces HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+            400, "both Transfer-Encoding and Content-Length"},
+           {"POST /v1/namespaces HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "only Transfer-Encoding: chunked"},
+           {"POST /v1/namespaces HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400, "Content-Length '-1'"},
+           {"GET /v1/config HTTP/1.1\r\nX: " + std::string(70 * 1024, 'x') + "\r\n\r\n", 431,
+            "longer than 65536 bytes"},
+       }) {
+    UniqueFd fd = Connect();
+    Send(fd, c.bytes);
+    Reply r = Read(fd);
+    EXPECT_EQ(r.status, c.status) << c.bytes.substr(0, 60) << r.head;
+    EXPECT_NE(r.body.find(c.message), std::string::npos) << r.body;
+    EXPECT_TRUE(r.closed) << c.bytes.substr(0, 60);
+  }
+}
+
 TEST_F(HttpServerTest, HeadersAndBodiesThatTakeTooLongAre408) {
   HttpLimits limits;
   limits.header_timeout = std::chrono::milliseconds(300);

@@ -667,12 +667,19 @@ struct HttpServer::Impl {
           listening = false;
         }
         // Requests in flight are finished; connections waiting for or
-        // reading a request are closed.
+        // reading a request are closed, and an answer still being sent gets
+        // a few seconds more at most (a client that stopped reading does not
+        // hold the stop for the whole --body-timeout).
+        const auto stop_by = Clock::now() + std::chrono::seconds(5);
         for (auto it = conns.begin(); it != conns.end();) {
           auto next = std::next(it);
-          auto p = it->second.phase;
-          if (p == Conn::Phase::kHead || p == Conn::Phase::kBody || p == Conn::Phase::kLinger)
+          Conn& c = it->second;
+          if (c.phase == Conn::Phase::kHead || c.phase == Conn::Phase::kBody ||
+              c.phase == Conn::Phase::kLinger) {
             Close(it);
+          } else if (c.phase == Conn::Phase::kWrite) {
+            c.deadline = std::min(c.deadline, stop_by);
+          }
           it = next;
         }
         if (conns.empty()) return Ok();
