@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <regex>
@@ -531,6 +532,177 @@ TEST_F(ServeCli, CacheOptionsAreRefusedBecauseTheServerNeverCaches) {
     EXPECT_EQ(r.rc, 2) << opt << r.err;
     EXPECT_NE(r.err.find("floe serve never caches tables"), std::string::npos) << r.err;
   }
+}
+
+}  // namespace serve_cli_test
+
+namespace serve_cli_test {
+
+/// A TCP connection to 127.0.0.1:port (-1 when refused).
+int ConnectTo(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void SendAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+/// One GET /v1/config on a new connection: the status line, or "" when no
+/// answer came within `limit`.
+std::string TimedGet(int port, std::chrono::milliseconds limit) {
+  int fd = ConnectTo(port);
+  if (fd < 0) return "";
+  timeval tv{static_cast<time_t>(limit.count() / 1000),
+             static_cast<suseconds_t>((limit.count() % 1000) * 1000)};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  SendAll(fd, "GET /v1/config HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  std::string got;
+  char buf[4096];
+  while (got.find("\r\n") == std::string::npos) {
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return got.substr(0, got.find("\r\n"));
+}
+
+// Slow clients (a byte every 100 ms, loopback: half still sending their
+// headers, half their body) must not stop the server answering anyone else:
+// each other request is answered within 1 s, under 12 and under 40 of them.
+// They used to hold one of the server's 8 worker threads each for as long
+// as they kept sending.
+TEST_F(ServeCli, SlowClientsDoNotDelayOtherClients) {
+  std::string url = Serve();
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  for (int slow_count : {12, 40}) {
+    std::atomic<bool> done{false};
+    std::atomic<int> started{0};
+    std::vector<std::thread> slow;
+    for (int i = 0; i < slow_count; ++i) {
+      slow.emplace_back([&, i] {
+        int fd = ConnectTo(port);
+        if (fd < 0) {
+          ++started;
+          return;
+        }
+        std::string bytes;
+        size_t sent = 0;
+        if (i % 2) {
+          bytes = "GET /v1/config HTTP/1.1\r\nX-Slow: " + std::string(400, 'x');
+        } else {
+          const std::string head = "POST /v1/namespaces HTTP/1.1\r\nContent-Length: 400\r\n\r\n";
+          bytes = head + std::string(400, ' ');
+          SendAll(fd, head);
+          sent = head.size();
+        }
+        SendAll(fd, bytes.substr(sent++, 1));
+        ++started;
+        while (!done.load() && sent < bytes.size()) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          SendAll(fd, bytes.substr(sent++, 1));
+        }
+        ::close(fd);
+      });
+    }
+    while (started.load() < slow_count) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::string status = TimedGet(port, std::chrono::milliseconds(2500));
+      const auto took = std::chrono::steady_clock::now() - t0;
+      EXPECT_EQ(status, "HTTP/1.1 200 OK") << slow_count << " slow clients, request " << i;
+      EXPECT_LT(took, std::chrono::seconds(1)) << slow_count << " slow clients, request " << i;
+    }
+    done = true;
+    for (auto& t : slow) t.join();
+  }
+  EXPECT_EQ(servers_[0]->Stop(), 0) << servers_[0]->err();
+}
+
+TEST_F(ServeCli, NonLoopbackAddressesNeedAuthenticationOrTheFlagThatWaivesIt) {
+  const std::string floe = "timeout 20 " + Shell(FLOE_BIN) + " serve --catalog warehouse=./wh";
+  for (const char* listen : {"0.0.0.0:0", "[::]:0", "192.0.2.1:0"}) {
+    RunResult r = Sh(floe + " --listen " + listen);
+    EXPECT_EQ(r.rc, 2) << listen << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("--listen ") + listen +
+                         ": serving an address other than loopback without authentication is "
+                         "refused"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("--allow-unauthenticated"), std::string::npos) << r.err;
+  }
+  WriteFile(dir_ / "tokens", "static-token-1\n");
+  RunResult r = Sh(floe + " --listen 127.0.0.1:0 --token-file tokens --allow-unauthenticated");
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--allow-unauthenticated with --token-file"), std::string::npos) << r.err;
+
+  // Loopback without authentication serves, and says that it is off.
+  Serve();
+  EXPECT_NE(servers_[0]->err().find("floe serve: authentication is off (no --token-file or "
+                                    "--credentials-file): every client that reaches 127.0.0.1:"),
+            std::string::npos)
+      << servers_[0]->err();
+  // With a token, nothing is said; all addresses with the flag serve (this
+  // test talks to it on loopback only).
+  Serve("--token-file tokens");
+  EXPECT_EQ(servers_[1]->err().find("authentication is off"), std::string::npos);
+  servers_.push_back(std::make_unique<Background>(
+      dir_, "serve_any",
+      Shell(FLOE_BIN) + " serve --catalog warehouse=./wh --listen 0.0.0.0:0 --allow-unauthenticated"));
+  std::string port = servers_.back()->WaitFor(R"re(listening on http://0\.0\.0\.0:(\d+))re");
+  EXPECT_EQ(Curl("GET", "http://127.0.0.1:" + port + "/v1/config").status, 200);
+  EXPECT_NE(servers_.back()->err().find("authentication is off"), std::string::npos);
+}
+
+TEST_F(ServeCli, LimitOptionsAreCheckedAndApplied) {
+  struct Case {
+    std::string args, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--max-connections 0", "--max-connections 0: must be between 1 and 100000"},
+           {"--header-timeout soon", "--header-timeout 'soon'"},
+           {"--body-timeout 0", "--body-timeout '0': must be more than 0"},
+           {"--idle-timeout 2days", "--idle-timeout '2days'"},
+           {"--max-body-size 10X", "--max-body-size '10X': expected a number of bytes"},
+           {"--max-body-size 5G", "--max-body-size '5G': must be more than 0 and at most 4GiB"},
+       }) {
+    RunResult r = Floe("serve --catalog warehouse=./wh --listen 127.0.0.1:0 " + c.args);
+    EXPECT_EQ(r.rc, 2) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+  }
+  RunResult r = Floe("serve --catalog warehouse=./wh --listen 127.0.0.1:0 --allow-location-prefix ''");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("--allow-location-prefix '': the location is empty"), std::string::npos)
+      << r.err;
+
+  // A body over --max-body-size is 413; a 100,000-deep JSON body is 400 and
+  // the server lives on.
+  std::string v1 = Serve("--max-body-size 1K") + "/v1";
+  Http h = Curl("POST", v1 + "/namespaces",
+                R"({"namespace":["db"],"properties":{"k":")" + std::string(2000, 'x') + "\"}}");
+  EXPECT_EQ(h.status, 413) << h.body;
+  EXPECT_NE(h.body.find("limit of 1024 bytes"), std::string::npos) << h.body;
+  std::string v1b = Serve() + "/v1";
+  WriteFile(dir_ / "deep.json", R"({"name":"d","schema":)" + std::string(100000, '[') +
+                                    std::string(100000, ']') + "}");
+  RunResult deep = Sh("curl -s -o .body -w '%{http_code}' -H 'Content-Type: application/json' "
+                      "--data-binary @deep.json " + Shell(v1b + "/namespaces/db/tables"));
+  EXPECT_EQ(deep.out, "400") << ReadFile(dir_ / ".body");
+  EXPECT_NE(ReadFile(dir_ / ".body").find("nests JSON deeper than 1000 levels"), std::string::npos);
+  EXPECT_EQ(Curl("GET", v1b + "/config").status, 200) << "the server still answers";
 }
 
 }  // namespace serve_cli_test

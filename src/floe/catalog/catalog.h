@@ -105,6 +105,13 @@ class Catalog {
   /// table (a catalog that stores the location as given has nothing to check).
   virtual Status CheckLocation(const LoadedTable& table) { return Ok(); }
 
+  /// The root under which this catalog keeps the tables it makes (the
+  /// `warehouse`, as a location URI or local path), empty when it has none
+  /// that it writes to (a REST catalog: its server decides). `floe serve`
+  /// accepts client-given locations under it (and under the prefixes an
+  /// operator allows).
+  virtual std::string WarehouseLocation() const { return {}; }
+
   /// The FileIO through which this catalog and the tables loaded from it
   /// read, write, list and delete files (table::Table takes it from here).
   /// The local file system unless replaced.

@@ -56,6 +56,7 @@ class ForwardingCatalog : public Catalog {
     return inner_->RegisterTable(id, metadata_location);
   }
   Status CheckLocation(const LoadedTable& table) override { return inner_->CheckLocation(table); }
+  std::string WarehouseLocation() const override { return inner_->WarehouseLocation(); }
   void SetFileIO(io::FileIOPtr io) override {
     inner_->SetFileIO(io);
     io_ = std::move(io);

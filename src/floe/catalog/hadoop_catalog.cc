@@ -179,6 +179,15 @@ class HadoopCatalog final : public Catalog {
 
   Result<LoadedTable> CommitTable(const LoadedTable& base, iceberg::TableMetadata updated) override {
     FLOE_RETURN_IF_ERROR(CheckLocation(base));
+    // A table is its folder: a commit that moves the metadata's location
+    // (set-location) elsewhere would leave a table that CheckLocation then
+    // refuses to write, expire or clean.
+    if (updated.location != base.metadata.location && !IsTableFolder(updated.location, TableDir(base.id))) {
+      return InvalidArgument(
+          "table {}: the hadoop catalog keeps the table at {} (a table is its folder): a commit that "
+          "moves its location to {} would leave a table that can no longer be written; refused",
+          base.id.ToString(), TableDir(base.id), updated.location);
+    }
     MetadataDir md(TableDir(base.id), io_);
     auto base_version = ParseVersionFileName(NameOf(base.metadata_location));
     if (!base_version) return InvalidArgument("{} is not a hadoop-catalog metadata file", base.metadata_location);
@@ -243,18 +252,7 @@ class HadoopCatalog final : public Catalog {
   Status CheckLocation(const LoadedTable& table) override {
     const std::string dir = TableDir(table.id);
     const std::string& location = table.metadata.location;
-    // Through the FileIO: a location mapped (--map) to this folder is this
-    // folder; file: URIs and absolute paths are compared as they are.
-    if (auto local = io_->Canonical(location); local && local->starts_with("/")) {
-      if (*local == dir) return Ok();
-      auto a = io_->Resolve(location);
-      auto b = io_->Resolve(dir);
-      if (a && b && *a == *b) return Ok();  // the same folder by another path (a symlink)
-    } else if (!local_ && local) {
-      // Object storage: s3a://b/t and s3://b/t are one table.
-      auto here = io_->Canonical(dir);
-      if (here && *here == *local) return Ok();
-    }
+    if (IsTableFolder(location, dir)) return Ok();
     std::string hint;
     if (io::SchemeOf(location) != "file") {
       hint = fmt::format(" If this folder is a local copy of {}, map it: --map {}={}", location, location, dir);
@@ -282,6 +280,25 @@ class HadoopCatalog final : public Catalog {
         "the hadoop catalog cannot rename tables: the metadata stores absolute file locations under {} "
         "(use a rest or sql catalog, or copy the table)",
         TableDir(from));
+  }
+
+  std::string WarehouseLocation() const override { return UriOf(warehouse_); }
+
+  // Whether `location` names the table folder `dir`. Through the FileIO: a
+  // location mapped (--map) to this folder is this folder; file: URIs and
+  // absolute paths are compared as they are.
+  bool IsTableFolder(const std::string& location, const std::string& dir) const {
+    if (auto local = io_->Canonical(location); local && local->starts_with("/")) {
+      if (*local == dir) return true;
+      auto a = io_->Resolve(location);
+      auto b = io_->Resolve(dir);
+      if (a && b && *a == *b) return true;  // the same folder by another path (a symlink)
+    } else if (!local_ && local) {
+      // Object storage: s3a://b/t and s3://b/t are one table.
+      auto here = io_->Canonical(dir);
+      if (here && *here == *local) return true;
+    }
+    return false;
   }
 
   // As Java's HadoopCatalog: a table is wherever its folder is, so there is

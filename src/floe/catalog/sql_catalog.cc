@@ -472,6 +472,8 @@ class SqlCatalog final : public Catalog {
     return loaded;
   }
 
+  std::string WarehouseLocation() const override { return warehouse_; }
+
  private:
   // Database errors carry the database's own words; prefix the catalog.
   template <typename T>

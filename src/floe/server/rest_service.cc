@@ -18,6 +18,7 @@
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/table_updates.h"
+#include "floe/util/nesting.h"
 
 namespace floe::server {
 
@@ -168,7 +169,20 @@ Json IdentifierJson(const TableIdentifier& id) {
   return j;
 }
 
+/// Where a request body nests JSON past kMaxJsonDepth, as the client's error.
+/// nlohmann parses iteratively but copies, dumps and compares recursively,
+/// and so do the walks of what it parsed: a body must pass this before any
+/// of them (a 100,000-deep `schema` overflowed a worker's stack).
+Status CheckBodyNesting(std::string_view body, std::string_view what) {
+  if (auto at = JsonNestingBeyond(body)) {
+    return InvalidArgument("the {} body nests JSON deeper than {} levels (at byte {})", what,
+                           kMaxJsonDepth, *at);
+  }
+  return Ok();
+}
+
 Result<Json> ParseBody(const std::string& body, std::string_view what) {
+  FLOE_RETURN_IF_ERROR(CheckBodyNesting(body, what));
   Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgument("the {} body is not valid JSON", what);
   if (!j.is_object()) return InvalidArgument("the {} body must be a JSON object", what);
@@ -338,6 +352,8 @@ Result<std::unique_ptr<RestService>> RestService::Make(ServiceOptions options) {
   std::unique_ptr<RestService> s(new RestService(std::move(options)));
   FLOE_ASSIGN_OR_RETURN(
       auto first, catalog::OpenCatalog(s->options_.catalog_name, s->options_.catalog_options));
+  FLOE_ASSIGN_OR_RETURN(s->locations_, LocationPolicy::Make(first->WarehouseLocation(),
+                                                            s->options_.allowed_location_prefixes));
   s->pool_.push_back(std::move(first));
   return s;
 }
@@ -427,6 +443,10 @@ class RestService::Call {
                              "the bearer token is not valid or has expired");
       }
     }
+    // Every route's body, before any route looks at it: the routes that parse
+    // their body elsewhere (a table commit) are covered as well as ParseBody's.
+    if (Status st = CheckBodyNesting(r_.body, "request"); !st)
+      return FromError(st.error(), not_found_type_);
     if (seg == std::vector<std::string>{"config"}) return Method({"GET"}) ? Config() : BadMethod();
     // An optional {prefix}: the server keeps one catalog and takes any.
     static const std::array<std::string_view, 4> kRoots = {"namespaces", "tables", "transactions",
@@ -449,6 +469,10 @@ class RestService::Call {
   HttpResponse NotFoundRoute() const {
     return ErrorResponse(404, "NoSuchEndpointException",
                          fmt::format("no route {} {}", r_.method, r_.path));
+  }
+  /// A location the server's operator does not allow (REST spec: 403).
+  static HttpResponse Forbidden(std::string_view message) {
+    return ErrorResponse(403, "ForbiddenException", message);
   }
   HttpResponse Unsupported(std::string_view what) const {
     return ErrorResponse(406, "UnsupportedOperationException",
@@ -696,8 +720,12 @@ class RestService::Call {
       def.sort_order = std::move(*parsed);
     }
     FLOE_ASSIGN_OR_RETURN(def.properties, StringMap(body, "properties", what));
-    if (auto it = body.find("location"); it != body.end() && it->is_string())
+    if (auto it = body.find("location"); it != body.end() && !it->is_null()) {
+      if (!it->is_string()) return InvalidArgument("{}: 'location' must be a string", what);
       def.location = it->get<std::string>();
+      if (Status st = s_->locations_.Check(def.location); !st)
+        return Forbidden(fmt::format("{}: {}", what, st.error().message));
+    }
     FLOE_ASSIGN_OR_RETURN(Lease c, s_->Borrow());
     FLOE_ASSIGN_OR_RETURN(auto created, c->CreateTable(TableIdentifier{ns, name}, def));
     return LoadResponse(created);
@@ -755,9 +783,50 @@ class RestService::Call {
     if (auto o = body.find("overwrite"); o != body.end() && o->is_boolean() && o->get<bool>()) {
       return Unsupported("register-table with overwrite");
     }
+    const TableIdentifier id{ns, name};
     FLOE_ASSIGN_OR_RETURN(Lease c, s_->Borrow());
-    FLOE_ASSIGN_OR_RETURN(auto t, c->RegisterTable(TableIdentifier{ns, name}, location));
-    return LoadResponse(t);
+    // What the client may learn comes first and never depends on the file:
+    // the namespace, the name. Past this point every refusal is one message,
+    // so that no client learns whether a file exists, is readable or parses;
+    // the reason goes to the server's log.
+    FLOE_ASSIGN_OR_RETURN(bool ns_exists, c->NamespaceExists(ns));
+    if (!ns_exists) return NotFound("namespace {} does not exist", ns.ToString());
+    FLOE_ASSIGN_OR_RETURN(bool exists, c->TableExists(id));
+    if (exists) return AlreadyExists("table {} already exists", id.ToString());
+    auto refuse = [&](std::string_view reason) {
+      s_->Log(fmt::format("floe serve: register-table {} from {} refused: {}", id.ToString(),
+                          location, reason));
+      return ErrorResponse(
+          400, "BadRequestException",
+          fmt::format("register-table {}: metadata-location '{}' is not table metadata that this "
+                      "server may register (it must be a readable metadata file under the "
+                      "warehouse or an allowed prefix, naming a table location there); the "
+                      "server's log says why",
+                      id.ToString(), location));
+    };
+    if (Status st = s_->locations_.Check(location); !st) return refuse(st.error().message);
+    // Under the table's lock: no commit through this server reaches a table
+    // that is dropped again below.
+    auto lock = s_->TableLock(id.ToString());
+    std::lock_guard guard(*lock);
+    auto t = c->RegisterTable(id, location);
+    if (!t) {
+      const ErrorKind kind = t.error().kind;
+      // Neither depends on the file (a race with another client; a backend
+      // that cannot register at all).
+      if (kind == ErrorKind::kAlreadyExists || kind == ErrorKind::kUnsupported) return Fail(t.error());
+      return refuse(t.error().message);
+    }
+    // Commits write the next metadata file under the table's own location.
+    if (Status st = s_->locations_.Check(t->metadata.location); !st) {
+      // The registration only (no purge: the files are not the server's).
+      if (Status undo = c->DropTable(id, /*purge=*/false); !undo) {
+        s_->Log(fmt::format("floe serve: register-table {}: could not undo the registration: {}",
+                            id.ToString(), undo.error().message));
+      }
+      return refuse(fmt::format("the table location in the file: {}", st.error().message));
+    }
+    return LoadResponse(*t);
   }
 
   Result<HttpResponse> ReportMetrics() {
@@ -774,6 +843,11 @@ class RestService::Call {
   /// and nothing is cleaned up.
   Result<HttpResponse> CommitTable(const TableIdentifier& id, const std::string& body) {
     FLOE_ASSIGN_OR_RETURN(iceberg::TableChanges changes, iceberg::TableChangesFromJson(body));
+    for (const auto& u : changes.updates) {
+      if (u.kind != iceberg::TableUpdate::Kind::kSetLocation) continue;
+      if (Status st = s_->locations_.Check(u.location); !st)
+        return Forbidden(fmt::format("set-location: {}", st.error().message));
+    }
     FLOE_ASSIGN_OR_RETURN(catalog::LoadedTable committed, Commit(id, changes));
     const int64_t n = ++s_->commits_;
     const ServeFault& fault = s_->options_.fault;

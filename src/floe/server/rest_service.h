@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "floe/catalog/catalog.h"
+#include "floe/server/location_policy.h"
 #include "floe/util/status.h"
 
 namespace floe::server {
@@ -63,6 +65,13 @@ struct ServiceOptions {
   /// Attempts of a commit that lost the backend's compare-and-swap to another
   /// writer (each reloads and re-checks the requirements).
   int commit_attempts = 4;
+  /// Locations clients may give besides the backend's warehouse
+  /// (`--allow-location-prefix`; LocationPolicy).
+  std::vector<std::string> allowed_location_prefixes;
+  /// Where the service says what it does not tell the client (why a
+  /// register-table location was refused); unset: nowhere. Called from many
+  /// threads.
+  std::function<void(std::string_view)> log;
   ServeFault fault;
 };
 
@@ -109,7 +118,12 @@ class RestService {
   Result<std::string> IssueToken();
   bool TokenValid(const std::string& token);
 
+  void Log(std::string_view line) const {
+    if (options_.log) options_.log(line);
+  }
+
   ServiceOptions options_;
+  LocationPolicy locations_;
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<catalog::Catalog>> pool_;
   std::mutex locks_mu_;
