@@ -665,9 +665,16 @@ Result<std::unique_ptr<sql::Db>> OpenDatabase(const std::string& catalog, const 
       return InvalidArgument(
           "sql catalog {}: jdbc.user and jdbc.password do not apply to SQLite ({})", catalog, uri);
     }
-    return sql::OpenSqlite(path);
+    FLOE_ASSIGN_OR_RETURN(const int64_t busy_ms, props.Value(config::keys::kJdbcBusyTimeout));
+    return sql::OpenSqlite(path, static_cast<int>(busy_ms));
   }
   if (uri.starts_with("jdbc:postgresql:")) {
+    if (props.IsSet(config::keys::kJdbcBusyTimeout)) {
+      return InvalidArgument(
+          "sql catalog {}: jdbc.busy_timeout applies to SQLite only (PostgreSQL waits for row locks "
+          "itself; use the uri's options, e.g. lock_timeout)",
+          catalog);
+    }
     FLOE_ASSIGN_OR_RETURN(auto params, sql::ParsePostgresUri(uri));
     FLOE_ASSIGN_OR_RETURN(auto user, props.Get(config::keys::kJdbcUser));
     FLOE_ASSIGN_OR_RETURN(auto password, props.Get(config::keys::kJdbcPassword));

@@ -335,6 +335,7 @@ Status ChangeSink::Impl::LoadTable(Destination* d) {
     FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(d->name));
     FLOE_ASSIGN_OR_RETURN(auto loaded, catalog_->LoadTable(id));
     d->table = std::make_unique<table::Table>(catalog_, std::move(loaded));
+    d->table->SetOptionOverrides(config_.write_properties);  // commit.retry.* of this write
   }
   const iceberg::TableMetadata& meta = d->table->metadata();
   if (meta.current_schema_id != schema_id || meta.default_spec_id != spec_id) {

@@ -81,7 +81,7 @@ Result<std::optional<SinkToken>> FindSinkToken(const iceberg::TableMetadata& met
 Status RegisterSink(table::Table* table, std::string_view sink_id) {
   const std::string key = SinkPropertyKey(sink_id);
   if (table->metadata().properties.contains(key)) return Ok();
-  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table->CommitRetryPolicy());
   return catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
     if (table->metadata().properties.contains(key)) return Ok();

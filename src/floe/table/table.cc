@@ -27,6 +27,10 @@ Table::Table(catalog::Catalog* catalog, catalog::LoadedTable loaded)
 Table::Table(catalog::Catalog* catalog, catalog::LoadedTable loaded, io::FileIOPtr io)
     : catalog_(catalog), loaded_(std::move(loaded)), io_(io ? std::move(io) : io::LocalFileIO()) {}
 
+Result<catalog::RetryPolicy> Table::CommitRetryPolicy() const {
+  return catalog::RetryPolicy::From(config::Resolver({&overrides_, &loaded_.metadata.properties}));
+}
+
 Status Table::Refresh() {
   FLOE_ASSIGN_OR_RETURN(loaded_, catalog_->RefreshTable(loaded_.id));
   return Ok();
@@ -50,7 +54,7 @@ Result<std::vector<ManifestEntry>> LiveEntries(const Table& table, const iceberg
 
 Result<catalog::LoadedTable> SetRef(Table* table, const std::string& name, bool is_tag,
                                     std::optional<int64_t> snapshot_id, std::optional<int64_t> max_ref_age_ms) {
-  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table->CommitRetryPolicy());
   Status st = catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
     const auto& md = table->metadata();
@@ -75,8 +79,7 @@ Result<catalog::LoadedTable> SetRef(Table* table, const std::string& name, bool 
 
 Result<int32_t> EnsureUnpartitionedSpec(Table* table) {
   if (auto id = iceberg::UnpartitionedSpecId(table->metadata())) return *id;
-  FLOE_ASSIGN_OR_RETURN(auto policy,
-                        catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table->CommitRetryPolicy());
   int32_t spec_id = 0;
   Status st = catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
@@ -103,7 +106,7 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
   // A copied table folder names the original's files: expiring it would
   // delete them (and a dry run would list them).
   FLOE_RETURN_IF_ERROR(table->catalog()->CheckLocation(table->loaded()));
-  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table->CommitRetryPolicy());
   std::vector<iceberg::Snapshot> expired;
   Status st = catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());

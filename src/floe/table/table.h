@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/commit_retry.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/io/file_io.h"
@@ -47,6 +48,18 @@ class Table {
   /// Replaces the loaded state (after a commit).
   void Reset(catalog::LoadedTable loaded) { loaded_ = std::move(loaded); }
 
+  /// Options of the job that writes through this handle (a write's
+  /// `--set` / write options) that override the table's properties for its
+  /// commits: the `commit.retry.*` keys (Iceberg's table properties) are read
+  /// here first, then from the table's properties. Other keys are ignored
+  /// here (the writers resolve their own).
+  void SetOptionOverrides(std::map<std::string, std::string> overrides) { overrides_ = std::move(overrides); }
+  /// The retry policy of this handle's commits: `commit.retry.num-retries`,
+  /// `min-wait-ms`, `max-wait-ms`, `total-timeout-ms` from the overrides,
+  /// then the current metadata's properties, then Iceberg's defaults. A
+  /// malformed value is an error naming the property.
+  Result<catalog::RetryPolicy> CommitRetryPolicy() const;
+
   /// The local path of a location stored in the metadata, for tools and
   /// tests (kUnsupported when the FileIO keeps it elsewhere). The table code
   /// itself only passes locations to io().
@@ -56,6 +69,7 @@ class Table {
   catalog::Catalog* catalog_;
   catalog::LoadedTable loaded_;
   io::FileIOPtr io_;
+  std::map<std::string, std::string> overrides_;
 };
 
 /// What a commit produced.
