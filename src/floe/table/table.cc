@@ -139,12 +139,29 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
       }
       if (!in_branch && s.timestamp_ms >= older_than) keep.insert(s.snapshot_id);
     }
+    std::map<std::string, std::set<int64_t>> retained;
+    if (options.retained) retained = options.retained(md);
     for (int64_t id : options.snapshot_ids) {
       if (!md.SnapshotById(id)) return NotFound("snapshot {} does not exist", id);
       for (const auto& [name, ref] : md.refs) {
         if (ref.snapshot_id == id) return InvalidArgument("snapshot {} is the head of '{}': it cannot expire", id, name);
       }
+      for (const auto& [holder, ids] : retained) {
+        if (ids.contains(id)) {
+          return InvalidArgument(
+              "snapshot {} is needed by {}: its relaunch finds its newest commit through it (release it "
+              "explicitly with --release-sink to let it expire; its position is then recorded in the table)",
+              id, holder);
+        }
+      }
       keep.erase(id);
+    }
+    result.retained.clear();
+    for (const auto& [holder, ids] : retained) {
+      for (int64_t id : ids) {
+        if (!keep.contains(id) && md.SnapshotById(id)) result.retained[holder].push_back(id);
+      }
+      keep.insert(ids.begin(), ids.end());
     }
     expired.clear();
     std::vector<int64_t> ids;
@@ -155,8 +172,16 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
       }
     }
     result.expired_snapshot_ids = ids;
+    result.properties_set.clear();
+    if (options.properties && !ids.empty()) {
+      FLOE_ASSIGN_OR_RETURN(result.properties_set,
+                            options.properties(md, std::set<int64_t>(ids.begin(), ids.end())));
+    }
     if (ids.empty() || options.dry_run) return Ok();
     FLOE_ASSIGN_OR_RETURN(auto next, iceberg::RemoveSnapshots(md, ids));
+    if (!result.properties_set.empty()) {
+      FLOE_ASSIGN_OR_RETURN(next, iceberg::UpdateProperties(next, result.properties_set, {}));
+    }
     FLOE_ASSIGN_OR_RETURN(auto committed, table->catalog()->CommitTable(table->loaded(), std::move(next)));
     table->Reset(std::move(committed));
     return Ok();

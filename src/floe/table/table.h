@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -151,6 +152,17 @@ struct ExpireOptions {
   std::vector<int64_t> snapshot_ids;
   /// Only report what would be deleted.
   bool dry_run = false;
+  /// Snapshots that must stay whatever the other options say, by holder
+  /// ("sink s1"), computed from each attempt's metadata: the CDC sinks'
+  /// newest tokens (sink::SnapshotsSinksNeed). A snapshot named in
+  /// `snapshot_ids` that a holder needs is an error naming the holder.
+  std::function<std::map<std::string, std::set<int64_t>>(const iceberg::TableMetadata&)> retained;
+  /// Table properties set in the same commit as the expiry, computed from
+  /// each attempt's metadata and the snapshot ids that expire (the records of
+  /// released sinks' positions, sink::ReleasedSinkRecords).
+  std::function<Result<std::map<std::string, std::string>>(const iceberg::TableMetadata&,
+                                                           const std::set<int64_t>& expiring)>
+      properties;
 };
 
 struct ExpireResult {
@@ -159,6 +171,11 @@ struct ExpireResult {
   /// Files the expired snapshots name outside the table's folders (its
   /// `location`, `write.data.path`, `write.metadata.path`): never deleted.
   std::vector<std::string> refused_files;
+  /// Snapshots that would have expired but were kept for a holder of
+  /// ExpireOptions::retained, by holder.
+  std::map<std::string, std::vector<int64_t>> retained;
+  /// The table properties the expiry set (ExpireOptions::properties).
+  std::map<std::string, std::string> properties_set;
 };
 
 /// Expires snapshots no branch or tag needs, commits the metadata, then
