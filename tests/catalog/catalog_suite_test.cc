@@ -291,8 +291,10 @@ TEST_P(CatalogSuite, Tables) {
   const bool leaves_folder = GetParam().name.find("hadoop") == std::string::npos;
   if (leaves_folder) {
     EXPECT_THAT(again, IsError(ErrorKind::kInvalidArgument));
-    if (!again) EXPECT_NE(again.error().message.find("already holds another table's metadata"), std::string::npos)
-        << again.error().message;
+    if (!again) {
+      EXPECT_NE(again.error().message.find("already holds another table's metadata"), std::string::npos)
+          << again.error().message;
+    }
     fs::remove_all(dir_ / "wh" / "db" / "events");
     ASSERT_OK(catalog_->CreateTable(Id("db.events"), Def()));
   } else {
@@ -311,7 +313,9 @@ TEST_P(CatalogSuite, TablesInsideTablesAreRefused) {
   // A namespace inside the table's folder.
   auto sub = catalog_->CreateNamespace(Ns("ns.t.sub"), {});
   EXPECT_THAT(sub, IsError(ErrorKind::kInvalidArgument));
-  if (!sub) EXPECT_NE(sub.error().message.find("is the folder of a table"), std::string::npos) << sub.error().message;
+  if (!sub) {
+    EXPECT_NE(sub.error().message.find("is the folder of a table"), std::string::npos) << sub.error().message;
+  }
   // A table in the table's data folder (the hadoop catalog sees a namespace
   // ns.t.data there; the others have no such namespace).
   EXPECT_THAT(catalog_->CreateTable(Id("ns.t.data.y"), Def()), testing::Not(IsOk()));
@@ -321,7 +325,9 @@ TEST_P(CatalogSuite, TablesInsideTablesAreRefused) {
   ASSERT_OK(catalog_->CreateTable(Id("ns.a.x"), Def()));
   auto around = catalog_->CreateTable(Id("ns.a"), Def());
   EXPECT_THAT(around, IsError(ErrorKind::kInvalidArgument));
-  if (!around) EXPECT_NE(around.error().message.find("holds another table"), std::string::npos) << around.error().message;
+  if (!around) {
+    EXPECT_NE(around.error().message.find("holds another table"), std::string::npos) << around.error().message;
+  }
   // A table at another table's location (a custom location; the hadoop
   // catalog allows none).
   TableDefinition same = Def();

@@ -391,6 +391,13 @@ Result<bool> Catalog::DropIfUnchanged(const LoadedTable& created) {
   FLOE_ASSIGN_OR_RETURN(LoadedTable current, LoadTable(created.id));
   if (current.metadata_location != created.metadata_location) return false;
   FLOE_RETURN_IF_ERROR(DropTable(created.id, /*purge=*/false));
+  // The created version is referenced by nothing now: remove it, and the
+  // folders if empty, so that a later create of the same table is not
+  // refused for the metadata left there (CheckNewTableLocation). Best effort
+  // (a REST client may not reach the table's storage).
+  (void)io_->Delete(created.metadata_location);
+  (void)io_->RemoveFolderIfEmpty(created.metadata.location + "/metadata");
+  (void)io_->RemoveFolderIfEmpty(created.metadata.location);
   return true;
 }
 

@@ -26,12 +26,17 @@ namespace {
 // lists them: "process 1234 (sqlite3)" items, writers first; empty when
 // none is known (no /proc, or the lock went meanwhile). Linux only; a
 // best-effort hint for the message of a lock that outlasted the timeout.
-std::string LockHolders(const std::string& path) {
+// The file of an SQLite path or `file:` URI (without its query).
+std::string DatabaseFile(const std::string& path) {
   std::string file = path;
   if (file.starts_with("file:")) {
     file = file.substr(5);
     if (auto q = file.find('?'); q != std::string::npos) file.resize(q);
   }
+  return file;
+}
+
+std::string LockHolders(const std::string& file) {
   std::set<std::string> ids;  // "MAJ:MIN:INODE" as /proc/locks spells it
   for (const std::string& f : {file, file + "-shm"}) {
     struct stat st{};
@@ -70,7 +75,10 @@ std::string LockHolders(const std::string& path) {
 class SqliteDb final : public Db {
  public:
   SqliteDb(sqlite3* db, std::string path, int busy_timeout_ms)
-      : db_(db), path_(std::move(path)), description_("sqlite " + path_), busy_timeout_ms_(busy_timeout_ms) {}
+      : db_(db),
+        path_(DatabaseFile(path)),
+        description_("sqlite " + path),
+        busy_timeout_ms_(busy_timeout_ms) {}
   ~SqliteDb() override { sqlite3_close_v2(db_); }
 
   Dialect dialect() const override { return Dialect::kSqlite; }
@@ -185,7 +193,7 @@ class SqliteDb final : public Db {
   }
 
   sqlite3* db_;
-  std::string path_;
+  std::string path_;  ///< the database file (not the URI)
   std::string description_;
   int busy_timeout_ms_ = 0;
 };

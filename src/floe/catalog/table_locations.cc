@@ -116,10 +116,17 @@ Result<std::vector<std::string>> TableFoldersBelow(io::FileIO& io, std::string_v
   return outermost;
 }
 
+// Whether the folder `above` a new location holds a table. A folder this
+// FileIO cannot reach or read (outside a --map mapping, above the bucket, a
+// parent without permission) cannot be checked and is passed over.
+bool AboveHoldsTable(io::FileIO& io, const std::string& above) {
+  auto table = HoldsTableMetadata(io, above);
+  return table && *table;
+}
+
 Status CheckNewTableLocation(io::FileIO& io, std::string_view location, const TableIdentifier& id) {
   for (const std::string& above : FoldersAbove(location)) {
-    FLOE_ASSIGN_OR_RETURN(bool table, HoldsTableMetadata(io, above));
-    if (table) {
+    if (AboveHoldsTable(io, above)) {
       return InvalidArgument(
           "cannot create table {} at {}: it lies inside the folder {} of another table (its metadata is in "
           "{}/metadata); a table inside a table would have its files taken for the outer table's (orphan "
@@ -127,8 +134,12 @@ Status CheckNewTableLocation(io::FileIO& io, std::string_view location, const Ta
           id.ToString(), location, above, above);
     }
   }
-  FLOE_ASSIGN_OR_RETURN(bool here, HoldsTableMetadata(io, location));
-  if (here) {
+  auto here = HoldsTableMetadata(io, location);
+  // A location this FileIO cannot reach (a REST client's, kept by the
+  // server) is the catalog's to check.
+  if (!here && here.error().kind == ErrorKind::kUnsupported) return Ok();
+  if (!here) return Fail(here.error());
+  if (*here) {
     return InvalidArgument(
         "cannot create table {} at {}: the folder already holds another table's metadata ({}/metadata); "
         "register that table instead (register-table), or use another location",
@@ -148,8 +159,7 @@ Status CheckNewNamespaceLocation(io::FileIO& io, std::string_view location, cons
   std::vector<std::string> folders = FoldersAbove(location);
   folders.insert(folders.begin(), std::string(location));
   for (const std::string& f : folders) {
-    FLOE_ASSIGN_OR_RETURN(bool table, HoldsTableMetadata(io, f));
-    if (table) {
+    if (AboveHoldsTable(io, f)) {
       return InvalidArgument(
           "cannot create namespace {} at {}: {} is the folder of a table (its metadata is in {}/metadata); "
           "tables made in the namespace would lie inside that table's folder",

@@ -41,7 +41,8 @@ Result<std::vector<std::string>> TableFoldersBelow(io::FileIO& io, std::string_v
 /// while `ns.t` is a table at `<ns>/t`), when `location` already holds table
 /// metadata, or when a folder below it holds a table (a table `ns.t` around
 /// an existing `ns.t.sub.x`). Costs a folder listing per folder above the
-/// location and one listing below it (which is empty for a new location).
+/// location and one listing below it (which is empty for a new location). A
+/// folder above that the FileIO cannot reach or read is passed over.
 Status CheckNewTableLocation(io::FileIO& io, std::string_view location, const TableIdentifier& id);
 
 /// Refuses (kInvalidArgument) a new namespace `ns` whose folder `location`
