@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "floe/catalog/commit_retry.h"
 #include "floe/catalog/sql_db.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/location.h"
@@ -235,6 +236,54 @@ TEST_F(SqlCatalogTest, OptionsAreChecked) {
   // jdbc:sqlite:PATH without file: works too.
   ASSERT_OK(OpenSqlCatalog("c", Options({{"uri", "jdbc:sqlite:" + (dir_ / "plain.db").string()}})));
   EXPECT_TRUE(fs::exists(dir_ / "plain.db"));
+}
+
+// Issue 23 item 6: a catalog file locked by another process blocked a write
+// for 302 s (the 60 s busy timeout, five times over the commit retries) and
+// then said another writer had changed the table. Now the wait is the
+// catalog property jdbc.busy_timeout, waited once, and the error says the
+// catalog database is locked and by whom.
+TEST_F(SqlCatalogTest, ALockedCatalogFileFailsOnceNamingTheLock) {
+  ASSERT_OK_AND_ASSIGN(auto cat, OpenSqlCatalog("cat", Options({{"jdbc.busy_timeout", "200"}})));
+  ASSERT_OK(cat->CreateNamespace(Ns("db"), {}));
+  ASSERT_OK_AND_ASSIGN(auto t, cat->CreateTable(Id("db.t"), Def()));
+  // Another connection holds the write lock (as an open transaction in a
+  // sqlite3 shell would).
+  ASSERT_OK_AND_ASSIGN(auto holder, sql::OpenSqlite(db_path_));
+  ASSERT_OK(holder->Begin(/*for_write=*/true));
+  RetryPolicy policy;  // the defaults: 4 retries
+  policy.min_wait_ms = 0;
+  policy.max_wait_ms = 0;
+  int attempts = 0;
+  const auto start = std::chrono::steady_clock::now();
+  Status st = RunWithRetries(policy, [&](int) -> Status {
+    ++attempts;
+    FLOE_ASSIGN_OR_RETURN(auto next, iceberg::UpdateProperties(t.metadata, {{"k", "v"}}, {}));
+    FLOE_RETURN_IF_ERROR(cat->CommitTable(t, std::move(next)));
+    return Ok();
+  });
+  const auto elapsed_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  holder->Rollback();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(attempts, 1);  // not retried: a retry would wait the timeout again
+  EXPECT_EQ(st.error().kind, ErrorKind::kCommitFailed);
+  EXPECT_FALSE(st.error().retryable);
+  const std::string& m = st.error().message;
+  EXPECT_NE(m.find("the SQLite catalog database " + db_path_ + " is locked"), std::string::npos) << m;
+  EXPECT_NE(m.find("jdbc.busy_timeout = 200 ms"), std::string::npos) << m;
+  EXPECT_NE(m.find("holds a write lock"), std::string::npos) << m;  // from /proc/locks
+  EXPECT_NE(m.find("this process"), std::string::npos) << m;
+  EXPECT_EQ(m.find("changed the table"), std::string::npos) << m;
+  EXPECT_GE(elapsed_ms, 150);
+  EXPECT_LT(elapsed_ms, 5000);
+  // Nothing was written; with the lock released the commit goes through.
+  ASSERT_OK_AND_ASSIGN(auto again, cat->LoadTable(Id("db.t")));
+  EXPECT_EQ(again.metadata_location, t.metadata_location);
+  ASSERT_OK(cat->CommitTable(t, *iceberg::UpdateProperties(t.metadata, {{"k", "v"}}, {})));
+  // The option is checked.
+  EXPECT_THAT(OpenSqlCatalog("c", Options({{"jdbc.busy_timeout", "-1"}})), HasErrorMessage("jdbc.busy_timeout"));
+  EXPECT_THAT(OpenSqlCatalog("c", Options({{"jdbc.busy_timeout", "soon"}})), HasErrorMessage("jdbc.busy_timeout"));
 }
 
 TEST(PostgresUriTest, ParsesJdbcUris) {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "cli/cli_util.h"
+#include "floe/catalog/catalog.h"
+#include "floe/iceberg/metadata_updates.h"
 
 namespace floe_cli_test {
 namespace cdc_options_cli_test {
@@ -374,21 +376,90 @@ TEST_F(CdcOptionsCli, SinkIdRefusesAnotherInputWhole) {
   EXPECT_EQ(Snapshots("db.t").size(), 2u);
 }
 
-// A sink whose token lay in history that has since been expired stops rather
-// than risk applying the same changes twice; a sink that never committed to
-// the table (not registered) starts normally.
-TEST_F(CdcOptionsCli, ExpiredTokenHistoryStopsTheSink) {
-  const std::string opts = std::string(kMor) + "--set sink_id=old ";
-  Accounting(Write("db.t", "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n", std::string(kSchema) + opts));
-  // Other writers commit after it; then the history is expired.
-  Accounting(Write("db.t", "{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\",\"seq\":2}\n", kMor));
+// Issue 23 item 3: a routine `floe expire` broke a sink for good (its
+// relaunch stopped: history expired), and the advice it gave (a new sink_id
+// on the whole input) wrote keys 1 and 2 twice. Expire now keeps the
+// snapshots a registered sink needs, and says so on stderr.
+TEST_F(CdcOptionsCli, ExpireKeepsTheSnapshotsARegisteredSinkNeeds) {
+  const std::string opts = std::string(kMor) + "--set sink_id=s1 ";
+  const std::string day1 =
+      "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\",\"seq\":2}\n";
+  Accounting(Write("db.t", day1, std::string(kSchema) + opts));
   Accounting(Write("db.t", "{\"id\":3,\"name\":\"c\",\"op\":\"INSERT\",\"seq\":3}\n", kMor));
   RunResult ex = Floe("expire --table db.t --retain-last 1 --older-than 99999999999999");
   ASSERT_EQ(ex.rc, 0) << ex.err;
-  RunResult r = Write("db.t", "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n", opts);
+  EXPECT_NE(ex.err.find("sink s1 needs"), std::string::npos) << ex.err;
+  EXPECT_NE(ex.err.find("--release-sink s1"), std::string::npos) << ex.err;
+  json r = json::parse(ex.out);
+  EXPECT_FALSE(r["retained"]["sink s1"].empty()) << ex.out;
+  // The relaunch on the grown input resumes after the committed part.
+  json acc = Accounting(Write("db.t", day1 + "{\"id\":4,\"name\":\"d\",\"op\":\"INSERT\",\"seq\":4}\n", opts));
+  EXPECT_EQ(acc["skipped"], 2);
+  EXPECT_EQ(acc["applied"], 1);
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a\"}", "{\"id\":2,\"name\":\"b\"}",
+                                                     "{\"id\":3,\"name\":\"c\"}", "{\"id\":4,\"name\":\"d\"}"}));
+  // Naming a sink that is not registered is a usage error.
+  RunResult bad = Floe("expire --table db.t --release-sink nope");
+  EXPECT_EQ(bad.rc, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--release-sink nope"), std::string::npos) << bad.err;
+}
+
+// Released by name, the sink's snapshots expire and its position is recorded
+// in the table: the relaunch still continues exactly where it stopped.
+TEST_F(CdcOptionsCli, AReleasedSinkResumesFromItsRecordedPosition) {
+  const std::string opts = std::string(kMor) + "--set sink_id=s1 ";
+  const std::string day1 =
+      "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\",\"seq\":2}\n";
+  Accounting(Write("db.t", day1, std::string(kSchema) + opts));
+  Accounting(Write("db.t", "{\"id\":3,\"name\":\"c\",\"op\":\"INSERT\",\"seq\":3}\n", kMor));
+  Accounting(Write("db.t", "{\"id\":5,\"name\":\"e\",\"op\":\"INSERT\",\"seq\":5}\n", kMor));
+  RunResult ex = Floe("expire --table db.t --retain-last 1 --older-than 99999999999999 --release-sink s1");
+  ASSERT_EQ(ex.rc, 0) << ex.err;
+  json r = json::parse(ex.out);
+  EXPECT_TRUE(r["retained"].empty()) << ex.out;
+  EXPECT_TRUE(r["properties-set"].contains("floe.sink-token.s1")) << ex.out;
+  EXPECT_EQ(Snapshots("db.t").size(), 1u);
+  json acc = Accounting(Write("db.t", day1 + "{\"id\":4,\"name\":\"d\",\"op\":\"INSERT\",\"seq\":4}\n", opts));
+  EXPECT_EQ(acc["skipped"], 2);
+  EXPECT_EQ(acc["applied"], 1);
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a\"}", "{\"id\":2,\"name\":\"b\"}",
+                                                     "{\"id\":3,\"name\":\"c\"}", "{\"id\":4,\"name\":\"d\"}",
+                                                     "{\"id\":5,\"name\":\"e\"}"}));
+}
+
+// A sink whose token lay in history expired by someone else (another engine:
+// here the snapshots are removed through the library) stops rather than risk
+// applying the same changes twice, and its advice, followed, writes each key
+// once; a sink that never committed to the table starts normally.
+TEST_F(CdcOptionsCli, ExpiredTokenHistoryStopsTheSinkWithAdviceThatWritesNothingTwice) {
+  const std::string opts = std::string(kMor) + "--set sink_id=old ";
+  const std::string day1 =
+      "{\"id\":1,\"name\":\"a\",\"op\":\"INSERT\",\"seq\":1}\n{\"id\":2,\"name\":\"b\",\"op\":\"INSERT\",\"seq\":2}\n";
+  Accounting(Write("db.t", day1, std::string(kSchema) + opts));
+  Accounting(Write("db.t", "{\"id\":3,\"name\":\"c\",\"op\":\"INSERT\",\"seq\":3}\n", kMor));
+  {
+    auto cat = floe::catalog::OpenHadoopCatalog("other-engine", (dir_ / "warehouse").string());
+    ASSERT_TRUE(cat) << cat.error().ToString();
+    auto loaded = (*cat)->LoadTable(*floe::catalog::ParseTableIdentifier("db.t"));
+    ASSERT_TRUE(loaded) << loaded.error().ToString();
+    std::vector<int64_t> old;
+    for (const auto& s : loaded->metadata.snapshots) {
+      if (s.snapshot_id != *loaded->metadata.current_snapshot_id) old.push_back(s.snapshot_id);
+    }
+    auto next = floe::iceberg::RemoveSnapshots(loaded->metadata, old);
+    ASSERT_TRUE(next) << next.error().ToString();
+    ASSERT_TRUE((*cat)->CommitTable(*loaded, std::move(*next)));
+  }
+  WriteFile(dir_ / "day1.jsonl", day1);
+  RunResult r = Floe("write --table db.t -i day1.jsonl " + opts);
   EXPECT_NE(r.rc, 0);
   EXPECT_NE(r.err.find("expired"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("new sink_id"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("upsert=true"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("would add them a second time"), std::string::npos) << r.err;
+  // The advice, followed: the whole input, a new sink_id, upsert=true.
+  Accounting(Floe("write --table db.t -i day1.jsonl " + std::string(kMor) + "--set sink_id=again --set upsert=true"));
+  EXPECT_EQ(Rows("db.t"), (std::vector<std::string>{"{\"id\":1,\"name\":\"a\"}", "{\"id\":2,\"name\":\"b\"}",
+                                                     "{\"id\":3,\"name\":\"c\"}"}));
   // A sink that never committed here is not stopped by the expired history.
   Accounting(Write("db.t", "{\"id\":4,\"name\":\"d\",\"op\":\"INSERT\",\"seq\":4}\n", std::string(kMor) + "--set sink_id=new"));
 }

@@ -86,7 +86,9 @@ class Catalog {
   /// while it is still exactly `created` (no commit followed; another writer
   /// may have found the new table and committed to it), and removes nothing
   /// another writer added. Returns whether the table was dropped. The
-  /// default compares the current metadata location, then drops without purge.
+  /// default compares the current metadata location, drops without purge,
+  /// then removes the created metadata file (and the table's folders if
+  /// empty), best effort.
   virtual Result<bool> DropIfUnchanged(const LoadedTable& created);
   /// kAlreadyExists when `to` exists, kNotFound when `from` or `to`'s
   /// namespace does not.

@@ -62,7 +62,8 @@ const std::set<std::string_view>& OptionsOf(std::string_view type) {
       k::kScope.name, k::kTokenRefreshEnabled.name, k::kHeaderPrefix.name, k::kRestPageSize.name,
       k::kRestConnectionTimeoutMs.name, k::kRestSocketTimeoutMs.name};
   static const std::set<std::string_view> kSql = {k::kUri.name, k::kJdbcUser.name, k::kJdbcPassword.name,
-                                                  k::kJdbcSchemaVersion.name, k::kJdbcInitCatalogTables.name};
+                                                  k::kJdbcSchemaVersion.name, k::kJdbcInitCatalogTables.name,
+                                                  k::kJdbcBusyTimeout.name};
   if (type == "rest") return kRest;
   if (type == "sql") return kSql;
   return kNone;

@@ -30,8 +30,11 @@ std::string GiveUpReason(const RetryPolicy& policy, int attempts, int64_t elapse
 }  // namespace
 
 Result<RetryPolicy> RetryPolicy::FromProperties(const std::map<std::string, std::string>& props) {
+  return From(config::Resolver(props));
+}
+
+Result<RetryPolicy> RetryPolicy::From(const config::Resolver& r) {
   namespace k = config::keys;
-  const config::Resolver r(props);
   RetryPolicy p;
   FLOE_ASSIGN_OR_RETURN(p.num_retries, r.Value(k::kCommitNumRetries));
   FLOE_ASSIGN_OR_RETURN(p.min_wait_ms, r.Value(k::kCommitMinWaitMs));
@@ -57,7 +60,9 @@ Status RunWithRetries(const RetryPolicy& policy, const std::function<Status(int)
   auto start = std::chrono::steady_clock::now();
   for (int n = 0;; ++n) {
     Status st = attempt(n);
-    if (st || st.error().kind != ErrorKind::kCommitFailed) return st;
+    // A kCommitFailed that says a retry cannot help (the catalog database
+    // stayed locked, an added file is gone) ends the loop as it is.
+    if (st || st.error().kind != ErrorKind::kCommitFailed || !st.error().retryable) return st;
     auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - start)
                        .count();

@@ -27,6 +27,9 @@ struct RetryPolicy {
   /// Reads the four properties; a malformed or negative value is an error
   /// naming the property.
   static Result<RetryPolicy> FromProperties(const std::map<std::string, std::string>& props);
+  /// The same through a resolver: the first layer that sets a property wins
+  /// (a write's options, then the table's properties).
+  static Result<RetryPolicy> From(const config::Resolver& resolver);
 
   /// The wait before retry number `attempt` (1-based): min_wait * 2^(attempt-1),
   /// capped at max_wait, with up to 10% random jitter.
@@ -34,7 +37,9 @@ struct RetryPolicy {
 };
 
 /// Runs `attempt(n)` (n = 0 for the first try) until it succeeds, fails with
-/// an error other than kCommitFailed, or the policy's retries or total time
+/// an error other than a retryable kCommitFailed (one that is not retryable,
+/// such as a catalog database locked past its busy timeout, is returned as
+/// it is), or the policy's retries or total time
 /// are used up (then the last kCommitFailed error is returned, with the
 /// number of attempts in its message).
 Status RunWithRetries(const RetryPolicy& policy, const std::function<Status(int)>& attempt);

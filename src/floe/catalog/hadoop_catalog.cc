@@ -11,6 +11,7 @@
 #include "floe/catalog/catalog_file_io.h"
 #include "floe/catalog/hadoop_files.h"
 #include "floe/catalog/metadata_cache.h"
+#include "floe/catalog/table_locations.h"
 #include "floe/util/crash_point.h"
 #include "floe/catalog/warnings.h"
 #include "floe/config/options.h"
@@ -55,6 +56,7 @@ class HadoopCatalog final : public Catalog {
     }
     FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
     if (exists) return AlreadyExists("namespace {} already exists", ns.ToString());
+    FLOE_RETURN_IF_ERROR(CheckNewNamespaceLocation(*io_, NamespaceDir(ns), ns));
     if (Status st = io_->CreateFolders(NamespaceDir(ns), nullptr); !st) {
       return IoError("cannot create namespace {}: {}", ns.ToString(), st.error().message);
     }
@@ -154,6 +156,10 @@ class HadoopCatalog final : public Catalog {
       return InvalidArgument("the hadoop catalog keeps tables at {}: a custom location is not allowed",
                              TableDir(id));
     }
+    // Not inside another table's folder (`ns.t.data.y` while ns.t is a
+    // table: the folder <ns>/t/data exists, so the namespace seems to), nor
+    // around one.
+    FLOE_RETURN_IF_ERROR(CheckNewTableLocation(*io_, TableDir(id), id));
     iceberg::NewTableOptions o;
     o.location = UriOf(TableDir(id));
     o.schema = def.schema;
@@ -217,9 +223,19 @@ class HadoopCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
     if (!exists) return NotFound("table {} does not exist", id.ToString());
     // Files outside the table folder (write.data.path) are only removed by purge,
-    // through the table layer; the folder itself always goes, as in Java's HadoopCatalog.
-    if (Status st = io_->DeletePrefix(TableDir(id)); !st) {
-      return IoError("cannot drop table {}: {}", id.ToString(), st.error().message);
+    // through the table layer; the folder itself always goes, as in Java's HadoopCatalog,
+    // except the folders of other tables inside it (made by another engine, or
+    // before floe refused such tables): they are not this table's.
+    const std::string dir = TableDir(id);
+    auto nested = TableFoldersBelow(*io_, dir);
+    if (!nested) return IoError("cannot drop table {}: {}", id.ToString(), nested.error().message);
+    Status st = nested->empty() ? io_->DeletePrefix(dir) : DeleteAllBut(dir, *nested);
+    if (!st) return IoError("cannot drop table {}: {}", id.ToString(), st.error().message);
+    if (!nested->empty()) {
+      std::string list;
+      for (const auto& n : *nested) list += (list.empty() ? "" : ", ") + n;
+      Warn(fmt::format("table {} was dropped; its folder {} still holds other tables, which were kept: {}",
+                       id.ToString(), dir, list));
     }
     (void)purge;
     return Ok();
@@ -310,6 +326,27 @@ class HadoopCatalog final : public Catalog {
   }
 
  private:
+  // Removes everything below `dir` except the folders `keep` (and the
+  // folders leading to them), then `dir` itself if it is empty.
+  Status DeleteAllBut(const std::string& dir, const std::vector<std::string>& keep) {
+    FLOE_ASSIGN_OR_RETURN(auto entries, io_->ListFolder(dir));
+    for (const auto& e : entries) {
+      bool kept = false, leads = false;
+      for (const auto& k : keep) {
+        kept |= k == e.location;
+        leads |= k.size() > e.location.size() && k.starts_with(e.location) && k[e.location.size()] == '/';
+      }
+      if (kept) continue;
+      if (e.kind == io::EntryKind::kFolder) {
+        FLOE_RETURN_IF_ERROR(leads ? DeleteAllBut(e.location, keep) : io_->DeletePrefix(e.location));
+      } else {
+        FLOE_RETURN_IF_ERROR(io_->Delete(e.location));
+      }
+    }
+    FLOE_RETURN_IF_ERROR(io_->RemoveFolderIfEmpty(dir));
+    return Ok();
+  }
+
   std::string NamespaceDir(const Namespace& ns) const {
     std::string p = warehouse_;
     for (const auto& l : ns.levels) p += (p.ends_with("/") ? "" : "/") + l;
@@ -371,6 +408,13 @@ Result<bool> Catalog::DropIfUnchanged(const LoadedTable& created) {
   FLOE_ASSIGN_OR_RETURN(LoadedTable current, LoadTable(created.id));
   if (current.metadata_location != created.metadata_location) return false;
   FLOE_RETURN_IF_ERROR(DropTable(created.id, /*purge=*/false));
+  // The created version is referenced by nothing now: remove it, and the
+  // folders if empty, so that a later create of the same table is not
+  // refused for the metadata left there (CheckNewTableLocation). Best effort
+  // (a REST client may not reach the table's storage).
+  (void)io_->Delete(created.metadata_location);
+  (void)io_->RemoveFolderIfEmpty(created.metadata.location + "/metadata");
+  (void)io_->RemoveFolderIfEmpty(created.metadata.location);
   return true;
 }
 

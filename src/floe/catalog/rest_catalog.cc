@@ -7,6 +7,7 @@
 // responses of each route; IcebergErrorResponse / ErrorModel).
 
 #include "floe/catalog/rest_catalog.h"
+#include "floe/catalog/table_locations.h"
 
 #include "floe/catalog/catalog_file_io.h"
 
@@ -227,6 +228,11 @@ class RestCatalog final : public Catalog {
 
   Status CreateNamespace(const Namespace& ns, const Props& properties) override {
     if (ns.empty()) return InvalidArgument("cannot create the empty namespace");
+    // A location given here is checked here; the server places the others
+    // (floe serve's backends check their own).
+    if (auto loc = properties.find("location"); loc != properties.end()) {
+      FLOE_RETURN_IF_ERROR(CheckNewNamespaceLocation(*io_, loc->second, ns));
+    }
     Json body = Json::object();
     body["namespace"] = NamespaceJson(ns);
     Json props = Json::object();
@@ -354,7 +360,10 @@ class RestCatalog final : public Catalog {
     std::string what = "create table " + id.ToString();
     Json body = Json::object();
     body["name"] = id.name;
-    if (!def.location.empty()) body["location"] = def.location;
+    if (!def.location.empty()) {
+      FLOE_RETURN_IF_ERROR(CheckNewTableLocation(*io_, def.location, id));
+      body["location"] = def.location;
+    }
     FLOE_ASSIGN_OR_RETURN(std::string schema, iceberg::SchemaToJson(def.schema));
     FLOE_ASSIGN_OR_RETURN(std::string spec, iceberg::PartitionSpecToJson(def.spec));
     FLOE_ASSIGN_OR_RETURN(std::string order, iceberg::SortOrderToJson(def.sort_order));

@@ -27,6 +27,7 @@
 #include "floe/catalog/hadoop_files.h"
 #include "floe/catalog/metadata_cache.h"
 #include "floe/catalog/sql_db.h"
+#include "floe/catalog/table_locations.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file_io.h"
@@ -140,6 +141,11 @@ class SqlCatalog final : public Catalog {
     FLOE_RETURN_IF_ERROR(Wrap(tx.Begin(true)));
     FLOE_ASSIGN_OR_RETURN(bool exists, ExistsLocked(ns));
     if (exists) return AlreadyExists("namespace {} already exists", ns.ToString());
+    {
+      auto loc = props.find("location");
+      FLOE_RETURN_IF_ERROR(CheckNewNamespaceLocation(
+          *io_, loc != props.end() ? StripTrailingSlash(AsUri(loc->second)) : NamespaceLocation(ns), ns));
+    }
     std::map<std::string, std::string> rows = props;
     rows[std::string(kExistsProperty)] = "true";
     for (const auto& [k, v] : rows) {
@@ -322,6 +328,7 @@ class SqlCatalog final : public Catalog {
     if (existing) return AlreadyExists("{} {} already exists", *existing, id.ToString());
     iceberg::NewTableOptions o;
     o.location = def.location.empty() ? TableLocation(id) : StripTrailingSlash(AsUri(def.location));
+    FLOE_RETURN_IF_ERROR(CheckNewTableLocation(*io_, o.location, id));
     o.schema = def.schema;
     o.spec = def.spec;
     o.sort_order = def.sort_order;
@@ -667,9 +674,16 @@ Result<std::unique_ptr<sql::Db>> OpenDatabase(const std::string& catalog, const 
       return InvalidArgument(
           "sql catalog {}: jdbc.user and jdbc.password do not apply to SQLite ({})", catalog, uri);
     }
-    return sql::OpenSqlite(path);
+    FLOE_ASSIGN_OR_RETURN(const int64_t busy_ms, props.Value(config::keys::kJdbcBusyTimeout));
+    return sql::OpenSqlite(path, static_cast<int>(busy_ms));
   }
   if (uri.starts_with("jdbc:postgresql:")) {
+    if (props.IsSet(config::keys::kJdbcBusyTimeout)) {
+      return InvalidArgument(
+          "sql catalog {}: jdbc.busy_timeout applies to SQLite only (PostgreSQL waits for row locks "
+          "itself; use the uri's options, e.g. lock_timeout)",
+          catalog);
+    }
     FLOE_ASSIGN_OR_RETURN(auto params, sql::ParsePostgresUri(uri));
     FLOE_ASSIGN_OR_RETURN(auto user, props.Get(config::keys::kJdbcUser));
     FLOE_ASSIGN_OR_RETURN(auto password, props.Get(config::keys::kJdbcPassword));

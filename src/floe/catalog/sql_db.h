@@ -8,9 +8,12 @@
 /// Errors say what a caller may conclude about a write:
 ///   kAlreadyExists  a unique or primary key constraint refused it (SQLSTATE
 ///                   23505, SQLITE_CONSTRAINT): nothing was written;
-///   kCommitFailed   a lock or serialization conflict that outlasted the busy
-///                   timeout (SQLITE_BUSY, SQLSTATE 40001/40P01/55P03):
-///                   nothing was written, a retry may succeed;
+///   kCommitFailed   a serialization conflict (SQLSTATE 40001/40P01/55P03):
+///                   nothing was written, a retry may succeed; or (not
+///                   retryable) the SQLite file stayed locked by another
+///                   connection for the whole busy timeout (SQLITE_BUSY): the
+///                   message names the lock and its holders when /proc/locks
+///                   tells them;
 ///   kIo             the connection was lost or the storage failed while the
 ///                   statement ran: a write may or may not have happened;
 ///   kInvalidArgument / kNotFound  the statement was refused (bad SQL, a

@@ -7,6 +7,13 @@
 // A catalog file floe creates is put in WAL mode (UseWalIfNew).
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include "floe/catalog/sql_db.h"
 
@@ -14,9 +21,64 @@ namespace floe::catalog::sql {
 
 namespace {
 
+// The processes that hold a POSIX lock on `path` or on its WAL index
+// (`<path>-shm`, where a WAL-mode writer holds its lock), as /proc/locks
+// lists them: "process 1234 (sqlite3)" items, writers first; empty when
+// none is known (no /proc, or the lock went meanwhile). Linux only; a
+// best-effort hint for the message of a lock that outlasted the timeout.
+// The file of an SQLite path or `file:` URI (without its query).
+std::string DatabaseFile(const std::string& path) {
+  std::string file = path;
+  if (file.starts_with("file:")) {
+    file = file.substr(5);
+    if (auto q = file.find('?'); q != std::string::npos) file.resize(q);
+  }
+  return file;
+}
+
+std::string LockHolders(const std::string& file) {
+  std::set<std::string> ids;  // "MAJ:MIN:INODE" as /proc/locks spells it
+  for (const std::string& f : {file, file + "-shm"}) {
+    struct stat st{};
+    if (::stat(f.c_str(), &st) != 0) continue;
+    ids.insert(fmt::format("{:02x}:{:02x}:{}", major(st.st_dev), minor(st.st_dev), st.st_ino));
+  }
+  std::ifstream locks("/proc/locks");
+  if (ids.empty() || !locks) return "";
+  std::set<long> writers, readers;
+  for (std::string line; std::getline(locks, line);) {
+    // "1: POSIX  ADVISORY  WRITE 1234 08:01:5678 120 120"; waiters have "->".
+    std::istringstream in(line);
+    std::string n, cls, mode, type, id;
+    long pid = 0;
+    if (!(in >> n >> cls) || cls == "->") continue;
+    if (!(in >> mode >> type >> pid >> id) || pid <= 0 || !ids.contains(id)) continue;
+    (type == "WRITE" ? writers : readers).insert(pid);
+  }
+  auto describe = [](long pid) {
+    std::string comm;
+    std::ifstream in(fmt::format("/proc/{}/comm", pid));
+    std::getline(in, comm);
+    std::string who = fmt::format("process {}", pid);
+    if (!comm.empty()) who += fmt::format(" ({})", comm);
+    if (pid == static_cast<long>(::getpid())) who += " (this process, another connection)";
+    return who;
+  };
+  std::string out;
+  for (long pid : writers) out += (out.empty() ? "" : ", ") + describe(pid) + " holds a write lock";
+  for (long pid : readers) {
+    if (!writers.contains(pid)) out += (out.empty() ? "" : ", ") + describe(pid) + " holds a read lock";
+  }
+  return out;
+}
+
 class SqliteDb final : public Db {
  public:
-  SqliteDb(sqlite3* db, std::string description) : db_(db), description_(std::move(description)) {}
+  SqliteDb(sqlite3* db, std::string path, int busy_timeout_ms)
+      : db_(db),
+        path_(DatabaseFile(path)),
+        description_("sqlite " + path),
+        busy_timeout_ms_(busy_timeout_ms) {}
   ~SqliteDb() override { sqlite3_close_v2(db_); }
 
   Dialect dialect() const override { return Dialect::kSqlite; }
@@ -64,8 +126,24 @@ class SqliteDb final : public Db {
     switch (rc & 0xff) {
       case SQLITE_CONSTRAINT: return AlreadyExists("{}", msg);
       case SQLITE_BUSY:
-      case SQLITE_LOCKED:
-        return CommitFailed("{} (the catalog file stayed locked by another writer)", msg);
+      case SQLITE_LOCKED: {
+        // Not a lost race: the catalog database itself was locked for the
+        // whole busy timeout. Nothing was written; not retryable (a retry
+        // would wait the timeout again), so a commit fails once, saying so.
+        const std::string holders = LockHolders(path_);
+        Error e = CommitFailed(
+                      "the SQLite catalog database {} is locked: {}; floe waited jdbc.busy_timeout = {} ms "
+                      "for the lock and wrote nothing ({}). Finish or stop that process (an open "
+                      "transaction in a sqlite3 shell, another engine's writer), or raise the "
+                      "catalog property jdbc.busy_timeout",
+                      path_,
+                      holders.empty() ? "another connection held the lock (which process is not known)"
+                                      : holders,
+                      busy_timeout_ms_, msg)
+                      .error();
+        e.retryable = false;
+        return Fail(std::move(e));
+      }
       case SQLITE_IOERR:
       case SQLITE_FULL:
       case SQLITE_CANTOPEN:
@@ -115,7 +193,9 @@ class SqliteDb final : public Db {
   }
 
   sqlite3* db_;
+  std::string path_;  ///< the database file (not the URI)
   std::string description_;
+  int busy_timeout_ms_ = 0;
 };
 
 // A database file floe creates (no page yet) goes into WAL mode. A commit
@@ -156,7 +236,7 @@ Result<std::unique_ptr<Db>> OpenSqlite(const std::string& path, int busy_timeout
   sqlite3_busy_timeout(db, busy_timeout_ms);
   sqlite3_extended_result_codes(db, 1);
   UseWalIfNew(db);
-  return std::unique_ptr<Db>(new SqliteDb(db, "sqlite " + path));
+  return std::unique_ptr<Db>(new SqliteDb(db, path, busy_timeout_ms));
 }
 
 }  // namespace floe::catalog::sql

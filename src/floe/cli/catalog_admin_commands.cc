@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/warnings.h"
 #include "floe/cli/command.h"
 #include "floe/cli/table_args.h"
 #include "floe/table/drop_table.h"
@@ -52,6 +53,16 @@ Status RunDropTable(const CatalogArgs& c, const std::string& text, bool purge) {
   FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(text));
   FLOE_ASSIGN_OR_RETURN(auto cat, c.Open());
   FLOE_ASSIGN_OR_RETURN(auto result, table::DropTable(cat.get(), id, purge));
+  if (!result.refused.empty()) {
+    std::string list;
+    for (size_t i = 0; i < result.refused.size() && i < 5; ++i) list += (i ? ", " : "") + result.refused[i];
+    if (result.refused.size() > 5) list += fmt::format(" and {} more", result.refused.size() - 5);
+    catalog::Warn(fmt::format(
+        "drop-table --purge: {} {} named by table {} {} outside its folders or inside another table's "
+        "folder and {} not deleted: {}",
+        result.refused.size(), result.refused.size() == 1 ? "file" : "files", id.ToString(),
+        result.refused.size() == 1 ? "lies" : "lie", result.refused.size() == 1 ? "was" : "were", list));
+  }
   if (!result.not_deleted.empty()) {
     return IoError("table {} was dropped, but {} of its files could not be deleted (now orphans), first {}",
                    id.ToString(), result.not_deleted.size(), result.not_deleted.front());

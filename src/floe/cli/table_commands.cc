@@ -8,6 +8,7 @@
 #include "floe/catalog/identifier.h"
 #include "floe/catalog/warnings.h"
 #include "floe/cli/table_args.h"
+#include "floe/sink/sink_retention.h"
 #include "floe/table/orphans.h"
 #include "floe/table/table.h"
 
@@ -134,6 +135,7 @@ struct ExpireArgs {
   std::optional<int64_t> older_than;
   std::optional<int64_t> retain_last;
   std::vector<int64_t> snapshot_ids;
+  std::vector<std::string> release_sinks;  ///< --release-sink ID
   bool dry_run = false;
 };
 
@@ -156,7 +158,28 @@ Status RunExpire(const ExpireArgs& a) {
   if (a.retain_last) opt.retain_last = static_cast<int32_t>(*a.retain_last);
   opt.snapshot_ids = a.snapshot_ids;
   opt.dry_run = a.dry_run;
+  // The snapshots registered CDC sinks need (their newest tokens) stay,
+  // except for the sinks released by name, whose position is recorded.
+  const std::set<std::string> released(a.release_sinks.begin(), a.release_sinks.end());
+  for (const auto& id : released) {
+    if (!o.table->metadata().properties.contains(sink::SinkPropertyKey(id))) {
+      return UsageError(fmt::format("--release-sink {}: no sink of that id is registered on table {} (no "
+                                    "table property {})",
+                                    id, a.t.table, sink::SinkPropertyKey(id)));
+    }
+  }
+  opt.retained = [released](const iceberg::TableMetadata& md) { return sink::SnapshotsSinksNeed(md, released); };
+  opt.properties = [released](const iceberg::TableMetadata& md, const std::set<int64_t>& expiring) {
+    return sink::ReleasedSinkRecords(md, released, expiring);
+  };
   FLOE_ASSIGN_OR_RETURN(auto r, table::ExpireSnapshots(o.table.get(), opt));
+  for (const auto& [holder, ids] : r.retained) {
+    catalog::Warn(fmt::format(
+        "expire: kept {} {} of table {} that {} needs (its relaunch finds its newest commit through them); "
+        "--release-sink {} lets them expire and records the sink's position in the table",
+        ids.size(), ids.size() == 1 ? "snapshot" : "snapshots", a.t.table, holder,
+        holder.starts_with("sink ") ? holder.substr(5) : holder));
+  }
   if (!r.refused_files.empty()) {
     std::string list;
     for (size_t i = 0; i < r.refused_files.size() && i < 5; ++i)
@@ -174,6 +197,10 @@ Status RunExpire(const ExpireArgs& a) {
   j["expired-snapshot-ids"] = r.expired_snapshot_ids;
   j["deleted-files"] = r.deleted_files;
   j["refused-files"] = r.refused_files;
+  nlohmann::ordered_json retained = nlohmann::ordered_json::object();
+  for (const auto& [holder, ids] : r.retained) retained[holder] = ids;
+  j["retained"] = retained;
+  j["properties-set"] = r.properties_set;
   StdoutWriter out;
   *out.buffer() = j.dump() + "\n";
   return out.Flush();
@@ -196,6 +223,7 @@ Status RunRemoveOrphans(const OrphanArgs& a) {
   j["dry-run"] = a.dry_run;
   j["older-than"] = r.older_than_ms;
   j["orphan-files"] = r.orphan_files;
+  j["skipped-table-folders"] = r.skipped_table_folders;
   StdoutWriter out;
   *out.buffer() = j.dump() + "\n";
   return out.Flush();
@@ -249,6 +277,10 @@ void AddTableCommands(CLI::App* root, CommandContext* ctx) {
     cmd->add_option("--retain-last", a->retain_last,
                     "Always keep this many newest snapshots (1 or more)");
     cmd->add_option("--snapshot-id", a->snapshot_ids, "Expire this snapshot (repeatable)")->allow_extra_args(false);
+    cmd->add_option("--release-sink", a->release_sinks,
+                    "Let the snapshots that the CDC sink ID needs expire (repeatable); its position is "
+                    "recorded in the table property floe.sink-token.ID")
+        ->allow_extra_args(false);
     cmd->add_flag("--dry-run", a->dry_run, "Only report what would be deleted");
     cmd->callback([=] { ctx->action = [=] { return RunExpire(*a); }; });
   }

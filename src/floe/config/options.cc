@@ -309,6 +309,11 @@ const std::vector<OptionDef>& Registry() {
        .enum_values = {"V0", "V1"}},
       {K(kJdbcInitCatalogTables), .scopes = kC, .type = T::kBool, .default_value = "true",
        .doc = "sql: create the catalog tables when they are missing."},
+      {K(kJdbcBusyTimeout), .scopes = kC, .type = T::kLong, .default_value = "60000",
+       .doc = "sql (SQLite): how long in ms a catalog call waits for another connection's lock on the catalog "
+              "file before it fails naming the lock (sqlite-jdbc's busy_timeout, as JdbcCatalog passes jdbc.* "
+              "on); waited once per call, never per commit retry.",
+       .min = 0, .max = 2147483647},
       {K(kClients), .scopes = kC, .type = T::kInt, .default_value = "2", .doc = "Hive metastore client pool size.",
        .min = 1, .support = Support::kNotYet,
        .missing = "the hive catalog, which floe does not have (no Hive Metastore client)"},

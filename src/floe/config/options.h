@@ -181,6 +181,7 @@ inline constexpr Key<std::string> kJdbcUser{"jdbc.user"};
 inline constexpr Key<std::string> kJdbcPassword{"jdbc.password"};
 inline constexpr Key<std::string> kJdbcSchemaVersion{"jdbc.schema-version"};
 inline constexpr Key<bool> kJdbcInitCatalogTables{"jdbc.init-catalog-tables"};
+inline constexpr Key<int64_t> kJdbcBusyTimeout{"jdbc.busy_timeout"};
 // Beam IcebergIO write configuration
 inline constexpr Key<std::string> kBeamTable{"table"};
 inline constexpr Key<std::string> kBeamCatalogName{"catalog_name"};

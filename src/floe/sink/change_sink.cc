@@ -115,7 +115,7 @@ Status ChangeSink::Impl::Open(const WriteConfig& config, catalog::Catalog* catal
   catalog_ = catalog;
   sink_options_ = std::move(options);
   FLOE_ASSIGN_OR_RETURN(options_, SinkOptions::Resolve(config));
-  cache_.emplace(catalog_, &options_);
+  cache_.emplace(catalog_, &options_, &config_.write_properties);
   if (options_.mode == WriteMode::kAppend && sink_options_.changes_in_batch) {
     return InvalidArgument("a change stream input (row kinds from the input) needs mode merge-on-read");
   }

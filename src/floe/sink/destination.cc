@@ -248,6 +248,7 @@ Status TableCache::Load(Destination* d, int64_t window) {
     FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(d->name));
     FLOE_ASSIGN_OR_RETURN(auto loaded, catalog_->LoadTable(id));
     t.table = std::make_unique<table::Table>(catalog_, std::move(loaded));
+    t.table->SetOptionOverrides(*write_properties_);  // commit.retry.* of this write
   }
   const iceberg::TableMetadata& meta = t.table->metadata();
   if (meta.current_schema_id != t.schema_id || meta.default_spec_id != t.spec_id) {

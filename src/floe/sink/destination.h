@@ -113,7 +113,11 @@ Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, co
 /// refreshes or unloads the destinations' tables between windows.
 class TableCache {
  public:
-  TableCache(catalog::Catalog* catalog, const SinkOptions* options) : catalog_(catalog), options_(options) {}
+  /// `write_properties`: this write's options, which override the tables'
+  /// own for its commits (commit.retry.*; table::Table::SetOptionOverrides).
+  TableCache(catalog::Catalog* catalog, const SinkOptions* options,
+             const std::map<std::string, std::string>* write_properties)
+      : catalog_(catalog), options_(options), write_properties_(write_properties) {}
 
   /// Loads `d`'s table, or refreshes it; refuses a table whose schema or
   /// spec changed while the sink writes it. `window` is the sink's window count.
@@ -128,6 +132,7 @@ class TableCache {
  private:
   catalog::Catalog* catalog_;
   const SinkOptions* options_;
+  const std::map<std::string, std::string>* write_properties_;
   int64_t use_counter_ = 0;
 };
 

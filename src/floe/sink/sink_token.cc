@@ -7,6 +7,7 @@
 #include "floe/catalog/commit_retry.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/sink/sink_options.h"
+#include "floe/sink/sink_retention.h"
 #include "floe/util/strings.h"
 
 namespace floe::sink {
@@ -67,10 +68,20 @@ Result<std::optional<SinkToken>> FindSinkToken(const iceberg::TableMetadata& met
     // The expired part could hold the token only if the sink was registered
     // before `s` (everything expired is older than `s`).
     if (parent == nullptr && registered && s->timestamp_ms >= registered_ms) {
+      // `floe expire --release-sink` records the newest token of a sink whose
+      // walk it cuts, for exactly this gap.
+      FLOE_ASSIGN_OR_RETURN(auto recorded, RecordedSinkToken(metadata, sink_id, branch, s->snapshot_id));
+      if (recorded) return recorded;
       return InvalidArgument(
           "sink '{}' has committed to this table before, but its newest commit is not in the snapshot history: "
-          "the history before snapshot {} has been expired. floe stops rather than risk committing the same "
-          "changes twice; to start over (writing the input again), use a new sink_id",
+          "the history before snapshot {} has been expired (by another engine, or by floe expire --snapshot-id), "
+          "and no record of the sink's position is kept (floe expire keeps the snapshots a registered sink "
+          "needs, or records its position when given --release-sink). floe stops rather than commit the same "
+          "changes twice. Which changes of the input are in the table is not known, so a new sink_id on the "
+          "whole input would add them a second time. To continue exactly: if the table has identifier fields, "
+          "write the whole input again with a new sink_id and upsert=true (every change then replaces its "
+          "key's row, so the changes already in the table are applied again to the same effect); otherwise "
+          "drop the table (floe drop-table --purge) and write the whole input again with a new sink_id",
           sink_id, s->snapshot_id);
     }
     s = parent;
@@ -81,7 +92,7 @@ Result<std::optional<SinkToken>> FindSinkToken(const iceberg::TableMetadata& met
 Status RegisterSink(table::Table* table, std::string_view sink_id) {
   const std::string key = SinkPropertyKey(sink_id);
   if (table->metadata().properties.contains(key)) return Ok();
-  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table->CommitRetryPolicy());
   return catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
     if (table->metadata().properties.contains(key)) return Ok();

@@ -127,6 +127,7 @@ Result<OpenedTable> OpenOrCreateTable(const WriteConfig& config, const std::stri
     }
   }
   out.table = std::make_unique<table::Table>(cat, std::move(loaded));
+  out.table->SetOptionOverrides(config.write_properties);  // commit.retry.* of this write
   if (Status st = projector.Bind(out.table->metadata().CurrentSchema()); !st) {
     if (out.created) (void)cat->DropIfUnchanged(*out.created);
     return Fail(st.error().WithContext(id.ToString()));

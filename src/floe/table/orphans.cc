@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "floe/catalog/table_locations.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/io/file_io.h"
@@ -141,16 +142,40 @@ Result<OrphanResult> RemoveOrphanFiles(Table* table, const OrphanOptions& option
   std::string listed = location;
   while (listed.size() > 1 && listed.back() == '/') listed.pop_back();
   std::vector<std::string> candidates;
+  // The folders of other tables below this one (made by another engine, or
+  // before floe refused tables inside tables): their files are theirs.
+  std::set<std::string> nested;
   FLOE_RETURN_IF_ERROR(io.ListFiles(location, [&](const io::FileInfo& f) -> Status {
     std::string_view rel = f.location;
     if (!rel.starts_with(listed)) return Ok();  // not below the folder as listed (never expected)
     rel.remove_prefix(listed.size());
     while (rel.starts_with("/")) rel.remove_prefix(1);
+    if (auto folder = catalog::NestedTableFolderOf(rel)) nested.insert(*folder);
     if (SkippedByListing(rel)) return Ok();
     if (f.modified_ms >= result.older_than_ms) return Ok();
     candidates.push_back(f.location);
     return Ok();
   }));
+
+  // Candidates inside a nested table's folder are never orphans of this one.
+  // A table inside a nested one is inside it too (outermost folders kept).
+  for (auto it = nested.begin(); it != nested.end();) {
+    bool inside = false;
+    for (const auto& o : nested) inside |= it->size() > o.size() && it->starts_with(o) && (*it)[o.size()] == '/';
+    it = inside ? nested.erase(it) : std::next(it);
+  }
+  if (!nested.empty()) {
+    std::erase_if(candidates, [&](const std::string& c) {
+      std::string_view rel = c;
+      rel.remove_prefix(listed.size());
+      while (rel.starts_with("/")) rel.remove_prefix(1);
+      for (const auto& n : nested) {
+        if (rel.size() > n.size() && rel.starts_with(n) && rel[n.size()] == '/') return true;
+      }
+      return false;
+    });
+    for (const auto& n : nested) result.skipped_table_folders.push_back(listed + "/" + n);
+  }
 
   // 2. The references, from the table as it is now.
   FLOE_RETURN_IF_ERROR(table->Refresh());

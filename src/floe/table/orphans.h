@@ -45,6 +45,10 @@ struct OrphanResult {
   /// Locations as listed below the table location (`file:` URIs for a local
   /// table), sorted; removed unless a dry run.
   std::vector<std::string> orphan_files;
+  /// Folders below the table location that hold another table's metadata
+  /// (a table inside this one, made by another engine or before floe
+  /// refused that): nothing under them is taken for an orphan.
+  std::vector<std::string> skipped_table_folders;
 };
 
 /// Lists every regular file under the table location (FileIO::ListFiles) and
@@ -53,7 +57,9 @@ struct OrphanResult {
 /// folder) nor followed into other folders. Hidden files and
 /// folders (a name starting with `.`, or `_` without `=`, as Iceberg's listing
 /// skips them) are left alone, except the temporaries OpenLocalOutput names
-/// (IsLocalOutputTempName). Refused for a table the catalog finds somewhere
+/// (IsLocalOutputTempName). A folder below the location that holds another
+/// table's metadata (`x/metadata/*.metadata.json`) is another table's:
+/// skipped whole, and reported. Refused for a table the catalog finds somewhere
 /// other than its metadata `location` (Catalog::CheckLocation). Any file of
 /// the table that cannot be read (a manifest list, a manifest) is an error
 /// and nothing is removed.

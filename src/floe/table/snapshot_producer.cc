@@ -106,7 +106,7 @@ Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
 Result<CommitResult> SnapshotProducer::Commit() {
   FLOE_RETURN_IF_ERROR(ValidateFiles());
   const auto& md0 = table_->metadata();
-  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(md0.properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table_->CommitRetryPolicy());
   SchemaPtr schema = md0.CurrentSchema();
   if (!schema || !md0.DefaultSpec()) {
     return Corrupt("table {} has no current schema or default spec", table_->id().ToString());
@@ -142,6 +142,29 @@ Result<CommitResult> SnapshotProducer::Commit() {
     return Fail(std::move(outcome).error());
   }
   return result;
+}
+
+Status SnapshotProducer::CheckAddedFilesExist(const std::vector<ManifestFile>& added_manifests,
+                                              const std::vector<std::string>& attempt_files) const {
+  io::FileIO& io = *table_->io();
+  auto check = [&](const std::string& location, std::string_view what) -> Status {
+    auto exists = io.Exists(location);
+    if (exists && *exists) return Ok();
+    Error e = CommitFailed(
+                  "table {}: the commit was not published: {} {} {}; nothing was committed (was it "
+                  "removed meanwhile, e.g. by remove-orphans with a window shorter than the write?)",
+                  table_->id().ToString(), what, location,
+                  exists ? "does not exist" : fmt::format("cannot be checked ({})", exists.error().message))
+                  .error();
+    e.retryable = false;  // the same file would be missing again
+    return Fail(std::move(e));
+  };
+  for (const auto& f : data_files_) FLOE_RETURN_IF_ERROR(check(f.file_path, "data file"));
+  for (const auto& f : delete_files_) FLOE_RETURN_IF_ERROR(check(f.file_path, "delete file"));
+  for (const auto& d : spec_deletes_) FLOE_RETURN_IF_ERROR(check(d.file.file_path, "delete file"));
+  for (const auto& m : added_manifests) FLOE_RETURN_IF_ERROR(check(m.manifest_path, "manifest"));
+  for (const auto& f : attempt_files) FLOE_RETURN_IF_ERROR(check(f, "manifest or manifest list"));
+  return Ok();
 }
 
 Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec,
@@ -237,6 +260,14 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   iceberg::TableMetadata next = md;
   if (Status st = iceberg::AddSnapshot(&next, snap, iceberg::NowMillis(), branch_); !st)
     return fail(st.error());
+  // Every file the snapshot adds must still be there when it is published:
+  // an orphan removal with a short window (or a hand) may have deleted the
+  // files of this commit while it was in flight, and a snapshot naming them
+  // would leave the table unreadable. One existence check per new file (a
+  // stat locally, a HEAD request on S3), just before the swap. A missing file
+  // fails the commit as known-failed, without a retry (a retry would publish
+  // the same missing file).
+  if (Status st = CheckAddedFilesExist(added_manifests, written.locations); !st) return fail(st.error());
   auto committed = table_->catalog()->CommitTable(base, std::move(next));
   if (!committed) return fail(committed.error());
   // Only once the swap happened: a kill here must find the commit landed

@@ -19,6 +19,13 @@
 /// file of an unpartitioned spec applies to the data files of every
 /// partition (Iceberg spec: Scan Planning).
 ///
+/// Before the swap, every file the snapshot adds (data and delete files, the
+/// new manifests and the manifest list) is checked to exist, one existence
+/// check each (a stat locally, a HEAD request on S3): a commit never
+/// publishes a file that is gone (removed by an orphan removal while the
+/// commit was in flight). A missing file fails the commit with kCommitFailed,
+/// not retried, nothing published.
+///
 /// An attempt check (SetAttemptCheck) runs on every attempt once the branch
 /// head is read and before the attempt writes anything; its error ends the
 /// commit as known-failed, without a retry, and is returned unchanged.
@@ -139,6 +146,12 @@ class SnapshotProducer {
   Result<std::vector<iceberg::ManifestFile>> WriteAddedManifests(
       const Schema& schema, const std::vector<SpecFiles>& groups,
       internal::WrittenFiles* written) const;
+  /// Whether every file the snapshot adds is still there: the data and
+  /// delete files, the added manifests and the attempt's own files
+  /// (rewritten manifests, the manifest list). kCommitFailed (not retryable)
+  /// naming the first missing one.
+  Status CheckAddedFilesExist(const std::vector<iceberg::ManifestFile>& added_manifests,
+                              const std::vector<std::string>& attempt_files) const;
   /// One attempt: read the head, run the check, list manifests, write the
   /// list, swap metadata. A failed check is stored in `check_error`.
   Status Attempt(int attempt, const iceberg::PartitionSpec& spec,

@@ -27,6 +27,10 @@ Table::Table(catalog::Catalog* catalog, catalog::LoadedTable loaded)
 Table::Table(catalog::Catalog* catalog, catalog::LoadedTable loaded, io::FileIOPtr io)
     : catalog_(catalog), loaded_(std::move(loaded)), io_(io ? std::move(io) : io::LocalFileIO()) {}
 
+Result<catalog::RetryPolicy> Table::CommitRetryPolicy() const {
+  return catalog::RetryPolicy::From(config::Resolver({&overrides_, &loaded_.metadata.properties}));
+}
+
 Status Table::Refresh() {
   FLOE_ASSIGN_OR_RETURN(loaded_, catalog_->RefreshTable(loaded_.id));
   return Ok();
@@ -50,7 +54,7 @@ Result<std::vector<ManifestEntry>> LiveEntries(const Table& table, const iceberg
 
 Result<catalog::LoadedTable> SetRef(Table* table, const std::string& name, bool is_tag,
                                     std::optional<int64_t> snapshot_id, std::optional<int64_t> max_ref_age_ms) {
-  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table->CommitRetryPolicy());
   Status st = catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
     const auto& md = table->metadata();
@@ -75,8 +79,7 @@ Result<catalog::LoadedTable> SetRef(Table* table, const std::string& name, bool 
 
 Result<int32_t> EnsureUnpartitionedSpec(Table* table) {
   if (auto id = iceberg::UnpartitionedSpecId(table->metadata())) return *id;
-  FLOE_ASSIGN_OR_RETURN(auto policy,
-                        catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table->CommitRetryPolicy());
   int32_t spec_id = 0;
   Status st = catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
@@ -103,7 +106,7 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
   // A copied table folder names the original's files: expiring it would
   // delete them (and a dry run would list them).
   FLOE_RETURN_IF_ERROR(table->catalog()->CheckLocation(table->loaded()));
-  FLOE_ASSIGN_OR_RETURN(auto policy, catalog::RetryPolicy::FromProperties(table->metadata().properties));
+  FLOE_ASSIGN_OR_RETURN(auto policy, table->CommitRetryPolicy());
   std::vector<iceberg::Snapshot> expired;
   Status st = catalog::RunWithRetries(policy, [&](int attempt) -> Status {
     if (attempt > 0) FLOE_RETURN_IF_ERROR(table->Refresh());
@@ -136,12 +139,29 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
       }
       if (!in_branch && s.timestamp_ms >= older_than) keep.insert(s.snapshot_id);
     }
+    std::map<std::string, std::set<int64_t>> retained;
+    if (options.retained) retained = options.retained(md);
     for (int64_t id : options.snapshot_ids) {
       if (!md.SnapshotById(id)) return NotFound("snapshot {} does not exist", id);
       for (const auto& [name, ref] : md.refs) {
         if (ref.snapshot_id == id) return InvalidArgument("snapshot {} is the head of '{}': it cannot expire", id, name);
       }
+      for (const auto& [holder, ids] : retained) {
+        if (ids.contains(id)) {
+          return InvalidArgument(
+              "snapshot {} is needed by {}: its relaunch finds its newest commit through it (release it "
+              "explicitly with --release-sink to let it expire; its position is then recorded in the table)",
+              id, holder);
+        }
+      }
       keep.erase(id);
+    }
+    result.retained.clear();
+    for (const auto& [holder, ids] : retained) {
+      for (int64_t id : ids) {
+        if (!keep.contains(id) && md.SnapshotById(id)) result.retained[holder].push_back(id);
+      }
+      keep.insert(ids.begin(), ids.end());
     }
     expired.clear();
     std::vector<int64_t> ids;
@@ -152,8 +172,16 @@ Result<ExpireResult> ExpireSnapshots(Table* table, const ExpireOptions& options)
       }
     }
     result.expired_snapshot_ids = ids;
+    result.properties_set.clear();
+    if (options.properties && !ids.empty()) {
+      FLOE_ASSIGN_OR_RETURN(result.properties_set,
+                            options.properties(md, std::set<int64_t>(ids.begin(), ids.end())));
+    }
     if (ids.empty() || options.dry_run) return Ok();
     FLOE_ASSIGN_OR_RETURN(auto next, iceberg::RemoveSnapshots(md, ids));
+    if (!result.properties_set.empty()) {
+      FLOE_ASSIGN_OR_RETURN(next, iceberg::UpdateProperties(next, result.properties_set, {}));
+    }
     FLOE_ASSIGN_OR_RETURN(auto committed, table->catalog()->CommitTable(table->loaded(), std::move(next)));
     table->Reset(std::move(committed));
     return Ok();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/commit_retry.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/io/file_io.h"
@@ -47,6 +49,18 @@ class Table {
   /// Replaces the loaded state (after a commit).
   void Reset(catalog::LoadedTable loaded) { loaded_ = std::move(loaded); }
 
+  /// Options of the job that writes through this handle (a write's
+  /// `--set` / write options) that override the table's properties for its
+  /// commits: the `commit.retry.*` keys (Iceberg's table properties) are read
+  /// here first, then from the table's properties. Other keys are ignored
+  /// here (the writers resolve their own).
+  void SetOptionOverrides(std::map<std::string, std::string> overrides) { overrides_ = std::move(overrides); }
+  /// The retry policy of this handle's commits: `commit.retry.num-retries`,
+  /// `min-wait-ms`, `max-wait-ms`, `total-timeout-ms` from the overrides,
+  /// then the current metadata's properties, then Iceberg's defaults. A
+  /// malformed value is an error naming the property.
+  Result<catalog::RetryPolicy> CommitRetryPolicy() const;
+
   /// The local path of a location stored in the metadata, for tools and
   /// tests (kUnsupported when the FileIO keeps it elsewhere). The table code
   /// itself only passes locations to io().
@@ -56,6 +70,7 @@ class Table {
   catalog::Catalog* catalog_;
   catalog::LoadedTable loaded_;
   io::FileIOPtr io_;
+  std::map<std::string, std::string> overrides_;
 };
 
 /// What a commit produced.
@@ -137,6 +152,17 @@ struct ExpireOptions {
   std::vector<int64_t> snapshot_ids;
   /// Only report what would be deleted.
   bool dry_run = false;
+  /// Snapshots that must stay whatever the other options say, by holder
+  /// ("sink s1"), computed from each attempt's metadata: the CDC sinks'
+  /// newest tokens (sink::SnapshotsSinksNeed). A snapshot named in
+  /// `snapshot_ids` that a holder needs is an error naming the holder.
+  std::function<std::map<std::string, std::set<int64_t>>(const iceberg::TableMetadata&)> retained;
+  /// Table properties set in the same commit as the expiry, computed from
+  /// each attempt's metadata and the snapshot ids that expire (the records of
+  /// released sinks' positions, sink::ReleasedSinkRecords).
+  std::function<Result<std::map<std::string, std::string>>(const iceberg::TableMetadata&,
+                                                           const std::set<int64_t>& expiring)>
+      properties;
 };
 
 struct ExpireResult {
@@ -145,6 +171,11 @@ struct ExpireResult {
   /// Files the expired snapshots name outside the table's folders (its
   /// `location`, `write.data.path`, `write.metadata.path`): never deleted.
   std::vector<std::string> refused_files;
+  /// Snapshots that would have expired but were kept for a holder of
+  /// ExpireOptions::retained, by holder.
+  std::map<std::string, std::vector<int64_t>> retained;
+  /// The table properties the expiry set (ExpireOptions::properties).
+  std::map<std::string, std::string> properties_set;
 };
 
 /// Expires snapshots no branch or tag needs, commits the metadata, then

@@ -1,5 +1,6 @@
 #include "floe/table/table_folders.h"
 
+#include "floe/catalog/table_locations.h"
 #include "floe/config/options.h"
 
 namespace floe::table {
@@ -35,6 +36,18 @@ TableFolders TableFolders::Of(const Table& table) {
   return out;
 }
 
+Status TableFolders::ExcludeNestedTables() {
+  if (!io_) return Ok();
+  for (const auto& f : folders_) {
+    FLOE_ASSIGN_OR_RETURN(auto below, catalog::TableFoldersBelow(*io_, f));
+    for (const auto& b : below) {
+      auto canonical = io_->Canonical(b);
+      if (canonical) nested_.push_back(*canonical);
+    }
+  }
+  return Ok();
+}
+
 bool TableFolders::Contains(std::string_view location) const {
   if (!io_) return false;
   auto path = io_->Canonical(location);
@@ -42,6 +55,9 @@ bool TableFolders::Contains(std::string_view location) const {
   bool lexical = false;
   for (const auto& f : folders_) lexical |= IsBelow(*path, f);
   if (!lexical) return false;
+  for (const auto& n : nested_) {
+    if (IsBelow(*path, n)) return false;  // another table's file
+  }
   // The file itself may be a symbolic link (removing it removes the link);
   // its parent folders must resolve inside the table. The parent is taken
   // from the location as written, so that the FileIO resolves a location of

@@ -36,10 +36,18 @@ class TableFolders {
   /// The folders, canonical (for local tables: absolute, normalized paths).
   const std::vector<std::string>& folders() const { return folders_; }
 
+  /// Lists each folder once and leaves out of Contains() every folder below
+  /// it that holds another table's metadata (a table inside this one:
+  /// catalog::TableFoldersBelow). Costs one recursive listing per folder.
+  Status ExcludeNestedTables();
+  /// The folders ExcludeNestedTables() left out, canonical.
+  const std::vector<std::string>& nested_tables() const { return nested_; }
+
  private:
   io::FileIOPtr io_;
   std::vector<std::string> folders_;
   std::vector<std::string> resolved_;  ///< the same folders with symbolic links resolved
+  std::vector<std::string> nested_;    ///< other tables' folders inside these, canonical
 };
 
 }  // namespace floe::table
