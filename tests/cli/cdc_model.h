@@ -3,15 +3,19 @@
 // and read the table back (floe scan, shared/interop/verify_table.mjs): shared
 // by cdc_property_test.cc and cdc_crash_test.cc.
 //
-// The model follows the file comment of src/floe/sink/change_sink.h, one
-// commit window at a time: a key's changes ordered by (sequence number,
-// arrival); a change at or below the key's last committed sequence number is
-// late (dead-letter output, or dropped past allowed_lateness_seconds); of the
-// rest, the key's row is the last change's image when that change is an
-// INSERT or UPDATE_AFTER, none after a DELETE or a lone UPDATE_BEFORE; the
-// key's older rows are deleted unless it is born in the window (its first
-// change an INSERT, without upsert); with upsert UPDATE_BEFORE rows are
-// ignored (but counted as applied) and every key's old rows are replaced.
+// The table is a sequential fold, one commit window at a time: a key's
+// changes ordered by (sequence number, arrival); a change at or below the
+// key's last committed sequence number is late (dead-letter output, or
+// dropped past allowed_lateness_seconds); the rest are folded in order into
+// the key's one row — INSERT and UPDATE_AFTER set it to their image, DELETE
+// and UPDATE_BEFORE remove it (with upsert UPDATE_BEFORE rows are ignored,
+// but counted as applied). So a key never has two rows, whatever the arrival
+// order. Apart from the rows, the model predicts which windows publish a
+// snapshot (the token moves only then): a window publishes when it writes a
+// row or a delete, and the sink writes a delete for a key unless the key is
+// new to it (its first change in the window an INSERT, without upsert, and
+// the key neither in the table when the sink opened it nor applied by the
+// sink since).
 //
 // "Committed" is what the sink can know: a relaunch with the same sink_id
 // skips the input up to its token's position and remembers the sequence
@@ -194,6 +198,11 @@ class Model {
         if (!fresh) it->second = std::max(it->second, OrderOf(c.seq, c.kind));
       }
     }
+    // The keys the table holds as the sink opens it (it reads them).
+    std::set<std::string> in_table;
+    for (const auto& [key, rows] : rows_) {
+      if (!rows.empty()) in_table.insert(key);
+    }
     int64_t begin = token;
     for (int64_t end : window_ends) {
       if (end <= begin) continue;
@@ -227,12 +236,13 @@ class Model {
           kept.push_back(c);
         }
         if (kept.empty()) continue;
-        const Change* f = kept.front();
+        // The fold: the key's row after its last change.
         const Change* l = kept.back();
-        const bool del = upsert_ || f->kind != Kind::kInsert;
         const bool add = l->kind == Kind::kInsert || l->kind == Kind::kUpdateAfter;
-        if (del) rows_[key].clear();
-        if (add) rows_[key].push_back(l->row);
+        rows_[key] = add ? std::vector<Row>{l->row} : std::vector<Row>{};
+        // Whether the sink writes something for the key (see the file comment).
+        const bool known = in_table.contains(key) || cs != committed_seq.end();
+        const bool del = upsert_ || kept.front()->kind != Kind::kInsert || known;
         if (del || add) publishes = true;
       }
       for (const auto& [key, seq] : window_seq) {
@@ -281,9 +291,8 @@ class Generator {
 
   /// `count` changes in sequence order, then shuffled. `shuffle` false gives
   /// a stream whose table does not depend on where the windows fall: every
-  /// key's changes in sequence order (no late changes), no invalid lines, no
-  /// INSERT of a live key (a second row only when the INSERT comes first in
-  /// its window). An update pair may share a sequence number and be split by
+  /// key's changes in sequence order (no late changes), no invalid lines.
+  /// An update pair may share a sequence number and be split by
   /// a window: its after-image orders after the committed before-image
   /// (AnUpdatePairSplitByAWindowKeepsItsAfterImage).
   std::vector<Change> Stream(int count, bool shuffle = true) {
@@ -401,10 +410,10 @@ class Generator {
       emit(Kind::kDelete, DeleteImage(s, key), seq_);
       s.live = false;
     } else if (r < 90) {
-      // An INSERT of a live key: an upsert, or (without upsert) a second row,
-      // Flink's semantics, meant here.
+      // An INSERT of a live key: it replaces the key's row (a key never has
+      // two rows, with or without upsert).
       s.row = Image(key);
-      emit(anomalies || o_.upsert ? Kind::kInsert : Kind::kUpdateAfter, s.row, seq_);
+      emit(Kind::kInsert, s.row, seq_);
     } else if (r < 95) {
       emit(Kind::kUpdateBefore, s.row, seq_);  // a lone UPDATE_BEFORE removes the row
       s.live = false;

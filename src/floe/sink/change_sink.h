@@ -15,10 +15,14 @@
 ///   - the key's row is the last change's image when that change is an
 ///     INSERT or UPDATE_AFTER, and there is none after a DELETE or a lone
 ///     UPDATE_BEFORE;
-///   - an equality delete of the key is written unless the key was born in
-///     the window (its first change is an INSERT), so at most one delete and
-///     one row per key; with `upsert` every key gets a delete, and
-///     UPDATE_BEFORE rows are dropped (counted as applied).
+///   - an equality delete of the key is written unless the key is new to
+///     the sink: its first change in the window is an INSERT, and the key was
+///     neither in the table when the sink opened the destination (it reads
+///     the table's key columns then) nor applied by the sink since (the late
+///     tracker knows both). So at most one delete and one row per key, and a
+///     key never has two rows whatever the arrival order; with `upsert` every
+///     key gets a delete, and UPDATE_BEFORE rows are dropped (counted as
+///     applied).
 /// The data files and delete files of a window go into one row-delta
 /// snapshot, so the deletes (same data sequence number) never remove the
 /// rows written with them and remove every older row of the key. When every

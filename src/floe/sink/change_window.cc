@@ -121,9 +121,13 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
     // the input it skips, and this process must remember the same.
     // (Remembered now, not after the commit: a window whose commit fails
     // fails the sink, so nothing reads the tracker afterwards.)
+    // A key that may be live (the table held it when the sink opened it, or
+    // the sink applied it since) gets a delete even when its first change
+    // here is an INSERT: one row per key, whatever the arrival order.
+    const bool maybe_live = f.late->Find(st.hash) != nullptr;
     f.late->Update(st.hash, st.newest.seq, st.newest.cls, f.flush_ms);
     if (!st.kept) return Ok();
-    if (f.upsert || st.first_kind != RowKind::kInsert) {
+    if (f.upsert || st.first_kind != RowKind::kInsert || maybe_live) {
       auto used = codec_.Decode(row, &del_rows);
       if (!used) return Fail(used.error().WithContext("a buffered change"));
       if (del_rows.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_del());

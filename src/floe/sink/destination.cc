@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 #include "floe/catalog/identifier.h"
 #include "floe/config/options.h"
 #include "floe/sink/sink_token.h"
 #include "floe/sink/write_job.h"
+#include "floe/table/scan.h"
+#include "floe/table/table_reader.h"
 
 namespace floe::sink {
 
@@ -144,6 +147,55 @@ Status OpenKey(Destination* d, const SinkOptions& options, const Schema& table_s
   return Ok();
 }
 
+// The keys the table holds when the sink opens it (its key columns, read
+// with the table's deletes applied): an INSERT of one of them replaces its row
+// with an equality delete instead of adding a second row of the key. They go
+// into the lateness tracker with no sequence number (nothing is late against
+// them); the tracker then knows every key that may be live: these, and every
+// key this sink applied since.
+Status SeedLiveKeys(Destination* d) {
+  const iceberg::TableMetadata& meta = d->t()->metadata();
+  table::ScanOptions so;
+  if (!d->branch.empty() && meta.refs.contains(d->branch)) {
+    so.branch = d->branch;
+  } else if (!meta.current_snapshot_id) {
+    return Ok();  // no rows yet
+  }
+  // The top-level columns that hold the key (a struct holds a nested key).
+  const SchemaPtr schema = meta.CurrentSchema();
+  for (int32_t id : d->key.eq_ids) {
+    for (const auto& f : schema->fields()) {
+      std::function<bool(const NestedField&)> holds = [&](const NestedField& n) {
+        if (n.id == id) return true;
+        if (n.type->id != TypeId::kStruct) return false;
+        return std::any_of(n.type->fields.begin(), n.type->fields.end(), holds);
+      };
+      if (holds(f) && std::find(so.columns.begin(), so.columns.end(), f.name) == so.columns.end()) {
+        so.columns.push_back(f.name);
+      }
+    }
+  }
+  auto metadata = std::make_shared<const iceberg::TableMetadata>(meta);
+  table::FileManifestSource manifests(*metadata, d->t()->io());
+  FLOE_ASSIGN_OR_RETURN(table::ScanPlan plan, table::PlanScan(metadata, so, &manifests));
+  table::TableReaderOptions ro;
+  ro.threads = 1;
+  FLOE_ASSIGN_OR_RETURN(auto reader, table::TableReader::Make(std::move(plan), d->t()->io(), ro));
+  FLOE_ASSIGN_OR_RETURN(KeyEncoder enc, KeyEncoder::Make(*reader->schema(), d->key.eq_ids));
+  std::string key, null_column;
+  for (;;) {
+    Batch b;
+    FLOE_ASSIGN_OR_RETURN(bool more, reader->Next(&b));
+    if (!more) break;
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      key.clear();
+      if (!enc.Encode(b, i, &key, &null_column)) continue;  // a null key: not a key of this sink
+      d->late.Update(XXH3_64bits(key.data(), key.size()), std::numeric_limits<int64_t>::min(), 0, 0);
+    }
+  }
+  return Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, const DestinationContext& ctx,
@@ -189,6 +241,12 @@ Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, co
   const SchemaPtr table_schema = meta.CurrentSchema();
   if (mor) {
     FLOE_RETURN_IF_ERROR(OpenKey(d.get(), options, *table_schema, *ctx.row_schema));
+    // (Upsert deletes every key it writes: it needs no list of live keys.)
+    if (!d->upsert) {
+      if (Status st = SeedLiveKeys(d.get()); !st) {
+        return std::unexpected<Error>(st.error().WithContext("reading the keys the table holds"));
+      }
+    }
     // A destination's key states take at most 3/4 of the budget (the rest is
     // for spilling, in runs of at most a quarter); several destinations share
     // it (ChangeSink's SpillIfOver).
