@@ -114,8 +114,10 @@ TEST_F(S3StoreFaultsCli, AnEmptyNewestVersionIsReadPastAndRefusedForWrites) {
   RunResult snapshots = Floe("snapshots --table db.t");
   ASSERT_EQ(snapshots.rc, 0) << snapshots.err;
 
+  const auto before = StoreKeys(*server_);
   RunResult w = Append(5, 7);
   EXPECT_EQ(w.rc, 1) << w.err;
+  EXPECT_EQ(StoreKeys(*server_), before) << "the refused write left files behind";
   EXPECT_NE(w.err.find("v4.metadata.json"), std::string::npos) << w.err;
   EXPECT_NE(w.err.find("remove"), std::string::npos) << w.err;
   EXPECT_EQ(w.err.find("not valid JSON"), std::string::npos) << w.err;
@@ -127,6 +129,24 @@ TEST_F(S3StoreFaultsCli, AnEmptyNewestVersionIsReadPastAndRefusedForWrites) {
   ASSERT_EQ(after.rc, 0) << after.err;
   EXPECT_EQ(after.err.find("warning"), std::string::npos) << after.err;
   EXPECT_EQ(OnceEach(IdsOf(after.out), "scan"), IdRange(0, 7));
+}
+
+TEST_F(S3StoreFaultsCli, TheRetryAndTimeoutOptionsReachTheClientAndUnknownOnesAreRefused) {
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  WriteFile(dir_ / "first.jsonl", RowsJsonl(0, 2));
+  const std::string options =
+      " --catalog s3.retry.num-retries=1 --catalog s3.socket-timeout-ms=5000 --catalog s3.connection-timeout-ms=2000";
+  RunResult w = Floe("write --table db.t --schema 'id BIGINT NOT NULL, s STRING' --input first.jsonl" + options);
+  ASSERT_EQ(w.rc, 0) << w.err;
+  RunResult sql = Floe("scan --table db.t --catalog catalog-type=sql --catalog " +
+                       Shell("uri=jdbc:sqlite:file:" + (dir_ / "cat.db").string()) + options);
+  EXPECT_EQ(sql.err.find("does nothing"), std::string::npos) << sql.err;  // every catalog type takes them
+  RunResult bad = Floe("scan --table db.t --catalog s3.socket-timeout-ms=10");
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("s3.socket-timeout-ms"), std::string::npos) << bad.err;
+  RunResult unknown = Floe("scan --table db.t --catalog s3.retry.attempts=3");
+  EXPECT_NE(unknown.rc, 0);
+  EXPECT_NE(unknown.err.find("unknown option 's3.retry.attempts'"), std::string::npos) << unknown.err;
 }
 
 }  // namespace s3_store_faults_cli_test

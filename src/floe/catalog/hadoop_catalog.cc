@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <set>
 
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/catalog_file_io.h"
@@ -368,6 +369,11 @@ class HadoopCatalog final : public Catalog {
       FLOE_ASSIGN_OR_RETURN(std::string text, io::ReadFile(*io_, *older));
       if (CutOffMetadata(text)) continue;
       FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, ParseAt(id, *older, text));
+      {
+        // Once per object and catalog: a command loads a table more than once.
+        std::lock_guard lock(probe_mu_);
+        if (!warned_cut_off_.insert(path).second) return loaded;
+      }
       Warn(fmt::format(
           "table {}: its newest metadata version {} ({}) is {}: a publish that did not complete; reading "
           "version {}, the newest intact one. Commits to the table are refused until that object is "
@@ -393,7 +399,7 @@ class HadoopCatalog final : public Catalog {
     if (!why) return Ok();
     return Corrupt(
         "table {}: metadata version {} ({}) is {}: a publish that did not complete, so no later version "
-        "can be published; refused. {}",
+        "can be published; refused: {}",
         id.ToString(), version, *path, *why, CutOffWayOut(*path, version - 1));
   }
 
@@ -426,6 +432,7 @@ class HadoopCatalog final : public Catalog {
   bool local_ = true;  // the warehouse is on the local file system (else object storage)
   std::mutex probe_mu_;
   bool conditional_writes_checked_ = false;  // under probe_mu_
+  std::set<std::string> warned_cut_off_;     // under probe_mu_: cut-off versions warned about
 };
 
 }  // namespace
