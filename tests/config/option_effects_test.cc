@@ -151,6 +151,11 @@ const std::map<std::string, std::string>& EffectTests() {
       {"s3.path-style-access", "S3Config.PropertiesAndTheEnvironmentFallback"},
       {"s3.multipart.part-size-bytes", "S3Config.PartSizePropertySetsTheMultipartParts"},
       {"client.region", "S3Config.PropertiesAndTheEnvironmentFallback"},
+      {"s3.retry.num-retries", "S3Config.NumRetriesIsHowOftenAFailedRequestIsSentAgain"},
+      {"s3.retry.min-wait-ms", "S3Config.RetryWaitsAreTakenBetweenTheAttempts"},
+      {"s3.retry.max-wait-ms", "S3Config.RetryWaitsAreTakenBetweenTheAttempts"},
+      {"s3.connection-timeout-ms", "S3Config.ConnectionTimeoutFailsAConnectThatHangs"},
+      {"s3.socket-timeout-ms", "S3Config.SocketTimeoutFailsAStalledRequestNamingTheOption"},
   };
   return kTests;
 }

@@ -1,5 +1,10 @@
 // S3 configuration from catalog properties (Iceberg's S3FileIO names) and the
 // AWS_* environment fallback: each property changes what the client does.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -212,6 +217,61 @@ TEST(S3Config, NumRetriesIsHowOftenAFailedRequestIsSentAgain) {
     EXPECT_TRUE(st.error().retryable);
     EXPECT_EQ(client->requests("HEAD"), requests) << "s3.retry.num-retries=" << retries;
   }
+}
+
+TEST(S3Config, RetryWaitsAreTakenBetweenTheAttempts) {
+  auto server = test::S3TestServer::Start();
+  ASSERT_TRUE(server) << server.error().ToString();
+  auto proxy = test::FaultProxy::Start((*server)->endpoint());
+  ASSERT_TRUE(proxy) << proxy.error().ToString();
+  (*proxy)->AddRule({.method = "HEAD", .action = test::FaultAction::kError, .status = 503});
+  auto props = (*server)->CatalogProperties();
+  props["s3.endpoint"] = (*proxy)->endpoint();
+  props["s3.retry.num-retries"] = "2";
+  props["s3.retry.min-wait-ms"] = "150";
+  props["s3.retry.max-wait-ms"] = "150";  // each wait exactly 150 ms
+  auto config = S3ConfigFromProperties(props);
+  ASSERT_TRUE(config) << config.error().ToString();
+  const auto start = std::chrono::steady_clock::now();
+  auto st = MakeS3FileIO(std::make_shared<S3Client>(*config))->NewInput("s3://" + (*server)->bucket() + "/k");
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(st);
+  EXPECT_GE(took, std::chrono::milliseconds(300)) << "two waits of s3.retry.min-wait-ms";
+}
+
+TEST(S3Config, ConnectionTimeoutFailsAConnectThatHangs) {
+  // A listener whose accept queue is full (backlog 0, one connection never
+  // accepted): the kernel drops further SYNs, so a connect hangs.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 0), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 2; ++i) {
+    int c = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    (void)::connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    fillers.push_back(c);
+  }
+  const std::string endpoint = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  auto config = S3ConfigFromProperties({{"s3.endpoint", endpoint},
+                                        {"s3.access-key-id", "PK"},
+                                        {"s3.secret-access-key", "PS"},
+                                        {"s3.path-style-access", "true"},
+                                        {"s3.retry.num-retries", "0"},
+                                        {"s3.connection-timeout-ms", "300"}});
+  ASSERT_TRUE(config) << config.error().ToString();
+  const auto start = std::chrono::steady_clock::now();
+  auto st = MakeS3FileIO(std::make_shared<S3Client>(*config))->NewInput("s3://b/k");
+  const auto took = std::chrono::steady_clock::now() - start;
+  for (int c : fillers) ::close(c);
+  ::close(fd);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("s3.connection-timeout-ms=300"), std::string::npos) << st.error().message;
+  EXPECT_LT(took, std::chrono::seconds(5)) << "the 10 s default";
 }
 
 TEST(S3Config, SocketTimeoutFailsAStalledRequestNamingTheOption) {
