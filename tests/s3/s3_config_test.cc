@@ -195,6 +195,12 @@ TEST(S3Config, RetryWaitsStayBetweenTheMinimumAndTheDoublingCap) {
   c.retry_min_wait_ms = 0;
   c.retry_max_wait_ms = 0;
   EXPECT_EQ(RetryWaitMs(c, 5), 0);
+  // Huge settings do not overflow the doubling.
+  c.retry_min_wait_ms = int64_t{1} << 60;
+  c.retry_max_wait_ms = int64_t{1} << 61;
+  const int64_t huge = RetryWaitMs(c, 20);
+  EXPECT_GE(huge, c.retry_min_wait_ms);
+  EXPECT_LE(huge, c.retry_max_wait_ms);
 }
 
 TEST(S3Config, NumRetriesIsHowOftenAFailedRequestIsSentAgain) {

@@ -312,7 +312,9 @@ int64_t RetryWaitMs(const S3Config& config, int retry) {
   const int64_t low = std::max<int64_t>(0, config.retry_min_wait_ms);
   const int64_t high = std::max(low, config.retry_max_wait_ms);
   const int shift = std::clamp(retry, 0, 20);
-  const int64_t cap = std::clamp<int64_t>(std::max<int64_t>(low, 1) << shift, low, high);
+  const int64_t base = std::max<int64_t>(low, 1);
+  // min * 2^retry, without overflowing: past `high` it is `high`.
+  const int64_t cap = base > (high >> shift) ? high : std::max(low, base << shift);
   std::uniform_int_distribution<int64_t> wait(low, cap);
   return wait(rng);
 }
