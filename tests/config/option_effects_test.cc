@@ -134,6 +134,7 @@ const std::map<std::string, std::string>& EffectTests() {
       {"jdbc.password", "SqlCatalogPostgresTest.UserAndPasswordAuthenticate"},
       {"jdbc.schema-version", "SqlCatalogTest.UsesAHandMadeV0Catalog"},
       {"jdbc.init-catalog-tables", "SqlCatalogTest.OptionsAreChecked"},
+      {"jdbc.busy_timeout", "SqlCatalogTest.ALockedCatalogFileFailsOnceNamingTheLock"},
       {"credential", "RestCatalogTest.CredentialTokenIsRefreshedBeforeItExpires"},
       {"token", "RestCatalogTest.SecretsStayOutOfErrors"},
       {"oauth2-server-uri", "RestCatalogTest.TokenEndpointAndScopeAreTheConfiguredOnes"},
@@ -151,6 +152,11 @@ const std::map<std::string, std::string>& EffectTests() {
       {"s3.path-style-access", "S3Config.PropertiesAndTheEnvironmentFallback"},
       {"s3.multipart.part-size-bytes", "S3Config.PartSizePropertySetsTheMultipartParts"},
       {"client.region", "S3Config.PropertiesAndTheEnvironmentFallback"},
+      {"s3.retry.num-retries", "S3Config.NumRetriesIsHowOftenAFailedRequestIsSentAgain"},
+      {"s3.retry.min-wait-ms", "S3Config.RetryWaitsAreTakenBetweenTheAttempts"},
+      {"s3.retry.max-wait-ms", "S3Config.RetryWaitsAreTakenBetweenTheAttempts"},
+      {"s3.connection-timeout-ms", "S3Config.ConnectionTimeoutFailsAConnectThatHangs"},
+      {"s3.socket-timeout-ms", "S3Config.SocketTimeoutFailsAStalledRequestNamingTheOption"},
   };
   return kTests;
 }

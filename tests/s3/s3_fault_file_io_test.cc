@@ -45,8 +45,8 @@ class S3FaultFileIOTest : public ::testing::Test {
     props["s3.endpoint"] = proxy_->endpoint();
     auto c = S3ConfigFromProperties(props);
     ASSERT_TRUE(c) << c.error().ToString();
-    c->retry_base_ms = 1;
-    c->retry_max_ms = 5;
+    c->retry_min_wait_ms = 1;
+    c->retry_max_wait_ms = 5;
     c->part_size = 5 << 20;
     client_ = std::make_shared<S3Client>(*c);
     fio_ = MakeS3FileIO(client_);

@@ -38,7 +38,7 @@ class S3FileIOTest : public ::testing::Test {
     auto c = S3ConfigFromProperties(server_->CatalogProperties());
     EXPECT_TRUE(c) << c.error().ToString();
     S3Config out = *c;
-    out.retry_base_ms = 1;
+    out.retry_min_wait_ms = 1;
     return out;
   }
 

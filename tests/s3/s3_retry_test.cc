@@ -145,8 +145,8 @@ class S3RetryTest : public ::testing::Test {
     auto c = S3ConfigFromProperties(server_->CatalogProperties());
     EXPECT_TRUE(c);
     c->endpoint = "http://127.0.0.1:" + std::to_string(proxy.port());
-    c->retry_base_ms = 1;
-    c->retry_max_ms = 5;
+    c->retry_min_wait_ms = 1;
+    c->retry_max_wait_ms = 5;
     c->max_attempts = attempts;
     return std::make_shared<S3Client>(*c);
   }

@@ -33,8 +33,12 @@ Result<std::unique_ptr<S3TestServer>> S3TestServer::Start(S3ServerOptions option
           ? SharedDir() + "/interop/s3_server.cjs"
           : std::string(FLOE_SOURCE_DIR) + "/tests/testing/s3_server_no_conditional.cjs";
   if (!fs::exists(script)) return NotFound("the S3 test server {} is missing", script);
-  char tmpl[] = "/tmp/floe_s3_XXXXXX";
-  if (!::mkdtemp(tmpl)) return IoError("cannot make a folder for the S3 test server");
+  std::string tmpl =
+      (s->options_.parent_dir.empty() ? std::string("/tmp") : s->options_.parent_dir) +
+      "/floe_s3_XXXXXX";
+  if (!::mkdtemp(tmpl.data())) {
+    return IoError("cannot make a folder for the S3 test server in {}: {}", tmpl, std::strerror(errno));
+  }
   s->dir_ = tmpl;
   int out[2];
   if (::pipe(out) != 0) return IoError("pipe: {}", std::strerror(errno));
@@ -108,9 +112,18 @@ Result<std::unique_ptr<S3TestServer>> S3TestServer::Start(S3ServerOptions option
 
 S3TestServer::~S3TestServer() { Stop(); }
 
+void S3TestServer::Pause() {
+  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+
+void S3TestServer::Resume() {
+  if (pid_ > 0) ::kill(pid_, SIGCONT);
+}
+
 void S3TestServer::Stop() {
   if (pid_ > 0) {
     ::kill(pid_, SIGTERM);
+    ::kill(pid_, SIGCONT);  // a paused server handles the SIGTERM only when it runs
     int status = 0;
     // s3rver closes on SIGTERM; a server that hangs is killed after 5 s.
     for (int i = 0; i < 100; ++i) {

@@ -26,6 +26,9 @@ struct S3ServerOptions {
   std::string secret_key = "floe-test-secret";
   /// false: plain s3rver, which ignores If-None-Match / If-Match.
   bool conditional_writes = true;
+  /// The folder the store's folder is made in ("" = /tmp): a test of a full
+  /// store passes a small tmpfs.
+  std::string parent_dir = {};
 };
 
 class S3TestServer {
@@ -58,7 +61,13 @@ class S3TestServer {
   /// what `target` held.
   Status Mirror(const std::filesystem::path& target, const std::string& prefix = "") const;
 
-  /// Stops the server (also done by the destructor).
+  /// Freezes the server process (SIGSTOP): the kernel still accepts
+  /// connections and buffers requests, nothing answers (a stalled store).
+  void Pause();
+  /// Lets a paused server go on (SIGCONT): it reads what was buffered.
+  void Resume();
+
+  /// Stops the server (also done by the destructor; a paused one too).
   void Stop();
 
  private:

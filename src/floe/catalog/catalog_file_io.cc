@@ -126,9 +126,17 @@ io::FileIOPtr OpenResolvingCatalogFileIO(std::map<std::string, std::string> opti
 Status ProbeConditionalWrites(io::FileIO& io, const std::string& folder) {
   const std::string probe =
       folder + (folder.ends_with("/") ? "" : "/") + ".floe-conditional-write-probe-" + RandomUuid();
-  FLOE_RETURN_IF_ERROR(io.PublishIfAbsent(probe, "1", false));
+  // The first write as an output (If-None-Match on S3): a store that fails
+  // it and keeps a cut-off object (a full disk) has that object removed.
+  if (Status first = io::WriteFile(io, probe, "1", /*overwrite=*/false); !first) {
+    (void)io.Delete(probe);  // whatever the failed write left (usually nothing)
+    return Fail(first.error().WithContext(
+        "checking that the store honours conditional writes before the first commit (a write of a "
+        "probe object, removed again)"));
+  }
   Status second = io.PublishIfAbsent(probe, "2", false);
-  (void)io.Delete(probe);  // best effort: a left-over probe is a small orphan, nothing reads it
+  // Best effort: a left-over probe is a small orphan that nothing reads.
+  (void)io.Delete(probe);
   if (second) {
     return Unsupported(
         "the store behind {} does not honour conditional writes (a second PUT with If-None-Match: "

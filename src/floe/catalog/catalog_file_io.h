@@ -30,9 +30,11 @@ Result<io::FileIOPtr> OpenCatalogFileIO(std::string_view location,
 io::FileIOPtr OpenResolvingCatalogFileIO(std::map<std::string, std::string> options);
 
 /// Checks that the store behind `io` honours conditional writes
-/// (`If-None-Match: *`) at `folder`: publishes a probe object twice and
-/// expects the second to be refused, then removes it. A store that accepts
-/// both would let two writers both win a metadata version: kUnsupported.
+/// (`If-None-Match: *`) at `folder`: writes a probe object, publishes it
+/// again and expects that to be refused, then removes it (also when a write
+/// failed). A store that accepts both would let two writers both win a
+/// metadata version: kUnsupported. The hadoop catalog calls it before its
+/// first write, never for reading.
 Status ProbeConditionalWrites(io::FileIO& io, const std::string& folder);
 
 }  // namespace floe::catalog

@@ -75,7 +75,10 @@ bool IsCommonOption(std::string_view key) {
                              k::kCacheEnabled.name, k::kCacheExpirationIntervalMs.name, k::kIoImpl.name,
                              k::kWarehouse.name, k::kS3Endpoint.name, k::kS3AccessKeyId.name,
                              k::kS3SecretAccessKey.name, k::kS3SessionToken.name, k::kS3PathStyleAccess.name,
-                             k::kS3MultipartPartSizeBytes.name, k::kClientRegion.name}) {
+                             k::kS3MultipartPartSizeBytes.name, k::kS3RetryNumRetries.name,
+                             k::kS3RetryMinWaitMs.name, k::kS3RetryMaxWaitMs.name,
+                             k::kS3ConnectionTimeoutMs.name, k::kS3SocketTimeoutMs.name,
+                             k::kClientRegion.name}) {
     if (key == c) return true;  // the FileIO's options (s3.*) go with every catalog type
   }
   return false;

@@ -6,6 +6,8 @@
 // FileIO (io_), never the file system directly.
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/catalog_file_io.h"
@@ -57,6 +59,7 @@ class HadoopCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
     if (exists) return AlreadyExists("namespace {} already exists", ns.ToString());
     FLOE_RETURN_IF_ERROR(CheckNewNamespaceLocation(*io_, NamespaceDir(ns), ns));
+    FLOE_RETURN_IF_ERROR(CheckConditionalWrites());
     if (Status st = io_->CreateFolders(NamespaceDir(ns), nullptr); !st) {
       return IoError("cannot create namespace {}: {}", ns.ToString(), st.error().message);
     }
@@ -138,13 +141,18 @@ class HadoopCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(auto version, md.CurrentVersion());
     if (!version) return NotFound("table {} does not exist", id.ToString());
     FLOE_ASSIGN_OR_RETURN(std::string path, md.ExistingVersionPath(*version));
+    if (IsGzip(path)) return Unsupported("{}: gzip metadata is not supported by the hadoop catalog yet", path);
+    FLOE_ASSIGN_OR_RETURN(std::string text, io::ReadFile(*io_, path));
+    if (auto why = CutOffMetadata(text)) return LoadBelowCutOff(id, md, *version, path, *why);
+    FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, ParseAt(id, path, text));
     // A writer killed between publishing a version and pointing the hint at
     // it leaves the hint behind; readers that trust it verbatim (DuckDB) would
     // miss that commit until the next one. Repair it here, best effort and
     // quietly (a read-only warehouse keeps its stale hint; floe and Java probe
-    // past it). WriteHint never moves the hint back.
+    // past it), and only now that the version has been read whole. WriteHint
+    // never moves the hint back.
     if (md.HintIsBehind(*version)) (void)md.WriteHint(*version);
-    return LoadAt(id, path);
+    return loaded;
   }
 
   Result<LoadedTable> CreateTable(const TableIdentifier& id, const TableDefinition& def) override {
@@ -174,6 +182,7 @@ class HadoopCatalog final : public Catalog {
     FLOE_ASSIGN_OR_RETURN(auto metadata, iceberg::NewTableMetadata(o));
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(metadata));
     MetadataDir md(TableDir(id), io_);
+    FLOE_RETURN_IF_ERROR(CheckConditionalWrites());
     Status st = md.Publish(1, json);
     if (!st) {
       if (st.error().kind == ErrorKind::kCommitFailed) return AlreadyExists("table {} already exists", id.ToString());
@@ -199,6 +208,9 @@ class HadoopCatalog final : public Catalog {
     if (!base_version) return InvalidArgument("{} is not a hadoop-catalog metadata file", base.metadata_location);
     FLOE_ASSIGN_OR_RETURN(auto current, md.CurrentVersion());
     if (!current || *current != *base_version) {
+      // A cut-off version right above the base is no other writer's commit
+      // to reload and retry on: it blocks every commit until it is removed.
+      if (current && *current > *base_version) FLOE_RETURN_IF_ERROR(RefuseCutOff(md, base.id, *base_version + 1));
       return CommitFailed("table {} changed: version {} is current, the commit was based on version {}",
                           base.id.ToString(), current ? *current : 0, *base_version);
     }
@@ -209,6 +221,7 @@ class HadoopCatalog final : public Catalog {
     updated.last_updated_ms = std::max(updated.last_updated_ms, iceberg::NowMillis());
     FLOE_ASSIGN_OR_RETURN(std::string json, iceberg::TableMetadataToJson(updated));
     int64_t next = *base_version + 1;
+    FLOE_RETURN_IF_ERROR(CheckConditionalWrites());
     CrashPoint("catalog.before-publish");
     FLOE_RETURN_IF_ERROR(md.Publish(next, json));
     CrashPoint("catalog.published");
@@ -387,19 +400,93 @@ class HadoopCatalog final : public Catalog {
     return false;
   }
 
-  Result<LoadedTable> LoadAt(const TableIdentifier& id, const std::string& path) {
-    FLOE_ASSIGN_OR_RETURN(std::string text, io::ReadFile(*io_, path));
-    if (path.ends_with(".gz.metadata.json")) {
-      return Unsupported("{}: gzip metadata is not supported by the hadoop catalog yet", path);
-    }
+  Result<LoadedTable> ParseAt(const TableIdentifier& id, const std::string& path, std::string_view text) {
+    if (IsGzip(path)) return Unsupported("{}: gzip metadata is not supported by the hadoop catalog yet", path);
     auto md = ParseMetadataFile(path, text);
     if (!md) return Fail(md.error().WithContext(path));
     return LoadedTable{id, path, std::move(*md)};
   }
 
+  // The newest version, `version` at `path`, is cut off (CutOffMetadata says
+  // `why`): a publish that did not complete on a store whose writes are not
+  // atomic. Nobody can have committed it, so readers get the newest intact
+  // version below it, with a warning; commits are refused while it is there
+  // (RefuseCutOff), since removing it is safe only when no writer is still
+  // writing it, which floe cannot tell.
+  Result<LoadedTable> LoadBelowCutOff(const TableIdentifier& id, const MetadataDir& md, int64_t version,
+                                      const std::string& path, const std::string& why) {
+    for (int64_t v = version - 1; v >= 0; --v) {
+      auto older = md.ExistingVersionPath(v);
+      if (!older && older.error().kind == ErrorKind::kNotFound) break;
+      if (!older) return Fail(older.error());
+      if (IsGzip(*older)) return ParseAt(id, *older, "");  // refused as unsupported
+      FLOE_ASSIGN_OR_RETURN(std::string text, io::ReadFile(*io_, *older));
+      if (CutOffMetadata(text)) continue;
+      FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, ParseAt(id, *older, text));
+      {
+        // Once per object and catalog: a command loads a table more than once.
+        std::lock_guard lock(probe_mu_);
+        if (!warned_cut_off_.insert(path).second) return loaded;
+      }
+      Warn(fmt::format(
+          "table {}: its newest metadata version {} ({}) is {}: a publish that did not complete; reading "
+          "version {}, the newest intact one. Commits to the table are refused until that object is "
+          "removed: {}",
+          id.ToString(), version, path, why, v, CutOffWayOut(path, v)));
+      return loaded;
+    }
+    return Corrupt(
+        "table {}: its newest metadata version {} ({}) is {}: a publish that did not complete, and no "
+        "earlier version is intact; if no writer is publishing it, remove that object (the table then "
+        "does not exist)",
+        id.ToString(), version, path, why);
+  }
+
+  // kCorrupt naming the version and the way out when `version` of the table
+  // is a cut-off publish; Ok otherwise (another writer's commit, or gone).
+  Status RefuseCutOff(const MetadataDir& md, const TableIdentifier& id, int64_t version) {
+    auto path = md.ExistingVersionPath(version);
+    if (!path || IsGzip(*path)) return Ok();
+    auto text = io::ReadFile(*io_, *path);
+    if (!text) return Ok();  // the commit fails as changed, and the reload says what is wrong
+    auto why = CutOffMetadata(*text);
+    if (!why) return Ok();
+    return Corrupt(
+        "table {}: metadata version {} ({}) is {}: a publish that did not complete, so no later version "
+        "can be published; refused: {}",
+        id.ToString(), version, *path, *why, CutOffWayOut(*path, version - 1));
+  }
+
+  static bool IsGzip(std::string_view path) { return path.ends_with(".gz.metadata.json"); }
+
+  static std::string CutOffWayOut(const std::string& path, int64_t intact) {
+    return fmt::format(
+        "if no writer is still publishing it, remove {} (with any S3 client, or rm for a local "
+        "warehouse); the table then reads and commits on top of version {}",
+        path, intact);
+  }
+
+  // The hadoop catalog on object storage publishes with conditional writes:
+  // before its first write (a namespace folder, a metadata version), it
+  // checks once that the store honours them (ProbeConditionalWrites), so that
+  // opening the catalog to read writes nothing.
+  Status CheckConditionalWrites() {
+    if (local_) return Ok();
+    std::lock_guard lock(probe_mu_);
+    if (conditional_writes_checked_) return Ok();
+    if (Status st = ProbeConditionalWrites(*io_, warehouse_); !st) {
+      return Fail(st.error().WithContext(fmt::format("hadoop catalog {}", name_)));
+    }
+    conditional_writes_checked_ = true;
+    return Ok();
+  }
+
   std::string name_;
   std::string warehouse_;
   bool local_ = true;  // the warehouse is on the local file system (else object storage)
+  std::mutex probe_mu_;
+  bool conditional_writes_checked_ = false;  // under probe_mu_
+  std::set<std::string> warned_cut_off_;     // under probe_mu_: cut-off versions warned about
 };
 
 }  // namespace
@@ -426,17 +513,13 @@ Result<std::unique_ptr<Catalog>> OpenHadoopCatalog(const std::string& name, cons
   if (!io) return Fail(io.error().WithContext(fmt::format("hadoop catalog {}: warehouse {}", name, warehouse)));
   auto local = (*io)->LocalPath(warehouse);
   if (!local && io::SchemeOf(warehouse) != "file") {
-    // Object storage. Namespaces are folders, kept as folder markers; a
-    // version is published with a conditional write, so a store that does
-    // not honour one is refused here, before anything is written.
+    // Object storage. Namespaces are folders, kept as folder markers (the
+    // warehouse is a key prefix: nothing to create); a version is published
+    // with a conditional write, so a store that does not honour one is
+    // refused before the catalog's first write (CheckConditionalWrites), not
+    // here: reading needs no write permission and no free space.
     std::string wh = warehouse;
     while (wh.size() > 1 && wh.ends_with("/") && !wh.ends_with("://")) wh.pop_back();
-    if (Status st = (*io)->CreateFolders(wh, nullptr); !st) {
-      return Fail(st.error().WithContext(fmt::format("hadoop catalog {}: cannot create warehouse {}", name, wh)));
-    }
-    if (Status st = ProbeConditionalWrites(**io, wh); !st) {
-      return Fail(st.error().WithContext(fmt::format("hadoop catalog {}", name)));
-    }
     return std::unique_ptr<Catalog>(new HadoopCatalog(name, wh, std::move(*io), /*local=*/false));
   }
   if (!local) {

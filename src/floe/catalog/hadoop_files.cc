@@ -1,5 +1,7 @@
 #include "floe/catalog/hadoop_files.h"
 
+#include <nlohmann/json.hpp>
+
 #include <charconv>
 
 namespace floe::catalog {
@@ -100,10 +102,36 @@ Result<std::optional<int64_t>> MetadataDir::CurrentVersion() const {
   return std::optional<int64_t>{v};
 }
 
+std::optional<std::string> CutOffMetadata(std::string_view text) {
+  if (text.empty()) return std::string("empty (0 bytes)");
+  if (nlohmann::json::accept(text)) return std::nullopt;
+  return fmt::format("not JSON ({} bytes)", text.size());
+}
+
 Status MetadataDir::Publish(int64_t version, std::string_view json, bool sync) const {
   const std::string target = VersionPath(version);
   Status st = io_->PublishIfAbsent(target, json, sync);
-  if (st) return Ok();
+  if (st) {
+    // What the store holds is what counts (a store may acknowledge a write
+    // it did not keep whole): the hint may name this version only when it
+    // holds floe's bytes.
+    auto stored = io::ReadFile(*io_, target);
+    if (!stored) {
+      return CommitStateUnknown(
+          "commit state unknown: metadata version {} of {} was published, but it cannot be read "
+          "back to check what the store holds ({}); version-hint.text is left as it was (load the "
+          "table to see whether the commit landed)",
+          version, table_dir_, stored.error().message);
+    }
+    if (*stored != json) {
+      return CommitStateUnknown(
+          "commit state unknown: metadata version {} of {} was published, but the store holds {} "
+          "bytes there that are not the {} floe sent; version-hint.text is left as it was (load the "
+          "table to see what is current)",
+          version, table_dir_, stored->size(), json.size());
+    }
+    return Ok();
+  }
   switch (st.error().kind) {
     case ErrorKind::kAlreadyExists:
       return CommitFailed("metadata version {} of {} was committed by another writer", version,

@@ -42,10 +42,14 @@ class MetadataDir {
   /// The path of an existing version's metadata file (plain or gzip name).
   Result<std::string> ExistingVersionPath(int64_t version) const;
 
-  /// Publishes `json` as version `version`. kCommitFailed when that version
-  /// exists already (another writer won: reload and retry); kCommitStateUnknown
-  /// when the file was published but could not be made durable; any other
-  /// error means nothing was published.
+  /// Publishes `json` as version `version`, then reads the version back:
+  /// published means the store holds exactly `json`. kCommitFailed when that
+  /// version exists already (another writer won: reload and retry);
+  /// kCommitStateUnknown when the publish's outcome is unknown (the file
+  /// was published but could not be made durable; the store's answers were
+  /// lost; the store kept a cut-off copy; what it holds cannot be read back
+  /// or is not `json`); any other error means nothing was published. Only a
+  /// published version may be named by WriteHint.
   Status Publish(int64_t version, std::string_view json, bool sync = true) const;
 
   /// Points `version-hint.text` at `version` (digits only, no newline), or
@@ -62,6 +66,14 @@ class MetadataDir {
   std::string dir_;
   io::FileIOPtr io_;
 };
+
+/// Why the bytes `text` of a metadata version cannot be a version anyone
+/// published: "empty (0 bytes)" or "not JSON (N bytes)", what a store whose
+/// writes are not atomic keeps of a publish it cut off (a stall, a full
+/// disk); nullopt for a JSON document (whether it is valid metadata is the
+/// parser's to say). A metadata file is one JSON object, and no cut-off
+/// prefix of one is JSON.
+std::optional<std::string> CutOffMetadata(std::string_view text);
 
 /// Parses `v<N>.metadata.json` / `v<N>.gz.metadata.json`; nullopt otherwise.
 std::optional<int64_t> ParseVersionFileName(std::string_view file_name);

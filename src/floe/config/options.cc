@@ -351,6 +351,30 @@ const std::vector<OptionDef>& Registry() {
               "flight per file, so a file being written holds at most 3 parts in memory); a smaller "
               "file is one PUT.",
        .min = 5242880},
+      {K(kS3RetryNumRetries), .scopes = kC, .type = T::kInt, .default_value = "4",
+       .doc = "S3 FileIO: how often a failed request is sent again (5xx, 429, a connection lost or "
+              "stalled; 0: never); a conditional write whose outcome is unknown is resolved by reading "
+              "the object back. Iceberg's Java default is 5.",
+       .min = 0, .max = 100},
+      {K(kS3RetryMinWaitMs), .scopes = kC, .type = T::kLong, .default_value = "50",
+       .doc = "S3 FileIO: the shortest wait before a retry, in ms; the wait before retry n is drawn "
+              "between this and min(s3.retry.max-wait-ms, this * 2^n) (jitter, so that writers that "
+              "failed together do not retry together). Iceberg's Java default is 2000.",
+       .min = 0},
+      {K(kS3RetryMaxWaitMs), .scopes = kC, .type = T::kLong, .default_value = "5000",
+       .doc = "S3 FileIO: the longest wait before a retry, in ms (at least s3.retry.min-wait-ms). "
+              "Iceberg's Java default is 20000.",
+       .min = 0},
+      {K(kS3ConnectionTimeoutMs), .scopes = kC, .type = T::kLong, .default_value = "10000",
+       .doc = "S3 FileIO: connecting to the store, in ms (floe's name; Iceberg's Java client sets "
+              "this through its http-client.* properties).",
+       .min = 1},
+      {K(kS3SocketTimeoutMs), .scopes = kC, .type = T::kLong, .default_value = "60000",
+       .doc = "S3 FileIO: a request during which no byte moves for this long once connected fails as "
+              "stalled, in ms (checked about once a second), and is retried as above; a whole request may "
+              "take 600 s at most (fixed). A stalled metadata publish is resolved by reading the "
+              "object back, or reported as commit state unknown.",
+       .min = 1000},
       {K(kClientRegion), .scopes = kC, .type = T::kString,
        .doc = "S3 FileIO: the region requests are signed for (default AWS_REGION, then AWS_DEFAULT_REGION, "
               "then us-east-1)."},

@@ -167,6 +167,11 @@ inline constexpr Key<std::string> kS3SecretAccessKey{"s3.secret-access-key"};
 inline constexpr Key<std::string> kS3SessionToken{"s3.session-token"};
 inline constexpr Key<bool> kS3PathStyleAccess{"s3.path-style-access"};
 inline constexpr Key<int64_t> kS3MultipartPartSizeBytes{"s3.multipart.part-size-bytes"};
+inline constexpr Key<int32_t> kS3RetryNumRetries{"s3.retry.num-retries"};
+inline constexpr Key<int64_t> kS3RetryMinWaitMs{"s3.retry.min-wait-ms"};
+inline constexpr Key<int64_t> kS3RetryMaxWaitMs{"s3.retry.max-wait-ms"};
+inline constexpr Key<int64_t> kS3ConnectionTimeoutMs{"s3.connection-timeout-ms"};
+inline constexpr Key<int64_t> kS3SocketTimeoutMs{"s3.socket-timeout-ms"};
 inline constexpr Key<std::string> kClientRegion{"client.region"};
 // REST catalog client (Iceberg's RESTCatalog / OAuth2Properties names)
 inline constexpr Key<std::string> kOauth2ServerUri{"oauth2-server-uri"};

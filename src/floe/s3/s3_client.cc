@@ -25,7 +25,36 @@ struct Transfer {
   std::string_view upload;  // the body still to send
   size_t sent = 0;
   S3Response* response = nullptr;
+  // The stall check (OnProgress): when a byte last moved, and how many had.
+  void* handle = nullptr;
+  int64_t stall_ms = 0;
+  std::chrono::steady_clock::time_point last_move;
+  curl_off_t down = 0, up = 0;
+  bool stalled = false;
 };
+
+// libcurl's progress callback, called about once a second while nothing
+// moves: fails the transfer when no byte went either way for stall_ms once
+// the connection is up (connecting has its own time-out). libcurl's own
+// low-speed check averages over several seconds, so a request whose body
+// went out at once was failed seconds after the time-out.
+int OnProgress(void* user, curl_off_t, curl_off_t down, curl_off_t, curl_off_t up) {
+  auto* t = static_cast<Transfer*>(user);
+  const auto now = std::chrono::steady_clock::now();
+  curl_off_t pretransfer = 0;
+  curl_easy_getinfo(static_cast<CURL*>(t->handle), CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
+  if (pretransfer == 0 || down != t->down || up != t->up) {
+    t->down = down;
+    t->up = up;
+    t->last_move = now;
+    return 0;
+  }
+  if (now - t->last_move >= std::chrono::milliseconds(t->stall_ms)) {
+    t->stalled = true;
+    return 1;  // CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
+}
 
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   static_cast<Transfer*>(user)->response->body.append(data, size * n);
@@ -182,10 +211,13 @@ Exchange S3Client::SendOnce(const S3Request& r) {
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.connect_timeout_ms));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.request_timeout_ms));
-  // A peer that stops moving bytes: fewer than 1 byte/s for stall_timeout.
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
-                   static_cast<long>(std::max<int64_t>(1, config_.stall_timeout_ms / 1000)));
+  // A peer that stops moving bytes (OnProgress).
+  t.handle = c;
+  t.stall_ms = std::max<int64_t>(1, config_.stall_timeout_ms);
+  t.last_move = std::chrono::steady_clock::now();
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
@@ -209,6 +241,16 @@ Exchange S3Client::SendOnce(const S3Request& r) {
     curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &sent);
     // libcurl's text names the host and the failure, never a header value.
     ex.failure = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(rc));
+    if (t.stalled) {
+      ex.failure = fmt::format("the store stalled: no byte moved for {} ms (s3.socket-timeout-ms={})",
+                               config_.stall_timeout_ms, config_.stall_timeout_ms);
+    } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+      // Which limit it was is in libcurl's text; the options that set them here.
+      ex.failure += fmt::format(
+          "; s3.connection-timeout-ms={}, s3.socket-timeout-ms={} (no byte moved), {} ms for a whole "
+          "request",
+          config_.connect_timeout_ms, config_.stall_timeout_ms, config_.request_timeout_ms);
+    }
     ex.maybe_applied = sent > 0 || t.sent > 0;
     // A handle whose connection broke is not reused.
     curl_easy_cleanup(c);
@@ -217,14 +259,20 @@ Exchange S3Client::SendOnce(const S3Request& r) {
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     ex.ok = true;
     ex.response.status = status;
-    Release(c);
+    // After a 5xx the connection is not reused: a store that failed in the
+    // middle of a request may not have read the rest of its body (s3rver on a
+    // full disk), and the next request on it would hang until reset.
+    if (status >= 500) {
+      curl_easy_cleanup(c);
+    } else {
+      Release(c);
+    }
   }
   curl_slist_free_all(list);
   return ex;
 }
 
 Exchange S3Client::Send(const S3Request& request, Retry retry) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   bool maybe_applied = false;
   const int attempts = std::max(1, config_.max_attempts);
   for (int attempt = 1;; ++attempt) {
@@ -253,27 +301,40 @@ Exchange S3Client::Send(const S3Request& request, Retry retry) {
     }
     ex.maybe_applied = maybe_applied;
     if (!transient || attempt >= attempts) return ex;
-    // Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"):
-    // a uniform wait up to the exponential cap, so that writers that failed
-    // together do not come back together.
-    const int64_t cap =
-        std::min(config_.retry_max_ms, config_.retry_base_ms << std::min(attempt - 1, 20));
-    std::uniform_int_distribution<int64_t> wait(cap / 4, std::max<int64_t>(cap / 4, cap));
-    std::this_thread::sleep_for(std::chrono::milliseconds(wait(rng)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(RetryWaitMs(config_, attempt)));
   }
+}
+
+int64_t RetryWaitMs(const S3Config& config, int retry) {
+  // Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter")
+  // above a floor: a uniform wait up to the exponential cap.
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const int64_t low = std::max<int64_t>(0, config.retry_min_wait_ms);
+  const int64_t high = std::max(low, config.retry_max_wait_ms);
+  const int shift = std::clamp(retry, 0, 20);
+  const int64_t base = std::max<int64_t>(low, 1);
+  // min * 2^retry, without overflowing: past `high` it is `high`.
+  const int64_t cap = base > (high >> shift) ? high : std::max(low, base << shift);
+  std::uniform_int_distribution<int64_t> wait(low, cap);
+  return wait(rng);
 }
 
 std::string S3Uri(std::string_view bucket, std::string_view key) {
   return "s3://" + std::string(bucket) + "/" + std::string(key);
 }
 
-Error ErrorOf(const S3Response& response, std::string_view what, std::string_view bucket,
-              std::string_view key) {
+std::string ResponseSummary(const S3Response& response) {
   std::string code = XmlText(response.body, "Code").value_or("");
   std::string message = XmlText(response.body, "Message").value_or("");
   std::string detail = fmt::format("HTTP {}", response.status);
   if (!code.empty()) detail += " " + code;
   if (!message.empty()) detail += ": " + message;
+  return detail;
+}
+
+Error ErrorOf(const S3Response& response, std::string_view what, std::string_view bucket,
+              std::string_view key) {
+  const std::string detail = ResponseSummary(response);
   const std::string uri = S3Uri(bucket, key);
   const int64_t s = response.status;
   if (s == 404)

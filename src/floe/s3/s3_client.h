@@ -47,16 +47,29 @@ struct S3Config {
   int list_page_size = 1000;
   /// Keys per DeleteObjects request (S3 allows 1000 at most).
   int delete_batch = 1000;
-  /// Attempts of a request that may be retried (1 = no retry).
+  /// Attempts of a request that may be retried (1 = no retry; Iceberg's
+  /// s3.retry.num-retries is this minus one).
   int max_attempts = 5;
-  int64_t retry_base_ms = 100;
-  int64_t retry_max_ms = 5000;
+  /// The wait before retry n is drawn uniformly from [retry_min_wait_ms,
+  /// min(retry_max_wait_ms, retry_min_wait_ms * 2^n)] (s3.retry.min-wait-ms,
+  /// s3.retry.max-wait-ms): see RetryWaitMs.
+  int64_t retry_min_wait_ms = 50;
+  int64_t retry_max_wait_ms = 5000;
+  /// Connecting to the store (s3.connection-timeout-ms).
   int64_t connect_timeout_ms = 10000;
-  /// A request that moves no byte for this long is failed (stalled peer).
+  /// A request during which no byte moves for this long, once connected, is
+  /// failed as a stalled peer (s3.socket-timeout-ms); checked about once a
+  /// second.
   int64_t stall_timeout_ms = 60000;
-  /// The whole of one request (a part upload included).
+  /// The whole of one request (a part upload included); fixed.
   int64_t request_timeout_ms = 600000;
 };
+
+/// The wait in milliseconds before retry `retry` (1 for the first) of a
+/// request: uniform in [min, min(max, min * 2^retry)] with min and max the
+/// config's retry waits ("full jitter" above a floor, so that writers that
+/// failed together do not come back together).
+int64_t RetryWaitMs(const S3Config& config, int retry);
 
 /// One S3 request. `key` is the decoded object key ("" for the bucket).
 struct S3Request {
@@ -139,6 +152,9 @@ std::string S3Uri(std::string_view bucket, std::string_view key);
 /// status, and S3's error code and message from the XML body.
 Error ErrorOf(const S3Response& response, std::string_view what, std::string_view bucket,
               std::string_view key);
+/// What a response that is not a success says: "HTTP 500 InternalError: We
+/// encountered an internal error..." (the status, S3's error code and message).
+std::string ResponseSummary(const S3Response& response);
 /// The Error of an exchange without a response.
 Error TransportErrorOf(const Exchange& exchange, std::string_view what, std::string_view bucket,
                        std::string_view key);

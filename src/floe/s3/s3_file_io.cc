@@ -166,19 +166,30 @@ class S3InputFile final : public InputFile {
   mutable std::deque<Window> windows_;
 };
 
-// The wait before attempt `attempt + 1` of a request sent by hand (full
-// jitter, as S3Client::Send).
+// The wait before attempt `attempt + 1` of a request sent by hand (as
+// S3Client::Send).
 void Backoff(const S3Config& c, int attempt) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  const int64_t cap = std::min(c.retry_max_ms, c.retry_base_ms << std::min(attempt - 1, 20));
-  std::uniform_int_distribution<int64_t> wait(cap / 4, std::max<int64_t>(cap / 4, cap));
-  std::this_thread::sleep_for(std::chrono::milliseconds(wait(rng)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(RetryWaitMs(c, attempt)));
+}
+
+// What an attempt that failed came to, for messages: "HTTP 500 InternalError:
+// ..." or libcurl's text.
+std::string AttemptFailure(const Exchange& ex) {
+  return ex.ok ? ResponseSummary(ex.response) : "no answer: " + ex.failure;
 }
 
 // A single PUT of a whole object. With `if_absent`, `If-None-Match: *`:
 // 412 is kAlreadyExists; an unknown outcome is resolved as s3_file_io.h says.
+// A 412 after an attempt whose outcome is unknown finds either our bytes
+// (ours: done), other bytes (another writer's: kAlreadyExists), or a strict
+// prefix of ours, the empty object included: what a store whose writes are
+// not atomic keeps of an attempt it failed (a full disk, a request cut off
+// after a stall). Such an object is removed when `remove_cut_off` (an
+// output's object, whose name nobody else writes: kIo naming the first
+// failure), else left (a metadata version, which a concurrent writer may be
+// writing on such a store: kCommitStateUnknown).
 Status PutObject(S3Client& client, const S3Location& loc, std::string_view data, bool if_absent,
-                 std::string_view what) {
+                 std::string_view what, bool remove_cut_off = false) {
   S3Request r;
   r.method = "PUT";
   r.bucket = loc.bucket;
@@ -192,8 +203,10 @@ Status PutObject(S3Client& client, const S3Location& loc, std::string_view data,
   }
   r.headers.emplace_back("if-none-match", "*");
   bool uncertain = false;
+  std::string first;  // the first failed attempt, as the store or libcurl told it
   std::string last;
   const int attempts = std::max(1, client.config().max_attempts);
+  const std::string uri = S3Uri(loc.bucket, loc.key);
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     Exchange ex = client.Send(r, Retry::kNever);
     if (ex.ok && ex.response.status / 100 == 2) return Ok();
@@ -205,25 +218,48 @@ Status PutObject(S3Client& client, const S3Location& loc, std::string_view data,
       g.bucket = loc.bucket;
       g.key = loc.key;
       Exchange got = client.Send(g);
-      if (got.ok && got.response.status == 200) {
-        if (got.response.body == data) return Ok();
-        return Fail(ErrorOf(ex.response, what, loc.bucket, loc.key));
+      if (!got.ok || got.response.status != 200) {
+        return CommitStateUnknown(
+            "{} {}: an earlier attempt may have written it, and it cannot be read back to tell", what,
+            uri);
       }
-      return CommitStateUnknown(
-          "{} {}: an earlier attempt may have written it, and it cannot be read back to tell", what,
-          S3Uri(loc.bucket, loc.key));
+      const std::string& stored = got.response.body;
+      if (stored == data) return Ok();
+      if (!data.starts_with(stored)) return Fail(ErrorOf(ex.response, what, loc.bucket, loc.key));
+      const std::string kept = fmt::format(
+          "{} {}: the store failed the write (attempt 1: {}) and kept {} of its {} bytes (a full store, "
+          "or a request cut off after a stall)",
+          what, uri, first, stored.size(), data.size());
+      if (!remove_cut_off) {
+        return CommitStateUnknown(
+            "{}; that object is left as it is (on a store whose writes are not atomic, another writer "
+            "may be writing it)",
+            kept);
+      }
+      S3Request d;
+      d.method = "DELETE";
+      d.bucket = loc.bucket;
+      d.key = loc.key;
+      Exchange del = client.Send(d);
+      const bool removed = del.ok && (del.response.status / 100 == 2 || del.response.status == 404);
+      return Fail(Error{ErrorKind::kIo,
+                        removed ? kept + "; floe removed that object"
+                                : fmt::format("{}; removing that object failed too ({})", kept,
+                                              AttemptFailure(del)),
+                        false});
     }
     if (ex.ok && ex.response.status < 500 && ex.response.status != 429) {
       return Fail(ErrorOf(ex.response, what, loc.bucket, loc.key));
     }
     uncertain = uncertain || ex.maybe_applied;
+    if (first.empty()) first = AttemptFailure(ex);
     last = ex.ok ? ErrorOf(ex.response, what, loc.bucket, loc.key).message
                  : TransportErrorOf(ex, what, loc.bucket, loc.key).message;
     if (attempt < attempts) Backoff(client.config(), attempt);
   }
   if (uncertain) {
-    return CommitStateUnknown("{} {}: the outcome is unknown after {} attempts (last: {})", what,
-                              S3Uri(loc.bucket, loc.key), attempts, last);
+    return CommitStateUnknown("{} {}: the outcome is unknown after {} attempts (last: {})", what, uri,
+                              attempts, last);
   }
   return IoError("{}", last);
 }
@@ -285,7 +321,8 @@ class S3OutputFile final : public OutputFile {
     }
     if (upload_id_.empty()) {
       done_ = true;
-      Status st = PutObject(*client_, loc_, buffer_, !overwrite_, "cannot write");
+      Status st = PutObject(*client_, loc_, buffer_, !overwrite_, "cannot write",
+                            /*remove_cut_off=*/true);
       buffer_ = std::string();
       return AsOutputError(std::move(st));
     }
@@ -928,6 +965,16 @@ Result<S3Config> S3ConfigFromProperties(const std::map<std::string, std::string>
   }
   FLOE_ASSIGN_OR_RETURN(c.path_style, props.Value(k::kS3PathStyleAccess));
   FLOE_ASSIGN_OR_RETURN(c.part_size, props.Value(k::kS3MultipartPartSizeBytes));
+  FLOE_ASSIGN_OR_RETURN(const int32_t retries, props.Value(k::kS3RetryNumRetries));
+  c.max_attempts = retries + 1;
+  FLOE_ASSIGN_OR_RETURN(c.retry_min_wait_ms, props.Value(k::kS3RetryMinWaitMs));
+  FLOE_ASSIGN_OR_RETURN(c.retry_max_wait_ms, props.Value(k::kS3RetryMaxWaitMs));
+  if (c.retry_max_wait_ms < c.retry_min_wait_ms) {
+    return InvalidArgument("s3.retry.max-wait-ms={} is below s3.retry.min-wait-ms={}",
+                           c.retry_max_wait_ms, c.retry_min_wait_ms);
+  }
+  FLOE_ASSIGN_OR_RETURN(c.connect_timeout_ms, props.Value(k::kS3ConnectionTimeoutMs));
+  FLOE_ASSIGN_OR_RETURN(c.stall_timeout_ms, props.Value(k::kS3SocketTimeoutMs));
   return c;
 }
 

@@ -18,8 +18,17 @@
 ///   kAlreadyExists. When the outcome of a send is unknown (connection lost
 ///   after sending, 5xx), it is sent again: a success is ours; a 412 then is
 ///   ours only if the object holds exactly our bytes (read back and
-///   compared), else another writer's. Attempts exhausted while the outcome
-///   is unknown: kCommitStateUnknown.
+///   compared), else another writer's, unless the object holds a strict
+///   prefix of our bytes (the empty object included): what a store whose
+///   writes are not atomic keeps of an attempt it failed (a full disk, a
+///   request cut off after a stall). Then an output's Commit removes that
+///   object and fails naming the first attempt's error; PublishIfAbsent
+///   leaves it (another writer may be writing it on such a store) and is
+///   kCommitStateUnknown. Attempts exhausted while the outcome is unknown:
+///   kCommitStateUnknown.
+/// - retries and time-outs: s3.retry.num-retries, s3.retry.min-wait-ms,
+///   s3.retry.max-wait-ms, s3.connection-timeout-ms, s3.socket-timeout-ms
+///   (S3Config; README "Object storage").
 /// - folders are key prefixes: a folder exists when some key is below it.
 ///   CreateFolders writes a zero-byte marker `key/` (as Hadoop's S3A does
 ///   for mkdirs), so that an empty namespace of the hadoop catalog exists;
