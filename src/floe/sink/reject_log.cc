@@ -2,6 +2,7 @@
 #include "floe/sink/reject_log.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +24,66 @@ RejectLog::~RejectLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+namespace {
+
+// Reads the position of the last complete entry of the file `fd` (0 when
+// none) and removes a line cut by a writer that died mid-write.
+Result<int64_t> LastEntryPosition(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return IoError("error output {}: {}", path, std::strerror(errno));
+  const off_t size = st.st_size;
+  if (size == 0) return int64_t{0};
+  int64_t last = 0;
+  off_t keep = size;
+  const off_t want = std::min<off_t>(size, off_t{1} << 20);
+  std::string tail(static_cast<size_t>(want), '\0');
+  if (::pread(fd, tail.data(), tail.size(), size - want) != want) {
+    return IoError("error output {}: cannot read: {}", path, std::strerror(errno));
+  }
+  size_t end = tail.rfind('\n');
+  if (end == std::string::npos) {
+    if (want < size) return Corrupt("error output {}: its last line is over 1 MiB", path);
+    keep = 0;  // one cut line and nothing else
+  } else {
+    keep = size - want + static_cast<off_t>(end) + 1;
+    size_t begin = end == 0 ? std::string::npos : tail.rfind('\n', end - 1);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    if (begin == 0 && want < size) return Corrupt("error output {}: its last line is over 1 MiB", path);
+    auto j = nlohmann::json::parse(tail.substr(begin, end - begin), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("position") || !j["position"].is_number_integer()) {
+      return Corrupt("error output {}: its last line is not an entry written by floe", path);
+    }
+    last = j["position"].get<int64_t>();
+  }
+  if (keep < size && ::ftruncate(fd, keep) != 0) {
+    return IoError("error output {}: cannot remove a cut last line: {}", path, std::strerror(errno));
+  }
+  return last;
+}
+
+// An exclusive lock on the file while alive (flock: per open file, so it
+// also keeps apart two outputs of one process, and processes sharing it).
+class RejectFileLock {
+ public:
+  explicit RejectFileLock(int fd) : fd_(fd) {
+    int rc;
+    do {
+      rc = ::flock(fd_, LOCK_EX);
+    } while (rc != 0 && errno == EINTR);
+    ok_ = rc == 0;
+  }
+  ~RejectFileLock() {
+    if (ok_) ::flock(fd_, LOCK_UN);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  int fd_;
+  bool ok_ = false;
+};
+
+}  // namespace
+
 Result<std::unique_ptr<RejectLog>> RejectLog::Open(const std::string& path) {
   std::unique_ptr<RejectLog> log(new RejectLog());
   log->path_ = path;
@@ -31,34 +92,10 @@ Result<std::unique_ptr<RejectLog>> RejectLog::Open(const std::string& path) {
   struct stat st {};
   if (::fstat(log->fd_, &st) != 0) return IoError("error output {}: {}", path, std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return InvalidArgument("error output {}: not a regular file", path);
-  // Read the tail: the last complete line names the last position written.
-  const off_t size = st.st_size;
-  off_t keep = size;
-  if (size > 0) {
-    const off_t want = std::min<off_t>(size, off_t{1} << 20);
-    std::string tail(static_cast<size_t>(want), '\0');
-    if (::pread(log->fd_, tail.data(), tail.size(), size - want) != want) {
-      return IoError("error output {}: cannot read: {}", path, std::strerror(errno));
-    }
-    size_t end = tail.rfind('\n');
-    if (end == std::string::npos) {
-      if (want < size) return Corrupt("error output {}: its last line is over 1 MiB", path);
-      keep = 0;  // one cut line and nothing else
-    } else {
-      keep = size - want + static_cast<off_t>(end) + 1;
-      size_t begin = end == 0 ? std::string::npos : tail.rfind('\n', end - 1);
-      begin = begin == std::string::npos ? 0 : begin + 1;
-      if (begin == 0 && want < size) return Corrupt("error output {}: its last line is over 1 MiB", path);
-      auto j = nlohmann::json::parse(tail.substr(begin, end - begin), nullptr, false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("position") || !j["position"].is_number_integer()) {
-        return Corrupt("error output {}: its last line is not an entry written by floe", path);
-      }
-      log->last_position_ = j["position"].get<int64_t>();
-    }
-    if (keep < size && ::ftruncate(log->fd_, keep) != 0) {
-      return IoError("error output {}: cannot remove a cut last line: {}", path, std::strerror(errno));
-    }
-  }
+  RejectFileLock lock(log->fd_);
+  if (!lock.ok()) return IoError("error output {}: cannot lock: {}", path, std::strerror(errno));
+  // The last complete line names the last position written.
+  FLOE_ASSIGN_OR_RETURN(log->last_position_, LastEntryPosition(log->fd_, path));
   return log;
 }
 
@@ -84,6 +121,13 @@ void RejectLog::Add(int64_t position, std::string_view destination, std::string_
 
 Status RejectLog::Flush(int64_t) {
   if (pending_.empty()) return Ok();
+  // Another process with the same sink_id (or a zombie copy) may append to
+  // the same file: under the lock, what it wrote since counts as written, so
+  // every input position has one entry, in order, whoever writes it.
+  RejectFileLock lock(fd_);
+  if (!lock.ok()) return IoError("error output {}: cannot lock: {}", path_, std::strerror(errno));
+  FLOE_ASSIGN_OR_RETURN(int64_t on_file, LastEntryPosition(fd_, path_));
+  last_position_ = std::max(last_position_, on_file);
   std::stable_sort(pending_.begin(), pending_.end(),
                    [](const Entry& a, const Entry& b) { return a.position < b.position; });
   std::string out;

@@ -6,7 +6,10 @@
 /// held until the window's commits are done, then appended in input order
 /// and synced, so an entry is written once: a relaunch reads the position of
 /// the last complete line and skips entries at or before it (a line cut by
-/// a crash is removed first).
+/// a crash is removed first). Two sinks with one sink_id sharing the file (a
+/// second launch, a zombie) append under an exclusive lock (flock) after
+/// re-reading the last position written: each input position is written
+/// once, in order, by whichever flushes it first.
 #pragma once
 
 #include <cstdint>
