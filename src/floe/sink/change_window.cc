@@ -204,24 +204,20 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
 
   WindowFiles files;
   Status st = write_all();
-  for (auto& w : writers_) {
-    if (!st) break;
-    auto closed = w->Close();
-    if (!closed) {
-      st = std::unexpected<Error>(std::move(closed).error());
-      break;
+  // Closes every writer of `writers` into `out` (stops at the first error).
+  auto close_all = [&st](auto& writers, std::vector<iceberg::DataFile>* out) {
+    for (auto& w : writers) {
+      if (!st) return;
+      auto closed = w->Close();
+      if (!closed) {
+        st = std::unexpected<Error>(std::move(closed).error());
+        return;
+      }
+      for (auto& file : *closed) out->push_back(std::move(file));
     }
-    for (auto& file : *closed) files.data.push_back(std::move(file));
-  }
-  for (auto& w : delete_writers_) {
-    if (!st) break;
-    auto closed = w->Close();
-    if (!closed) {
-      st = std::unexpected<Error>(std::move(closed).error());
-      break;
-    }
-    for (auto& file : *closed) files.deletes.push_back(std::move(file));
-  }
+  };
+  close_all(writers_, &files.data);
+  close_all(delete_writers_, &files.deletes);
   if (!st) {
     Abort();
     return std::unexpected<Error>(std::move(st).error());
