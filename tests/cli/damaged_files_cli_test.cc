@@ -3,14 +3,16 @@
 // - a FIFO in place of a data file, a manifest or the manifest list (open(2)
 //   of a FIFO waits for a writer; the reader used to wait forever);
 // - a data file with a flipped byte inside a page (the page CRC);
-// - a data file replaced by another table's valid file (manifest's size and
-//   record_count);
+// - a data file replaced by another table's valid file (manifest's
+//   record_count; the error names the differing size too), while a file
+//   whose size alone differs from the manifest's is read with a warning;
 // - "manifest-list": "" in the table metadata (read as an empty table before).
 // Each command runs under `timeout`, so a hang fails the test instead of
 // stopping the suite.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -132,6 +134,37 @@ TEST_F(DamagedFilesCli, DataFileReplacedByAnotherFileIsAnError) {
   EXPECT_TRUE(s.out.empty()) << s.out.substr(0, 300);
   EXPECT_NE(s.err.find(data[0].filename().string()), std::string::npos) << s.err;
   EXPECT_NE(s.err.find("file_size_in_bytes"), std::string::npos) << s.err;
+}
+
+// Issue 23, item 3: a data file rewritten after its manifest was written
+// (here: 4096 bytes inserted before its footer, which stays valid, as do its
+// pages and row count) has another size than the manifest's
+// file_size_in_bytes. Impala, DuckDB and others read such tables: floe reads
+// it too, with one warning naming the file and both sizes.
+TEST_F(DamagedFilesCli, DataFileOfAnotherSizeButIntactIsReadWithOneWarning) {
+  auto data = Find("data", ".parquet");
+  ASSERT_EQ(data.size(), 1u);
+  std::string bytes = ReadFile(data[0]);
+  const size_t n = bytes.size();
+  ASSERT_GT(n, 12u);
+  const uint32_t footer = static_cast<uint8_t>(bytes[n - 8]) | static_cast<uint8_t>(bytes[n - 7]) << 8 |
+                          static_cast<uint8_t>(bytes[n - 6]) << 16 |
+                          static_cast<uint32_t>(static_cast<uint8_t>(bytes[n - 5])) << 24;
+  ASSERT_LT(footer + 12u, n);
+  bytes.insert(n - 8 - footer, std::string(4096, '\0'));
+  WriteFile(data[0], bytes);
+  RunResult s = Floe("scan --table ns.t");
+  ASSERT_EQ(s.rc, 0) << s.err;
+  EXPECT_EQ(std::count(s.out.begin(), s.out.end(), '\n'), 2000);
+  const std::string warning = "floe: warning: file ";
+  size_t warnings = 0;
+  for (size_t at = s.err.find(warning); at != std::string::npos; at = s.err.find(warning, at + 1)) ++warnings;
+  EXPECT_EQ(warnings, 1u) << s.err;
+  EXPECT_NE(s.err.find(data[0].filename().string()), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find("has " + std::to_string(n + 4096) + " bytes but its manifest entry says file_size_in_bytes " +
+                       std::to_string(n)),
+            std::string::npos)
+      << s.err;
 }
 
 TEST_F(DamagedFilesCli, EmptyManifestListLocationIsAnErrorNamingTheSnapshot) {

@@ -414,6 +414,12 @@ TEST_F(IcebergCli, ScanMetadataReadsEveryGoldenTable) {
     if (!e.is_directory() || e.path().filename() == "EXPECTED") continue;
     const std::string name = e.path().filename().string();
     RunResult r = Floe("scan --metadata " + Shell(e.path().string()));
+    if (name == "synthetic_eq_delete_cross_partition") {
+      // Its snapshot id 9876543210123456789 is above 2^63-1: refused, named.
+      EXPECT_EQ(r.rc, 1) << name;
+      EXPECT_NE(r.err.find("snapshot-id': 9876543210123456789 does not fit a long"), std::string::npos) << r.err;
+      continue;
+    }
     if (name.find("deletion_vectors") != std::string::npos) {
       EXPECT_EQ(r.rc, 1) << name;
       EXPECT_NE(r.err.find("deletion vector"), std::string::npos) << name << ": " << r.err;

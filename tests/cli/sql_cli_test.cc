@@ -157,6 +157,12 @@ TEST_F(SqlCli, PluginCrashInCloseCommitsNothingToIceberg) {
   EXPECT_NE(r.rc, 0);
   EXPECT_NE(r.err.find("test.RecordingSink"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("close"), std::string::npos) << r.err;
+  // The plugin's own commit (before its close) landed, the Iceberg one did not.
+  EXPECT_EQ(r.rc, 71) << r.err;
+  EXPECT_NE(r.err.find("this process had committed before: plugin sink test.RecordingSink checkpoint 1;"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Iceberg table"), std::string::npos) << r.err;
   RunResult q = Sql(
       "-e " +
       Shell("CREATE CATALOG c WITH ('type'='iceberg','catalog-type'='hadoop','warehouse'='wh'); "
@@ -165,6 +171,51 @@ TEST_F(SqlCli, PluginCrashInCloseCommitsNothingToIceberg) {
   EXPECT_NE(q.out.find("Empty set"), std::string::npos) << q.out;
   RunResult snaps = RunIn(dir_, Shell(FLOE_BIN) + " snapshots --table db.t --catalog warehouse=wh");
   EXPECT_EQ(snaps.out.find("snapshot-id"), std::string::npos) << snaps.out;
+}
+
+// A plugin that calls exit(0) in invoke used to end floe with exit 0, nothing
+// committed and no message: the guard reports it and fails (70: nothing was
+// committed, a rerun is safe). The process boundary is what is tested.
+TEST_F(SqlCli, PluginExitInInvokeFailsTheStatement) {
+  const std::string plugins = std::string(FLOE_BINARY_DIR) + "/plugins/libfloe_test_sink.so";
+  RunResult r = Sql("-e " + Shell("CREATE TABLE ud (id BIGINT) WITH ('connector.type'='user-defined', "
+                                  "'connector.class-name'='test.RecordingSink', "
+                                  "'connector.class-parameter'='exit=invoke'); "
+                                  "INSERT INTO ud VALUES (1)"),
+                    "FLOE_PLUGIN_PATH=" + Shell(plugins) + " ");
+  EXPECT_EQ(r.rc, 70) << r.out << r.err;
+  EXPECT_NE(r.err.find("plugin class test.RecordingSink ended the process in invoke (exit(0)): the statement "
+                       "failed; nothing was committed (exit 70)"),
+            std::string::npos)
+      << r.err;
+}
+
+// A crash in the plugin's destroy comes after the Iceberg sink of the same
+// statement set committed: the message says that snapshot landed (it used to
+// say nothing was committed) and the exit code is 71, not the 70 after which
+// a rerun is safe (a rerun would add the row again).
+TEST_F(SqlCli, PluginCrashInDestroyAfterTheIcebergCommitSaysItLanded) {
+  const std::string plugins = std::string(FLOE_BINARY_DIR) + "/plugins/libfloe_test_sink.so";
+  const std::string catalog = "CREATE CATALOG c WITH ('type'='iceberg','catalog-type'='hadoop','warehouse'='wh'); ";
+  ASSERT_EQ(Sql("-e " + Shell(catalog + "CREATE DATABASE c.db; CREATE TABLE c.db.t (id BIGINT)")).rc, 0);
+  RunResult r = Sql("-e " + Shell(catalog +
+                                  "CREATE TABLE ud (id BIGINT) WITH ('connector.type'='user-defined', "
+                                  "'connector.class-name'='test.RecordingSink', "
+                                  "'connector.class-parameter'='crash=destroy'); "
+                                  "EXECUTE STATEMENT SET BEGIN INSERT INTO c.db.t VALUES (1); INSERT INTO ud VALUES "
+                                  "(1); END"),
+                    "FLOE_PLUGIN_PATH=" + Shell(plugins) + " ");
+  EXPECT_EQ(r.rc, 71) << r.out << r.err;
+  EXPECT_NE(r.err.find("plugin class test.RecordingSink crashed in destroy (SIGSEGV); this process had committed "
+                       "before: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("plugin sink test.RecordingSink checkpoint 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Iceberg table db.t snapshot "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("nothing was committed"), std::string::npos) << r.err;
+  RunResult q = Sql("-e " + Shell(catalog + "SELECT * FROM c.db.t"));
+  ASSERT_EQ(q.rc, 0) << q.out << q.err;
+  EXPECT_NE(q.out.find("1 row in set"), std::string::npos) << q.out;
 }
 
 // The seed job, end to end through `floe sql`: rows from a JSON

@@ -205,7 +205,14 @@ TEST(ManifestIoGolden, EveryManifestOfEveryGoldenTableMatchesTheReferenceReader)
     Json current = Json::parse(info_run.out);
     Table t{dir, {}};
     auto md = TableMetadataFromJson(testing::ReadFile(current.at("metadata_file").get<std::string>()));
-    ASSERT_TRUE(md) << md.error().ToString();
+    if (!md) {
+      // duckdb-iceberg's table uses snapshot id 9876543210123456789, above the
+      // largest long the spec allows: the metadata reader refuses it (as Java
+      // does), so its manifests are not reached.
+      EXPECT_EQ(dir.filename(), "synthetic_eq_delete_cross_partition") << md.error().ToString();
+      EXPECT_NE(md.error().message.find("does not fit a long"), std::string::npos) << md.error().ToString();
+      continue;
+    }
     t.metadata = std::move(*md);
     ++tables;
     for (const auto& snap : t.metadata.snapshots) {

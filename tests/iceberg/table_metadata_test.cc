@@ -48,13 +48,14 @@ TEST(TableMetadata, ReadsEveryGoldenMetadataFile) {
   for (const auto& f : files) {
     auto m = TableMetadataFromJson(ReadFile(f));
     if (f.string().find("synthetic_eq_delete_cross_partition") != std::string::npos) {
-      // A hand-made table whose snapshot id 9876543210123456789 exceeds a Java
-      // long (2^63-1): read as the long with the same bits, everywhere it occurs.
-      ASSERT_TRUE(m) << f << ": " << m.error().ToString();
-      const int64_t id = static_cast<int64_t>(uint64_t{9876543210123456789u});
-      EXPECT_EQ(m->current_snapshot_id, std::optional<int64_t>(id));
-      ASSERT_NE(m->CurrentSnapshot(), nullptr) << f;
-      EXPECT_EQ(m->refs.at("main").snapshot_id, id);
+      // A hand-made table (duckdb-iceberg's) whose snapshot id
+      // 9876543210123456789 exceeds a long (2^63-1): refused, as Java refuses
+      // it, naming the field and the value (issue 23, item 4).
+      ASSERT_FALSE(m) << f;
+      EXPECT_EQ(m.error().kind, ErrorKind::kCorrupt);
+      EXPECT_NE(m.error().message.find("snapshot-id': 9876543210123456789 does not fit a long"), std::string::npos)
+          << m.error().message;
+      continue;
     }
     ASSERT_TRUE(m) << f << ": " << m.error().ToString();
     ++versions[m->format_version];
@@ -654,6 +655,86 @@ TEST(TableMetadataBuilding, ForkedChildrenDrawDifferentIds) {
   ::close(fds[0]);
   ::close(fds[1]);
   EXPECT_NE(child_id, parent_next);
+}
+
+}  // namespace table_metadata_test
+}  // namespace floe::iceberg
+
+#include <nlohmann/json.hpp>
+
+namespace floe::iceberg {
+namespace table_metadata_test {
+
+// Issue 23, item 4: a long field of table metadata whose value does not fit
+// a long (9876543210123456789 > 2^63-1) is refused naming the field and the
+// value; snapshot ids used to be wrapped to a negative id silently. An int
+// field (ids, format-version) whose value does not fit an int likewise.
+TEST(TableMetadata, EveryLongAndIntFieldOutOfRangeIsRefusedNamingIt) {
+  using J = nlohmann::ordered_json;
+  const J base = J::parse(ReadFile(Golden() / "spark_bunnies" / "metadata" / "v5.metadata.json"));
+  ASSERT_TRUE(TableMetadataFromJson(base.dump()));
+  const uint64_t too_big = 9876543210123456789u;
+  const int64_t not_int = int64_t{1} << 33;
+  struct Case {
+    J::json_pointer at;
+    bool is_long;  ///< false: an int field
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {J::json_pointer("/current-snapshot-id"), true, "'current-snapshot-id'"},
+      {J::json_pointer("/last-sequence-number"), true, "'last-sequence-number'"},
+      {J::json_pointer("/last-updated-ms"), true, "'last-updated-ms'"},
+      {J::json_pointer("/snapshots/1/snapshot-id"), true, "snapshots[1]: 'snapshot-id'"},
+      {J::json_pointer("/snapshots/1/parent-snapshot-id"), true, "'parent-snapshot-id'"},
+      {J::json_pointer("/snapshots/1/sequence-number"), true, "'sequence-number'"},
+      {J::json_pointer("/snapshots/1/timestamp-ms"), true, "'timestamp-ms'"},
+      {J::json_pointer("/refs/main/snapshot-id"), true, "'snapshot-id'"},
+      {J::json_pointer("/snapshot-log/0/snapshot-id"), true, "'snapshot-id'"},
+      {J::json_pointer("/snapshot-log/0/timestamp-ms"), true, "'timestamp-ms'"},
+      {J::json_pointer("/metadata-log/0/timestamp-ms"), true, "'timestamp-ms'"},
+      {J::json_pointer("/format-version"), false, "'format-version'"},
+      {J::json_pointer("/last-column-id"), false, "'last-column-id'"},
+      {J::json_pointer("/current-schema-id"), false, "'current-schema-id'"},
+      {J::json_pointer("/default-spec-id"), false, "'default-spec-id'"},
+      {J::json_pointer("/last-partition-id"), false, "'last-partition-id'"},
+      {J::json_pointer("/default-sort-order-id"), false, "'default-sort-order-id'"},
+      {J::json_pointer("/snapshots/1/schema-id"), false, "'schema-id'"},
+      {J::json_pointer("/schemas/0/schema-id"), false, "'schema-id'"},
+      {J::json_pointer("/partition-specs/0/spec-id"), false, "'spec-id'"},
+      {J::json_pointer("/sort-orders/0/order-id"), false, "'order-id'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.at.to_string());
+    J j = base;
+    ASSERT_TRUE(j.contains(c.at));
+    std::string needle;
+    if (c.is_long) {
+      j[c.at] = too_big;
+      needle = c.field + ": 9876543210123456789 does not fit a long";
+    } else {
+      j[c.at] = not_int;
+      needle = c.field + ": 8589934592 does not fit an int";
+    }
+    auto m = TableMetadataFromJson(j.dump());
+    ASSERT_FALSE(m) << "accepted";
+    EXPECT_EQ(m.error().kind, ErrorKind::kCorrupt) << m.error().ToString();
+    EXPECT_NE(m.error().message.find(needle), std::string::npos) << m.error().message;
+    if (!c.is_long) continue;
+    // A value just beyond a long written as text, too.
+    std::string text = j.dump();
+    const std::string big = std::to_string(too_big);
+    const size_t pos = text.find(big);
+    ASSERT_NE(pos, std::string::npos);
+    text.replace(pos, big.size(), "9223372036854775808");
+    auto m2 = TableMetadataFromJson(text);
+    ASSERT_FALSE(m2) << "accepted 2^63";
+    EXPECT_NE(m2.error().message.find(c.field + ": 9223372036854775808 does not fit a long"), std::string::npos)
+        << m2.error().message;
+  }
+  // The largest long is a long.
+  J j = base;
+  j["last-updated-ms"] = std::numeric_limits<int64_t>::max();
+  EXPECT_TRUE(TableMetadataFromJson(j.dump()));
 }
 
 }  // namespace table_metadata_test

@@ -34,6 +34,36 @@ TEST(PluginLoader, LoadsAPluginAndItsClasses) {
   EXPECT_EQ(c.vtable->capabilities, FLOE_SINK_ACCEPTS_DELETES);
 }
 
+// A library whose static constructor crashes or exits, inside dlopen before
+// any class is known: the message names the library (it was a bare SIGSEGV,
+// or exit 0). Without FLOE_TEST_LOAD_TRAP the same library loads normally.
+TEST(PluginLoaderDeathTest, CrashInAStaticConstructorNamesTheLibrary) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string lib = PluginFile("floe_test_load_trap");
+  EXPECT_EXIT(
+      {
+        ::setenv("FLOE_TEST_LOAD_TRAP", "crash", 1);
+        (void)LoadPlugin(lib);
+        std::_Exit(3);
+      },
+      ::testing::ExitedWithCode(70),
+      "floe.PluginException: plugin library .*libfloe_test_load_trap.so crashed in dlopen \\(its static "
+      "constructors\\) \\(SIGSEGV\\); nothing was committed");
+  EXPECT_EXIT(
+      {
+        ::setenv("FLOE_TEST_LOAD_TRAP", "exit", 1);
+        (void)LoadPlugin(lib);
+        std::_Exit(3);
+      },
+      ::testing::ExitedWithCode(70),
+      "plugin library .*libfloe_test_load_trap.so ended the process in dlopen \\(its static constructors\\) "
+      "\\(exit\\(0\\)\\)");
+  ::unsetenv("FLOE_TEST_LOAD_TRAP");
+  ASSERT_OK_AND_ASSIGN(LibraryInfo info, LoadPlugin(lib));
+  EXPECT_THAT(info.sink_classes, ::testing::ElementsAre("test.LoadTrapSink"));
+  EXPECT_OK(UnloadPlugin(lib));  // other tests list the registered classes
+}
+
 TEST(PluginLoader, MissingFile) {
   EXPECT_THAT(LoadPlugin("/nonexistent/libnothing.so"),
               AllOf(IsError(ErrorKind::kNotFound),

@@ -19,6 +19,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#include "floe/plugin/commit_ledger.h"
 #include "floe/plugin/plugin_sink.h"
 #include "plugin_test_util.h"
 #include "testing/matchers.h"
@@ -169,9 +170,21 @@ TEST_F(PluginSinkTest, UnloadWaitsForLiveInstances) {
   ASSERT_OK(FindSinkClass("test.RecordingSink"));
 }
 
-// A crash inside a plugin call ends the process with code 70 and a message
-// naming the class, the call and the signal (gtest runs it in a child).
-using PluginSinkDeathTest = PluginSinkTest;
+// A crash inside a plugin call ends the process with a message naming the
+// class, the call and the signal (gtest runs it in a child). The guard's message says what the process had committed (commit_ledger.h)
+// and its exit code whether a rerun is safe: 70 nothing was, 71 something
+// was (or the crash was inside a commit). Each death test runs in a fresh
+// process (the "threadsafe" style re-executes the test binary), so commits
+// noted by earlier tests of this process are not in its ledger.
+class PluginGuardDeathTest : public PluginSinkTest {
+ protected:
+  void SetUp() override {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    PluginSinkTest::SetUp();
+  }
+};
+
+using PluginSinkDeathTest = PluginGuardDeathTest;
 
 TEST_F(PluginSinkDeathTest, CrashInCloseIsNamed) {
   EXPECT_EXIT(
@@ -193,6 +206,75 @@ TEST_F(PluginSinkDeathTest, AbortInInvokeIsNamed) {
       },
       ::testing::ExitedWithCode(70),
       "plugin class test.RecordingSink crashed in invoke \\(SIGABRT\\)");
+}
+
+TEST_F(PluginGuardDeathTest, ExitInInvokeFailsInsteadOfEndingWithZero) {
+  EXPECT_EXIT(
+      {
+        auto sink = PluginSink::Open(Spec("test.RecordingSink", "exit=invoke"));
+        if (sink) (void)(*sink)->Write(IdNameBatch({{1, "a"}}));
+        std::_Exit(3);  // not reached when the guard works
+      },
+      ::testing::ExitedWithCode(70),
+      "floe.PluginException: plugin class test.RecordingSink ended the process in invoke \\(exit\\(0\\)\\): "
+      "the statement failed; nothing was committed \\(exit 70\\)");
+}
+
+TEST_F(PluginGuardDeathTest, ExitInCloseAfterItsCommitSaysTheCommitLanded) {
+  EXPECT_EXIT(
+      {
+        auto sink = PluginSink::Open(Spec("test.RecordingSink", "exit=close"));
+        if (!sink) std::_Exit(3);
+        if (!(*sink)->Write(IdNameBatch({{1, "a"}})) || !(*sink)->Flush(true)) std::_Exit(4);
+        auto blob = (*sink)->PrepareCommit(1);
+        if (!blob || !(*sink)->Commit(1, *blob)) std::_Exit(5);
+        (void)(*sink)->Close();
+        std::_Exit(6);
+      },
+      ::testing::ExitedWithCode(71),
+      "plugin class test.RecordingSink ended the process in close \\(exit\\(0\\)\\): the statement failed; "
+      "this process had committed before: plugin sink test.RecordingSink checkpoint 1; nothing after it was "
+      "committed \\(exit 71");
+}
+
+TEST_F(PluginGuardDeathTest, CrashInDestroyAfterAnIcebergCommitSaysItLanded) {
+  EXPECT_EXIT(
+      {
+        auto sink = PluginSink::Open(Spec("test.RecordingSink", "crash=destroy"));
+        if (!sink) std::_Exit(3);
+        if (!(*sink)->Close()) std::_Exit(4);
+        // What the SQL engine's Iceberg sink notes when its snapshot lands.
+        NoteCommitted("Iceberg table c.db.t snapshot 42");
+        sink->reset();
+        std::_Exit(5);
+      },
+      ::testing::ExitedWithCode(71),
+      "plugin class test.RecordingSink crashed in destroy \\(SIGSEGV\\); this process had committed before: "
+      "Iceberg table c.db.t snapshot 42; nothing after it was committed");
+}
+
+TEST_F(PluginGuardDeathTest, CrashInsideCommitLeavesItsOutcomeUnknown) {
+  EXPECT_EXIT(
+      {
+        auto sink = PluginSink::Open(Spec("test.RecordingSink", "crash=commit"));
+        if (!sink) std::_Exit(3);
+        (void)(*sink)->Commit(1, "blob");
+        std::_Exit(4);
+      },
+      ::testing::ExitedWithCode(71),
+      "plugin class test.RecordingSink crashed in commit \\(SIGSEGV\\); whether that commit landed is unknown; "
+      "nothing else was committed");
+}
+
+TEST(CommitLedger, ListsTheCommitsAndCountsThoseBeyondItsText) {
+  const int64_t before = CommittedCount();
+  NoteCommitted("Iceberg table a.b snapshot 1");
+  EXPECT_EQ(CommittedCount(), before + 1);
+  EXPECT_THAT(CommittedSoFar(), ::testing::HasSubstr("Iceberg table a.b snapshot 1"));
+  const std::string big(3000, 'x');  // beyond the ledger's text: counted only
+  NoteCommitted(big);
+  EXPECT_EQ(CommittedCount(), before + 2);
+  EXPECT_THAT(CommittedSoFar(), ::testing::HasSubstr("and 1 more"));
 }
 
 #ifdef FLOE_TEST_SANITIZER

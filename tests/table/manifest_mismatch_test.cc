@@ -1,7 +1,9 @@
 // The table reader compares each data and delete file with its manifest entry
-// (Iceberg spec: Data File Fields, file_size_in_bytes and record_count): a file
-// whose size or row count differs is an error naming the file, so a truncated,
-// replaced or swapped file never reads as other (fewer or more) rows.
+// (Iceberg spec: Data File Fields, record_count): a file whose row count
+// differs, or whose footer does not parse, is an error naming the file, so a
+// truncated, replaced or swapped file never reads as other (fewer or more)
+// rows. A size other than file_size_in_bytes alone is read (issue 23, item 3:
+// tables other engines read record stale sizes); scan_file_size_test.cc.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -159,13 +161,11 @@ TEST_F(ManifestMismatchTest, RowCountDifferentFromRecordCountIsAnError) {
   EXPECT_THAT(n.error().message, HasSubstr("10 rows"));
 }
 
-TEST_F(ManifestMismatchTest, SizeDifferentFromFileSizeInBytesIsAnError) {
+TEST_F(ManifestMismatchTest, SizeDifferentFromFileSizeInBytesAloneReadsTheFile) {
   data_[1].data_file.file_size_in_bytes += 1;
   auto n = CountRows();
-  ASSERT_FALSE(n) << "read " << *n << " rows";
-  EXPECT_EQ(n.error().kind, ErrorKind::kCorrupt) << n.error().ToString();
-  EXPECT_THAT(n.error().message, HasSubstr("b.parquet"));
-  EXPECT_THAT(n.error().message, HasSubstr("file_size_in_bytes"));
+  ASSERT_TRUE(n) << n.error().ToString();
+  EXPECT_EQ(*n, 14);
 }
 
 TEST_F(ManifestMismatchTest, DeleteFileIsComparedWithItsEntryToo) {
@@ -174,12 +174,12 @@ TEST_F(ManifestMismatchTest, DeleteFileIsComparedWithItsEntryToo) {
   ASSERT_FALSE(n) << "read " << *n << " rows";
   EXPECT_THAT(n.error().message, HasSubstr("pos.parquet"));
   EXPECT_THAT(n.error().message, HasSubstr("record_count 2"));
+  // Its size alone differing: read, its delete applied.
   deletes_.data_file.record_count = 1;
   deletes_.data_file.file_size_in_bytes -= 7;
   n = CountRows();
-  ASSERT_FALSE(n) << "read " << *n << " rows";
-  EXPECT_THAT(n.error().message, HasSubstr("pos.parquet"));
-  EXPECT_THAT(n.error().message, HasSubstr("file_size_in_bytes"));
+  ASSERT_TRUE(n) << n.error().ToString();
+  EXPECT_EQ(*n, 14);
 }
 
 TEST_F(ManifestMismatchTest, TruncatedDataFileNamesTheFile) {

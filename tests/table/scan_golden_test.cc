@@ -92,6 +92,7 @@ std::vector<std::string> GoldenTablesWithExpected() {
   for (const auto& e : fs::directory_iterator(GoldenDir() + "/EXPECTED")) {
     std::string name = e.path().stem().string();
     if (name == "trino_v3_deletion_vectors") continue;  // its current snapshot has DVs
+    if (name == "synthetic_eq_delete_cross_partition") continue;  // snapshot id > 2^63-1, see below
     out.push_back(name);
   }
   std::sort(out.begin(), out.end());
@@ -102,6 +103,7 @@ std::vector<std::string> AllGoldenTables() {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(GoldenDir())) {
     if (!e.is_directory() || !fs::exists(e.path() / "metadata")) continue;
+    if (e.path().filename() == "synthetic_eq_delete_cross_partition") continue;  // see SnapshotIdAboveLongIsRefused
     out.push_back(e.path().filename().string());
   }
   std::sort(out.begin(), out.end());
@@ -147,12 +149,7 @@ TEST_P(GoldenTimeTravel, EverySnapshotAndRefMatchesTheReferenceReader) {
   ASSERT_TRUE(table) << table.error().ToString();
   std::vector<std::pair<std::map<std::string, std::string>, std::vector<std::string>>> cases;
   for (const auto& s : table->metadata->snapshots) {
-    // A negative id here was stored unsigned above 2^63-1 (see
-    // SnapshotIdAboveLongReadsAsSameBits); the reference reader takes the
-    // text of the metadata file.
-    const std::string ref_id = s.snapshot_id < 0 ? std::to_string(static_cast<uint64_t>(s.snapshot_id))
-                                                 : std::to_string(s.snapshot_id);
-    cases.push_back({{{"snapshot-id", std::to_string(s.snapshot_id)}}, {"--snapshot-id", ref_id}});
+    cases.push_back({{{"snapshot-id", std::to_string(s.snapshot_id)}}, {"--snapshot-id", std::to_string(s.snapshot_id)}});
   }
   for (const auto& [ref, r] : table->metadata->refs) {
     const char* key = r.is_branch() ? "branch" : "tag";
@@ -231,19 +228,16 @@ TEST(GoldenErrors, DeletionVectorsAreUnsupportedButEarlierSnapshotsRead) {
 }
 
 // This table's snapshot id 9876543210123456789 is above 2^63-1. The spec says
-// long (Java's JsonUtil refuses it); PyIceberg and DuckDB read it, and so does
-// floe, as the long with the same 64 bits (iceberg/json_internal.h).
-TEST(GoldenScan, SnapshotIdAboveLongReadsAsSameBits) {
-  auto t = OpenStaticTable(GoldenDir() + "/synthetic_eq_delete_cross_partition");
-  ASSERT_TRUE(t) << t.error().ToString();
-  const int64_t id = static_cast<int64_t>(uint64_t{9876543210123456789u});
-  ASSERT_TRUE(t->metadata->current_snapshot_id);
-  EXPECT_EQ(*t->metadata->current_snapshot_id, id);
-  ASSERT_NE(t->metadata->CurrentSnapshot(), nullptr);
-  EXPECT_EQ(t->metadata->CurrentSnapshot()->parent_snapshot_id, std::optional<int64_t>(4327154639183968397));
+// long and Java's JsonUtil refuses it; so does floe, naming the field and the
+// value (issue 23, item 4). Read as the long with the same bits it was a
+// negative id, and a table whose manifests carry the real ids then failed
+// on the manifest list with a message about Avro.
+TEST(GoldenErrors, SnapshotIdAboveLongIsRefused) {
   auto rows = Scan(GoldenDir() + "/synthetic_eq_delete_cross_partition");
-  ASSERT_TRUE(rows) << rows.error().ToString();
-  EXPECT_EQ(rows->size(), 3u);
+  ASSERT_FALSE(rows);
+  EXPECT_EQ(rows.error().kind, ErrorKind::kCorrupt);
+  EXPECT_THAT(rows.error().message, HasSubstr("snapshot-id': 9876543210123456789 does not fit a long"));
+  EXPECT_THAT(rows.error().message, HasSubstr("vfinal.metadata.json"));
 }
 
 TEST(GoldenScan, ProjectionFilterAndLimit) {

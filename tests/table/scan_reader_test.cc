@@ -203,6 +203,33 @@ TEST_F(ScanReaderTest, RangesAtRowGroupsReadEachRowOnce) {
   }
 }
 
+// Issue 23, item 3: a manifest whose file_size_in_bytes is stale (smaller or
+// larger than the file) still reads every row exactly once, over ranges
+// planned from the stale size: split offsets beyond it do not lose row groups.
+TEST_F(ScanReaderTest, StaleFileSizeStillReadsEachRowOnce) {
+  AddPositionDeletes();
+  const int64_t real = data_.result.file_size_bytes;
+  // Row groups 2..4 start at or beyond the first stale size.
+  const int64_t before_rg2 = data_.result.row_group_offsets[2];
+  for (int64_t stale : {before_rg2, real - 1, real + 1000}) {
+    SCOPED_TRACE(stale);
+    source_.entries["m-data"][0].data_file.file_size_in_bytes = stale;
+    source_.entries["m-deletes"][0].data_file.file_size_in_bytes = deletes_.result.file_size_bytes + 7;
+    ScanOptions o;
+    o.split.split_size = 64;  // several ranges in the file
+    o.split.open_file_cost = 0;
+    for (int threads : {1, 3}) {
+      TableReaderOptions ro;
+      ro.threads = threads;
+      auto rows = Read(o, ro);
+      ASSERT_TRUE(rows) << rows.error().ToString();
+      std::vector<std::string> ids;
+      for (const auto& r : *rows) ids.push_back(r.substr(6, r.find(',') - 6));
+      EXPECT_THAT(ids, ::testing::ElementsAre("0", "2", "3", "4", "5", "6", "7", "9")) << threads;
+    }
+  }
+}
+
 TEST_F(ScanReaderTest, PositionDeletesNeedDataSeqAtMostDeleteSeq) {
   AddPositionDeletes();
   source_.entries["m-data"][0].sequence_number = 3;  // data written after the deletes
@@ -220,6 +247,118 @@ TEST_F(ScanReaderTest, MissingFilesAreErrorsNamingThem) {
   rows = Read({});
   ASSERT_FALSE(rows);
   EXPECT_THAT(rows.error().message, HasSubstr("s3://bucket/unmapped.parquet"));
+}
+
+// Issue 23, item 5: initial-default applies at every nesting level, not only
+// to top-level columns: a field added to a struct column, to a struct in a
+// struct, to the struct elements of a list and the struct values of a map,
+// and a struct column added with the default {} (its fields' own defaults).
+// A null struct stays null; a field without a default reads as null.
+TEST(NestedDefaults, FieldsAFileLacksReadAsTheirInitialDefaultAtEveryDepth) {
+  const fs::path dir = test::FreshTestDir("floe_nested_defaults_");
+  auto st = [](std::vector<NestedField> f) { return StructType(std::move(f)); };
+  // The file: id, s struct<a int, in struct<p int>>, l list<struct<x int>>,
+  // m map<string, struct<v int>>.
+  auto file_schema = std::make_shared<const Schema>(std::vector<NestedField>{
+      {1, "id", true, LongType(), ""},
+      {10, "s", false, st({{11, "a", false, IntType(), ""}, {15, "in", false, st({{16, "p", false, IntType(), ""}}), ""}}),
+       ""},
+      {20, "l", false, ListType(21, false, st({{22, "x", false, IntType(), ""}})), ""},
+      {30, "m", false, MapType(31, StringType(), 32, false, st({{33, "v", false, IntType(), ""}})), ""}});
+  Batch b(file_schema);
+  const std::vector<std::vector<std::string>> rows = {
+      {"1", R"({"11": 1, "15": {"16": 100}})", R"([{"22": 10}, {"22": 11}])", R"({"keys": ["k"], "values": [{"33": 5}]})"},
+      {"2", "null", "[]", R"({"keys": [], "values": []})"},
+      {"3", R"({"11": 3, "15": null})", R"([{"22": 30}])", R"({"keys": ["a", "b"], "values": [{"33": 1}, null]})"}};
+  for (const auto& r : rows) {
+    for (size_t c = 0; c < r.size(); ++c) ASSERT_OK(iceberg::AppendJsonText(&b.columns[c], r[c]));
+  }
+  b.num_rows = static_cast<int64_t>(rows.size());
+  Written data = WriteParquet((dir / "data.parquet").string(), file_schema, b, 100);
+
+  // The table: fields added later, each with an initial-default (or none).
+  auto md = std::make_shared<iceberg::TableMetadata>();
+  md->location = dir.string();
+  md->schemas = {std::make_shared<const Schema>(std::vector<NestedField>{
+      {1, "id", true, LongType(), ""},
+      {10, "s", false,
+       st({{11, "a", false, IntType(), ""},
+           {12, "b", false, IntType(), ""},                                               // default 7
+           {15, "in", false, st({{16, "p", false, IntType(), ""}, {17, "q", false, StringType(), ""}}), ""},  // q: "qq"
+           {13, "c", false, st({{14, "d", false, StringType(), ""}, {18, "e", false, IntType(), ""}}), ""},  // {}; d "dd"
+           {19, "n", false, IntType(), ""}}),                                             // no default: null
+       ""},
+      {20, "l", false, ListType(21, false, st({{22, "x", false, IntType(), ""}, {23, "y", false, StringType(), ""}})),
+       ""},  // y: "why"
+      {30, "m", false,
+       MapType(31, StringType(), 32, false, st({{33, "v", false, IntType(), ""}, {34, "w", false, LongType(), ""}})),
+       ""},  // w: 9
+      {40, "t", false, st({{41, "r", false, IntType(), ""}}), ""},   // a struct column added with {}; r: 5
+      {42, "u", false, st({{43, "z", false, IntType(), ""}}), ""}})};  // added without a default: null
+  md->specs = {iceberg::PartitionSpec::Unpartitioned()};
+  auto& d = md->field_defaults[0];
+  d[12].initial_default = "7";
+  d[17].initial_default = "\"qq\"";
+  d[13].initial_default = "{}";
+  d[14].initial_default = "\"dd\"";
+  d[23].initial_default = "\"why\"";
+  d[34].initial_default = "9";
+  d[40].initial_default = "{}";
+  d[41].initial_default = "5";
+  d[43].initial_default = "6";  // its struct has no default: the column is null
+  iceberg::Snapshot snap;
+  snap.snapshot_id = 1;
+  snap.sequence_number = 1;
+  snap.manifest_list = "list";
+  snap.operation = iceberg::SnapshotOperation::kAppend;
+  md->snapshots = {snap};
+  md->current_snapshot_id = 1;
+  md->last_sequence_number = 1;
+
+  ListSource source;
+  ManifestFile m;
+  m.manifest_path = "m";
+  m.sequence_number = 1;
+  ManifestEntry e;
+  e.sequence_number = 1;
+  e.data_file.file_path = data.path;
+  e.data_file.record_count = 3;
+  e.data_file.file_size_in_bytes = data.result.file_size_bytes;
+  source.list = {m};
+  source.entries["m"] = {e};
+
+  auto read = [&](ScanOptions o) -> std::vector<std::string> {
+    auto plan = PlanScan(md, o, &source);
+    EXPECT_TRUE(plan) << plan.error().ToString();
+    if (!plan) return {};
+    auto batches = ReadAll(*plan, LocationMapper());
+    EXPECT_TRUE(batches) << batches.error().ToString();
+    if (!batches) return {};
+    std::vector<std::string> lines;
+    for (const auto& batch : *batches) {
+      EXPECT_OK(batch.Validate());
+      for (int64_t i = 0; i < batch.num_rows; ++i) {
+        std::string line;
+        AppendJsonRow(batch, i, &line);
+        lines.push_back(line);
+      }
+    }
+    return lines;
+  };
+  EXPECT_THAT(
+      read({}),
+      ::testing::ElementsAre(
+          R"({"id":1,"s":{"a":1,"b":7,"in":{"p":100,"q":"qq"},"c":{"d":"dd","e":null},"n":null},)"
+          R"("l":[{"x":10,"y":"why"},{"x":11,"y":"why"}],"m":{"keys":["k"],"values":[{"v":5,"w":9}]},"t":{"r":5},"u":null})",
+          R"({"id":2,"s":null,"l":[],"m":{"keys":[],"values":[]},"t":{"r":5},"u":null})",
+          R"({"id":3,"s":{"a":3,"b":7,"in":null,"c":{"d":"dd","e":null},"n":null},"l":[{"x":30,"y":"why"}],)"
+          R"("m":{"keys":["a","b"],"values":[{"v":1,"w":9},null]},"t":{"r":5},"u":null})"));
+  // A projection of nested columns only, and a filter on a defaulted column.
+  ScanOptions o;
+  o.columns = {"id", "t"};
+  o.filter_text = "id >= 3";
+  EXPECT_THAT(read(o), ::testing::ElementsAre(R"({"id":3,"t":{"r":5}})"));
+  test::RemoveTestDirIfPassed(dir);
 }
 
 }  // namespace scan_reader_test

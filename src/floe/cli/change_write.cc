@@ -32,6 +32,7 @@ Status RunChangeWrite(const sink::WriteConfig& config, catalog::Catalog* catalog
   so.format = in.format;
   so.decode.stdin_fd = CurrentIo().in;
   so.decode.batch_rows = in.batch_rows;
+  so.decode.max_line_bytes = in.max_line_bytes;
   so.decode.ignore_unknown_keys = in.ignore_unknown;
   if (!in.sequence_path.empty()) so.decode.sequence_path = in.sequence_path;
   FLOE_ASSIGN_OR_RETURN(auto source, sink::OpenTextSource(in.path, std::move(so)));

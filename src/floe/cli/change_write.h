@@ -10,6 +10,7 @@
 #include <string>
 
 #include "floe/catalog/catalog.h"
+#include "floe/format/decode_options.h"
 #include "floe/sink/change_sink.h"
 #include "floe/sink/write_config.h"
 #include "floe/util/status.h"
@@ -21,6 +22,7 @@ struct ChangeWriteInput {
   std::string format;
   std::string sequence_path;  ///< Debezium
   int64_t batch_rows = 65536;
+  size_t max_line_bytes = format::kDefaultMaxLineBytes;  ///< --max-line-bytes
   bool ignore_unknown = false;
   bool progress = false;
 };

@@ -27,6 +27,7 @@ struct WriteArgs {
   std::string input_format;
   std::string output;
   int64_t batch_rows = 65536;
+  int64_t max_line_bytes = static_cast<int64_t>(format::kDefaultMaxLineBytes);
   bool ignore_unknown = false;
   std::string csv_delimiter = ",";
   bool no_header = false;
@@ -71,6 +72,7 @@ Status RunWrite(const WriteArgs& a) {
   }
   format::DecodeOptions dopt;
   dopt.batch_rows = a.batch_rows;
+  dopt.max_line_bytes = static_cast<size_t>(a.max_line_bytes);
   dopt.stdin_fd = CurrentIo().in;
   dopt.ignore_unknown_keys = a.ignore_unknown;
   dopt.csv_delimiter = a.csv_delimiter[0];
@@ -251,6 +253,9 @@ void AddParquetCommands(CLI::App* root, CommandContext* ctx) {
   w->add_option("--batch-rows", wa->batch_rows, "Rows per batch")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  w->add_option("--max-line-bytes", wa->max_line_bytes, "The longest input line (CSV: record) in bytes; a longer one is an error naming its line (default 256 MiB, at most 1 GiB)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, static_cast<int64_t>(format::kMaxLineBytes)));
   w->add_flag("--ignore-unknown-keys", wa->ignore_unknown,
               "Skip JSON keys / CSV header columns that name no column");
   w->add_option("--csv-delimiter", wa->csv_delimiter, "CSV field separator")->capture_default_str();

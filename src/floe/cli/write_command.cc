@@ -36,6 +36,7 @@ struct WriteArgs {
   std::string branch;
   std::vector<std::string> maps;  ///< --map PREFIX=DIR
   int64_t batch_rows = 65536;
+  int64_t max_line_bytes = static_cast<int64_t>(format::kDefaultMaxLineBytes);
   bool ignore_unknown = false;
   bool progress = false;
   bool no_progress = false;
@@ -111,6 +112,7 @@ Status RunWrite(const WriteArgs& a) {
     in.format = fmt_name;
     in.sequence_path = a.sequence_path;
     in.batch_rows = a.batch_rows;
+    in.max_line_bytes = static_cast<size_t>(a.max_line_bytes);
     in.ignore_unknown = a.ignore_unknown;
     in.progress = a.progress || (!a.no_progress && ::isatty(CurrentIo().err) != 0);
     return RunChangeWrite(cfg, cat.get(), input_schema, std::move(copt), in);
@@ -125,6 +127,7 @@ Status RunWrite(const WriteArgs& a) {
   // returns early: the job's destructor takes the write back.
   format::DecodeOptions dopt;
   dopt.batch_rows = a.batch_rows;
+  dopt.max_line_bytes = static_cast<size_t>(a.max_line_bytes);
   dopt.stdin_fd = CurrentIo().in;
   dopt.ignore_unknown_keys = a.ignore_unknown;
   auto decoder = format::OpenDecoder(fmt_name, job->input_schema(), a.input, dopt);
@@ -177,6 +180,8 @@ void AddWriteCommand(CLI::App* root, CommandContext* ctx) {
       ->allow_extra_args(false);
   cmd->add_option("--batch-rows", a->batch_rows, "Rows per batch")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  cmd->add_option("--max-line-bytes", a->max_line_bytes, "The longest input line (CSV: record) in bytes; a longer one is an error naming its line (default 256 MiB, at most 1 GiB)")
+      ->check(CLI::Range(int64_t{1}, static_cast<int64_t>(format::kMaxLineBytes)));
   cmd->add_flag("--ignore-unknown", a->ignore_unknown, "Skip input fields that name no column");
   cmd->add_flag("--progress", a->progress, "Show live progress on stderr (default: when stderr is a terminal)");
   cmd->add_flag("--no-progress", a->no_progress, "Never show live progress");

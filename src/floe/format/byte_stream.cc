@@ -74,6 +74,7 @@ Result<bool> ByteStream::Fill() {
   if (end_ == capacity_) {
     // The buffer is full of one unfinished line or record.
     if (end_ >= max_unit_) {
+      unit_too_long_ = true;
       return InvalidArgument("{}: a line or record is longer than {} bytes", name_, max_unit_);
     }
     FLOE_RETURN_IF_ERROR(Grow(capacity_ * 2));
@@ -84,14 +85,17 @@ Result<bool> ByteStream::Fill() {
     std::memcpy(buf_.get() + end_, memory_.data() + memory_pos_, got);
     memory_pos_ += got;
   } else {
-    while (true) {
-      ssize_t r = ::read(fd_, buf_.get() + end_, capacity_ - end_);
+    while (end_ + got < capacity_) {
+      char* at = buf_.get() + end_ + got;
+      ssize_t r = ::read(fd_, at, capacity_ - end_ - got);
       if (r < 0) {
         if (errno == EINTR) continue;
+        if (got > 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         return IoError("cannot read '{}': {}", name_, std::strerror(errno));
       }
-      got = static_cast<size_t>(r);
-      break;
+      if (r == 0) break;  // end of input (reported by the next Fill when got > 0)
+      got += static_cast<size_t>(r);
+      if (std::memchr(at, '\n', static_cast<size_t>(r)) != nullptr) break;
     }
   }
   end_ += got;

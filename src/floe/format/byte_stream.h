@@ -52,8 +52,19 @@ class ByteStream {
 
   /// Moves unread bytes to the front and reads at least one more byte unless
   /// at end of input; grows the buffer when it is full of unread bytes.
-  /// Returns false at end of input (nothing more was read).
+  /// From a descriptor it reads on while what it read holds no line end and
+  /// the buffer has room: a pipe gives at most 64 KiB a read, and a caller
+  /// that scans its unfinished line again after each Fill would otherwise
+  /// spend time quadratic in a long line's length. (A read that brings a
+  /// line end returns at once: the caller has a line to work on.)
+  /// Returns false at end of input (nothing more was read). A line or record
+  /// over the limit fails, and unit_too_long() is true after that.
   Result<bool> Fill();
+  /// Whether Fill failed because one line or record exceeds the limit: a
+  /// decoder then reports it with its line number.
+  bool unit_too_long() const { return unit_too_long_; }
+  /// The limit in force (set_max_unit).
+  size_t max_unit() const { return max_unit_; }
 
  private:
   ByteStream() = default;
@@ -70,6 +81,7 @@ class ByteStream {
   size_t begin_ = 0, end_ = 0;
   bool eof_ = false;
   size_t max_unit_ = kMaxUnit;
+  bool unit_too_long_ = false;
 };
 
 }  // namespace floe::format

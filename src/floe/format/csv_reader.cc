@@ -291,8 +291,13 @@ class CsvReader::Impl {
         split_error_.reset();
         return InvalidArgument("{}", msg);
       }
-      FLOE_ASSIGN_OR_RETURN(bool more, in_->Fill());
-      (void)more;  // at EOF Split() treats the remaining bytes as the last record
+      auto more = in_->Fill();
+      if (!more && in_->unit_too_long()) {
+        return InvalidArgument("line {}: the record is longer than {} bytes (max_line_bytes)", line_ + 1,
+                               options_.max_line_bytes);
+      }
+      if (!more) return Fail(more.error());
+      // At EOF Split() treats the remaining bytes as the last record.
     }
   }
 

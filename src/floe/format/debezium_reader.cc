@@ -106,6 +106,14 @@ class DebeziumReader::Impl {
     return Fail(std::move(e));
   }
 
+  /// Line `line` over max_line_bytes (found whole, or while it was read).
+  Error TooLong(int64_t line) const {
+    return Error{ErrorKind::kInvalidArgument,
+                 fmt::format("line {}: the line is longer than {} bytes (max_line_bytes)", line,
+                             options_.max_line_bytes),
+                 false};
+  }
+
   /// The next line that is not blank (BOM and CR removed), nullopt at the end.
   Result<std::optional<std::string_view>> NextLine() {
     while (true) {
@@ -131,17 +139,12 @@ class DebeziumReader::Impl {
           break;
         }
         auto filled = in_->Fill();
-        if (!filled) return Remember(filled.error());
+        if (!filled) return Remember(in_->unit_too_long() ? TooLong(line_no_ + 1) : filled.error());
       }
       if (!have) return std::nullopt;
       ++line_no_;
-      if (line.size() > options_.max_line_bytes) {
-        // Not an event to reject: memory must stay bounded whatever the input.
-        return Remember(Error{ErrorKind::kInvalidArgument,
-                              fmt::format("line {}: the line is longer than {} bytes (max_line_bytes)",
-                                          line_no_, options_.max_line_bytes),
-                              false});
-      }
+      // Not an event to reject: memory must stay bounded whatever the input.
+      if (line.size() > options_.max_line_bytes) return Remember(TooLong(line_no_));
       if (line_no_ == 1 && line.starts_with("\xef\xbb\xbf")) line.remove_prefix(3);  // UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (Trim(line).empty()) continue;

@@ -24,6 +24,11 @@ struct RejectedRow {
   static constexpr size_t kMaxText = size_t{64} << 10;
 };
 
+/// The default limit of one line or record (DecodeOptions::max_line_bytes).
+inline constexpr size_t kDefaultMaxLineBytes = size_t{256} << 20;
+/// The largest limit the decoders take (ByteStream::kMaxUnit).
+inline constexpr size_t kMaxLineBytes = size_t{1} << 30;
+
 /// Options of the row decoders.
 struct DecodeOptions {
   /// Rows per batch. (Debezium: an update's two images stay in one batch, so a
@@ -35,8 +40,10 @@ struct DecodeOptions {
   /// Bytes read from the input at a time.
   size_t chunk_bytes = size_t{4} << 20;
   /// A line (JSONL, Debezium) or record (CSV) longer than this is an error
-  /// that stops the decoder (it is not passed to `reject`): memory stays bounded.
-  size_t max_line_bytes = size_t{1} << 30;
+  /// naming its line number and the limit, that stops the decoder (it is not
+  /// passed to `reject`): memory stays bounded. `floe write --max-line-bytes`;
+  /// at most kMaxLineBytes (what the input buffer grows to).
+  size_t max_line_bytes = kDefaultMaxLineBytes;
   /// CSV: the field separator.
   char csv_delimiter = ',';
   /// CSV: the first record names the columns (otherwise fields map to the

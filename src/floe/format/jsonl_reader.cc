@@ -47,7 +47,7 @@ class JsonlReader::Impl {
           if (fast_->Decode(in_->data() + in_->begin(), batch->columns.data(), &len)) {
             in_->Consume(len + 1);
             ++line_no_;
-            if (len > options_.max_line_bytes) [[unlikely]] return Remember(TooLong());
+            if (len > options_.max_line_bytes) [[unlikely]] return Remember(TooLong(line_no_));
             if (positions) batch->positions.push_back(line_no_);
             ++batch->num_rows;
             ++rows_;
@@ -83,7 +83,7 @@ class JsonlReader::Impl {
           break;
         }
         auto filled = in_->Fill();
-        if (!filled) return Remember(filled.error());
+        if (!filled) return Remember(in_->unit_too_long() ? TooLong(line_no_ + 1) : filled.error());
       }
       if (!have) break;
       if (fast_failed) {
@@ -93,7 +93,7 @@ class JsonlReader::Impl {
         fast_skip_ = (1 << fast_streak_) - 1;
       }
       ++line_no_;
-      if (line.size() > options_.max_line_bytes) return Remember(TooLong());
+      if (line.size() > options_.max_line_bytes) return Remember(TooLong(line_no_));
       if (line_no_ == 1 && line.starts_with("\xef\xbb\xbf")) line.remove_prefix(3);  // UTF-8 BOM
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (IsBlank(line)) continue;
@@ -122,12 +122,13 @@ class JsonlReader::Impl {
     return true;
   }
 
-  /// A line over max_line_bytes: not a row to reject, as memory must stay
+  /// Line `line` over max_line_bytes (found whole, or while its bytes
+  /// were still being read): not a row to reject, as memory must stay
   /// bounded whatever the input.
-  Error TooLong() const {
+  Error TooLong(int64_t line) const {
     return Error{ErrorKind::kInvalidArgument,
-                 fmt::format("line {}: the line is longer than {} bytes (max_line_bytes)",
-                             line_no_, options_.max_line_bytes),
+                 fmt::format("line {}: the line is longer than {} bytes (max_line_bytes)", line,
+                             options_.max_line_bytes),
                  false};
   }
 

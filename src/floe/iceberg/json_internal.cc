@@ -46,7 +46,8 @@ Result<int64_t> AsLong(const Json& j, std::string_view ctx) {
   if (j.is_number_unsigned()) {
     auto u = j.get<uint64_t>();
     if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return Corrupt("{}: {} does not fit a long", ctx, u);
+      return Corrupt("{}: {} does not fit a long (a 64-bit signed integer: at most {})", ctx, u,
+                     std::numeric_limits<int64_t>::max());
     }
     return static_cast<int64_t>(u);
   }
@@ -54,10 +55,7 @@ Result<int64_t> AsLong(const Json& j, std::string_view ctx) {
   return Corrupt("{}: must be a JSON integer, got {}", ctx, KindName(j));
 }
 
-Result<int64_t> AsSnapshotId(const Json& j, std::string_view ctx) {
-  if (j.is_number_unsigned()) return static_cast<int64_t>(j.get<uint64_t>());
-  return AsLong(j, ctx);
-}
+Result<int64_t> AsSnapshotId(const Json& j, std::string_view ctx) { return AsLong(j, ctx); }
 
 Result<int32_t> AsInt(const Json& j, std::string_view ctx) {
   FLOE_ASSIGN_OR_RETURN(int64_t v, AsLong(j, ctx));

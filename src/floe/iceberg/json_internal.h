@@ -48,11 +48,11 @@ Result<std::optional<std::string>> GetOptionalString(const Json& obj, std::strin
 Result<std::map<std::string, std::string>> GetStringMap(const Json& obj, std::string_view key,
                                                         std::string_view ctx);
 Result<int64_t> AsLong(const Json& j, std::string_view ctx);
-/// A snapshot id: a long, or an unsigned 64-bit integer above 2^63-1 taken as
-/// the long with the same 64 bits. The spec says long; some writers (hand-made
-/// tables, yyjson-based tools) store ids in [2^63, 2^64), and PyIceberg and
-/// DuckDB read them. An id is only compared for equality, so the bit pattern
-/// keeps every reference between snapshots, refs and logs intact.
+/// A snapshot id: a long, as the spec says. An id in [2^63, 2^64) (some
+/// hand-made tables) is refused naming the field and the value, as Java's
+/// JsonUtil refuses it: read as the long with the same bits it became a
+/// negative id that every file written by the spec's readers contradicts,
+/// and failed later on the manifest list with a message about Avro.
 Result<int64_t> AsSnapshotId(const Json& j, std::string_view ctx);
 Result<int64_t> GetSnapshotId(const Json& obj, std::string_view key, std::string_view ctx);
 Result<std::optional<int64_t>> GetOptionalSnapshotId(const Json& obj, std::string_view key,

@@ -480,12 +480,10 @@ Result<std::optional<int64_t>> HeaderLong(const avro::ContainerReader& reader, s
   if (!text || *text == "null") return std::optional<int64_t>();
   int64_t v = 0;
   auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  if (ec == std::errc::result_out_of_range && key.ends_with("snapshot-id")) {
-    // A snapshot id in [2^63, 2^64): the long with the same bits, as the
-    // table metadata reader takes it (json_internal.h, AsSnapshotId).
-    uint64_t u = 0;
-    auto [q, uec] = std::from_chars(text->data(), text->data() + text->size(), u);
-    if (uec == std::errc() && q == text->data() + text->size()) return std::optional<int64_t>(static_cast<int64_t>(u));
+  if (ec == std::errc::result_out_of_range) {
+    // As in table metadata (json_internal.h, AsSnapshotId): a long or nothing.
+    return Corrupt("{} {}: header key {} is {}, which does not fit a long (a 64-bit signed integer)", what, path,
+                   key, *text);
   }
   if (ec != std::errc() || p != text->data() + text->size()) {
     return Corrupt("{} {}: header key {} is \"{}\", not an integer", what, path, key, *text);

@@ -11,8 +11,13 @@
 // crashed fails anyway, and after a SIGSEGV the process's memory cannot be
 // trusted, so continuing (siglongjmp out of the handler) would be unsafe.
 // The guard's job is only that the crash is never silent and that nothing
-// is committed after it: it prints which class crashed in which call and
-// _exits with code 70 at once, before any later commit can run. Files a
+// is committed after it: it prints which class crashed in which call, what
+// this process had committed before (commit_ledger.h), and _exits at once,
+// before any later commit can run: code 70 when nothing had been committed
+// (a rerun is safe), 71 when something had (or the crash was inside a
+// commit). The same guard catches a plugin that calls exit() inside a call
+// (an on_exit handler): floe would otherwise end with the plugin's status,
+// 0, as if the statement had succeeded. Files a
 // writer had staged but not committed are orphans, which remove-orphans
 // cleans (the Iceberg commit protocol: unreferenced files are harmless).
 
@@ -36,6 +41,8 @@ namespace {
 // Plain pointers in static TLS: read from a signal handler.
 thread_local const char* t_class = nullptr;
 thread_local const char* t_call = nullptr;
+thread_local const char* t_who = "class";
+thread_local bool t_commits = false;
 
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 struct sigaction g_previous[NSIG];
@@ -51,8 +58,7 @@ const char* SignalName(int sig) {
   }
 }
 
-void WriteAll(const char* s) {
-  size_t n = std::strlen(s);
+void WriteBytes(const char* s, size_t n) {
   while (n > 0) {
     ssize_t w = ::write(2, s, n);
     if (w <= 0) return;
@@ -61,17 +67,63 @@ void WriteAll(const char* s) {
   }
 }
 
-// Async-signal-safe: write(2) and _exit only.
+void WriteAll(const char* s) { WriteBytes(s, std::strlen(s)); }
+
+// A decimal number without allocating (async-signal-safe).
+void WriteNumber(int64_t v) {
+  char buf[24];
+  char* p = buf + sizeof(buf);
+  const bool neg = v < 0;
+  uint64_t u = neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  do {
+    *--p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (neg) *--p = '-';
+  WriteBytes(p, static_cast<size_t>(buf + sizeof(buf) - p));
+}
+
+// The end of a guard's message: what had been committed, and the exit code
+// that tells a supervisor whether a rerun is safe. Async-signal-safe: write(2)
+// and _exit only.
+[[noreturn]] void ReportAndExit() {
+  const LedgerView ledger = Ledger();
+  if (t_commits) {
+    WriteAll("; whether that commit landed is unknown");
+  }
+  if (ledger.count > 0) {
+    WriteAll(t_commits ? "; before it this process had committed: " : "; this process had committed before: ");
+    WriteBytes(ledger.text, ledger.length);
+    if (ledger.count > ledger.spelled) {
+      WriteAll(" and ");
+      WriteNumber(ledger.count - ledger.spelled);
+      WriteAll(" more");
+    }
+    WriteAll("; nothing after it was committed (exit 71: a rerun repeats these commits)\n");
+  } else if (t_commits) {
+    WriteAll("; nothing else was committed (exit 71: check that commit before a rerun)\n");
+  } else {
+    WriteAll("; nothing was committed (exit 70)\n");
+  }
+  ::_exit(ledger.count > 0 || t_commits ? kCrashAfterCommitExitCode : kCrashExitCode);
+}
+
+void WriteWho() {
+  WriteAll("floe.PluginException: plugin ");
+  WriteAll(t_who);
+  WriteAll(" ");
+  WriteAll(t_class ? t_class : "?");
+}
+
 void OnCrash(int sig, siginfo_t* info, void* context) {
   if (t_call != nullptr) {
-    WriteAll("floe.PluginException: plugin class ");
-    WriteAll(t_class ? t_class : "?");
+    WriteWho();
     WriteAll(" crashed in ");
     WriteAll(t_call);
     WriteAll(" (");
     WriteAll(SignalName(sig));
-    WriteAll("); nothing after it was committed\n");
-    ::_exit(kCrashExitCode);
+    WriteAll(")");
+    ReportAndExit();
   }
   // Not inside a plugin: what was installed before handles it.
   const struct sigaction& prev = g_previous[sig];
@@ -88,6 +140,35 @@ void OnCrash(int sig, siginfo_t* info, void* context) {
   ::sigaction(sig, &prev, nullptr);
   if (info == nullptr || info->si_code <= 0) ::raise(sig);
 }
+
+// exit() or quick_exit() called on a thread inside a plugin call: the plugin
+// ended the process in the middle of a statement, which floe would otherwise
+// report as a success (exit 0 with nothing committed). The handlers run on
+// the thread that called exit, so the call's guard is visible here.
+void ExitInsideCall(bool have_status, int status) {
+  if (t_call == nullptr) return;  // floe's own exit
+  WriteWho();
+  WriteAll(" ended the process in ");
+  WriteAll(t_call);
+  if (have_status) {
+    WriteAll(" (exit(");
+    WriteNumber(status);
+    WriteAll("))");
+  } else {
+    WriteAll(" (exit)");
+  }
+  WriteAll(": the statement failed");
+  // What floe printed before (a statement's result) still reaches its reader.
+  std::fflush(nullptr);
+  ReportAndExit();
+}
+
+#ifdef __GLIBC__
+void OnExit(int status, void*) { ExitInsideCall(true, status); }
+#else
+void OnExit() { ExitInsideCall(false, 0); }
+#endif
+void OnQuickExit() { ExitInsideCall(false, 0); }
 
 // ---- host API functions
 
@@ -310,15 +391,19 @@ const floe_host_api kHostApi = {
 
 const floe_host_api* HostApi() { return &kHostApi; }
 
-CallGuard::CallGuard(const char* class_name, const char* call)
-    : prev_class_(t_class), prev_call_(t_call) {
+CallGuard::CallGuard(const char* class_name, const char* call, bool commits, const char* who)
+    : prev_class_(t_class), prev_call_(t_call), prev_who_(t_who), prev_commits_(t_commits) {
   t_class = class_name;
   t_call = call;
+  t_who = who;
+  t_commits = commits;
 }
 
 CallGuard::~CallGuard() {
   t_class = prev_class_;
   t_call = prev_call_;
+  t_who = prev_who_;
+  t_commits = prev_commits_;
 }
 
 void InstallCrashHandlers() {
@@ -332,6 +417,12 @@ void InstallCrashHandlers() {
       sigemptyset(&sa.sa_mask);
       ::sigaction(sig, &sa, &g_previous[sig]);
     }
+#ifdef __GLIBC__
+    (void)::on_exit(OnExit, nullptr);
+#else
+    (void)std::atexit(OnExit);
+#endif
+    (void)std::at_quick_exit(OnQuickExit);
   });
 }
 

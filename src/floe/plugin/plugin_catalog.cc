@@ -16,6 +16,7 @@
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table_updates.h"
 #include "floe/io/location.h"
+#include "floe/plugin/commit_ledger.h"
 #include "floe/plugin/plugin_internal.h"
 #include "floe/util/uuid.h"
 
@@ -263,12 +264,14 @@ class PluginCatalog final : public catalog::Catalog {
     r["updates"] = std::move(body["updates"]);
     r["base-metadata-location"] = base.metadata_location;
     r["metadata-location"] = path;
-    auto j = Call(v_->commit_table, "commit_table", r);
+    auto j = Call(v_->commit_table, "commit_table", r, /*commits=*/true);
     if (!j) {
       // Only a commit known not to have landed may lose its file.
       if (j.error().kind != ErrorKind::kCommitStateUnknown) (void)io_->Delete(path);
       return Fail(j.error());
     }
+    NoteCommitted(fmt::format("table {} of catalog {} (commit_table of {})", base.id.ToString(), name_,
+                              class_.name));
     return Published(base.id, *j, path, std::move(updated), "commit_table");
   }
 
@@ -309,7 +312,7 @@ class PluginCatalog final : public catalog::Catalog {
 
   // One request: the plugin's answer parsed (an empty answer is {}), or the
   // plugin's error as `floe.PluginException: <class>: <op>: <message>`.
-  Result<Json> Call(floe_catalog_op op, const char* what, const Json& request) {
+  Result<Json> Call(floe_catalog_op op, const char* what, const Json& request, bool commits = false) {
     if (op == nullptr) {
       return Unsupported("floe.PluginException: {}: {}: the catalog class does not implement it",
                          class_.name, what);
@@ -326,7 +329,7 @@ class PluginCatalog final : public catalog::Catalog {
     floe_status st;
     {
       std::lock_guard lock(mu_);  // an instance serves one thread at a time
-      internal::CallGuard guard(class_.name.c_str(), what);
+      internal::CallGuard guard(class_.name.c_str(), what, commits);
       st = op(state_, text.data(), text.size(), &out, &err);
     }
     if (st != FLOE_OK) return Fail(internal::PluginError(class_.name, what, st, err));

@@ -54,12 +54,17 @@ namespace floe::plugin::internal {
 const floe_host_api* HostApi();
 
 /// Marks the calling thread as inside `call` of plugin class `class_name`
-/// for as long as it lives: a crash signal then ends the process with a
-/// message naming both (see InstallCrashHandlers). Both strings must
-/// outlive the guard. Guards do not nest (an inner one restores the outer).
+/// for as long as it lives: a crash signal, or exit() / quick_exit() called
+/// from inside the call, then ends the process with a message naming both
+/// and saying whether anything was committed before (commit_ledger.h; see
+/// InstallCrashHandlers). `who` is what the message calls the plugin
+/// ("class", or "library" for a load). `commits`: the call is itself a
+/// commit (a sink's commit, a catalog's commit_table), whose outcome a
+/// crash inside it leaves unknown. The strings must outlive the guard.
+/// Guards do not nest (an inner one restores the outer).
 class CallGuard {
  public:
-  CallGuard(const char* class_name, const char* call);
+  CallGuard(const char* class_name, const char* call, bool commits = false, const char* who = "class");
   ~CallGuard();
   CallGuard(const CallGuard&) = delete;
   CallGuard& operator=(const CallGuard&) = delete;
@@ -67,15 +72,31 @@ class CallGuard {
  private:
   const char* prev_class_;
   const char* prev_call_;
+  const char* prev_who_;
+  bool prev_commits_;
 };
 
-/// Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT handlers (once per
-/// process). Outside a plugin call a signal goes to the handler that was
-/// installed before.
+/// Installs the SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT handlers and the exit
+/// guard (an on_exit / at_quick_exit handler) once per process. Outside a
+/// plugin call a signal goes to the handler that was installed before, and
+/// an exit goes on as usual.
 void InstallCrashHandlers();
 
-/// The exit code of a process whose plugin crashed (EX_SOFTWARE).
+/// The exit code of a process whose plugin crashed or exited inside a call
+/// before anything was committed (EX_SOFTWARE): rerunning it is safe.
 inline constexpr int kCrashExitCode = 70;
+/// The exit code when something had been committed before (or the crash was
+/// inside a commit, whose outcome is unknown): a plain rerun would repeat it.
+inline constexpr int kCrashAfterCommitExitCode = 71;
+
+/// The commit ledger as a signal handler may read it (commit_ledger.cc).
+struct LedgerView {
+  int64_t count = 0;    ///< commits noted
+  int64_t spelled = 0;  ///< of them, those in `text`
+  const char* text = nullptr;
+  size_t length = 0;
+};
+LedgerView Ledger();
 
 /// The Error for a plugin call that returned `status`:
 /// `floe.PluginException: <class>: <call>: <message>`, its kind from the

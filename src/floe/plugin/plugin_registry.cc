@@ -20,7 +20,10 @@ class Library {
  public:
   Library(std::string path, void* handle) : path_(std::move(path)), handle_(handle) {}
   ~Library() {
-    if (handle_) ::dlclose(handle_);
+    if (!handle_) return;
+    // Its static destructors run inside dlclose.
+    internal::CallGuard guard(path_.c_str(), "dlclose (its static destructors)", false, "library");
+    ::dlclose(handle_);
   }
   Library(const Library&) = delete;
   Library& operator=(const Library&) = delete;
@@ -53,8 +56,11 @@ Registry& GetRegistry() {
 // Frees a dlopen handle when the load is refused (no class was published).
 struct HandleCloser {
   void* handle;
+  const char* path;
   ~HandleCloser() {
-    if (handle) ::dlclose(handle);
+    if (!handle) return;
+    internal::CallGuard guard(path, "dlclose (its static destructors)", false, "library");
+    ::dlclose(handle);
   }
 };
 
@@ -113,10 +119,17 @@ Result<LibraryInfo> LoadLocked(Registry& r, const std::string& given) {
     if (l.info.path == path) return l.info;
   }
 
+  // The library's static constructors run inside dlopen: a crash or an exit
+  // there is named by the guard (the library, as no class is known yet).
+  internal::InstallCrashHandlers();
   ::dlerror();
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle;
+  {
+    internal::CallGuard guard(path.c_str(), "dlopen (its static constructors)", false, "library");
+    handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   if (!handle) return InvalidArgument("plugin {}: cannot load it: {}", given, DlError());
-  HandleCloser closer{handle};
+  HandleCloser closer{handle, path.c_str()};
 
   const auto* m = static_cast<const floe_manifest*>(::dlsym(handle, FLOE_PLUGIN_MANIFEST_SYMBOL));
   if (!m) {
@@ -159,7 +172,6 @@ Result<LibraryInfo> LoadLocked(Registry& r, const std::string& given) {
   info.abi_minor = m->abi_minor;
   const std::string who = info.name.empty() ? given : info.name;
 
-  internal::InstallCrashHandlers();
   floe_registrar reg;
   floe_error err;
   floe_status status;

@@ -6,6 +6,7 @@
 
 #include "floe/iceberg/schema_json.h"
 #include "floe/plugin/arrow_export.h"
+#include "floe/plugin/commit_ledger.h"
 #include "floe/plugin/plugin_internal.h"
 
 namespace floe::plugin {
@@ -189,10 +190,12 @@ Status PluginSink::Commit(int64_t checkpoint_id, std::string_view blob) {
   floe_error err;
   floe_status st;
   {
-    CallGuard guard(class_.name.c_str(), "commit");
+    CallGuard guard(class_.name.c_str(), "commit", /*commits=*/true);
     st = vtable_->commit(state_, checkpoint_id, blob.data(), blob.size(), &err);
   }
-  return Done("commit", st, err);
+  FLOE_RETURN_IF_ERROR(Done("commit", st, err));
+  NoteCommitted(fmt::format("plugin sink {} checkpoint {}", class_.name, checkpoint_id));
+  return Ok();
 }
 
 Status PluginSink::Abort(int64_t checkpoint_id) {

@@ -331,8 +331,9 @@ class StreamSource final : public TextSourceBase {
         FLOE_RETURN_IF_ERROR(DecodeChunk(std::move(chunk)));
       }
       if (pending_.size() > options_.decode.max_line_bytes) {
-        return InvalidArgument("{}: line {} is longer than {} bytes", name(), lines_done_ + 1,
-                               options_.decode.max_line_bytes);
+        // The line limit, as the decoders of files state it.
+        return InvalidArgument("{}: line {}: the line is longer than {} bytes (max_line_bytes)", name(),
+                               lines_done_ + 1, options_.decode.max_line_bytes);
       }
       if (nl != nullptr) return SourceState::kMore;
     }

@@ -982,7 +982,7 @@ struct Binder {
         if (args.size() == 3) {
           if (!args[2].IsConstant())
             return Fail(ValidationError(e.args[2].span, "ESCAPE must be a constant"));
-          FLOE_ASSIGN_OR_RETURN(ColumnVector esc, Evaluate(args[2], Batch()));
+          FLOE_ASSIGN_OR_RETURN(ColumnVector esc, EvaluateConstant(args[2]));
           if (!esc.IsNull(0) && CodePoints(esc.bytes(0)) != 1) {
             return Fail(ValidationError(e.args[2].span, "Invalid escape character"));
           }
@@ -1014,6 +1014,9 @@ struct Binder {
         to.pos = {};
         FLOE_ASSIGN_OR_RETURN(BoundExpr b, CastTo(std::move(a), to, e.try_cast));
         b.span = e.span;
+        // CAST(NULL AS T) is a null of type T, not the untyped NULL literal
+        // (Calcite): it types a VALUES column or a SELECT item on its own.
+        b.null_literal = false;
         return b;
       }
       case ExprKind::kCase: {
@@ -1762,14 +1765,18 @@ Result<ColumnVector> EvalCall(const BoundExpr& e, const Batch& batch) {
 
 }  // namespace
 
-Result<ColumnVector> Evaluate(const BoundExpr& expr, const Batch& batch) {
+Result<ColumnVector> Evaluate(const BoundExpr& expr, const Batch& batch) { return Eval(expr, batch); }
+
+Result<ColumnVector> EvaluateConstant(const BoundExpr& expr) {
+  // One row without columns, as OneRowSource gives SELECT without FROM.
   Batch one;
-  if (batch.columns.empty() && batch.num_rows == 0 && expr.IsConstant()) {
-    // Constant folding at bind time evaluates over one (empty-columned) row.
-    one.num_rows = 1;
-    return Eval(expr, one);
+  one.schema = std::make_shared<Schema>();
+  one.num_rows = 1;
+  FLOE_ASSIGN_OR_RETURN(ColumnVector out, Eval(expr, one));
+  if (out.length != 1) {
+    return Internal("a constant expression gave {} values instead of one", out.length);
   }
-  return Eval(expr, batch);
+  return out;
 }
 
 Result<std::vector<int64_t>> EvaluateFilter(const BoundExpr& expr, const Batch& batch) {

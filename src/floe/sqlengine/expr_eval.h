@@ -112,6 +112,12 @@ Result<BoundExpr> CastTo(BoundExpr expr, const sql::DataType& to, bool try_cast 
 /// Evaluates `expr` over the rows of `batch` (whose columns are the scope's).
 Result<ColumnVector> Evaluate(const BoundExpr& expr, const Batch& batch);
 
+/// Evaluates an expression bound without columns (a VALUES row's item, a
+/// static partition value, an ESCAPE): its one value, as a column of one row.
+/// Any expression the binder takes works, not only literals and casts of
+/// them (`-5`, `1 + 1`, `ABS(5)`, `UPPER('abc')`).
+Result<ColumnVector> EvaluateConstant(const BoundExpr& expr);
+
 /// Evaluates a boolean expression and returns the indices of the rows where
 /// it is TRUE (not FALSE, not NULL).
 Result<std::vector<int64_t>> EvaluateFilter(const BoundExpr& expr, const Batch& batch);

@@ -11,11 +11,13 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "floe/config/options.h"
+#include "floe/plugin/commit_ledger.h"
 #include "floe/sink/change_sink.h"
 #include "floe/sink/write_job.h"
 #include "floe/sqlengine/builtin_connectors.h"
@@ -99,7 +101,11 @@ class IcebergAppendSink : public RowSink {
     // After a checkpoint an empty job has nothing to publish.
     if (checkpointed_ && job_->rows() == 0) return Ok();
     FLOE_ASSIGN_OR_RETURN(auto result, job_->Commit({{"floe.input", "sql"}}));
-    (void)result;
+    if (result.commit) {
+      // For the plugin guard's messages: a plugin that crashes later (its
+      // destroy, a later statement) says this snapshot landed.
+      plugin::NoteCommitted(fmt::format("Iceberg table {} snapshot {}", result.table, result.commit->snapshot_id));
+    }
     return Ok();
   }
   bool checkpoints() const override { return !overwrite_; }
@@ -123,7 +129,8 @@ class IcebergAppendSink : public RowSink {
 // deletes by key), and appends with options only it implements.
 class IcebergChangeSink : public RowSink {
  public:
-  explicit IcebergChangeSink(std::unique_ptr<sink::ChangeSink> sink) : sink_(std::move(sink)) {}
+  IcebergChangeSink(std::unique_ptr<sink::ChangeSink> sink, std::string table)
+      : sink_(std::move(sink)), table_(std::move(table)) {}
   Status Write(Batch&& batch) override {
     const int64_t n = batch.num_rows;
     if (batch.row_kinds.empty()) batch.row_kinds.assign(static_cast<size_t>(n), RowKind::kInsert);
@@ -135,14 +142,29 @@ class IcebergChangeSink : public RowSink {
   }
   Status Finish() override { return Ok(); }
   bool deferred_commit() const override { return true; }
-  Status Commit() override { return sink_->Commit(); }
+  Status Commit() override { return CommitWindow(); }
   /// A streaming job's checkpoint: the window so far becomes a snapshot.
-  Status Checkpoint() override { return sink_->Commit(); }
+  Status Checkpoint() override { return CommitWindow(); }
   bool checkpoints() const override { return true; }
   void Abort() override { sink_.reset(); }  // nothing is published before Commit
 
  private:
+  // Commits the window and notes each snapshot that landed (the plugin
+  // guard's messages: commit_ledger.h).
+  Status CommitWindow() {
+    std::map<std::string, int64_t> before;
+    for (const auto& d : sink_->stats().destinations) before[d.table] = d.commits;
+    FLOE_RETURN_IF_ERROR(sink_->Commit());
+    for (const auto& d : sink_->stats().destinations) {
+      if (d.commits > before[d.table] && d.snapshot_id) {
+        plugin::NoteCommitted(fmt::format("Iceberg table {} snapshot {}", table_, *d.snapshot_id));
+      }
+    }
+    return Ok();
+  }
+
   std::unique_ptr<sink::ChangeSink> sink_;
+  std::string table_;
   int64_t sequence_ = 0;
 };
 
@@ -323,7 +345,7 @@ class IcebergConnector : public Connector {
       copt.summary = {{"floe.input", "sql"}};
       FLOE_ASSIGN_OR_RETURN(
           auto sink, sink::ChangeSink::Open(cfg, table.iceberg, table.schema.Physical(), copt));
-      return std::unique_ptr<RowSink>(new IcebergChangeSink(std::move(sink)));
+      return std::unique_ptr<RowSink>(new IcebergChangeSink(std::move(sink), table.FullName()));
     }
     catalog::Catalog* cat = table.iceberg;
     IcebergAppendSink::OpenJob open = [cfg, cat, schema = table.schema.Physical()]() {

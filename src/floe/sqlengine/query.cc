@@ -190,7 +190,7 @@ expr::Literal Unbound(expr::Literal l) {
 }
 
 std::optional<expr::Literal> ConstantLiteral(const BoundExpr& e) {
-  auto col = Evaluate(e, Batch());
+  auto col = EvaluateConstant(e);
   if (!col || col->length < 1 || col->IsNull(0)) return std::nullopt;
   expr::Literal l;
   l.type = col->type->id;
@@ -576,7 +576,7 @@ struct QueryPlanner {
     Batch b(schema);
     for (size_t c = 0; c < width; ++c) {
       for (const auto& row : rows) {
-        FLOE_ASSIGN_OR_RETURN(ColumnVector one, Evaluate(row[c], Batch()));
+        FLOE_ASSIGN_OR_RETURN(ColumnVector one, EvaluateConstant(row[c]));
         one.type = schema->fields()[c].type;
         AppendRange(one, 0, 1, &b.columns[c]);
       }
@@ -790,7 +790,7 @@ struct QueryPlanner {
       auto b = Bind(e, Scope{});
       if (!b) return Fail(Classed("floe.ValidationException", b.error()));
       fixed[col] = std::move(*b);
-      FLOE_ASSIGN_OR_RETURN(ColumnVector v, Evaluate(fixed[col], Batch()));
+      FLOE_ASSIGN_OR_RETURN(ColumnVector v, EvaluateConstant(fixed[col]));
       std::string text;
       AppendValueText(v, fixed[col].type, 0, &text);
       p.request.static_partition[col] = text;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/catalog/warnings.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
@@ -192,34 +193,75 @@ struct OpenedFile {
   std::unique_ptr<parquet::FileReader> reader;
   /// Top-level field ids of the projection that the file holds.
   std::set<int32_t> present;
+  /// Ids of fields nested in the projection's columns (struct fields, list
+  /// elements, map keys and values, at any depth) that the file lacks: they
+  /// read as null from the Parquet reader, then as their initial-default.
+  std::set<int32_t> absent_nested;
 };
 
+// The fields nested in `fields` (not the fields themselves) that `has` says
+// the file lacks, into `out`.
+void CollectAbsentNested(const std::vector<NestedField>& fields, const std::function<bool(const NestedField&)>& has,
+                         std::set<int32_t>* out) {
+  for (const auto& f : fields) {
+    if (!f.type->is_nested()) continue;
+    for (const auto& c : f.type->fields) {
+      if (!has(c)) out->insert(c.id);
+    }
+    CollectAbsentNested(f.type->fields, has, out);
+  }
+}
+
+// Warns once per file (per process) that its size is not the manifest's.
+void WarnSizeDiffers(const std::string& path, int64_t actual, int64_t expected) {
+  static std::mutex mu;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard lock(mu);
+    if (!warned.insert(path).second) return;
+  }
+  catalog::Warn(fmt::format(
+      "file {} has {} bytes but its manifest entry says file_size_in_bytes {}; read anyway: its footer parses "
+      "and its row count is the manifest's (a file rewritten after its manifest was written; Impala and "
+      "other writers leave such tables), and its pages are still checked",
+      path, actual, expected));
+}
+
 // Opens a Parquet file projected to `projection` (by field id, or through
-// the name mapping when the file has no field ids). The file must be the one its
-// manifest entry describes (Iceberg spec: Data File Fields): its size must be
-// file_size_in_bytes and its row count record_count, or a truncated, replaced or
-// swapped file would read as other rows.
+// the name mapping when the file has no field ids). The file must be the one
+// its manifest entry describes (Iceberg spec: Data File Fields): its footer
+// must parse and its row count be record_count, or a truncated, replaced or
+// swapped file would read as other rows; its pages' checksums are checked
+// as they are read. A size other than file_size_in_bytes alone does not
+// refuse it: tables that other engines read record stale sizes (files
+// rewritten after the manifest); it is warned about once per file, and named
+// in the error when the file is refused for another reason.
 Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file, io::FileIO& files,
                                  const SchemaPtr& projection, parquet::ReaderOptions options,
                                  bool by_name_fallback = false) {
   const std::string& stored_path = file.file_path;
   auto in = files.NewInput(stored_path);
   if (!in) return Fail(in.error().WithContext(fmt::format("file {}", stored_path)));
-  if ((*in)->Size() != file.file_size_in_bytes) {
-    return Corrupt(
-        "file {} has {} bytes but its manifest entry says file_size_in_bytes {} (truncated, "
-        "replaced "
-        "or damaged)",
-        stored_path, (*in)->Size(), file.file_size_in_bytes);
-  }
+  const int64_t actual_size = (*in)->Size();
+  const bool size_differs = actual_size != file.file_size_in_bytes;
+  const std::string size_note =
+      size_differs ? fmt::format("; its {} bytes differ from its manifest entry's file_size_in_bytes {} too",
+                                 actual_size, file.file_size_in_bytes)
+                   : std::string();
   options.projection = projection;
   auto opened = parquet::FileReader::Open(std::move(*in), options);
-  if (!opened) return Fail(opened.error());
+  if (!opened) {
+    if (!size_differs) return Fail(opened.error());
+    Error e = opened.error();
+    e.message += fmt::format(" (file {}{})", stored_path, size_note);
+    return Fail(std::move(e));
+  }
   if ((*opened)->num_rows() != file.record_count) {
     return Corrupt(
-        "file {} holds {} rows but its manifest entry says record_count {} (replaced or damaged)",
-        stored_path, (*opened)->num_rows(), file.record_count);
+        "file {} holds {} rows but its manifest entry says record_count {} (replaced or damaged{})",
+        stored_path, (*opened)->num_rows(), file.record_count, size_note);
   }
+  if (size_differs) WarnSizeDiffers(stored_path, actual_size, file.file_size_in_bytes);
   OpenedFile out;
   out.reader = std::move(*opened);
   if (!out.reader->has_field_ids() && by_name_fallback) {
@@ -249,6 +291,11 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file, io:
     for (int i = 0; i < renamed->num_fields(); ++i) {
       if (file_schema->FindTopLevel(renamed->fields()[i].name)) out.present.insert(projection->fields()[i].id);
     }
+    // Struct fields the mapping does not find in the file were renamed to a
+    // name no file has (RenameByMapping); the ids stay the table's.
+    CollectAbsentNested(
+        renamed->fields(), [](const NestedField& f) { return !f.name.starts_with("\x01unmapped."); },
+        &out.absent_nested);
     auto in2 = files.NewInput(stored_path);
     if (!in2) return Fail(in2.error().WithContext(fmt::format("file {}", stored_path)));
     options.projection = renamed;
@@ -264,7 +311,68 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file, io:
   for (const auto& f : projection->fields()) {
     if (file_schema->FindField(f.id)) out.present.insert(f.id);
   }
+  CollectAbsentNested(
+      projection->fields(), [&](const NestedField& f) { return file_schema->FindField(f.id) != nullptr; },
+      &out.absent_nested);
   return out;
+}
+
+// ------------------------------------------------------ initial defaults
+
+// The non-null initial-default of field `id`, or nullptr.
+const std::string* InitialDefault(const iceberg::FieldDefaults* defaults, int32_t id) {
+  if (!defaults) return nullptr;
+  auto it = defaults->find(id);
+  if (it == defaults->end() || !it->second.initial_default || *it->second.initial_default == "null") return nullptr;
+  return &*it->second.initial_default;
+}
+
+// `n` rows of a field that a data file lacks (Iceberg spec: Default values):
+// its initial-default in every row, or null without one. A struct whose
+// default is {} is a struct in every row, each of its fields read the same
+// way (defaults of struct fields are tracked at the field level); a list or
+// map default is repeated as given.
+Result<ColumnVector> MissingFieldColumn(const NestedField& f, const iceberg::FieldDefaults* defaults, int64_t n) {
+  const std::string* d = InitialDefault(defaults, f.id);
+  if (!d) {
+    ColumnVector col(f.type);
+    for (int64_t i = 0; i < n; ++i) col.AppendNull();
+    return col;
+  }
+  if (f.type->id == TypeId::kStruct) {
+    ColumnVector col(f.type);
+    col.length = n;
+    for (size_t k = 0; k < f.type->fields.size(); ++k) {
+      FLOE_ASSIGN_OR_RETURN(col.children[k], MissingFieldColumn(f.type->fields[k], defaults, n));
+    }
+    return col;
+  }
+  ColumnVector one(f.type);
+  if (Status st = iceberg::AppendJsonText(&one, *d); !st) {
+    return Fail(st.error().WithContext(fmt::format("initial-default of field {} ({})", f.id, f.name)));
+  }
+  const std::vector<int64_t> zeros(static_cast<size_t>(n), 0);
+  return Take(one, zeros);
+}
+
+// Fills the fields nested in column `col` (of field `f`, read from a file)
+// that the file lacks with their initial-defaults, at every depth: struct in
+// struct, structs in list elements and map keys and values.
+Status FillNestedDefaults(const NestedField& f, const std::set<int32_t>& absent,
+                          const iceberg::FieldDefaults* defaults, ColumnVector* col) {
+  if (!f.type->is_nested()) return Ok();
+  const auto& fields = f.type->fields;
+  for (size_t k = 0; k < fields.size() && k < col->children.size(); ++k) {
+    ColumnVector& child = col->children[k];
+    if (absent.contains(fields[k].id)) {
+      if (InitialDefault(defaults, fields[k].id)) {
+        FLOE_ASSIGN_OR_RETURN(child, MissingFieldColumn(fields[k], defaults, child.length));
+      }
+      continue;
+    }
+    FLOE_RETURN_IF_ERROR(FillNestedDefaults(fields[k], absent, defaults, &child));
+  }
+  return Ok();
 }
 
 }  // namespace
@@ -529,8 +637,14 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
   parquet::ReaderOptions ro;
   ro.batch_rows = batch_rows;
   int num_row_groups = -1;
+  // The planner's ranges follow the manifest's split_offsets only when each
+  // lies inside the manifest's file size (split_planner.cc, SplitFile); the
+  // ones outside would fall in no range, and their row groups be lost (a
+  // file larger than its manifest says is read: OpenProjected).
+  bool offsets_inside = true;
+  for (int64_t off : offsets) offsets_inside = offsets_inside && off >= 0 && off < file.file_size_in_bytes;
   ro.skip_row_group = [&](const parquet::RowGroupStats& rg) {
-    if (num_row_groups >= 0 && static_cast<int>(offsets.size()) == num_row_groups) {
+    if (num_row_groups >= 0 && offsets_inside && static_cast<int>(offsets.size()) == num_row_groups) {
       int64_t off = offsets[rg.index];
       if (off < range.start || off >= range_end) return true;
     } else if (range.start != 0) {
@@ -598,6 +712,18 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
       it != plan.metadata->field_defaults.end()) {
     defaults = &it->second;
   }
+  // Nested fields: present columns whose nested fields the file lacks, and
+  // absent columns with a default ({} for a struct), filled per batch.
+  std::vector<int> nested_present, nested_absent;
+  for (int i = 0; i < read_schema->num_fields(); ++i) {
+    const NestedField& f = read_schema->fields()[i];
+    if (!f.type->is_nested()) continue;
+    if (opened.present.contains(f.id)) {
+      if (!opened.absent_nested.empty()) nested_present.push_back(i);
+    } else if (InitialDefault(defaults, f.id)) {
+      nested_absent.push_back(i);
+    }
+  }
   for (int i = 0; i < read_schema->num_fields(); ++i) {
     const NestedField& f = read_schema->fields()[i];
     if (opened.present.contains(f.id) || f.type->is_nested()) continue;
@@ -636,6 +762,17 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
     batch.schema = read_schema;
     for (const auto& c : constants) {
       batch.columns[c.index] = ConstantColumn(read_schema->fields()[c.index].type, c.value, n);
+    }
+    for (int i : nested_present) {
+      if (Status st = FillNestedDefaults(read_schema->fields()[i], opened.absent_nested, defaults, &batch.columns[i]);
+          !st) {
+        return context(st.error());
+      }
+    }
+    for (int i : nested_absent) {
+      auto col = MissingFieldColumn(read_schema->fields()[i], defaults, n);
+      if (!col) return context(col.error());
+      batch.columns[i] = std::move(*col);
     }
     keep.assign(static_cast<size_t>(n), 1);
     FLOE_RETURN_IF_ERROR(

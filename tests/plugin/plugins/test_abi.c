@@ -4,9 +4,24 @@
  *   BAD_MAGIC              a manifest with the wrong magic
  *   FAIL_INIT              floe_plugin_init fails with a message
  *   CLASS_NAME             the sink class it registers (a taken name: refused)
- *   NO_INIT                no floe_plugin_init at all */
+ *   NO_INIT                no floe_plugin_init at all
+ *   LOAD_TRAP              a static constructor that, as FLOE_TEST_LOAD_TRAP says,
+ *                          crashes (SIGSEGV: "crash") or ends the process ("exit");
+ *                          without the variable the library loads as any other */
 #include <floe/plugin.h>
+#include <stdlib.h>
 #include <string.h>
+
+#ifdef LOAD_TRAP
+__attribute__((constructor)) static void LoadTrap(void) {
+  const char* what = getenv("FLOE_TEST_LOAD_TRAP");
+  if (what != NULL && strcmp(what, "crash") == 0) {
+    volatile int* p = NULL;
+    *p = 1;
+  }
+  if (what != NULL && strcmp(what, "exit") == 0) exit(0);
+}
+#endif
 
 #ifndef ABI_MAJOR
 #define ABI_MAJOR FLOE_PLUGIN_ABI_MAJOR

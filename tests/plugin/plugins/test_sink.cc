@@ -7,8 +7,9 @@
 //   fail=CALL[:N]     fail CALL (create, open, invoke, write_batch, flush,
 //                     prepare_commit, commit, close); invoke:N fails the Nth
 //                     invoke (1-based)
-//   crash=CALL        SIGSEGV inside CALL (open, invoke, close)
+//   crash=CALL        SIGSEGV inside CALL (open, invoke, commit, close, destroy)
 //   abort=CALL        abort() inside CALL
+//   exit=CALL         exit(0) inside CALL (a plugin ending the process)
 //
 // Classes: test.RecordingSink (invoke; deletes accepted, upsert stream),
 // test.RetractSink (invoke; deletes and -U), test.AppendSink (invoke;
@@ -39,7 +40,7 @@ struct Sink {
   int invokes = 0;
   std::string fail_call;
   int fail_at = 0;
-  std::string crash_call, abort_call;
+  std::string crash_call, abort_call, exit_call;
   std::string context_line;
 };
 
@@ -61,6 +62,7 @@ floe_status Maybe(Sink* s, const char* call, floe_error* err) {
     *p = 1;  // SIGSEGV
   }
   if (s->abort_call == call) std::abort();
+  if (s->exit_call == call) std::exit(0);
   if (s->fail_call == call && (s->fail_at == 0 || s->fail_at == s->invokes)) {
     return Error(err, std::string("asked to fail in ") + call +
                           (s->fail_at ? " at call " + std::to_string(s->fail_at) : ""));
@@ -106,6 +108,7 @@ floe_status Open(void* state, const char* parameter, size_t len, floe_error* err
   }
   if (s->param.count("crash")) s->crash_call = s->param["crash"];
   if (s->param.count("abort")) s->abort_call = s->param["abort"];
+  if (s->param.count("exit")) s->exit_call = s->param["exit"];
   Log(s, s->context_line);
   Log(s, "open " + std::string(parameter, len) +
              " (NUL-terminated: " + (parameter[len] == '\0' ? "yes" : "no") + ")");
@@ -309,6 +312,7 @@ floe_status Close(void* state, floe_error* err) {
 void Destroy(void* state) {
   auto* s = static_cast<Sink*>(state);
   Log(s, "destroy");
+  (void)Maybe(s, "destroy", nullptr);  // crash= or exit= only: destroy cannot fail
   delete s;
 }
 
