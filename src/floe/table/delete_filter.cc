@@ -138,4 +138,60 @@ Status EqualityDeletes::Apply(const Batch& data, std::span<uint8_t> keep) const 
   return Ok();
 }
 
+Result<EqualityDeleteIndex> EqualityDeleteIndex::Make(std::vector<int32_t> field_ids, const Schema& schema) {
+  EqualityDeleteIndex out;
+  FLOE_ASSIGN_OR_RETURN(out.encoder_, EqualityDeletes::Make(std::move(field_ids), schema));
+  return out;
+}
+
+Result<uint32_t> EqualityDeleteIndex::Add(const std::vector<Batch>& batches) {
+  if (files_ == UINT32_MAX) return Internal("EqualityDeleteIndex: too many delete files");
+  const uint32_t ordinal = files_++;
+  std::vector<std::string> keys;
+  for (const Batch& b : batches) {
+    FLOE_RETURN_IF_ERROR(encoder_.Keys(b, &keys));
+    for (auto& k : keys) {
+      auto [it, inserted] = holders_.try_emplace(std::move(k));
+      if (inserted) {
+        it->second.first = ordinal;
+        continue;
+      }
+      Holders& h = it->second;
+      if (h.first == ordinal) continue;  // a key twice in one file
+      if (h.more == UINT32_MAX) {
+        h.more = static_cast<uint32_t>(more_.size());
+        more_.push_back({ordinal});
+      } else if (more_[h.more].back() != ordinal) {
+        more_[h.more].push_back(ordinal);
+      }
+    }
+  }
+  return ordinal;
+}
+
+Status EqualityDeleteIndex::Apply(const Batch& data, std::span<const uint8_t> applies,
+                                  std::span<uint8_t> keep) const {
+  if (holders_.empty()) return Ok();
+  auto applies_to = [&](uint32_t ordinal) { return ordinal < applies.size() && applies[ordinal] != 0; };
+  std::vector<std::string> keys;
+  FLOE_RETURN_IF_ERROR(encoder_.Keys(data, &keys));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!keep[i]) continue;
+    auto it = holders_.find(keys[i]);
+    if (it == holders_.end()) continue;
+    const Holders& h = it->second;
+    bool deleted = applies_to(h.first);
+    if (!deleted && h.more != UINT32_MAX) {
+      for (uint32_t o : more_[h.more]) {
+        if (applies_to(o)) {
+          deleted = true;
+          break;
+        }
+      }
+    }
+    if (deleted) keep[i] = 0;
+  }
+  return Ok();
+}
+
 }  // namespace floe::table

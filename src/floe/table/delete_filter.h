@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -66,6 +67,44 @@ class EqualityDeletes {
   std::vector<int32_t> field_ids_;
   std::vector<std::vector<int>> paths_;
   std::unordered_set<std::string> keys_;
+};
+
+/// The keys of many equality delete files that share equality ids, built once
+/// per scan and shared by every data file they apply to: each key maps to the
+/// files that hold it, by an ordinal given when the file is added. A data file
+/// is then checked with one hash probe per row against the set of files that
+/// apply to it (a mask by ordinal), however many delete files there are,
+/// instead of a hash set rebuilt per data file from every applicable file.
+/// Not thread-safe: Add must not run while Apply does (the reader's delete
+/// cache holds a shared lock to Apply, an exclusive one to Add).
+class EqualityDeleteIndex {
+ public:
+  /// As EqualityDeletes::Make.
+  static Result<EqualityDeleteIndex> Make(std::vector<int32_t> field_ids, const Schema& schema);
+
+  const std::vector<int32_t>& field_ids() const { return encoder_.field_ids(); }
+  /// Distinct keys held.
+  size_t size() const { return holders_.size(); }
+  /// Files added.
+  uint32_t files() const { return files_; }
+
+  /// Adds the rows of the next delete file; returns its ordinal (0, 1, ...).
+  /// `batches` are read with the schema the index was made with.
+  Result<uint32_t> Add(const std::vector<Batch>& batches);
+  /// Clears `keep[i]` for every data row whose key one of the files in
+  /// `applies` holds (`applies[ordinal] != 0`; ordinals past its end do not
+  /// apply). Rows already cleared are not looked up.
+  Status Apply(const Batch& data, std::span<const uint8_t> applies, std::span<uint8_t> keep) const;
+
+ private:
+  struct Holders {
+    uint32_t first = 0;            ///< the first file holding the key
+    uint32_t more = UINT32_MAX;    ///< index into more_, or none
+  };
+  EqualityDeletes encoder_;
+  std::unordered_map<std::string, Holders> holders_;
+  std::vector<std::vector<uint32_t>> more_;  ///< further files of a key, ascending
+  uint32_t files_ = 0;
 };
 
 }  // namespace floe::table
