@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <xxhash.h>
+
 namespace floe::table {
 
 namespace {
@@ -141,28 +143,59 @@ Status EqualityDeletes::Apply(const Batch& data, std::span<uint8_t> keep) const 
 Result<EqualityDeleteIndex> EqualityDeleteIndex::Make(std::vector<int32_t> field_ids, const Schema& schema) {
   EqualityDeleteIndex out;
   FLOE_ASSIGN_OR_RETURN(out.encoder_, EqualityDeletes::Make(std::move(field_ids), schema));
+  out.slots_.resize(1024);
   return out;
 }
 
+size_t EqualityDeleteIndex::FindSlot(std::string_view key, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>(hash) & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.first == kEmpty) return i;
+    if (s.hash == hash && s.key_length == key.size() &&
+        std::memcmp(arena_.data() + s.key_offset, key.data(), key.size()) == 0) {
+      return i;
+    }
+  }
+}
+
+void EqualityDeleteIndex::Grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.size() * 2, Slot{});
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.first == kEmpty) continue;
+    size_t i = static_cast<size_t>(s.hash) & mask;
+    while (slots_[i].first != kEmpty) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
 Result<uint32_t> EqualityDeleteIndex::Add(const std::vector<Batch>& batches) {
-  if (files_ == UINT32_MAX) return Internal("EqualityDeleteIndex: too many delete files");
+  if (files_ == kEmpty - 1) return Internal("EqualityDeleteIndex: too many delete files");
   const uint32_t ordinal = files_++;
   std::vector<std::string> keys;
   for (const Batch& b : batches) {
     FLOE_RETURN_IF_ERROR(encoder_.Keys(b, &keys));
-    for (auto& k : keys) {
-      auto [it, inserted] = holders_.try_emplace(std::move(k));
-      if (inserted) {
-        it->second.first = ordinal;
+    for (const auto& k : keys) {
+      if ((used_ + 1) * 2 > slots_.size()) Grow();
+      const uint64_t hash = XXH3_64bits(k.data(), k.size());
+      Slot& s = slots_[FindSlot(k, hash)];
+      if (s.first == kEmpty) {
+        s.hash = hash;
+        s.key_offset = arena_.size();
+        s.key_length = static_cast<uint32_t>(k.size());
+        s.first = ordinal;
+        arena_.append(k);
+        ++used_;
         continue;
       }
-      Holders& h = it->second;
-      if (h.first == ordinal) continue;  // a key twice in one file
-      if (h.more == UINT32_MAX) {
-        h.more = static_cast<uint32_t>(more_.size());
+      if (s.first == ordinal) continue;  // a key twice in one file
+      if (s.more == kEmpty) {
+        s.more = static_cast<uint32_t>(more_.size());
         more_.push_back({ordinal});
-      } else if (more_[h.more].back() != ordinal) {
-        more_[h.more].push_back(ordinal);
+      } else if (more_[s.more].back() != ordinal) {
+        more_[s.more].push_back(ordinal);
       }
     }
   }
@@ -171,18 +204,17 @@ Result<uint32_t> EqualityDeleteIndex::Add(const std::vector<Batch>& batches) {
 
 Status EqualityDeleteIndex::Apply(const Batch& data, std::span<const uint8_t> applies,
                                   std::span<uint8_t> keep) const {
-  if (holders_.empty()) return Ok();
+  if (used_ == 0) return Ok();
   auto applies_to = [&](uint32_t ordinal) { return ordinal < applies.size() && applies[ordinal] != 0; };
   std::vector<std::string> keys;
   FLOE_RETURN_IF_ERROR(encoder_.Keys(data, &keys));
   for (size_t i = 0; i < keys.size(); ++i) {
     if (!keep[i]) continue;
-    auto it = holders_.find(keys[i]);
-    if (it == holders_.end()) continue;
-    const Holders& h = it->second;
-    bool deleted = applies_to(h.first);
-    if (!deleted && h.more != UINT32_MAX) {
-      for (uint32_t o : more_[h.more]) {
+    const Slot& s = slots_[FindSlot(keys[i], XXH3_64bits(keys[i].data(), keys[i].size()))];
+    if (s.first == kEmpty) continue;
+    bool deleted = applies_to(s.first);
+    if (!deleted && s.more != kEmpty) {
+      for (uint32_t o : more_[s.more]) {
         if (applies_to(o)) {
           deleted = true;
           break;
