@@ -60,6 +60,9 @@ class EqualityDeletes {
   Status Keys(const Batch& batch, std::vector<std::string>* keys) const {
     return EncodeKeys(batch, keys);
   }
+  /// The same keys, row after row in `bytes`; row i's key ends at ends[i]
+  /// (and starts at ends[i - 1], or 0). No allocation per row.
+  Status FlatKeys(const Batch& batch, std::string* bytes, std::vector<size_t>* ends) const;
 
  private:
   Status EncodeKeys(const Batch& batch, std::vector<std::string>* keys) const;
@@ -84,7 +87,7 @@ class EqualityDeleteIndex {
 
   const std::vector<int32_t>& field_ids() const { return encoder_.field_ids(); }
   /// Distinct keys held.
-  size_t size() const { return used_; }
+  size_t size() const { return entries_.size(); }
   /// Files added.
   uint32_t files() const { return files_; }
 
@@ -97,24 +100,32 @@ class EqualityDeleteIndex {
   Status Apply(const Batch& data, std::span<const uint8_t> applies, std::span<uint8_t> keep) const;
 
  private:
-  // An open-addressing table (linear probing, at most 1/2 full) of the keys'
-  // 64-bit hashes; the key bytes live in one arena. One cache line per probe
-  // of a key that is not there, instead of a node chain per bucket.
-  struct Slot {
+  // The keys, in the order added: hash, files, bytes (inline up to kInline,
+  // a long key takes 9, else in arena_).
+  struct Entry {
     uint64_t hash = 0;
-    uint64_t key_offset = 0;   ///< into arena_
     uint32_t key_length = 0;
-    uint32_t first = kEmpty;   ///< the first file holding the key; kEmpty: a free slot
-    uint32_t more = kEmpty;    ///< index into more_, or none
+    uint32_t first = 0;        ///< the first file holding the key
+    uint32_t more = kNone;     ///< index into more_, or none
+    union {
+      char inline_key[16];
+      uint64_t key_offset;
+    };
+    Entry() : inline_key{} {}
   };
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  /// The slot holding `key`, or the free slot where it would go.
+  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint32_t kInline = 16;
+  // An open-addressing table (linear probing, at most half full) of 8-byte
+  // slots: the high 32 bits of a key's hash and its entry number + 1 (0: a
+  // free slot). A probe of a key that is not there (most data rows) touches
+  // these slots only; Apply prefetches them a few rows ahead.
   size_t FindSlot(std::string_view key, uint64_t hash) const;
+  bool Matches(const Entry& e, std::string_view key) const;
   void Grow();
 
   EqualityDeletes encoder_;
-  std::vector<Slot> slots_;
-  size_t used_ = 0;
+  std::vector<uint64_t> slots_;
+  std::vector<Entry> entries_;
   std::string arena_;
   std::vector<std::vector<uint32_t>> more_;  ///< further files of a key, ascending
   uint32_t files_ = 0;
