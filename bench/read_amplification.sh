@@ -9,6 +9,8 @@
 #   its ratio to the fresh table; with FLOE_BEFORE=path/to/floe the same scans
 #   by that binary (e.g. the branch point's), whose rows must be the same.
 #   DuckDB reading the fresh table's Parquet files to JSON is the anchor.
+#   WRITE_OPTIONS="--set k=v ..." is added to every `floe write` (e.g. the
+#   write side's delete mode, to measure position deletes / deletion vectors).
 #   bench/read_amplification.sh
 #   FLOE_BEFORE=/tmp/floe-old ROWS=100000 bench/read_amplification.sh
 # Needs a release build (build/release/floe) and the interop oracles (DuckDB).
@@ -33,6 +35,8 @@ rm -rf "$wh"
 schema="id BIGINT, name STRING, amount DOUBLE, op STRING, seq BIGINT"
 mor=(--set mode=merge-on-read --set change_type_column=op --set sequence_number_column=seq
      --set equality_columns=id --set write-parallelism=1)
+read -r -a extra <<<"${WRITE_OPTIONS:-}"
+mor+=("${extra[@]}")
 
 # Seconds (wall) of the fastest of $reps full scans by floe binary $1, output discarded.
 best() {
