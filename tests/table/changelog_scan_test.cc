@@ -3,7 +3,8 @@
 // pairs with identifier fields, -D/+I without), position deletes of older
 // rows and of rows written in the same snapshot, a snapshot with both kinds
 // of deletes, overwrites that remove whole files (-D of their live rows,
-// carried-over rows cancelled) and deletes of whole files. -D rows are the
+// carried-over rows cancelled) and deletes of whole files; on Trino's v3
+// table, deletion vectors (one replacing another). -D rows are the
 // full row image as the parent had it (older deletes applied). Each test
 // also checks that applying the changelog to the parent's rows gives the
 // snapshot's rows.
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "floe/table/overwrite_files.h"
 #include "floe/table/row_delta.h"
 #include "floe/table/scan.h"
+#include "floe/table/scan_static.h"
 #include "floe/table/table.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
@@ -421,6 +424,77 @@ TEST_F(ChangelogTest, ASourceWithoutDeletedEntriesIsRefusedForRowDeltas) {
   LiveOnly source(&files);
   EXPECT_THAT(PlanChangelog(shape, *md->SnapshotById(r->snapshot_id), &source),
               IsError(ErrorKind::kUnsupported));
+}
+
+// Trino's v3 table: a DELETE writes a deletion vector, the next DELETE a new
+// one for the same data file that replaces it (and one for the other file).
+// Each snapshot's changelog applied to its parent's rows gives its rows, and
+// the -D rows are exactly the rows each DELETE removed.
+TEST(ChangelogGolden, DeletionVectorsGiveTheRowsEachDeleteRemoved) {
+  ASSERT_OK_AND_ASSIGN(StaticTable t, OpenStaticTable(test::SharedDir() + "/interop/golden/trino_v3_deletion_vectors"));
+  ASSERT_OK_AND_ASSIGN(auto shape, PlanShape(t.metadata, {}));
+  FileManifestSource source(*t.metadata, t.io);
+  auto rows = [&](std::optional<int64_t> id) {
+    std::vector<std::string> out;
+    if (!id) return out;
+    ScanOptions o;
+    o.snapshot_id = *id;
+    auto plan = PlanScan(t.metadata, o, &source);
+    EXPECT_OK(plan);
+    auto batches = ReadAll(*plan, t.io);
+    EXPECT_OK(batches);
+    for (const auto& b : *batches) {
+      for (int64_t i = 0; i < b.num_rows; ++i) {
+        std::string json;
+        AppendJsonRow(b, i, &json);
+        out.push_back(json);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  int deletes_seen = 0;
+  for (const auto& entry : t.metadata->snapshot_log) {
+    const iceberg::Snapshot* s = t.metadata->SnapshotById(entry.snapshot_id);
+    ASSERT_NE(s, nullptr);
+    ASSERT_OK_AND_ASSIGN(auto plan, PlanChangelog(shape, *s, &source));
+    std::vector<std::string> changes, removed;
+    ASSERT_OK(ReadChangelog(plan, *t.io, 3, [&](Batch&& b) {
+      for (int64_t i = 0; i < b.num_rows; ++i) {
+        std::string json;
+        AppendJsonRow(b, i, &json);
+        changes.push_back(KindName(b.row_kinds[i]) + " " + json);
+        if (b.row_kinds[i] == RowKind::kDelete) removed.push_back(json);
+      }
+      return Ok();
+    }));
+    std::vector<std::string> before = rows(s->parent_snapshot_id);
+    std::vector<std::string> after = rows(s->snapshot_id);
+    std::vector<std::string> applied = before;
+    for (const auto& c : changes) {
+      const std::string row = c.substr(3);
+      if (c[0] == '-') {
+        auto it = std::find(applied.begin(), applied.end(), row);
+        ASSERT_NE(it, applied.end()) << c;
+        applied.erase(it);
+      } else {
+        applied.push_back(row);
+      }
+    }
+    std::sort(applied.begin(), applied.end());
+    EXPECT_EQ(applied, after) << s->snapshot_id;
+    if (!removed.empty()) {
+      // The first DELETE removed the rows with c1 % 3 == 0, the second those with c1 % 3 == 1.
+      EXPECT_EQ(removed.size(), before.size() - after.size());
+      for (const auto& r : removed) {
+        long long c1 = -1;
+        ASSERT_EQ(std::sscanf(r.c_str(), "{\"c1\":%lld", &c1), 1) << r;
+        EXPECT_EQ(c1 % 3, deletes_seen) << r;
+      }
+      ++deletes_seen;
+    }
+  }
+  EXPECT_EQ(deletes_seen, 2);
 }
 
 }  // namespace changelog_scan_test

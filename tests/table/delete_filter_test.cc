@@ -77,5 +77,60 @@ TEST(DeleteFilter, CompositeAndNestedKeys) {
   EXPECT_FALSE(EqualityDeletes::Make({3}, s));  // a struct is not a primitive key
 }
 
+// The scan's shared index: each file's keys once, applied to a data file
+// through the set of files that apply to it (the planner's rules).
+TEST(DeleteFilter, EqualityIndexAppliesOnlyTheFilesGiven) {
+  Schema s = TableSchema();
+  auto index = EqualityDeleteIndex::Make({1, 2}, s);
+  ASSERT_OK(index);
+  // File 0 deletes (1,a) and (null,null); file 1 deletes (1,a) again and (2,b); file 2 (3,c) twice.
+  ASSERT_OK_AND_ASSIGN(uint32_t f0, index->Add({Rows({{1, "a", 0}, {std::nullopt, std::nullopt, -1}})}));
+  ASSERT_OK_AND_ASSIGN(uint32_t f1, index->Add({Rows({{1, "a", 0}}), Rows({{2, "b", 0}})}));
+  ASSERT_OK_AND_ASSIGN(uint32_t f2, index->Add({Rows({{3, "c", 0}, {3, "c", 9}})}));
+  EXPECT_EQ(f0, 0u);
+  EXPECT_EQ(f1, 1u);
+  EXPECT_EQ(f2, 2u);
+  EXPECT_EQ(index->size(), 4u);
+  EXPECT_EQ(index->files(), 3u);
+  Batch data = Rows({{1, "a", 1}, {2, "b", 2}, {3, "c", 3}, {std::nullopt, std::nullopt, 4}, {1, "b", 5}});
+  auto apply = [&](std::vector<uint8_t> applies) {
+    std::vector<uint8_t> keep(5, 1);
+    EXPECT_OK(index->Apply(data, applies, keep));
+    return keep;
+  };
+  EXPECT_EQ(apply({1, 1, 1}), (std::vector<uint8_t>{0, 0, 0, 0, 1}));
+  EXPECT_EQ(apply({1, 0, 0}), (std::vector<uint8_t>{0, 1, 1, 0, 1}));
+  EXPECT_EQ(apply({0, 1}), (std::vector<uint8_t>{0, 0, 1, 1, 1}));  // ordinals past the mask do not apply
+  EXPECT_EQ(apply({0, 0, 1}), (std::vector<uint8_t>{1, 1, 0, 1, 1}));
+  EXPECT_EQ(apply({}), (std::vector<uint8_t>{1, 1, 1, 1, 1}));
+  // A row already removed is left alone.
+  std::vector<uint8_t> keep = {1, 0, 1, 1, 1};
+  ASSERT_OK(index->Apply(data, std::vector<uint8_t>{0, 1, 0}, keep));
+  EXPECT_EQ(keep, (std::vector<uint8_t>{0, 0, 1, 1, 1}));
+}
+
+TEST(DeleteFilter, EqualityIndexGrowsAndKeepsEveryKey) {
+  Schema s = TableSchema();
+  auto index = EqualityDeleteIndex::Make({1}, s);
+  ASSERT_OK(index);
+  // 20,000 keys over 4 files (every key in files k % 4 and (k + 1) % 4).
+  std::vector<std::vector<std::tuple<std::optional<int32_t>, std::optional<std::string>, int>>> files(4);
+  for (int k = 0; k < 20000; ++k) {
+    files[k % 4].push_back({k, std::nullopt, 0});
+    files[(k + 1) % 4].push_back({k, std::nullopt, 0});
+  }
+  for (const auto& f : files) ASSERT_OK(index->Add({Rows(f)}));
+  EXPECT_EQ(index->size(), 20000u);
+  std::vector<std::tuple<std::optional<int32_t>, std::optional<std::string>, int>> rows;
+  for (int k = -10; k < 20010; ++k) rows.push_back({k, std::nullopt, 0});
+  Batch data = Rows(rows);
+  std::vector<uint8_t> keep(rows.size(), 1);
+  ASSERT_OK(index->Apply(data, std::vector<uint8_t>{0, 0, 1, 0}, keep));  // file 2 only
+  for (int k = -10; k < 20010; ++k) {
+    const bool in_file_2 = k >= 0 && k < 20000 && (k % 4 == 2 || (k + 1) % 4 == 2);
+    ASSERT_EQ(keep[static_cast<size_t>(k + 10)] == 0, in_file_2) << k;
+  }
+}
+
 }  // namespace delete_filter_test
 }  // namespace floe::table

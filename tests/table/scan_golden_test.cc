@@ -76,9 +76,11 @@ struct Reference {
   std::string err;
 };
 
-// verify_table.mjs through the test process's oracle server (testing/oracle.h).
+// verify_table.mjs through the test process's oracle server (testing/oracle.h),
+// reading deletion vectors (floe reads them too).
 Reference RunVerify(const std::string& table, std::vector<std::string> args) {
   args.insert(args.begin(), table);
+  args.push_back("--deletion-vectors");
   test::OracleResult o = test::Oracle("verify_table.mjs", args);
   Reference r;
   r.status = o.code == 127 ? -1 : o.code;
@@ -197,34 +199,35 @@ TEST(GoldenErrors, TypeMismatchSnapshotsNameFileFieldAndTypes) {
   EXPECT_THAT(s4.error().message, HasSubstr("int"));
 }
 
-TEST(GoldenErrors, DeletionVectorsAreUnsupportedButEarlierSnapshotsRead) {
+// Trino's v3 table: its deletion vectors (Puffin, deletion-vector-v1) are
+// applied; the current snapshot leaves the 8 rows of golden/EXPECTED, and
+// every snapshot equals verify_table.mjs --deletion-vectors.
+TEST(GoldenScan, TrinoDeletionVectorsAreApplied) {
   const std::string dir = GoldenDir() + "/trino_v3_deletion_vectors";
+  auto expected = SortedLines(ReadFile(GoldenDir() + "/EXPECTED/trino_v3_deletion_vectors.jsonl"));
+  ASSERT_EQ(expected.size(), 8u);
   auto rows = Scan(dir);
-  ASSERT_FALSE(rows);
-  EXPECT_EQ(rows.error().kind, ErrorKind::kUnsupported);
-  EXPECT_THAT(rows.error().message, HasSubstr("deletion vectors are not supported"));
-  EXPECT_THAT(rows.error().message, HasSubstr(".puffin"));
-  // The snapshots before the first DV read (the 8 appended rows), the
-  // others fail with the same error.
+  ASSERT_TRUE(rows) << rows.error().ToString();
+  EXPECT_EQ(*rows, expected);
+  TableReaderOptions ro;
+  ro.threads = 3;
+  ro.batch_rows = 2;
+  auto small = Scan(dir, {{"split-size", "1"}, {"split-file-open-cost", "0"}}, ro);
+  ASSERT_TRUE(small) << small.error().ToString();
+  EXPECT_EQ(*small, expected);
   auto table = OpenStaticTable(dir);
   ASSERT_OK(table);
-  int readable = 0;
-  int with_dvs = 0;
+  std::vector<size_t> sizes;
   for (const auto& entry : table->metadata->snapshot_log) {
     auto r = Scan(dir, {{"snapshot-id", std::to_string(entry.snapshot_id)}});
-    if (!r) {
-      EXPECT_EQ(r.error().kind, ErrorKind::kUnsupported) << r.error().ToString();
-      EXPECT_THAT(r.error().message, HasSubstr("deletion vectors are not supported"));
-      ++with_dvs;
-      continue;
-    }
+    ASSERT_TRUE(r) << entry.snapshot_id << ": " << r.error().ToString();
     Reference ref = RunVerify(dir, {"--snapshot-id", std::to_string(entry.snapshot_id)});
     ASSERT_EQ(ref.status, 0) << ref.err;
-    EXPECT_EQ(*r, SortedLines(ref.out));
-    if (r->size() == 8u) ++readable;
+    EXPECT_EQ(*r, SortedLines(ref.out)) << entry.snapshot_id;
+    sizes.push_back(r->size());
   }
-  EXPECT_GE(readable, 1);
-  EXPECT_GE(with_dvs, 1);
+  // create, insert 8, delete c1 % 3 = 0 (a vector), insert 8, delete c1 % 3 = 1 (two vectors, one replaced).
+  EXPECT_EQ(sizes, (std::vector<size_t>{0, 8, 5, 13, 8}));
 }
 
 // This table's snapshot id 9876543210123456789 is above 2^63-1. The spec says

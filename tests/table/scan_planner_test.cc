@@ -271,20 +271,47 @@ TEST(ScanDeleteAttachment, ReferencedDataFile) {
   EXPECT_TRUE(Attached(files[1]).empty());
 }
 
-TEST(ScanDeleteAttachment, DeletionVectorsAreUnsupported) {
+// A deletion vector attaches as a position delete of its referenced data
+// file (several share one Puffin path); it must name the file, and a data
+// file has one live vector at most.
+TEST(ScanDeleteAttachment, DeletionVectorsAttachToTheirDataFileOnly) {
   auto md = TestMetadata();
-  std::vector<FileScanTask> files = {DataTask("a", 1, 0, {})};
-  auto d = std::make_shared<DeleteFileTask>();
-  d->file.content = DataFileContent::kPositionDeletes;
-  d->file.file_path = "s3://b/t/data/dv-1.puffin";
-  d->file.file_format = iceberg::FileFormat::kPuffin;
-  d->file.content_offset = 4;
-  d->data_sequence_number = 2;
-  auto st = AttachDeletes(*md, {d}, &files);
+  auto dv = [](const std::string& data, int64_t offset) {
+    auto d = std::make_shared<DeleteFileTask>();
+    d->file.content = DataFileContent::kPositionDeletes;
+    d->file.file_path = "s3://b/t/data/dv-1.puffin";
+    d->file.file_format = iceberg::FileFormat::kPuffin;
+    d->file.content_offset = offset;
+    d->file.content_size_in_bytes = 40;
+    d->file.referenced_data_file = data;
+    d->data_sequence_number = 2;
+    return d;
+  };
+  std::vector<FileScanTask> files = {DataTask("a", 1, 0, {}), DataTask("b", 1, 0, {}), DataTask("c", 3, 0, {})};
+  ASSERT_OK(AttachDeletes(*md, {dv("a", 4), dv("b", 44), dv("c", 84)}, &files));
+  ASSERT_EQ(files[0].deletes.size(), 1u);
+  EXPECT_EQ(files[0].deletes[0]->file.content_offset, 4);
+  ASSERT_EQ(files[1].deletes.size(), 1u);
+  EXPECT_EQ(files[1].deletes[0]->file.content_offset, 44);
+  EXPECT_TRUE(files[2].deletes.empty());  // data seq 3 > vector seq 2
+
+  auto st = AttachDeletes(*md, {dv("a", 4), dv("a", 44)}, &files);
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().kind, ErrorKind::kUnsupported);
-  EXPECT_THAT(st.error().message, HasSubstr("deletion vectors are not supported"));
+  EXPECT_EQ(st.error().kind, ErrorKind::kCorrupt);
+  EXPECT_THAT(st.error().message, HasSubstr("data file a has two live deletion vectors"));
+  EXPECT_THAT(st.error().message, HasSubstr("dv-1.puffin at offset 4 and s3://b/t/data/dv-1.puffin at offset 44"));
+
+  auto unnamed = dv("a", 4);
+  unnamed->file.referenced_data_file.reset();
+  st = AttachDeletes(*md, {unnamed}, &files);
+  ASSERT_FALSE(st);
+  EXPECT_THAT(st.error().message, HasSubstr("referenced_data_file is required for a deletion vector"));
   EXPECT_THAT(st.error().message, HasSubstr("dv-1.puffin"));
+  auto no_size = dv("a", 4);
+  no_size->file.content_size_in_bytes.reset();
+  st = AttachDeletes(*md, {no_size}, &files);
+  ASSERT_FALSE(st);
+  EXPECT_THAT(st.error().message, HasSubstr("content_size_in_bytes are required"));
 }
 
 // ------------------------------------------------------------------ options

@@ -46,13 +46,6 @@ bool Keep(const ScanPlan& shape, const iceberg::PartitionSpec& spec, DataFile* f
 Status CheckEntry(const Snapshot& snapshot, const ManifestFile& manifest,
                   const ManifestEntry& entry) {
   const DataFile& f = entry.data_file;
-  if (f.content != DataFileContent::kData &&
-      (f.file_format == iceberg::FileFormat::kPuffin || f.content_offset)) {
-    return Unsupported(
-        "deletion vectors are not supported: snapshot {} has the v3 deletion vector {} (Puffin "
-        "\"deletion-vector-v1\" blob, manifest {})",
-        snapshot.snapshot_id, f.file_path, manifest.manifest_path);
-  }
   if (!entry.sequence_number) {
     return Corrupt("manifest {}: entry for {} has no data sequence number", manifest.manifest_path,
                    f.file_path);
@@ -101,7 +94,7 @@ Result<TwoStates> ReadStates(const ScanPlan& shape, const Snapshot& snapshot,
       const bool added_here =
           entry.status == ManifestEntryStatus::kAdded && entry.snapshot_id == snapshot.snapshot_id;
       DataFile& f = entry.data_file;
-      if (entry.is_live() && !live_paths.insert(f.file_path).second) {
+      if (entry.is_live() && !live_paths.insert(DeleteFileKey(f)).second) {
         return Corrupt("file {} is live twice in snapshot {} (manifest {})", f.file_path,
                        snapshot.snapshot_id, manifest.manifest_path);
       }
@@ -141,7 +134,7 @@ bool OnlyAppends(const std::vector<ManifestFile>& manifests, int64_t snapshot_id
 
 std::set<std::string> Paths(const std::vector<DeleteFileTaskPtr>& deletes) {
   std::set<std::string> out;
-  for (const auto& d : deletes) out.insert(d->file.file_path);
+  for (const auto& d : deletes) out.insert(DeleteFileKey(d->file));
   return out;
 }
 
@@ -149,7 +142,7 @@ std::vector<DeleteFileTaskPtr> Minus(const std::vector<DeleteFileTaskPtr>& a,
                                      const std::set<std::string>& b) {
   std::vector<DeleteFileTaskPtr> out;
   for (const auto& d : a) {
-    if (!b.contains(d->file.file_path)) out.push_back(d);
+    if (!b.contains(DeleteFileKey(d->file))) out.push_back(d);
   }
   return out;
 }

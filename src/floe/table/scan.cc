@@ -10,6 +10,7 @@
 
 #include "floe/config/duration.h"
 #include "floe/config/options.h"
+#include "floe/iceberg/deletion_vector.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
@@ -648,14 +649,9 @@ Status AttachDeletes(const TableMetadata& metadata, const std::vector<DeleteFile
   };
   std::unordered_map<std::string, Group> by_partition;
   std::vector<DeleteFileTaskPtr> global;
+  std::unordered_map<std::string, const DeleteFileTask*> vector_of;  // by referenced data file
   for (const auto& d : deletes) {
     const DataFile& f = d->file;
-    if (f.file_format == iceberg::FileFormat::kPuffin || f.content_offset) {
-      return Unsupported(
-          "deletion vectors are not supported: delete file {} is a v3 Puffin deletion vector "
-          "(\"deletion-vector-v1\")",
-          f.file_path);
-    }
     if (f.content != DataFileContent::kPositionDeletes &&
         f.content != DataFileContent::kEqualityDeletes) {
       return Internal("AttachDeletes: {} is not a delete file", f.file_path);
@@ -664,6 +660,28 @@ Status AttachDeletes(const TableMetadata& metadata, const std::vector<DeleteFile
     if (!spec) {
       return Corrupt("delete file {} has partition spec id {}, which the table does not define",
                      f.file_path, d->spec_id);
+    }
+    if (iceberg::IsDeletionVector(f)) {
+      // Iceberg spec: Deletion Vectors — a position delete of one data file.
+      if (f.content != DataFileContent::kPositionDeletes || f.file_format != iceberg::FileFormat::kPuffin) {
+        return Corrupt("{}: a deletion vector must be a position delete file in PUFFIN format",
+                       iceberg::DeletionVectorName(f));
+      }
+      if (!f.referenced_data_file) {
+        return Corrupt("{}: referenced_data_file is required for a deletion vector", iceberg::DeletionVectorName(f));
+      }
+      if (!f.content_offset || !f.content_size_in_bytes) {
+        return Corrupt("{}: content_offset and content_size_in_bytes are required for a deletion vector",
+                       iceberg::DeletionVectorName(f));
+      }
+      auto [it, inserted] = vector_of.emplace(*f.referenced_data_file, d.get());
+      if (!inserted) {
+        return Corrupt(
+            "data file {} has two live deletion vectors, {} at offset {} and {} at offset {} (the spec allows one "
+            "per data file)",
+            *f.referenced_data_file, it->second->file.file_path, *it->second->file.content_offset, f.file_path,
+            *f.content_offset);
+      }
     }
     if (f.content == DataFileContent::kEqualityDeletes && spec->is_unpartitioned()) {
       global.push_back(d);
@@ -897,16 +915,8 @@ Result<ScanPlan> PlanScan(std::shared_ptr<const TableMetadata> metadata_ptr, con
     for (ManifestEntry& entry : entries) {
       if (!entry.is_live()) continue;
       DataFile& f = entry.data_file;
-      if (f.content != DataFileContent::kData &&
-          (f.file_format == iceberg::FileFormat::kPuffin || f.content_offset)) {
-        // Several DVs share one Puffin file, so this comes before the
-        // live-twice check.
-        return Unsupported(
-            "deletion vectors are not supported: snapshot {} has the v3 deletion vector {} (Puffin "
-            "\"deletion-vector-v1\" blob, manifest {})",
-            snapshot->snapshot_id, f.file_path, manifest.manifest_path);
-      }
-      if (!live_paths.insert(f.file_path).second) {
+      // (Several deletion vectors share one Puffin file: DeleteFileKey.)
+      if (!live_paths.insert(DeleteFileKey(f)).second) {
         return Corrupt("file {} is live twice in snapshot {} (manifest {})", f.file_path, snapshot->snapshot_id,
                        manifest.manifest_path);
       }
@@ -980,6 +990,11 @@ Result<ScanPlan> PlanScan(std::shared_ptr<const TableMetadata> metadata_ptr, con
   }
   plan.splits = PackSplits(ranges, options.split);
   return plan;
+}
+
+std::string DeleteFileKey(const DataFile& file) {
+  if (!iceberg::IsDeletionVector(file)) return file.file_path;
+  return file.file_path + "@" + (file.content_offset ? std::to_string(*file.content_offset) : std::string("?"));
 }
 
 }  // namespace floe::table

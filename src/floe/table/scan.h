@@ -233,8 +233,14 @@ bool ManifestMayMatch(const expr::Expr& filter, const iceberg::PartitionSpec& sp
 /// partition, and its referenced_data_file (when set) is the data file; an
 /// equality delete when data seq < delete seq and its spec is unpartitioned
 /// (global) or has the same spec id and partition. `specs` resolves spec ids.
-/// Deletion vectors (Puffin delete files, content_offset set) are kUnsupported.
+/// A deletion vector (a Puffin blob, iceberg/deletion_vector.h) applies as a
+/// position delete of its referenced_data_file, which it must name; two live
+/// vectors naming one data file are kCorrupt (the spec allows one).
 Status AttachDeletes(const iceberg::TableMetadata& metadata,
                      const std::vector<DeleteFileTaskPtr>& deletes, std::vector<FileScanTask>* files);
+
+/// The identity of a live file in a snapshot: its path, and for a deletion
+/// vector also its offset (the vectors of one commit share one Puffin file).
+std::string DeleteFileKey(const iceberg::DataFile& file);
 
 }  // namespace floe::table

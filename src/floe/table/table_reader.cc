@@ -8,12 +8,15 @@
 #include <unordered_map>
 #include <mutex>
 #include <set>
+#include <shared_mutex>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "floe/catalog/warnings.h"
 #include "floe/config/options.h"
+#include "floe/iceberg/deletion_vector.h"
+#include "floe/iceberg/puffin.h"
 #include "floe/iceberg/value.h"
 #include "floe/io/file.h"
 #include "floe/parquet/reader.h"
@@ -380,9 +383,21 @@ Status FillNestedDefaults(const NestedField& f, const std::set<int32_t>& absent,
 class DeleteCache {
  public:
   using PositionsByFile = std::unordered_map<std::string, std::vector<int64_t>>;
-  std::mutex mu;
+  std::mutex mu;  ///< guards positions, footers, vectors
   std::unordered_map<std::string, std::shared_ptr<const PositionsByFile>> positions;
-  std::unordered_map<std::string, std::shared_ptr<const std::vector<Batch>>> equalities;
+  /// Puffin footers by path; deletion vectors by DeleteFileKey (path and offset).
+  std::unordered_map<std::string, std::shared_ptr<const iceberg::PuffinFileMetadata>> footers;
+  std::unordered_map<std::string, std::shared_ptr<const iceberg::DeletionVector>> vectors;
+
+  /// The equality deletes of one set of equality ids (and key types): one
+  /// index of every such file read so far, and each file's ordinal in it.
+  struct EqualitySlot {
+    std::unique_ptr<EqualityDeleteIndex> index;
+    std::unordered_map<std::string, uint32_t> ordinals;  ///< by file path
+  };
+  /// Guards eq and every slot: shared to Apply an index, exclusive to grow one.
+  std::shared_mutex eq_mu;
+  std::unordered_map<std::string, EqualitySlot> eq;
 };
 
 std::shared_ptr<DeleteCache> MakeDeleteCache() { return std::make_shared<DeleteCache>(); }
@@ -429,93 +444,123 @@ Result<std::shared_ptr<const DeleteCache::PositionsByFile>> ReadAllPositions(con
 
 Status LoadPositionDeletes(const ScanPlan& plan, const DeleteFileTask& d, const std::string& data_path,
                            io::FileIO& files, PositionDeletes* out, DeleteCache* cache) {
-  if (cache) {
-    std::shared_ptr<const DeleteCache::PositionsByFile> all;
-    {
-      std::lock_guard lock(cache->mu);
-      if (auto it = cache->positions.find(d.file.file_path); it != cache->positions.end()) all = it->second;
-    }
-    if (!all) {
-      FLOE_ASSIGN_OR_RETURN(all, ReadAllPositions(plan, d, files));
-      std::lock_guard lock(cache->mu);
-      cache->positions.emplace(d.file.file_path, all);
-    }
-    if (auto it = all->find(data_path); it != all->end()) out->AddAll(it->second);
-    return Ok();
+  std::shared_ptr<const DeleteCache::PositionsByFile> all;
+  {
+    std::lock_guard lock(cache->mu);
+    if (auto it = cache->positions.find(d.file.file_path); it != cache->positions.end()) all = it->second;
   }
-  auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
-      NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
-      NestedField{kDeletePosId, "pos", true, LongType(), ""}});
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, schema, {}, true));
-  if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
-    return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
-                   kDeleteFilePathId, kDeletePosId);
+  if (!all) {
+    FLOE_ASSIGN_OR_RETURN(all, ReadAllPositions(plan, d, files));
+    std::lock_guard lock(cache->mu);
+    cache->positions.emplace(d.file.file_path, all);
   }
-  Batch b;
-  while (true) {
-    FLOE_ASSIGN_OR_RETURN(bool more, f.reader->Next(&b));
-    if (!more) break;
-    const ColumnVector& paths = b.columns[0];
-    const ColumnVector& pos = b.columns[1];
-    for (int64_t i = 0; i < b.num_rows; ++i) {
-      if (paths.IsNull(i) || pos.IsNull(i)) {
-        return Corrupt("position delete file {}: row {} has a null file_path or pos", d.file.file_path, i);
-      }
-      if (paths.bytes(i) == data_path) out->Add(pos.data<int64_t>()[i]);
-    }
-  }
+  if (auto it = all->find(data_path); it != all->end()) out->AddAll(it->second);
   return Ok();
 }
 
-// The equality deletes of one set of equality ids, with the top-level
-// columns of the data batch they look at.
+// The equality deletes of one set of equality ids that apply to one data
+// file: the scan's shared index of those ids, and which of its files apply.
 struct EqualityGroup {
   std::vector<int32_t> ids;
   SchemaPtr key_schema;           ///< top-level fields holding the ids
-  std::optional<EqualityDeletes> deletes;
+  DeleteCache::EqualitySlot* slot = nullptr;
+  std::vector<uint8_t> applies;   ///< by ordinal in slot->index
 };
 
-Result<std::shared_ptr<const std::vector<Batch>>> ReadEqualityRows(const ScanPlan& plan, const DeleteFileTask& d,
-                                                                    io::FileIO& files,
-                                                                    const SchemaPtr& key_schema) {
+Result<std::vector<Batch>> ReadEqualityRows(const ScanPlan& plan, const DeleteFileTask& d, io::FileIO& files,
+                                            const SchemaPtr& key_schema) {
   FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, key_schema, {}));
-  auto out = std::make_shared<std::vector<Batch>>();
+  std::vector<Batch> out;
   while (true) {
     Batch b;
     FLOE_ASSIGN_OR_RETURN(bool more, f.reader->Next(&b));
     if (!more) break;
     b.schema = key_schema;
-    out->push_back(std::move(b));
+    out.push_back(std::move(b));
   }
-  return std::shared_ptr<const std::vector<Batch>>(std::move(out));
+  return out;
 }
 
+// Marks delete file `d` as applying to the group's data file, reading it into
+// the scan's index first unless an earlier data file did.
 Status LoadEqualityDeletes(const ScanPlan& plan, const DeleteFileTask& d, io::FileIO& files,
                            EqualityGroup* g, DeleteCache* cache) {
-  std::shared_ptr<const std::vector<Batch>> rows;
-  std::string key = d.file.file_path;
-  for (const auto& f : g->key_schema->fields()) key += "|" + std::to_string(f.id);
-  if (cache) {
-    std::lock_guard lock(cache->mu);
-    if (auto it = cache->equalities.find(key); it != cache->equalities.end()) rows = it->second;
-  }
-  if (!rows) {
-    FLOE_ASSIGN_OR_RETURN(rows, ReadEqualityRows(plan, d, files, g->key_schema));
-    if (cache) {
-      std::lock_guard lock(cache->mu);
-      cache->equalities.emplace(key, rows);
+  auto mark = [g](uint32_t ordinal) {
+    if (g->applies.size() <= ordinal) g->applies.resize(ordinal + 1, 0);
+    g->applies[ordinal] = 1;
+  };
+  {
+    std::shared_lock lock(cache->eq_mu);
+    if (auto it = g->slot->ordinals.find(d.file.file_path); it != g->slot->ordinals.end()) {
+      mark(it->second);
+      return Ok();
     }
   }
-  for (const auto& b : *rows) FLOE_RETURN_IF_ERROR(g->deletes->AddDeletes(b));
+  // Read without the lock; another thread may add the same file meanwhile.
+  FLOE_ASSIGN_OR_RETURN(std::vector<Batch> rows, ReadEqualityRows(plan, d, files, g->key_schema));
+  std::unique_lock lock(cache->eq_mu);
+  if (auto it = g->slot->ordinals.find(d.file.file_path); it != g->slot->ordinals.end()) {
+    mark(it->second);
+    return Ok();
+  }
+  auto ordinal = g->slot->index->Add(rows);
+  if (!ordinal) return Fail(ordinal.error().WithContext(fmt::format("equality delete file {}", d.file.file_path)));
+  g->slot->ordinals.emplace(d.file.file_path, *ordinal);
+  mark(*ordinal);
   return Ok();
 }
 
-// The deletes of one data file, read: positions, and equality keys grouped
-// by equality ids.
+// The deletion vector `d` (a blob of a Puffin file), read once per scan.
+Status LoadDeletionVector(const DeleteFileTask& d, const std::string& data_path, io::FileIO& files,
+                          DeleteCache* cache, std::vector<std::shared_ptr<const iceberg::DeletionVector>>* out) {
+  const DataFile& f = d.file;
+  if (f.referenced_data_file && *f.referenced_data_file != data_path) {
+    return Internal("{} was attached to data file {}", iceberg::DeletionVectorName(f), data_path);
+  }
+  const std::string key = DeleteFileKey(f);
+  std::shared_ptr<const iceberg::PuffinFileMetadata> footer;
+  {
+    std::lock_guard lock(cache->mu);
+    if (auto it = cache->vectors.find(key); it != cache->vectors.end()) {
+      out->push_back(it->second);
+      return Ok();
+    }
+    if (auto it = cache->footers.find(f.file_path); it != cache->footers.end()) footer = it->second;
+  }
+  auto in = files.NewInput(f.file_path);
+  if (!in) return Fail(in.error().WithContext(iceberg::DeletionVectorName(f)));
+  if (!footer) {
+    auto read = iceberg::ReadPuffinFooter(**in, f.file_path);
+    if (!read) return Fail(read.error().WithContext(iceberg::DeletionVectorName(f)));
+    footer = std::make_shared<const iceberg::PuffinFileMetadata>(std::move(*read));
+  }
+  FLOE_ASSIGN_OR_RETURN(iceberg::DeletionVector dv, iceberg::ReadDeletionVector(**in, *footer, f));
+  auto shared = std::make_shared<const iceberg::DeletionVector>(std::move(dv));
+  {
+    std::lock_guard lock(cache->mu);
+    cache->footers.emplace(f.file_path, footer);
+    cache->vectors.emplace(key, shared);
+  }
+  out->push_back(std::move(shared));
+  return Ok();
+}
+
+// The deletes of one data file, read: positions, deletion vectors, and
+// equality deletes grouped by equality ids.
 struct LoadedDeletes {
   PositionDeletes positions;
+  std::vector<std::shared_ptr<const iceberg::DeletionVector>> vectors;
   std::vector<EqualityGroup> groups;
 };
+
+// The key of an equality index: the ids and the key columns' types (a file
+// read with another type encodes other bytes).
+std::string EqualitySlotKey(const std::vector<int32_t>& ids, const Schema& key_schema) {
+  std::string out;
+  for (int32_t id : ids) out += std::to_string(id) + ",";
+  for (const auto& f : key_schema.fields()) out += "|" + std::to_string(f.id) + ":" + f.type->ToString();
+  return out;
+}
 
 // Reads `deletes` (those of one data file) into `out`; the top-level field
 // ids the equality deletes look at are appended to `extra_ids`.
@@ -523,6 +568,10 @@ Status LoadDeletes(const ScanPlan& plan, const std::vector<DeleteFileTaskPtr>& d
                    const std::string& data_path, io::FileIO& files, DeleteCache* cache,
                    LoadedDeletes* out, std::vector<int32_t>* extra_ids) {
   for (const auto& d : deletes) {
+    if (iceberg::IsDeletionVector(d->file)) {
+      FLOE_RETURN_IF_ERROR(LoadDeletionVector(*d, data_path, files, cache, &out->vectors));
+      continue;
+    }
     if (d->file.content == DataFileContent::kPositionDeletes) {
       FLOE_RETURN_IF_ERROR(LoadPositionDeletes(plan, *d, data_path, files, &out->positions, cache));
       continue;
@@ -548,9 +597,18 @@ Status LoadDeletes(const ScanPlan& plan, const std::vector<DeleteFileTaskPtr>& d
         extra_ids->push_back(top->id);
       }
       ng.key_schema = std::make_shared<const Schema>(std::move(key_fields));
-      auto eq = EqualityDeletes::Make(ids, *ng.key_schema);
-      if (!eq) return Fail(eq.error().WithContext(fmt::format("equality delete file {}", d->file.file_path)));
-      ng.deletes = std::move(*eq);
+      {
+        std::unique_lock lock(cache->eq_mu);
+        DeleteCache::EqualitySlot& slot = cache->eq[EqualitySlotKey(ids, *ng.key_schema)];
+        if (!slot.index) {
+          auto index = EqualityDeleteIndex::Make(ids, *ng.key_schema);
+          if (!index) {
+            return Fail(index.error().WithContext(fmt::format("equality delete file {}", d->file.file_path)));
+          }
+          slot.index = std::make_unique<EqualityDeleteIndex>(std::move(*index));
+        }
+        ng.slot = &slot;
+      }
       out->groups.push_back(std::move(ng));
       g = &out->groups.back();
     }
@@ -561,9 +619,10 @@ Status LoadDeletes(const ScanPlan& plan, const std::vector<DeleteFileTaskPtr>& d
 
 // Clears keep[i] for each row of `batch` (file rows first_row...) that the
 // deletes remove.
-Status ApplyDeletes(LoadedDeletes* deletes, const Schema& read_schema, int64_t first_row,
-                    Batch* batch, std::span<uint8_t> keep) {
+Status ApplyDeletes(LoadedDeletes* deletes, DeleteCache* cache, const Schema& read_schema,
+                    int64_t first_row, Batch* batch, std::span<uint8_t> keep) {
   if (!deletes->positions.empty()) deletes->positions.Apply(first_row, keep);
+  for (const auto& v : deletes->vectors) v->Apply(first_row, keep);
   for (auto& g : deletes->groups) {
     // A view of the key columns, moved out of the batch and back.
     Batch keys;
@@ -578,7 +637,11 @@ Status ApplyDeletes(LoadedDeletes* deletes, const Schema& read_schema, int64_t f
       where.push_back(idx);
       keys.columns.push_back(std::move(batch->columns[idx]));
     }
-    Status st = g.deletes->Apply(keys, keep);
+    Status st = Ok();
+    {
+      std::shared_lock lock(cache->eq_mu);
+      st = g.slot->index->Apply(keys, g.applies, keep);
+    }
     for (size_t k = 0; k < where.size(); ++k) batch->columns[where[k]] = std::move(keys.columns[k]);
     FLOE_RETURN_IF_ERROR(st);
   }
@@ -597,7 +660,12 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
   auto context = [&](Error e) { return Fail(std::move(e)); };
 
   // Deletes; for a changelog read also the other snapshot's deletes
-  // (FileScanTask::changelog_deletes).
+  // (FileScanTask::changelog_deletes). Without a scan's cache, one for this range.
+  std::shared_ptr<DeleteCache> own_cache;
+  if (!cache) {
+    own_cache = MakeDeleteCache();
+    cache = own_cache.get();
+  }
   std::vector<int32_t> extra_ids;
   LoadedDeletes base;
   FLOE_RETURN_IF_ERROR(
@@ -776,12 +844,12 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
     }
     keep.assign(static_cast<size_t>(n), 1);
     FLOE_RETURN_IF_ERROR(
-        ApplyDeletes(&base, *read_schema, opened.reader->batch_first_row(), &batch, keep));
+        ApplyDeletes(&base, cache, *read_schema, opened.reader->batch_first_row(), &batch, keep));
     if (changelog) {
       // Kept by the task's deletes and removed by the other set's.
       other_keep.assign(static_cast<size_t>(n), 1);
       FLOE_RETURN_IF_ERROR(
-          ApplyDeletes(&other, *read_schema, opened.reader->batch_first_row(), &batch, other_keep));
+          ApplyDeletes(&other, cache, *read_schema, opened.reader->batch_first_row(), &batch, other_keep));
       for (int64_t i = 0; i < n; ++i) keep[i] &= !other_keep[i];
     }
     if (!IsTrue(*filter)) {

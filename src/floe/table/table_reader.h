@@ -6,9 +6,14 @@
 ///    identity-partition value when the field is an identity source, else its
 ///    `initial-default`, else null; files without field ids are read through
 ///    the table's `schema.name-mapping.default`;
-///  - position deletes (rows whose `file_path` equals the data file's path)
-///    and equality deletes (null-safe, on `equality_ids` only) are applied,
-///    then the row filter (exact), then the limit;
+///  - position deletes (rows whose `file_path` equals the data file's path),
+///    v3 deletion vectors (a Puffin blob per data file: iceberg/puffin.h,
+///    iceberg/deletion_vector.h) and equality deletes (null-safe, on
+///    `equality_ids` only) are applied, then the row filter (exact), then the
+///    limit. Each delete file is read once per scan (DeleteCache): position
+///    lists by data file, decoded vectors, and one key index per set of
+///    equality ids shared by every data file (EqualityDeleteIndex), so a data
+///    file costs one hash probe per row whatever the number of delete files;
 ///  - splits are read by a small pool of threads, in plan order by default.
 /// Every file is opened by its stored location through a FileIO (a table's,
 /// or the local file system with prefix mappings: io::MappedFileIO).
@@ -63,8 +68,9 @@ class TableReader {
 };
 
 /// Delete files already read, shared by the ranges of one scan (a position
-/// delete file usually covers many data files). Thread-safe; grows for the
-/// life of the scan.
+/// delete file usually covers many data files, an equality delete file every
+/// older data file, a Puffin file the vectors of many). Thread-safe; grows for
+/// the life of the scan.
 class DeleteCache;
 /// A new, empty cache.
 std::shared_ptr<DeleteCache> MakeDeleteCache();
