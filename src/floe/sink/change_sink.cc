@@ -432,8 +432,10 @@ Status ChangeSink::Impl::AddChanges(Destination* d, Batch&& rows, const std::vec
                                     const std::vector<int64_t>& seqs, const std::vector<uint64_t>& phash) {
   const int64_t n = rows.num_rows;
   ChangeWindow& window = *d->changes;
-  std::string arena;
-  std::vector<uint64_t> ends;
+  std::string& arena = d->scratch_rows;
+  std::vector<uint64_t>& ends = d->scratch_ends;
+  arena.clear();
+  ends.clear();
   window.codec().EncodeAll(rows, &arena, &ends);
   // Pass 1: every row's key bytes and hash (null keys are invalid rows;
   // input an earlier run committed is skipped).

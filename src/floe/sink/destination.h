@@ -82,7 +82,11 @@ class Destination {
   int64_t pending = 0;       ///< rows buffered this window
   int64_t arrival = 0;       ///< changes seen (the order of equal sequence numbers)
   int64_t window_bytes = 0;  ///< bytes buffered this window (autosharding, direct_write_byte_limit)
-  std::string scratch_key;
+  /// Per-batch scratch of the CDC window's AddChanges, kept across batches:
+  /// the rows encoded, their ends, the keys (freeing ~MBs a batch made the
+  /// allocator give pages back and fault them in again).
+  std::string scratch_key, scratch_rows;
+  std::vector<uint64_t> scratch_ends;
 
   table::Table* t() const { return table.table.get(); }
   /// Nothing buffered and no window open: the cache may unload or reload it.
