@@ -737,5 +737,37 @@ TEST(TableMetadata, EveryLongAndIntFieldOutOfRangeIsRefusedNamingIt) {
   EXPECT_TRUE(TableMetadataFromJson(j.dump()));
 }
 
+// timestamp_ns / timestamptz_ns are format version 3 types (Iceberg spec,
+// "Primitive Types"): a v2 table refuses them by name, at the top level and
+// inside structs, lists and maps (issue 24, section 4; floe put them in v2
+// tables before).
+TEST(TableMetadata, NanosecondTimestampsAreRefusedInAV2Table) {
+  for (TypeId id : {TypeId::kTimestampNs, TypeId::kTimestampTzNs}) {
+    const auto ns = Primitive(id);
+    for (int where = 0; where < 3; ++where) {
+      std::vector<NestedField> fields = {{1, "id", true, LongType(), {}}};
+      std::string name;
+      if (where == 0) {
+        fields.push_back({2, "ts", false, ns, {}});
+        name = "'ts'";
+      } else if (where == 1) {
+        fields.push_back({2, "meta", false, StructType({{3, "at", false, ns, {}}}), {}});
+        name = "'meta.at'";
+      } else {
+        fields.push_back({2, "times", false, ListType(3, false, ns), {}});
+        name = "'times.element'";
+      }
+      NewTableOptions o;
+      o.location = "file:/tmp/t";
+      o.schema = Schema(fields, 0, {});
+      auto m = NewTableMetadata(o);
+      ASSERT_FALSE(m) << ns->ToString() << " at " << name;
+      EXPECT_NE(m.error().message.find("column " + name + " is " + ns->ToString() + ", a format version 3 type"),
+                std::string::npos)
+          << m.error().message;
+    }
+  }
+}
+
 }  // namespace table_metadata_test
 }  // namespace floe::iceberg

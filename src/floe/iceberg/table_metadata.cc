@@ -3,6 +3,7 @@
 #include "floe/util/uuid.h"
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -247,6 +248,22 @@ Status ValidateForWrite(const TableMetadata& m) {
   }
   for (const auto& s : m.schemas) {
     FLOE_RETURN_IF_ERROR(s->Validate());
+    // Types the spec adds in format version 3 have no place in a v2 table.
+    std::function<Status(const std::vector<NestedField>&, const std::string&)> v3_types =
+        [&](const std::vector<NestedField>& fields, const std::string& prefix) -> Status {
+      for (const auto& f : fields) {
+        const std::string name = prefix.empty() ? f.name : prefix + "." + f.name;
+        if (IsNanosTimestamp(f.type->id)) {
+          return InvalidArgument(
+              "{}: column '{}' is {}, a format version 3 type; a format version 2 table cannot hold it (use "
+              "timestamp / timestamptz, microseconds; floe does not write format version 3 tables yet)",
+              t, name, f.type->ToString());
+        }
+        FLOE_RETURN_IF_ERROR(v3_types(f.type->fields, name));
+      }
+      return Ok();
+    };
+    FLOE_RETURN_IF_ERROR(v3_types(s->fields(), ""));
     int32_t highest = s->HighestFieldId();
     if (highest > m.last_column_id) {
       return InvalidArgument("{}: schema {} uses field id {} above last-column-id {}", t,
