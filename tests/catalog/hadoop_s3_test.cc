@@ -196,7 +196,11 @@ TEST_F(HadoopS3Test, AStalledPublishIsCommitStateUnknownAndTheTableStaysReadable
     });
     return std::nullopt;
   });
-  auto stalled = SetProperty(*c, v1, "a");
+  // The new version is far larger than the socket buffers, so the client
+  // cannot hand the server the whole body while it is frozen: the PUT is cut
+  // off whatever the timing (a small body fits in the kernel's buffers, and
+  // then the frozen server still reads it whole once it goes on).
+  auto stalled = SetProperty(*c, v1, std::string(size_t{24} << 20, 'a'));
   done = true;
   if (resume.joinable()) resume.join();
   hooked_->SetHook(nullptr);
@@ -204,9 +208,11 @@ TEST_F(HadoopS3Test, AStalledPublishIsCommitStateUnknownAndTheTableStaysReadable
   EXPECT_EQ(stalled.error().kind, ErrorKind::kCommitStateUnknown) << stalled.error().ToString();
   EXPECT_THAT(stalled.error().message, HasSubstr("commit state unknown"));
   EXPECT_THAT(stalled.error().message, HasSubstr("v2.metadata.json"));
-  EXPECT_THAT(stalled.error().message, HasSubstr("kept 0 of its"));
-  // The server's cut-off object is there, and the hint did not move to it.
-  EXPECT_EQ(Objects()["wh/db/t/metadata/v2.metadata.json"], 0);
+  // The server's cut-off object is there (a part of floe's bytes), and the
+  // hint did not move to it.
+  const int64_t kept = Objects()["wh/db/t/metadata/v2.metadata.json"];
+  EXPECT_LT(kept, int64_t{24} << 20);
+  EXPECT_THAT(stalled.error().message, HasSubstr("kept " + std::to_string(kept) + " of its"));
   EXPECT_EQ(Hint(), "1");
 
   // Readers get version 1, warned; the hint still names 1.
@@ -214,7 +220,8 @@ TEST_F(HadoopS3Test, AStalledPublishIsCommitStateUnknownAndTheTableStaysReadable
   ASSERT_TRUE(loaded) << loaded.error().ToString();
   EXPECT_TRUE(loaded->metadata_location.ends_with("/v1.metadata.json")) << loaded->metadata_location;
   EXPECT_THAT(AllWarnings(), HasSubstr(Wh() + "/db/t/metadata/v2.metadata.json"));
-  EXPECT_THAT(AllWarnings(), HasSubstr("empty (0 bytes)"));
+  EXPECT_THAT(AllWarnings(), HasSubstr(kept == 0 ? std::string("empty (0 bytes)")
+                                                 : "not JSON (" + std::to_string(kept) + " bytes)"));
   EXPECT_THAT(AllWarnings(), HasSubstr("reading version 1"));
   EXPECT_EQ(Hint(), "1");
 
