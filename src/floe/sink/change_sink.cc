@@ -463,7 +463,7 @@ Status ChangeSink::Impl::AddChanges(Destination* d, Batch&& rows, const std::vec
     if (position <= d->token.committed_position) {
       // Committed by an earlier run: skipped, but remembered for lateness.
       ++d->stats.skipped;
-      d->late.Update(hash, seqs[si], ChangeClass(kinds[si]), d->token.last_commit_ms);
+      (void)d->late.Update(hash, seqs[si], ChangeClass(kinds[si]), d->token.last_commit_ms);
       keys.resize(begin);
       continue;
     }

@@ -124,8 +124,7 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
     // A key that may be live (the table held it when the sink opened it, or
     // the sink applied it since) gets a delete even when its first change
     // here is an INSERT: one row per key, whatever the arrival order.
-    const bool maybe_live = f.late->Find(st.hash) != nullptr;
-    f.late->Update(st.hash, st.newest.seq, st.newest.cls, f.flush_ms);
+    const bool maybe_live = f.late->Update(st.hash, st.newest.seq, st.newest.cls, f.flush_ms);
     if (!st.kept) return Ok();
     if (f.upsert || st.first_kind != RowKind::kInsert || maybe_live) {
       auto used = codec_.Decode(row, &del_rows);

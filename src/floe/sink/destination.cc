@@ -190,7 +190,7 @@ Status SeedLiveKeys(Destination* d) {
     for (int64_t i = 0; i < b.num_rows; ++i) {
       key.clear();
       if (!enc.Encode(b, i, &key, &null_column)) continue;  // a null key: not a key of this sink
-      d->late.Update(XXH3_64bits(key.data(), key.size()), std::numeric_limits<int64_t>::min(), 0, 0);
+      (void)d->late.Update(XXH3_64bits(key.data(), key.size()), std::numeric_limits<int64_t>::min(), 0, 0);
     }
   }
   return Ok();

@@ -51,9 +51,10 @@ class LateTracker {
       if (slots_[i].hash == hash) return &slots_[i].entry;
     }
   }
-  /// Records a committed change of the key (kept when it is the newest).
-  void Update(uint64_t hash, int64_t seq, int cls, int64_t commit_ms) {
-    Put(hash ? hash : 1, Entry{seq, commit_ms * 2 + (cls & 1)});
+  /// Records a committed change of the key (kept when it is the newest);
+  /// returns whether the key was known before.
+  bool Update(uint64_t hash, int64_t seq, int cls, int64_t commit_ms) {
+    return Put(hash ? hash : 1, Entry{seq, commit_ms * 2 + (cls & 1)});
   }
   size_t size() const { return size_; }
 
@@ -62,7 +63,7 @@ class LateTracker {
     uint64_t hash = 0;
     Entry entry{};
   };
-  void Put(uint64_t hash, Entry e);
+  bool Put(uint64_t hash, Entry e);  ///< whether the key was there
   void Grow();
 
   std::vector<Slot, HugePageAllocator<Slot>> slots_;
