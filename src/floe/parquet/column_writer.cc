@@ -454,6 +454,53 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     return pages_bytes_ + PageBytes() + DictBytes();
   }
 
+  int64_t EstimatedBytes() const override {
+    if (pending_reset_) return 0;
+    // Too few compressed bytes to go by: count raw bytes as they are.
+    constexpr int64_t kMinMeasured = 4096;
+    const double ratio = sizes_.retired_raw >= kMinMeasured
+                             ? double(sizes_.retired_packed) / double(sizes_.retired_raw)
+                             : 1.0;
+    const double dict_ratio = dict_probe_raw_ > 0 ? double(dict_probe_packed_) / double(dict_probe_raw_) : ratio;
+    const int64_t retired = pages_bytes_ - sizes_.inflight_raw;  // this chunk's compressed pages
+    return retired + static_cast<int64_t>(ratio * double(sizes_.inflight_raw + PageBytes()) +
+                                          dict_ratio * double(DictBytes()));
+  }
+
+  Status Settle() override {
+    if (pending_reset_) return Ok();
+    if (page_levels_ > 0) FLOE_RETURN_IF_ERROR(FlushPage());
+    for (auto& job : jobs_) {
+      if (Status st = cfg_.pool->Retire(job.get()); !st) {
+        return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+      }
+    }
+    // The dictionary page is compressed when the chunk ends: compress it once
+    // now to learn its ratio (plain values compress unlike the indices).
+    if (DictBytes() >= 1024 && cfg_.codec != Codec::kUncompressed) {
+      PageJob& dj = dict_job_;
+      cfg_.pool->GiveBuffer(std::move(dj.out));
+      dj.body = cfg_.pool->TakeBuffer();
+      EncodeDictionaryPlain(&dj.body);
+      dj.body_begin = 0;
+      dj.prefix.Clear();
+      format::PageHeader h;
+      h.__set_type(format::PageType::DICTIONARY_PAGE);
+      format::DictionaryPageHeader dh;
+      dh.__set_num_values(static_cast<int32_t>(DictSize()));
+      dh.__set_encoding(format::Encoding::PLAIN);
+      h.__set_dictionary_page_header(dh);
+      dj.header = std::move(h);
+      if (Status st = cfg_.pool->Run(&dj); !st) {
+        return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+      }
+      dict_probe_raw_ = static_cast<int64_t>(dj.body.size());
+      dict_probe_packed_ = dj.page_size();
+      cfg_.pool->GiveBuffer(std::move(dj.body));
+    }
+    return Ok();
+  }
+
   Status FinishChunk(ChunkOutput* out) override {
     if (page_levels_ > 0 || num_pages_ == 0) FLOE_RETURN_IF_ERROR(FlushPage());
     // Wait for this chunk's pages; their final sizes give the page offsets.
@@ -1047,6 +1094,7 @@ class TypedChunkWriter final : public ColumnChunkWriter {
       }
     }
     job->owner_bytes = &pages_bytes_;
+    job->sizes = &sizes_;
     if (Status s = cfg_.pool->Submit(job.get()); !s) {
       return Fail(std::move(s).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
     }
@@ -1232,6 +1280,9 @@ class TypedChunkWriter final : public ColumnChunkWriter {
   // Chunk being filled.
   std::vector<std::unique_ptr<PageJob>> jobs_;  // the chunk's data pages, in order
   PageJob dict_job_;
+  PageSizes sizes_;                 // this column's pages in this file (EstimatedBytes)
+  int64_t dict_probe_raw_ = 0;      // the dictionary as Settle last compressed it
+  int64_t dict_probe_packed_ = 0;
   int64_t pages_bytes_ = 0;  // the pages' buffered bytes, as the pool accounts them
   bool pending_reset_ = false;
   bool dict_used_ = false;

@@ -87,6 +87,14 @@ class ColumnChunkWriter {
   virtual Status Write(const LeafLevels& levels, int64_t row_begin, int64_t row_end) = 0;
   /// Encoded bytes buffered for the current chunk (pages, dictionary, open page).
   virtual int64_t BufferedBytes() const = 0;
+  /// What the current chunk will take in the file: its compressed pages as
+  /// they are, and the bytes not compressed yet (pages in flight, the open
+  /// page, the dictionary) at the compression ratio this column's pages (and
+  /// its dictionary, once Settle measured it) had so far in this file.
+  virtual int64_t EstimatedBytes() const = 0;
+  /// Compresses the open page and the pages in flight, and measures the
+  /// dictionary's ratio, so that EstimatedBytes is a measurement.
+  virtual Status Settle() = 0;
   /// Ends the current chunk; `out` stays valid until the next call of Write.
   virtual Status FinishChunk(ChunkOutput* out) = 0;
   /// Iceberg metrics over all finished chunks.

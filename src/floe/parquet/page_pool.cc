@@ -190,6 +190,7 @@ Status PagePool::Submit(PageJob* job) {
   job->retired_ = false;
   job->status = Ok();
   *job->owner_bytes += bytes;
+  if (job->sizes) job->sizes->inflight_raw += bytes;
   window_.push_back(job);
   window_bytes_ += bytes;
   if (workers_.empty()) {
@@ -229,6 +230,13 @@ Status PagePool::Retire(PageJob* job) {
   }
   job->retired_ = true;
   *job->owner_bytes += job->page_size() - job->estimate();
+  if (job->sizes) {
+    job->sizes->inflight_raw -= job->estimate();
+    if (job->status) {
+      job->sizes->retired_raw += job->estimate();
+      job->sizes->retired_packed += job->page_size();
+    }
+  }
   // The uncompressed body is no longer needed.
   GiveBuffer(std::move(job->body));
   job->body_begin = 0;

@@ -38,6 +38,15 @@ namespace floe::parquet {
 /// can be put in front of the values without moving them.
 inline constexpr size_t kPageHeadroom = 64;
 
+/// A column's pages, raw and compressed, for estimating what its buffered
+/// bytes will take in the file: the raw bytes of the pages in flight, and of
+/// the pages compressed so far (both sizes; header included in `packed`).
+struct PageSizes {
+  int64_t inflight_raw = 0;
+  int64_t retired_raw = 0;
+  int64_t retired_packed = 0;
+};
+
 /// One page to compress. Filled by a chunk writer; owned by it until the chunk has
 /// been written out.
 struct PageJob {
@@ -47,6 +56,7 @@ struct PageJob {
   size_t body_begin = 0;
   Buffer prefix;              ///< V2 levels: stored uncompressed before the payload
   int64_t* owner_bytes = nullptr;  ///< the chunk's buffered-bytes figure (see retire)
+  PageSizes* sizes = nullptr;      ///< the column's raw / compressed accounting, or none
 
   // ---- output (valid once retired) ----
   Buffer out;            ///< header + prefix + compressed body at out[out_begin, end)

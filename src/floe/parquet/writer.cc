@@ -49,6 +49,12 @@ Result<WriterOptions> WriterOptions::FromResolver(const config::Resolver& r) {
   FLOE_ASSIGN_OR_RETURN(o.codec, ParseCodec(codec));
   FLOE_ASSIGN_OR_RETURN(auto level, r.Get(k::kCompressionLevel));
   o.compression_level = level.value_or(0);
+  // Checked here, where a write resolves its options, not when the first
+  // file opens (after the input was read).
+  if (Status st = CheckCompressionLevel(o.codec, o.compression_level); !st) {
+    return InvalidArgument("{} / {}: {}", k::kCompressionLevel.name, k::kParquetCompressionLevel.name,
+                           st.error().message);
+  }
   FLOE_ASSIGN_OR_RETURN(std::string version, r.Value(k::kParquetPageVersion));
   o.page_version = version == "v2" ? PageVersion::kV2 : PageVersion::kV1;
   FLOE_ASSIGN_OR_RETURN(o.bloom_filter_columns, r.GetColumns(k::kParquetBloomFilterEnabledColumn));
@@ -249,8 +255,18 @@ class FileWriterImpl {
     return t;
   }
 
+  /// What the file would take if closed now: what is written, the open row
+  /// group's chunks at their columns' compression ratios so far, and a
+  /// footer allowance.
   int64_t EstimatedFileSize() const {
-    return out_->Tell() + BufferedBytes() + 64 * static_cast<int64_t>(writers_.size()) + 64;
+    int64_t t = 0;
+    for (const auto& w : writers_) t += w->EstimatedBytes();
+    return out_->Tell() + t + 64 * static_cast<int64_t>(writers_.size()) + 64;
+  }
+
+  Status SettlePages() {
+    for (const auto& w : writers_) FLOE_RETURN_IF_ERROR(w->Settle());
+    return Ok();
   }
 
   Status FlushRowGroup() {
@@ -445,6 +461,7 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::unique_ptr<OutputFile>
 
 Status FileWriter::Write(const Batch& batch) { return impl_->Write(batch); }
 int64_t FileWriter::EstimatedFileSize() const { return impl_->EstimatedFileSize(); }
+Status FileWriter::SettlePages() { return impl_->SettlePages(); }
 Result<WriteResult> FileWriter::Close() { return impl_->Close(); }
 void FileWriter::Abort() { impl_->Abort(); }
 

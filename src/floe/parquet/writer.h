@@ -111,8 +111,15 @@ class FileWriter {
   /// layout, nulls in required fields, decimal precision). On error nothing of this
   /// batch is guaranteed; the caller should Abort().
   Status Write(const Batch& batch);
-  /// Bytes written so far plus an estimate of what is buffered (for rolling files).
+  /// Bytes written so far plus an estimate of what is buffered (for rolling
+  /// files): buffered bytes not compressed yet count at the compression ratio
+  /// each column had so far in this file (1 before any page was compressed).
   int64_t EstimatedFileSize() const;
+  /// Compresses every column's open page and pages in flight and measures
+  /// its dictionary's ratio, so that EstimatedFileSize measures rather than
+  /// estimates (a rolling writer calls it before it closes a file on the
+  /// estimate). Costs short pages: call it rarely.
+  Status SettlePages();
   /// Flushes the last row group, writes page indexes, bloom filters and the footer,
   /// and commits the output file.
   Result<WriteResult> Close();
