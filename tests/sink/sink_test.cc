@@ -208,6 +208,73 @@ TEST(Projector, KeepDropOnlyAndBind) {
   EXPECT_NE(st.error().message.find("row 102"), std::string::npos) << st.error().message;
 }
 
+// keep / drop name nested struct fields with dots, as Beam's RowFilter does
+// (issue 28: `drop=meta.src` was "no field 'meta.src'"): the struct keeps
+// the other fields (drop) or only the named ones, in its own order (keep).
+TEST(Projector, KeepAndDropNameNestedFields) {
+  SchemaPtr in = Sql("id INT, meta STRUCT<src STRING, at BIGINT, deep STRUCT<p INT, q INT>>, v STRING");
+  const std::string rows = R"({"id":1,"meta":{"src":"a","at":5,"deep":{"p":1,"q":2}},"v":"x"})" "\n"
+                           R"({"id":2,"meta":null,"v":null})" "\n";
+  Batch out;
+  auto drop = Projector::Make(in, {ProjectionKind::kDrop, {"meta.src", "meta.deep.q"}});
+  ASSERT_OK(drop);
+  EXPECT_EQ(drop->projected_schema()->ToString(),
+            Sql("id INT, meta STRUCT<at BIGINT, deep STRUCT<p INT>>, v STRING")->ToString());
+  ASSERT_OK(drop->Bind(Sql("id INT, meta STRUCT<at BIGINT, deep STRUCT<p INT>>, v STRING")));
+  ASSERT_OK(drop->Apply(Decode(in, rows), &out, 1));
+  EXPECT_EQ(Rows(out), "{\"id\":1,\"meta\":{\"at\":5,\"deep\":{\"p\":1}},\"v\":\"x\"}\n"
+                       "{\"id\":2,\"meta\":null,\"v\":null}\n");
+
+  auto keep = Projector::Make(in, {ProjectionKind::kKeep, {"v", "meta.deep.q", "meta.src"}});
+  ASSERT_OK(keep);
+  ASSERT_OK(keep->Bind(Sql("v STRING, meta STRUCT<src STRING, deep STRUCT<q INT>>")));
+  ASSERT_OK(keep->Apply(Decode(in, rows), &out, 1));
+  EXPECT_EQ(Rows(out), "{\"v\":\"x\",\"meta\":{\"src\":\"a\",\"deep\":{\"q\":2}}}\n"
+                       "{\"v\":null,\"meta\":null}\n");
+  // A whole struct named next to one of its fields keeps all of it.
+  auto both = Projector::Make(in, {ProjectionKind::kKeep, {"meta.src", "meta"}});
+  ASSERT_OK(both);
+  ASSERT_EQ(both->projected_schema()->num_fields(), 1);
+  EXPECT_EQ(both->projected_schema()->fields()[0].type->ToString(),
+            "struct<src: string, at: long, deep: struct<p: int, q: int>>");
+
+  auto missing = Projector::Make(in, {ProjectionKind::kDrop, {"meta.none"}});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("drop: no field 'meta.none'"), std::string::npos) << missing.error().message;
+  auto through = Projector::Make(in, {ProjectionKind::kKeep, {"v.x"}});
+  ASSERT_FALSE(through);
+  EXPECT_NE(through.error().message.find("'v' is not a struct"), std::string::npos) << through.error().message;
+  auto all = Projector::Make(in, {ProjectionKind::kDrop, {"meta.src", "meta.at", "meta.deep"}});
+  ASSERT_FALSE(all);
+  EXPECT_NE(all.error().message.find("every field of struct 'meta'"), std::string::npos) << all.error().message;
+}
+
+// `--set` takes a map in YAML's flow form (issue 28: `--set
+// error_handling='{output: e.jsonl}'` was "unknown key '{output'"), as the
+// same key in --config would be read.
+TEST(WriteConfig, SetTakesAMapInYamlFlowForm) {
+  WriteConfig c;
+  ASSERT_OK(c.Set("error_handling", "{output: e.jsonl, dead_letter: late.jsonl}"));
+  EXPECT_EQ(c.error_handling, (std::map<std::string, std::string>{{"output", "e.jsonl"}, {"dead_letter", "late.jsonl"}}));
+  ASSERT_OK(c.Set("snapshot_properties", "{pipeline: demo}"));
+  EXPECT_EQ(c.snapshot_properties.at("pipeline"), "demo");
+  ASSERT_OK(c.Set("table_properties", "{write.parquet.compression-codec: snappy}"));
+  EXPECT_EQ(c.table_properties.at("write.parquet.compression-codec"), "snappy");
+  ASSERT_OK(c.Set("write_properties", "{target-file-size-bytes: 1000000}"));
+  EXPECT_EQ(c.write_properties.at("target-file-size-bytes"), "1000000");
+  // The key:value form still works for the sink's maps.
+  ASSERT_OK(c.Set("change_type_map", "c:INSERT,d:DELETE"));
+  EXPECT_EQ(c.change_type_map.size(), 2u);
+  // Errors name the option: YAML that does not parse, a value that is not a
+  // map.
+  auto bad = c.Set("table_properties", "{a: [1, 2}");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("table_properties"), std::string::npos) << bad.error().message;
+  bad = c.Set("catalog_properties", "warehouse");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("flow form"), std::string::npos) << bad.error().message;
+}
+
 class PipelineTest : public testing::TestWithParam<int> {};
 
 TEST_P(PipelineTest, RowsInOrderAndErrorsStopBothStages) {

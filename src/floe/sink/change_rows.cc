@@ -106,9 +106,11 @@ Result<ControlColumns> ControlColumns::Make(SchemaPtr input, const SinkOptions& 
   namespace k = config::keys;
   ControlColumns c;
   c.input_ = input;
+  // Kept: keep names the column, or a struct it is in.
   auto kept = [&](const std::string& dotted) {
-    const std::string top = dotted.substr(0, dotted.find('.'));
-    return std::find(keep.begin(), keep.end(), top) != keep.end();
+    return std::any_of(keep.begin(), keep.end(), [&](const std::string& k) {
+      return dotted == k || (dotted.size() > k.size() && dotted.starts_with(k) && dotted[k.size()] == '.');
+    });
   };
   std::vector<std::vector<int>> strip;
   if (options.mode == WriteMode::kMergeOnRead) {

@@ -1,7 +1,9 @@
 // Projector: keep / drop / only and the binding of columns to a table schema.
 #include "floe/sink/projection.h"
 
-#include <set>
+#include <algorithm>
+
+#include "floe/sink/change_rows.h"
 
 namespace floe::sink {
 
@@ -32,33 +34,132 @@ bool SameShape(const Type& a, const Type& b) {
   return true;
 }
 
+namespace {
+
+// A struct's children narrowed to those keep names or drop spares: `paths`
+// hold the named fields relative to `type` (child indices; an empty path is
+// the field itself).
+Projector::Narrow KeepTree(const Type& type, const std::vector<std::vector<int>>& paths) {
+  Projector::Narrow n;
+  for (const auto& p : paths) {
+    if (p.empty()) return n;  // the field itself: whole
+  }
+  n.whole = false;
+  for (size_t c = 0; c < type.fields.size(); ++c) {
+    std::vector<std::vector<int>> sub;
+    for (const auto& p : paths) {
+      if (static_cast<size_t>(p[0]) == c) sub.emplace_back(p.begin() + 1, p.end());
+    }
+    if (!sub.empty()) n.children.emplace_back(static_cast<int>(c), KeepTree(*type.fields[c].type, sub));
+  }
+  return n;
+}
+
+Result<Projector::Narrow> DropTree(const NestedField& field, const std::vector<std::vector<int>>& paths) {
+  Projector::Narrow n;
+  if (paths.empty()) return n;
+  n.whole = false;
+  const Type& type = *field.type;
+  for (size_t c = 0; c < type.fields.size(); ++c) {
+    std::vector<std::vector<int>> sub;
+    bool dropped = false;
+    for (const auto& p : paths) {
+      if (static_cast<size_t>(p[0]) != c) continue;
+      if (p.size() == 1) dropped = true;
+      sub.emplace_back(p.begin() + 1, p.end());
+    }
+    if (dropped) continue;
+    FLOE_ASSIGN_OR_RETURN(Projector::Narrow child, DropTree(type.fields[c], sub));
+    n.children.emplace_back(static_cast<int>(c), std::move(child));
+  }
+  if (n.children.empty()) return InvalidArgument("drop: every field of struct '{}' is dropped", field.name);
+  return n;
+}
+
+NestedField NarrowField(const NestedField& f, const Projector::Narrow& n) {
+  if (n.whole) return f;
+  NestedField out = f;
+  std::vector<NestedField> children;
+  for (const auto& [c, sub] : n.children) children.push_back(NarrowField(f.type->fields[static_cast<size_t>(c)], sub));
+  out.type = StructType(std::move(children));
+  return out;
+}
+
+// Moves the kept children of a struct column (recursively) into place.
+void NarrowColumn(ColumnVector* col, const Projector::Narrow& n) {
+  if (n.whole) return;
+  std::vector<ColumnVector> children;
+  children.reserve(n.children.size());
+  for (const auto& [c, sub] : n.children) {
+    children.push_back(std::move(col->children[static_cast<size_t>(c)]));
+    NarrowColumn(&children.back(), sub);
+  }
+  col->children = std::move(children);
+}
+
+// The dotted names of `names` as paths of the input (keep / drop name nested
+// struct fields as `meta.src`).
+Result<std::vector<std::vector<int>>> PathsOf(const Schema& input, const std::vector<std::string>& names,
+                                              std::string_view what) {
+  std::vector<std::vector<int>> paths;
+  for (const std::string& name : names) {
+    auto path = NamePath(input, name);
+    if (!path) {
+      return InvalidArgument("{}: no field '{}' in the input schema ({})", what, name, path.error().message);
+    }
+    paths.push_back(std::move(*path));
+  }
+  return paths;
+}
+
+}  // namespace
+
 Result<Projector> Projector::Make(SchemaPtr input, const ProjectionConfig& config) {
   Projector p;
   p.input_ = input;
   p.kind_ = config.kind;
   std::vector<NestedField> fields;
+  auto add = [&](int i, Narrow n) {
+    fields.push_back(NarrowField(input->fields()[static_cast<size_t>(i)], n));
+    p.source_columns_.push_back(i);
+    p.narrow_.push_back(std::move(n));
+  };
   switch (config.kind) {
     case ProjectionKind::kNone:
       for (int i = 0; i < input->num_fields(); ++i) p.source_columns_.push_back(i);
+      p.narrow_.resize(p.source_columns_.size());
       p.projected_ = input;
       return p;
-    case ProjectionKind::kKeep:
-      for (const std::string& name : config.fields) {
-        int i = input->IndexOf(name);
-        if (i < 0) return InvalidArgument("keep: no field '{}' in the input schema", name);
-        p.source_columns_.push_back(i);
-        fields.push_back(input->fields()[i]);
+    case ProjectionKind::kKeep: {
+      // Top-level columns in the order keep first names them; nested names
+      // keep those fields of their structs (in the struct's order).
+      FLOE_ASSIGN_OR_RETURN(auto paths, PathsOf(*input, config.fields, "keep"));
+      std::vector<int> order;
+      for (const auto& path : paths) {
+        if (std::find(order.begin(), order.end(), path[0]) == order.end()) order.push_back(path[0]);
+      }
+      for (int top : order) {
+        std::vector<std::vector<int>> sub;
+        for (const auto& path : paths) {
+          if (path[0] == top) sub.emplace_back(path.begin() + 1, path.end());
+        }
+        add(top, KeepTree(*input->fields()[static_cast<size_t>(top)].type, sub));
       }
       break;
+    }
     case ProjectionKind::kDrop: {
-      std::set<std::string> drop(config.fields.begin(), config.fields.end());
-      for (const std::string& name : config.fields) {
-        if (input->IndexOf(name) < 0) return InvalidArgument("drop: no field '{}' in the input schema", name);
-      }
+      FLOE_ASSIGN_OR_RETURN(auto paths, PathsOf(*input, config.fields, "drop"));
       for (int i = 0; i < input->num_fields(); ++i) {
-        if (drop.count(input->fields()[i].name)) continue;
-        p.source_columns_.push_back(i);
-        fields.push_back(input->fields()[i]);
+        std::vector<std::vector<int>> sub;
+        bool dropped = false;
+        for (const auto& path : paths) {
+          if (path[0] != i) continue;
+          if (path.size() == 1) dropped = true;
+          sub.emplace_back(path.begin() + 1, path.end());
+        }
+        if (dropped) continue;
+        FLOE_ASSIGN_OR_RETURN(Narrow n, DropTree(input->fields()[static_cast<size_t>(i)], sub));
+        add(i, std::move(n));
       }
       if (fields.empty()) return InvalidArgument("drop: every input field is dropped");
       break;
@@ -79,6 +180,7 @@ Result<Projector> Projector::Make(SchemaPtr input, const ProjectionConfig& confi
         if (!f.required) child.required = false;
         fields.push_back(std::move(child));
       }
+      p.narrow_.resize(p.source_columns_.size());
       break;
     }
   }
@@ -136,6 +238,7 @@ Status Projector::Apply(Batch&& in, Batch* out, int64_t first_row) const {
       continue;
     }
     col = std::move((*source)[source_columns_[bound_[t]]]);
+    NarrowColumn(&col, narrow_[static_cast<size_t>(bound_[t])]);
     Retype(&col, tf.type);
     if (tf.required && col.has_nulls()) {
       for (int64_t r = 0; r < col.length; ++r) {

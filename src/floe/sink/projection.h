@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "floe/sink/write_config.h"
@@ -24,6 +25,14 @@ bool SameShape(const Type& a, const Type& b);
 /// Projects input batches and binds them to a table schema.
 class Projector {
  public:
+  /// The part of a column a projection keeps: all of it, or some children
+  /// of a struct (child index, and what of it).
+  struct Narrow {
+    bool whole = true;
+    std::vector<std::pair<int, Narrow>> children;
+  };
+
+
   /// Checks the projection against the input schema (names exist; `only`
   /// names a struct).
   static Result<Projector> Make(SchemaPtr input, const ProjectionConfig& config);
@@ -45,6 +54,7 @@ class Projector {
   ProjectionKind kind_ = ProjectionKind::kNone;
   int only_index_ = -1;              ///< kOnly: the struct column of the input
   std::vector<int> source_columns_;  ///< projected column i = input column (or only child)
+  std::vector<Narrow> narrow_;       ///< what of projected column i's source is kept
   SchemaPtr table_;
   /// Table column i comes from projected column bound_[i], or -1 (nulls).
   std::vector<int> bound_;

@@ -10,6 +10,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/config/options.h"
 #include "floe/iceberg/transform.h"
+#include "floe/util/codec.h"
 #include "floe/util/strings.h"
 
 namespace floe::sink {
@@ -257,6 +258,25 @@ Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::
   namespace k = config::keys;
   std::string key(key_view);
   if (const config::OptionDef* beam = config::FindOption(key, kBeam)) {
+    if (beam->type == config::OptionType::kMap && Trim(value).starts_with("{")) {
+      // `--set error_handling='{output: errors.jsonl}'`: YAML's flow form, read
+      // as the same key in --config would be.
+      FLOE_ASSIGN_OR_RETURN(WriteConfig one, FromYaml(fmt::format("{}: {}", key, value), fmt::format("{} {}", origin, key)));
+      if (auto* m = SinkMap(key)) {
+        *m = std::move(*one.SinkMap(key));
+      } else if (key == k::kBeamCatalogProperties.name) {
+        catalog_properties = std::move(one.catalog_properties);
+      } else if (key == k::kBeamConfigProperties.name) {
+        config_properties = std::move(one.config_properties);
+      } else if (key == k::kBeamTableProperties.name) {
+        table_properties = std::move(one.table_properties);
+      } else if (key == k::kBeamWriteProperties.name) {
+        for (auto& [wk, val] : one.write_properties) write_properties[wk] = std::move(val);
+      } else {
+        return Internal("{} {}: a map option with no place to go", origin, key);
+      }
+      return Ok();
+    }
     if (auto* m = SinkMap(key)) {
       // `--set change_type_map=c:INSERT,d:DELETE`: entries key:value, comma-separated.
       std::map<std::string, std::string> parsed;
@@ -272,8 +292,9 @@ Status WriteConfig::Set(std::string_view key_view, std::string_view value, std::
       return Ok();
     }
     if (beam->type == config::OptionType::kMap) {
-      return InvalidArgument("{} '{}': a map; give it in --config YAML (catalog properties also as --catalog key=value)",
-                             origin, key);
+      return InvalidArgument("{} '{}': a map; give it in YAML's flow form ({}='{{key: value, ...}}'), in --config "
+                             "YAML, or (catalog properties) as --catalog key=value",
+                             origin, key, key);
     }
     FLOE_RETURN_IF_ERROR(config::CheckValue(*beam, key, value));
     if (Status st = config::CheckSupport(*beam, key, value, config::Use::kJob); !st) {
@@ -320,6 +341,29 @@ Status WriteConfig::Validate() const {
   FLOE_RETURN_IF_ERROR(
       config::CheckOptions(table_properties, kTable, k::kBeamTableProperties.name, config::Use::kNewTable));
   FLOE_RETURN_IF_ERROR(config::CheckOptions(write_properties, kWrite | kTable, k::kBeamWriteProperties.name));
+  // A codec level the codec does not take, when both are given here (a
+  // table's own codec is checked when the write opens it, before any input).
+  auto given = [&](std::string_view job_key, std::string_view table_key) -> const std::string* {
+    for (std::string_view key : {job_key, table_key}) {
+      for (const auto* m : {&write_properties, &table_properties}) {
+        if (auto it = m->find(std::string(key)); it != m->end()) return &it->second;
+      }
+    }
+    return nullptr;
+  };
+  const std::string* codec = given(k::kCompressionCodec.name, k::kParquetCompressionCodec.name);
+  const std::string* level = given(k::kCompressionLevel.name, k::kParquetCompressionLevel.name);
+  if (codec && level) {
+    auto c = ParseCodec(*codec);
+    int32_t l = 0;
+    auto [p, ec] = std::from_chars(level->data(), level->data() + level->size(), l);
+    if (c && ec == std::errc() && p == level->data() + level->size()) {  // else: CheckValue names it
+      if (Status st = CheckCompressionLevel(*c, l); !st) {
+        return InvalidArgument("{} / {}: {}", k::kCompressionLevel.name, k::kParquetCompressionLevel.name,
+                               st.error().message);
+      }
+    }
+  }
   // floe reads no Hadoop configuration: a key here would do nothing.
   if (!config_properties.empty()) {
     return Unsupported("{}: '{}' would do nothing: floe uses no Hadoop configuration properties yet "

@@ -192,22 +192,41 @@ Status Inflate(bool raw, const uint8_t* data, size_t size, Buffer* out, size_t m
 
 }  // namespace
 
+Status CheckCompressionLevel(Codec codec, int level) {
+  if (level == 0) return Ok();
+  switch (codec) {
+    case Codec::kZstd:
+      if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
+        return InvalidArgument("level {} is out of range for zstd ({}..{})", level, ZSTD_minCLevel(),
+                               ZSTD_maxCLevel());
+      }
+      return Ok();
+    case Codec::kBrotli:
+      if (level < 0 || level > 11) return InvalidArgument("level {} is out of range for brotli (0..11)", level);
+      return Ok();
+    case Codec::kGzip:
+    case Codec::kDeflateRaw:
+      if (level < 1 || level > 9) {
+        return InvalidArgument("level {} is out of range for {} (1..9)", level, CodecName(codec));
+      }
+      return Ok();
+    case Codec::kUncompressed:
+    case Codec::kSnappy:
+    case Codec::kLz4Raw: return Ok();  // no levels: ignored, as Iceberg's writers do
+  }
+  return Ok();
+}
+
 Result<std::unique_ptr<Compressor>> MakeCompressor(Codec codec, int level) {
+  FLOE_RETURN_IF_ERROR(CheckCompressionLevel(codec, level));
   switch (codec) {
     case Codec::kUncompressed: return std::make_unique<NoneCompressor>();
     case Codec::kSnappy: return std::make_unique<SnappyCompressor>();
-    case Codec::kZstd:
-      if (level < 0 || level > ZSTD_maxCLevel()) {
-        return InvalidArgument("zstd level {} out of range 1..{}", level, ZSTD_maxCLevel());
-      }
-      return std::make_unique<ZstdCompressor>(level == 0 ? 3 : level);
+    case Codec::kZstd: return std::make_unique<ZstdCompressor>(level == 0 ? 3 : level);
     case Codec::kLz4Raw: return std::make_unique<Lz4Compressor>();
-    case Codec::kBrotli:
-      if (level < 0 || level > 11) return InvalidArgument("brotli level {} out of range 0..11", level);
-      return std::make_unique<BrotliCompressor>(level == 0 ? 5 : level);
+    case Codec::kBrotli: return std::make_unique<BrotliCompressor>(level == 0 ? 5 : level);
     case Codec::kGzip:
     case Codec::kDeflateRaw:
-      if (level < 0 || level > 9) return InvalidArgument("gzip level {} out of range 1..9", level);
       return std::make_unique<ZlibCompressor>(level == 0 ? 6 : level, codec == Codec::kGzip);
   }
   return InvalidArgument("unknown codec");

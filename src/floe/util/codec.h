@@ -42,6 +42,13 @@ class Compressor {
 /// `level` 0 means the codec's default (zstd 3, gzip 6, brotli 5).
 Result<std::unique_ptr<Compressor>> MakeCompressor(Codec codec, int level = 0);
 
+/// Whether `level` is one `codec` takes (0, the default, always is): zstd
+/// -131072..22 (negative levels are its fast modes), gzip and deflate 1..9,
+/// brotli 0..11. snappy, lz4_raw and uncompressed have no levels and ignore
+/// one (as Iceberg's writers do: a table may carry a level for another
+/// codec). The error names the codec and its range.
+Status CheckCompressionLevel(Codec codec, int level);
+
 /// Decompresses a block whose uncompressed size is known exactly (Parquet
 /// pages). Fails with kCorrupt unless exactly `out_size` bytes come out.
 Status DecompressExact(Codec codec, const uint8_t* data, size_t size, uint8_t* out,

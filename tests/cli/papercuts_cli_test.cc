@@ -1,0 +1,146 @@
+// The first-minute papercuts of issue 28, each as a new user hit it:
+// - a codec level out of range was an error only after the whole input was
+//   read (the first file opened then): now the write refuses it up front;
+// - keep / drop could not name nested fields (`drop=meta.src`);
+// - maps could not be given with --set (`error_handling='{output: e.jsonl}'`);
+// - a table location that holds another table's metadata (two catalogs
+//   sharing a warehouse folder) is refused, not written into.
+// The commands run in-process (floe::cli::Run); standard input is a pipe the
+// test holds open where the point is that floe does not wait for it.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/cli_util.h"
+#include "floe/cli/run.h"
+
+namespace papercuts_cli_test {
+
+namespace fs = std::filesystem;
+using namespace floe_cli_test;  // NOLINT: test helpers
+
+class PapercutsCli : public testing::Test {
+ protected:
+  void SetUp() override { dir_ = FreshTestDir("floe_papercuts_"); }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
+
+  // `floe args` in-process with standard input a pipe that stays open (no
+  // writer ever closes it) until the command returns or `limit` passes;
+  // `*waited` says whether the limit was reached (the command was still
+  // waiting for its input).
+  RunResult FloeWithOpenStdin(const std::string& args, std::chrono::seconds limit, bool* waited) {
+    RunResult r;
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return r;
+    std::atomic<bool> done{false};
+    *waited = false;
+    std::thread watchdog([&] {
+      const auto until = std::chrono::steady_clock::now() + limit;
+      while (!done && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      if (!done) {
+        *waited = true;
+        ::close(fds[1]);  // end the input: the command can finish
+        fds[1] = -1;
+      }
+    });
+    const int out = ::memfd_create("floe-out", MFD_CLOEXEC);
+    const int err = ::memfd_create("floe-err", MFD_CLOEXEC);
+    std::error_code ec;
+    const fs::path before = fs::current_path(ec);
+    fs::current_path(dir_, ec);
+    std::vector<std::string> argv = {"floe"};
+    for (auto& w : ShellWords(args)) argv.push_back(w);
+    r.rc = floe::cli::Run(argv, floe::cli::Io{fds[0], out, err});
+    done = true;
+    watchdog.join();
+    fs::current_path(before, ec);
+    ::close(fds[0]);
+    if (fds[1] >= 0) ::close(fds[1]);
+    char buf[65536];
+    for (auto [fd, text] : {std::pair{out, &r.out}, std::pair{err, &r.err}}) {
+      ::lseek(fd, 0, SEEK_SET);
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text->append(buf, static_cast<size_t>(n));
+      ::close(fd);
+    }
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(PapercutsCli, ACodecLevelOutOfRangeIsRefusedBeforeTheInputIsRead) {
+  struct Case {
+    std::string set, needle;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--set compression-codec=gzip --set compression-level=15", "level 15 is out of range for gzip (1..9)"},
+           {"--set compression-codec=brotli --set compression-level=12", "level 12 is out of range for brotli"},
+           {"--set write.parquet.compression-codec=gzip --set write.parquet.compression-level=10",
+            "level 10 is out of range for gzip"},
+           // The change sink's path (merge-on-read) resolves its writer options too.
+           {"--set compression-codec=gzip --set compression-level=15 --set mode=merge-on-read "
+            "--set equality_columns=id --set sequence_number_column=seq",
+            "level 15 is out of range for gzip"},
+       }) {
+    SCOPED_TRACE(c.set);
+    bool waited = false;
+    RunResult r = FloeWithOpenStdin("write --table db.t --schema 'id BIGINT, seq BIGINT' --input - " + c.set,
+                                    std::chrono::seconds(60), &waited);
+    EXPECT_FALSE(waited) << "floe waited for its input before refusing the level";
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("compression-level"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "warehouse/db/t/data")) << "nothing written";
+  }
+  // A level in range is taken (and snappy, which has no levels, ignores one,
+  // as Iceberg's writers do).
+  WriteFile(dir_ / "in.jsonl", "{\"id\":1}\n");
+  for (std::string set : {"--set compression-codec=gzip --set compression-level=9",
+                          "--set compression-codec=zstd --set compression-level=-5",
+                          "--set compression-codec=snappy --set compression-level=7"}) {
+    RunResult r = FloeRun(dir_, "write --table db.ok --schema 'id BIGINT' --input in.jsonl " + set);
+    EXPECT_EQ(r.rc, 0) << set << ": " << r.err;
+  }
+}
+
+TEST_F(PapercutsCli, KeepAndDropNameNestedFields) {
+  WriteFile(dir_ / "in.jsonl",
+            "{\"id\":1,\"meta\":{\"src\":\"web\",\"at\":5},\"v\":\"a\"}\n"
+            "{\"id\":2,\"meta\":{\"src\":\"app\",\"at\":6},\"v\":\"b\"}\n");
+  const std::string schema = " --schema 'id BIGINT, meta STRUCT<src STRING, at BIGINT>, v STRING' --input in.jsonl";
+  RunResult r = FloeRun(dir_, "write --table db.dropped --set drop=meta.src" + schema);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = FloeRun(dir_, "scan --table db.dropped");
+  EXPECT_EQ(r.out, "{\"id\":1,\"meta\":{\"at\":5},\"v\":\"a\"}\n{\"id\":2,\"meta\":{\"at\":6},\"v\":\"b\"}\n");
+  r = FloeRun(dir_, "write --table db.kept --set keep=id,meta.src" + schema);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = FloeRun(dir_, "scan --table db.kept");
+  EXPECT_EQ(r.out, "{\"id\":1,\"meta\":{\"src\":\"web\"}}\n{\"id\":2,\"meta\":{\"src\":\"app\"}}\n");
+  r = FloeRun(dir_, "write --table db.bad --set drop=meta.none" + schema);
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("drop: no field 'meta.none'"), std::string::npos) << r.err;
+}
+
+TEST_F(PapercutsCli, SetTakesMapsInYamlFlowForm) {
+  WriteFile(dir_ / "in.jsonl", "{\"id\":1,\"seq\":1}\n{\"id\":\"not a number\",\"seq\":2}\n{\"id\":3,\"seq\":3}\n");
+  RunResult r = FloeRun(dir_,
+                        "write --table db.t --schema 'id BIGINT, seq BIGINT' --input in.jsonl --set mode=merge-on-read "
+                        "--set equality_columns=id --set sequence_number_column=seq "
+                        "--set 'error_handling={output: e.jsonl}' --set 'snapshot_properties={pipeline: demo}'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(ReadFile(dir_ / "e.jsonl").find("\"position\":2"), std::string::npos) << ReadFile(dir_ / "e.jsonl");
+  r = FloeRun(dir_, "snapshots --table db.t");
+  EXPECT_NE(r.out.find("\"pipeline\":\"demo\""), std::string::npos) << r.out;
+}
+
+}  // namespace papercuts_cli_test
