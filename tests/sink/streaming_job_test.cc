@@ -250,5 +250,43 @@ TEST_F(StreamingJobTest, CancellationCommitsWhatAnUnboundedSourceHandedOver) {
   EXPECT_EQ(Ids(), Range(1, 30));
 }
 
+// A stream that goes idle reports (floe write prints its accounting) after
+// the commit that changed something, not after every trigger (issue 28: an
+// idle `floe write` printed a full accounting line every second); a run
+// that never changes anything still reports once, at its end.
+TEST_F(StreamingJobTest, AnIdleStreamReportsOnlyTheCommitsThatChangedSomething) {
+  // (The run without rows first: it commits nothing, so leaves no token that
+  // the next run's source would be asked to resume.)
+  for (int64_t rows : {0, 10}) {
+    SCOPED_TRACE(rows);
+    Cancellation cancel;
+    TestSource::Log log;
+    auto src = std::make_unique<TestSource>(rows ? "busy" : "empty", rows, 10, &log);
+    src->StayOpen();
+    StreamingJobOptions jo;
+    jo.cancel = &cancel;
+    jo.trigger = std::chrono::milliseconds(2);
+    int reports = 0;
+    jo.on_commit = [&](const ChangeSink&) -> Status {
+      ++reports;
+      return Ok();
+    };
+    auto job = Open(std::move(src), std::move(jo));
+    ASSERT_OK(job);
+    std::thread stopper([&] {
+      // Many idle triggers after the rows: each Read waits for the next one.
+      while (log.reads < 40) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      cancel.Cancel();
+    });
+    Status st = (*job)->Run();
+    stopper.join();
+    ASSERT_OK(st);
+    EXPECT_EQ(reports, 1);
+    EXPECT_GE(log.reads.load(), 40);
+    job->reset();
+    EXPECT_EQ(Ids(), Range(1, rows));
+  }
+}
+
 }  // namespace streaming_job_test
 }  // namespace floe::sink

@@ -49,8 +49,9 @@ Status RunChangeWrite(const sink::WriteConfig& config, catalog::Catalog* catalog
       WriteAll(err_fd, line);  // best effort
     };
   }
-  // A streaming run prints its accounting after every commit; a bounded one
-  // once, at its end (its only commit).
+  // A streaming run prints its accounting after each trigger that changed it
+  // (an idle stream prints nothing) and once at its end; a bounded one once,
+  // at its end (its only commit). --progress adds a live line on stderr.
   jo.on_commit = [](const sink::ChangeSink& s) { return PrintLine(s.StatsJson()); };
   auto opened = sink::StreamingJob::Open(config, catalog, std::move(input_schema), std::move(sink_options),
                                          std::move(source), std::move(jo));

@@ -75,7 +75,8 @@ class ChangeSink::Impl {
   int64_t window_rows_ = 0;
   int64_t unrouted_errors_ = 0;
   int64_t unrouted_read_ = 0;
-  int64_t windows_committed_ = 0;
+  int64_t windows_committed_ = 0;  ///< triggers (the table cache counts in them)
+  int64_t windows_published_ = 0;  ///< triggers that had a window to commit (the accounting)
   bool failed_ = false;
 
  private:
@@ -699,6 +700,7 @@ Status ChangeSink::Impl::Commit(int64_t position) {
   CrashPoint("sink.committed");
   window_rows_ = 0;
   ++windows_committed_;
+  if (!due.empty()) ++windows_published_;
   return Ok();
 }
 
@@ -728,7 +730,7 @@ SinkStats ChangeSink::Impl::stats() const {
   s.unrouted_errors = unrouted_errors_;
   s.read = unrouted_read_;
   s.errors = unrouted_errors_;
-  s.commits = windows_committed_;
+  s.commits = windows_published_;
   for (const auto& [name, d] : destinations_) {
     const DestinationStats& ds = d->stats;
     s.read += ds.read;

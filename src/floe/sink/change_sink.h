@@ -109,7 +109,7 @@ struct DestinationStats {
 struct SinkStats {
   int64_t read = 0, applied = 0, errors = 0, dead_letter = 0, dropped = 0, skipped = 0;
   int64_t unrouted_errors = 0;
-  int64_t commits = 0;  ///< windows committed
+  int64_t commits = 0;  ///< windows committed (triggers with nothing to commit not counted)
   std::vector<DestinationStats> destinations;
 };
 

@@ -183,12 +183,17 @@ Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& op
 // The change sink as the loop's target.
 class StreamingJob::SinkTarget final : public JobTarget {
  public:
-  SinkTarget(ChangeSink* sink, const StreamingJobOptions& o) : sink_(sink), o_(o) {}
+  SinkTarget(ChangeSink* sink, const StreamingJobOptions& o) : sink_(sink), o_(o) {
+    if (o_.on_commit) last_ = sink_->StatsJson();
+  }
+  /// Reports after a trigger that changed the accounting (an idle stream's
+  /// triggers report nothing).
   Status Commit(int64_t consumed) override {
     FLOE_RETURN_IF_ERROR(sink_->Commit(consumed));
-    if (o_.on_commit) FLOE_RETURN_IF_ERROR(o_.on_commit(*sink_));
-    return Ok();
+    return Report(false);
   }
+  /// The run's last report: always one, even when nothing changed.
+  Status Final() { return Report(true); }
   Status Heartbeat() override { return sink_->Heartbeat(); }
   int64_t pending_rows() const override { return sink_->pending_rows(); }
   JobProgress Progress() const override {
@@ -201,8 +206,19 @@ class StreamingJob::SinkTarget final : public JobTarget {
   }
 
  private:
+  Status Report(bool final) {
+    if (!o_.on_commit) return Ok();
+    std::string now = sink_->StatsJson();
+    if (now == last_ && (reported_any_ || !final)) return Ok();
+    last_ = std::move(now);
+    reported_any_ = true;
+    return o_.on_commit(*sink_);
+  }
+
   ChangeSink* sink_;
   const StreamingJobOptions& o_;
+  std::string last_;  ///< the accounting last reported (at first: before any row)
+  bool reported_any_ = false;
 };
 
 Status StreamingJob::Run() {
@@ -212,7 +228,8 @@ Status StreamingJob::Run() {
   out.reject = [sink](format::RejectedRow&& r) { return sink->Reject(r.position, r.reason, std::move(r.text)); };
   FLOE_RETURN_IF_ERROR(source_->Open(sink->input_schema(), std::move(out)));
   SinkTarget target(sink, options_);
-  return RunStreamingLoop(*source_, target, options_);
+  FLOE_RETURN_IF_ERROR(RunStreamingLoop(*source_, target, options_));
+  return target.Final();
 }
 
 }  // namespace floe::sink

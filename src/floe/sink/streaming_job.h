@@ -87,7 +87,8 @@ struct LoopOptions {
 Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& options);
 
 struct StreamingJobOptions : LoopOptions {
-  /// Called after every commit (e.g. to print the sink's StatsJson).
+  /// Called after a commit that changed the sink's accounting, and once at
+  /// the end of the run (e.g. to print the sink's StatsJson).
   std::function<Status(const ChangeSink&)> on_commit;
 };
 
