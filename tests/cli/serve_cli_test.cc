@@ -268,6 +268,32 @@ TEST_F(ServeCli, ErrorPathsAnswerTheSpecsErrorModel) {
   EXPECT_EQ(Curl("DELETE", v1 + "/namespaces/db").status, 204);
 }
 
+// A 406 (an operation the backend refuses: rename on the hadoop catalog,
+// views) passes the validating proxy: the OpenAPI document's
+// UnsupportedOperationResponse is a bare ErrorModel, which the body carries at
+// its top level next to the {"error": ...} wrapper that clients parse.
+TEST_F(ServeCli, UnsupportedOperationsAreErrorModelsThroughTheValidatingProxy) {
+  std::string url = Serve();
+  int port = FreePort();
+  Background proxy(dir_, "proxy",
+                   Interop("rest_validating_proxy.mjs") + " " + std::to_string(port) + " " + url);
+  ASSERT_FALSE(proxy.WaitFor(R"re((oas-proxy) )re").empty());
+  const std::string v1 = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+  ASSERT_EQ(Curl("POST", v1 + "/namespaces", R"({"namespace":["db"]})").status, 200);
+  ASSERT_EQ(Curl("POST", v1 + "/namespaces/db/tables", CreateTableBody("t")).status, 200);
+  Http h = Curl(
+      "POST", v1 + "/tables/rename",
+      R"({"source":{"namespace":["db"],"name":"t"},"destination":{"namespace":["db"],"name":"u"}})");
+  EXPECT_EQ(h.status, 406);
+  EXPECT_NE(h.body.find(R"("error":{)"), std::string::npos) << h.body;
+  EXPECT_NE(h.body.find(R"("code":406)"), std::string::npos) << h.body;
+  h = Curl("GET", v1 + "/namespaces/db/views");
+  EXPECT_EQ(h.status, 406);
+  Http v = Curl("GET", "http://127.0.0.1:" + std::to_string(port) + "/__oas/violations");
+  EXPECT_NE(v.body.find("\"violations\":[]"), std::string::npos) << v.body;
+  EXPECT_EQ(v.body.find("\"exchanges\":0"), std::string::npos) << v.body;
+}
+
 TEST_F(ServeCli, BearerTokensAndTheOAuthTokenEndpoint) {
   WriteFile(dir_ / "tokens", "static-token-1\n");
   WriteFile(dir_ / "clients", "spark:s3cret\n");

@@ -67,12 +67,20 @@ HttpResponse NoContent() {
   return r;
 }
 
+/// An error body: the spec's IcebergErrorResponse, `{"error": ErrorModel}`,
+/// which every client parses (Java's ErrorResponseParser, PyIceberg,
+/// iceberg-js). For 406 the OpenAPI document's UnsupportedOperationResponse
+/// names the bare ErrorModel as its schema (while its own example shows the
+/// wrapper), so a 406 body also carries the ErrorModel's fields at the top
+/// level: it satisfies that schema (ErrorModel allows other properties) and
+/// still reads as the wrapper everywhere.
 HttpResponse ErrorResponse(int status, std::string_view type, std::string_view message) {
   Json e = Json::object();
   e["message"] = message;
   e["type"] = type;
   e["code"] = status;
   Json body = Json::object();
+  if (status == 406) body = e;
   body["error"] = std::move(e);
   return JsonResponse(status, body);
 }
