@@ -107,10 +107,14 @@ bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_
     if (interrupt && interrupt->cancelled()) {
       // A signal: the statement that ran ended (a streaming job committed
       // what it read); the statements after it do not run.
+      const bool query = r->kind == sqlengine::StatementResult::Kind::kRows;
       WriteAll(CurrentIo().err,
-               session.stopped() ? "floe sql: stopped by a signal; the job committed what it had read, and the "
-                                   "statements after it were not run\n"
-                                 : "floe sql: stopped by a signal; the statements after this one were not run\n");
+               query ? "floe sql: stopped by a signal; the query printed what it had read, and the "
+                       "statements after it were not run\n"
+               : session.stopped()
+                   ? "floe sql: stopped by a signal; the job committed what it had read, and the "
+                     "statements after it were not run\n"
+                   : "floe sql: stopped by a signal; the statements after this one were not run\n");
       return true;
     }
   }
