@@ -116,6 +116,7 @@ TEST(SqlPrinter, ExpressionsRoundTripWithTheirShape) {
       "POSITION('a' || 'b' IN s) + POSITION(a IN b || c)",
       "EXTRACT(DAY FROM ts) + EXTRACT(YEAR FROM ts + INTERVAL '1' DAY)",
       "a IS DISTINCT FROM b + 1 AND a IS NOT DISTINCT FROM NULL",
+      "TRIM(LEADING `both` FROM s) || TRIM(`both`) || POSITION((a = b) IN c)",
   };
   for (const char* e : exprs) {
     SCOPED_TRACE(e);

@@ -1232,7 +1232,9 @@ class Parser {
   Result<bool> ParseKeywordCall(const std::string& fname, Expr* e) {
     const size_t start = i_;
     if (fname == "EXTRACT") {
-      if (!IsName(Peek()) || !Peek(1).Is("FROM")) return false;
+      // The unit is a bare word (printed back unquoted).
+      if (Peek().kind != TokenKind::kIdentifier || IsReserved(Peek().value) || !Peek(1).Is("FROM"))
+        return false;
       e->keyword = ToUpper(Peek().value);
       i_ += 2;
       FLOE_ASSIGN_OR_RETURN(Expr x, ParseExpr());
@@ -1242,7 +1244,10 @@ class Parser {
     if (fname == "TRIM") {
       std::string mode;
       for (std::string_view m : {"BOTH", "LEADING", "TRAILING"}) {
-        if (Accept(m)) mode = std::string(m);
+        if (Accept(m)) {
+          mode = std::string(m);
+          break;
+        }
       }
       if (Accept("FROM")) {  // TRIM(BOTH FROM s)
         FLOE_ASSIGN_OR_RETURN(Expr s, ParseExpr());
