@@ -535,7 +535,7 @@ struct Civil {
 
 Civil ToCivil(int64_t micros) {
   const int64_t days = FloorDiv(micros, kMicrosPerDay);
-  int64_t rest = micros - days * kMicrosPerDay;
+  int64_t rest = FloorMod(micros, kMicrosPerDay);  // days * kMicrosPerDay may not fit
   const CivilDate d = CivilFromDays(days);
   Civil c{d.year, static_cast<int>(d.month), static_cast<int>(d.day), 0, 0, 0, 0};
   c.hour = static_cast<int>(rest / (3600 * kMicrosPerSecond));
@@ -547,12 +547,17 @@ Civil ToCivil(int64_t micros) {
   return c;
 }
 
-int64_t FromCivil(const Civil& c) {
-  return DaysFromCivil(c.year, c.month, c.day) * kMicrosPerDay +
-         ((c.hour * 60 + c.minute) * 60 + c.second) * kMicrosPerSecond + c.micro;
+// Microseconds since the epoch; nullopt past what int64 holds.
+std::optional<int64_t> FromCivil(const Civil& c) {
+  const int128_t v = static_cast<int128_t>(DaysFromCivil(c.year, c.month, c.day)) * kMicrosPerDay +
+                     ((c.hour * 60 + c.minute) * 60 + c.second) * kMicrosPerSecond + c.micro;
+  if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(v);
 }
 
-int64_t AddMonths(int64_t micros, int64_t months) {
+std::optional<int64_t> AddMonths(int64_t micros, int64_t months) {
   Civil c = ToCivil(micros);
   int64_t m = c.year * 12 + (c.month - 1) + months;
   c.year = FloorDiv(m, 12);
@@ -751,7 +756,11 @@ int64_t MonthsBetween(int64_t a, int64_t b) {
   if (b < a) return -MonthsBetween(b, a);
   const Civil x = ToCivil(a), y = ToCivil(b);
   int64_t m = (y.year * 12 + y.month) - (x.year * 12 + x.month);
-  while (m > 0 && AddMonths(a, m) > b) --m;
+  while (m > 0) {
+    const std::optional<int64_t> t = AddMonths(a, m);
+    if (t && *t <= b) break;
+    --m;
+  }
   return m;
 }
 
@@ -1160,7 +1169,14 @@ Result<ColumnVector> Evaluate(const BoundExpr& e, const std::vector<ColumnVector
           out.AppendNull();
           break;
         }
-        if (months != 0) v = AddMonths(v, months);
+        if (months != 0) {
+          const std::optional<int64_t> moved = AddMonths(v, months);
+          if (!moved) {
+            out.AppendNull();
+            break;
+          }
+          v = *moved;
+        }
         if (__builtin_add_overflow(v, micros, &v)) {
           out.AppendNull();
           break;
