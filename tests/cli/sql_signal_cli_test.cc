@@ -107,5 +107,51 @@ TEST_F(SqlSignalCli, ABoundedInsertIsGivenUpWithNothingCommitted) {
   EXPECT_FALSE(fs::exists(dir_ / "wh" / "db" / "t" / "metadata" / "v2.metadata.json"));
 }
 
+// A streaming SELECT (an Iceberg streaming read) prints its rows as they
+// are read — with standard output a file, one changelog line per row,
+// `+I[1, a]` — while it runs: the rows of the first snapshot, then a row
+// committed while it waits. SIGINT then ends it with the count, and what was
+// read stays printed.
+TEST_F(SqlSignalCli, AStreamingSelectPrintsRowsAsTheyComeAndKeepsThemOnSigint) {
+  const std::string catalog =
+      "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh'); ";
+  RunResult made = FloeIn(dir_, {"sql", "-e",
+                                 catalog +
+                                     "CREATE DATABASE ice.db; CREATE TABLE ice.db.t (id BIGINT, name "
+                                     "STRING); INSERT INTO ice.db.t VALUES (1, 'a'), (2, CAST(NULL AS "
+                                     "STRING)), (3, 'c')"});
+  ASSERT_EQ(made.rc, 0) << made.out << made.err;
+  FloeProcess floe(dir_, "select",
+                   {"sql", "-e",
+                    catalog +
+                        "SELECT * FROM ice.db.t /*+ OPTIONS('streaming'='true', "
+                        "'monitor-interval'='20ms', "
+                        "'starting-strategy'='INCREMENTAL_FROM_EARLIEST_SNAPSHOT') */"});
+  auto lines = [&] {
+    const std::string out = floe.out();
+    return std::count(out.begin(), out.end(), '\n');
+  };
+  // The first snapshot's rows print while the query runs (it never ends by itself).
+  ASSERT_TRUE(WaitFor([&] { return floe.out().find("+I[3, c]") != std::string::npos; })) << floe.out()
+                                                                                       << floe.err();
+  EXPECT_TRUE(floe.running());
+  RunResult more = FloeIn(dir_, {"sql", "-e", catalog + "INSERT INTO ice.db.t VALUES (4, 'd')"});
+  ASSERT_EQ(more.rc, 0) << more.out << more.err;
+  ASSERT_TRUE(WaitFor([&] { return floe.out().find("+I[4, d]") != std::string::npos; })) << floe.out();
+  EXPECT_GE(lines(), 5);
+  floe.Signal(SIGINT);
+  ASSERT_EQ(floe.Wait(), 0) << floe.err();
+  EXPECT_EQ(floe.out(),
+            "[INFO] Execute statement succeed.\n"
+            "\n"
+            "+I[1, a]\n"
+            "+I[2, null]\n"
+            "+I[3, c]\n"
+            "+I[4, d]\n"
+            "Received a total of 4 rows\n");
+  EXPECT_NE(floe.err().find("stopped by a signal; the query printed what it had read"), std::string::npos)
+      << floe.err();
+}
+
 }  // namespace sql_signal_cli_test
 }  // namespace floe_cli_test

@@ -111,6 +111,12 @@ TEST(SqlPrinter, ExpressionsRoundTripWithTheirShape) {
       "1.5E3 + .5 + 10",
       "a % b / c * d",
       "TRUE AND FALSE OR NULL",
+      "SUBSTRING(s FROM 1 + 1 FOR 2) || SUBSTRING(s FROM 3) || SUBSTRING(s, 1, 2)",
+      "TRIM(BOTH 'x' FROM s) || TRIM(LEADING FROM s) || TRIM(TRAILING 'y' || 'z' FROM s) || TRIM(s)",
+      "POSITION('a' || 'b' IN s) + POSITION(a IN b || c)",
+      "EXTRACT(DAY FROM ts) + EXTRACT(YEAR FROM ts + INTERVAL '1' DAY)",
+      "a IS DISTINCT FROM b + 1 AND a IS NOT DISTINCT FROM NULL",
+      "TRIM(LEADING `both` FROM s) || TRIM(`both`) || POSITION((a = b) IN c)",
   };
   for (const char* e : exprs) {
     SCOPED_TRACE(e);

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "floe/sqlengine/engine_types.h"
 #include "floe/sqlengine/result.h"
 #include "floe/sqlengine/session.h"
 #include "floe/sqlengine/value_text.h"
@@ -160,6 +161,31 @@ TEST(ResultTest, TableauRightAlignsAndCountsRows) {
             "| -U |  1 |    a |\n"
             "+----+----+------+\n"
             "Received a total of 1 row\n");
+}
+
+// A streaming result on a terminal: widths from the types (the rows are not
+// known when the header prints), a long value cut with "...", the footer.
+TEST(ResultTest, StreamingTableauSizesColumnsByType) {
+  ResultTable t;
+  t.columns = {"id", "name"};
+  t.types = {MakeType(sql::TypeName::kInt), MakeType(sql::TypeName::kString)};
+  t.changelog = true;
+  StreamingTableau tableau(t);
+  EXPECT_EQ(tableau.Header(),
+            "+----+-------------+--------------------------------+\n"
+            "| op |          id |                           name |\n"
+            "+----+-------------+--------------------------------+\n");
+  ResultTable batch = t;
+  batch.rows = {{"1", std::string(40, 'x')}, {"-2", std::nullopt}};
+  batch.kinds = {RowKind::kInsert, RowKind::kDelete};
+  EXPECT_EQ(tableau.Rows(batch),
+            "| +I |           1 | " + std::string(27, 'x') + "... |\n"
+            "| -D |          -2 |                         <NULL> |\n");
+  EXPECT_EQ(tableau.Footer(2),
+            "+----+-------------+--------------------------------+\n"
+            "Received a total of 2 rows\n");
+  EXPECT_EQ(tableau.Footer(0), "Received a total of 0 row\n");
+  EXPECT_EQ(ChangelogLine(RowKind::kUpdateAfter, {"1", std::nullopt, "x y"}), "+U[1, null, x y]\n");
 }
 
 TEST(ValueTextTest, JavaDoubleToString) {

@@ -46,9 +46,51 @@ std::string ErrorText(const sqlengine::Session& session, const Error& e) {
   return sqlengine::RenderError(msg);
 }
 
+// A streaming SELECT's rows print as they are read: on a terminal as the
+// lines of a tableau whose column widths come from the types (Flink's
+// tableau mode for a streaming query), elsewhere (a pipe, a file) as one
+// changelog line per row, `+I[1, a]` (Flink's Row text). The footer
+// (`Received a total of N rows`) prints when the statement ends, a stop by
+// a signal included: what was read is on the output already.
+class StreamingPrinter {
+ public:
+  explicit StreamingPrinter(bool terminal) : terminal_(terminal) {}
+  void Rows(const sqlengine::ResultTable& t) {
+    if (t.rows.empty()) {  // the start: the columns
+      tableau_.emplace(t);
+      if (terminal_) Out(tableau_->Header());
+      return;
+    }
+    std::string text;
+    if (terminal_) {
+      text = tableau_->Rows(t);
+    } else {
+      for (size_t r = 0; r < t.rows.size(); ++r) {
+        text += sqlengine::ChangelogLine(
+            r < t.kinds.size() ? t.kinds[r] : RowKind::kInsert, t.rows[r]);
+      }
+    }
+    Out(text);
+  }
+  // What prints for a statement's result.
+  std::string Result(const sqlengine::StatementResult& r) const {
+    std::string out = sqlengine::RenderResult(r);
+    if (r.kind == sqlengine::StatementResult::Kind::kRows && r.table.streamed_rows && tableau_) {
+      const int64_t n = *r.table.streamed_rows;
+      out += terminal_ ? tableau_->Footer(n)
+                       : fmt::format("Received a total of {} {}\n", n, n > 1 ? "rows" : "row");
+    }
+    return out;
+  }
+
+ private:
+  bool terminal_;
+  std::optional<sqlengine::StreamingTableau> tableau_;
+};
+
 // Runs the statements of a script; false after the first failure.
 bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_lines,
-               const sink::Cancellation* interrupt) {
+               const sink::Cancellation* interrupt, const StreamingPrinter& printer) {
   const sql::SplitResult split = sql::SplitStatements(script);
   std::vector<sql::StatementSource> statements = split.statements;
   if (split.rest) statements.push_back(*split.rest);
@@ -61,14 +103,18 @@ bool RunScript(sqlengine::Session& session, std::string_view script, bool blank_
       Out(ErrorText(session, r.error()));
       return false;
     }
-    Out(sqlengine::RenderResult(*r));
+    Out(printer.Result(*r));
     if (interrupt && interrupt->cancelled()) {
       // A signal: the statement that ran ended (a streaming job committed
       // what it read); the statements after it do not run.
+      const bool query = r->kind == sqlengine::StatementResult::Kind::kRows;
       WriteAll(CurrentIo().err,
-               session.stopped() ? "floe sql: stopped by a signal; the job committed what it had read, and the "
-                                   "statements after it were not run\n"
-                                 : "floe sql: stopped by a signal; the statements after this one were not run\n");
+               query ? "floe sql: stopped by a signal; the query printed what it had read, and the "
+                       "statements after it were not run\n"
+               : session.stopped()
+                   ? "floe sql: stopped by a signal; the job committed what it had read, and the "
+                     "statements after it were not run\n"
+                   : "floe sql: stopped by a signal; the statements after this one were not run\n");
       return true;
     }
   }
@@ -82,7 +128,7 @@ std::string HistoryPath() {
 
 // The interactive shell: a statement may span lines; it runs once a line
 // ends it with ';' outside strings, comments and statement sets.
-Status RunShell(sqlengine::Session& session) {
+Status RunShell(sqlengine::Session& session, const StreamingPrinter& printer) {
   const std::string history = HistoryPath();
   using_history();
   if (!history.empty()) read_history(history.c_str());
@@ -126,7 +172,7 @@ Status RunShell(sqlengine::Session& session) {
         r = session.ExecuteSql(st.text, st.pos);
       }
       session.SetInterrupt(nullptr);
-      Out(r ? sqlengine::RenderResult(*r) : ErrorText(session, r.error()));
+      Out(r ? printer.Result(*r) : ErrorText(session, r.error()));
       Out("\n");
     }
     buffer = split.rest ? std::string(split.rest->text) + "\n" : std::string();
@@ -143,6 +189,8 @@ Status RunSql(const SqlArgs& a) {
   so.print_out = [io](std::string_view s) { WriteAll(io.out, s); };
   so.print_err = [io](std::string_view s) { WriteAll(io.err, s); };
   sqlengine::Session session(std::move(so));
+  StreamingPrinter streaming(::isatty(io.out) != 0);
+  session.SetStreamingRows([&streaming](const sqlengine::ResultTable& t) { streaming.Rows(t); });
   // SIGINT / SIGTERM stop the running statement (a streaming INSERT commits
   // what it read; a bounded one is given up), then the script.
   sink::Cancellation interrupt;
@@ -150,7 +198,7 @@ Status RunSql(const SqlArgs& a) {
   std::optional<sink::ScopedSignalCancellation> signals;
   if (!a.execute.empty() || !a.file.empty() || ::isatty(io.in) == 0) signals.emplace(&interrupt);
   if (!a.execute.empty()) {
-    if (!RunScript(session, a.execute, true, &interrupt))
+    if (!RunScript(session, a.execute, true, &interrupt, streaming))
       return Fail(
           Error{ErrorKind::kInvalidArgument, "sql: a statement failed (see [ERROR] above)", false});
     return Ok();
@@ -172,7 +220,7 @@ Status RunSql(const SqlArgs& a) {
     } else {
       FLOE_ASSIGN_OR_RETURN(script, ReadLocalFile(a.file));
     }
-    if (!RunScript(session, script, true, &interrupt)) {
+    if (!RunScript(session, script, true, &interrupt, streaming)) {
       return Fail(Error{ErrorKind::kInvalidArgument,
                         fmt::format("sql: a statement of {} failed (see [ERROR] above)",
                                     a.file.empty() ? "<stdin>" : a.file),
@@ -180,7 +228,7 @@ Status RunSql(const SqlArgs& a) {
     }
     return Ok();
   }
-  return RunShell(session);
+  return RunShell(session, streaming);
 }
 
 }  // namespace

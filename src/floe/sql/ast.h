@@ -158,6 +158,8 @@ enum class Op : uint8_t {
   kIsNotFalse,
   kIsUnknown,
   kIsNotUnknown,
+  kIsDistinctFrom,     ///< kBinary: a IS DISTINCT FROM b
+  kIsNotDistinctFrom,  ///< kBinary: a IS NOT DISTINCT FROM b
 };
 
 /// The SQL spelling of an operator ("+", "<>", "AND", "IS NOT NULL").
@@ -193,6 +195,11 @@ struct Expr {
   bool negated = false;      ///< NOT IN / NOT BETWEEN / NOT LIKE
   bool try_cast = false;     ///< TRY_CAST
   bool distinct = false;     ///< f(DISTINCT ...)
+  /// kCall written with keywords: "FROM" for SUBSTRING(s FROM i [FOR n]),
+  /// "IN" for POSITION(a IN b), "BOTH" / "LEADING" / "TRAILING" for
+  /// TRIM([mode] [chars] FROM s) (args [chars, s], chars absent: [s]), and
+  /// the unit for EXTRACT(unit FROM x) (args [x]).
+  std::string keyword;
   bool has_operand = false;  ///< CASE x WHEN ...
   bool has_else = false;     ///< CASE ... ELSE
   std::optional<DataType> cast_type;

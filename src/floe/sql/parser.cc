@@ -58,6 +58,8 @@ std::string_view OpText(Op op) {
     case Op::kIsNotFalse: return "IS NOT FALSE";
     case Op::kIsUnknown: return "IS UNKNOWN";
     case Op::kIsNotUnknown: return "IS NOT UNKNOWN";
+    case Op::kIsDistinctFrom: return "IS DISTINCT FROM";
+    case Op::kIsNotDistinctFrom: return "IS NOT DISTINCT FROM";
   }
   return "";
 }
@@ -916,8 +918,14 @@ class Parser {
           op = is_not ? Op::kIsNotFalse : Op::kIsFalse;
         } else if (Accept("UNKNOWN")) {
           op = is_not ? Op::kIsNotUnknown : Op::kIsUnknown;
+        } else if (Accept("DISTINCT")) {
+          FLOE_RETURN_IF_ERROR(Expect("FROM"));
+          FLOE_RETURN_IF_ERROR(EnterChain(w));
+          FLOE_ASSIGN_OR_RETURN(Expr right, ParseAdditive());
+          left = Binary(is_not ? Op::kIsNotDistinctFrom : Op::kIsDistinctFrom, std::move(left),
+                        std::move(right));
+          continue;
         } else {
-          if (Check("DISTINCT")) return NotSupported(w, "IS DISTINCT FROM");
           return SyntaxError();
         }
         Expr e;
@@ -1178,8 +1186,19 @@ class Parser {
     e.kind = ExprKind::kCall;
     e.names = std::move(name.names);
     e.span.begin = name.span.begin;
+    const std::string fname = e.names.size() == 1 ? ToUpper(e.names[0]) : "";
     if (Accept("DISTINCT")) {
       e.distinct = true;
+    } else if (fname == "TRIM" || fname == "SUBSTRING" || fname == "POSITION" ||
+               fname == "EXTRACT") {
+      FLOE_ASSIGN_OR_RETURN(bool done, ParseKeywordCall(fname, &e));
+      if (done) {
+        const Token& close = Peek();
+        FLOE_RETURN_IF_ERROR(ExpectSym(")"));
+        --depth_;
+        e.span.end = close.end;
+        return e;
+      }
     } else {
       (void)Accept("ALL");
     }
@@ -1204,6 +1223,81 @@ class Parser {
     e.span.end = close.end;
     if (Check("OVER")) return NotSupported(Peek(), "OVER (window aggregation)");
     return e;
+  }
+
+  /// The keyword forms of SUBSTRING(s FROM i [FOR n]), POSITION(a IN b),
+  /// TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) and EXTRACT(unit FROM x),
+  /// after the '('. False (nothing consumed) when the call is written with
+  /// commas.
+  Result<bool> ParseKeywordCall(const std::string& fname, Expr* e) {
+    const size_t start = i_;
+    if (fname == "EXTRACT") {
+      // The unit is a bare word (printed back unquoted).
+      if (Peek().kind != TokenKind::kIdentifier || IsReserved(Peek().value) || !Peek(1).Is("FROM"))
+        return false;
+      e->keyword = ToUpper(Peek().value);
+      i_ += 2;
+      FLOE_ASSIGN_OR_RETURN(Expr x, ParseExpr());
+      e->args.push_back(std::move(x));
+      return true;
+    }
+    if (fname == "TRIM") {
+      std::string mode;
+      for (std::string_view m : {"BOTH", "LEADING", "TRAILING"}) {
+        if (Accept(m)) {
+          mode = std::string(m);
+          break;
+        }
+      }
+      if (Accept("FROM")) {  // TRIM(BOTH FROM s)
+        FLOE_ASSIGN_OR_RETURN(Expr s, ParseExpr());
+        e->keyword = mode.empty() ? "BOTH" : mode;
+        e->args.push_back(std::move(s));
+        return true;
+      }
+      FLOE_ASSIGN_OR_RETURN(Expr first, ParseExpr());
+      if (Accept("FROM")) {
+        FLOE_ASSIGN_OR_RETURN(Expr s, ParseExpr());
+        e->keyword = mode.empty() ? "BOTH" : mode;
+        e->args.push_back(std::move(first));
+        e->args.push_back(std::move(s));
+        return true;
+      }
+      if (!mode.empty()) {
+        Note("FROM");
+        return SyntaxError();
+      }
+      i_ = start;
+      return false;
+    }
+    if (fname == "POSITION") {
+      // The operand is parsed without predicates, whose IN would take the keyword.
+      FLOE_ASSIGN_OR_RETURN(Expr a, ParseAdditive());
+      if (!Accept("IN")) {
+        i_ = start;
+        return false;
+      }
+      FLOE_ASSIGN_OR_RETURN(Expr b, ParseAdditive());
+      e->keyword = "IN";
+      e->args.push_back(std::move(a));
+      e->args.push_back(std::move(b));
+      return true;
+    }
+    // SUBSTRING
+    FLOE_ASSIGN_OR_RETURN(Expr s, ParseExpr());
+    if (!Accept("FROM")) {
+      i_ = start;
+      return false;
+    }
+    FLOE_ASSIGN_OR_RETURN(Expr from, ParseExpr());
+    e->keyword = "FROM";
+    e->args.push_back(std::move(s));
+    e->args.push_back(std::move(from));
+    if (Accept("FOR")) {
+      FLOE_ASSIGN_OR_RETURN(Expr len, ParseExpr());
+      e->args.push_back(std::move(len));
+    }
+    return true;
   }
 
   /// CAST(x AS type) / TRY_CAST(x AS type)

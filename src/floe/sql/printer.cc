@@ -303,6 +303,23 @@ std::string Expr2(const Expr& e) {
         if (i) out += '.';
         out += NameToSql(e.names[i]);
       }
+      if (!e.keyword.empty()) {
+        if (e.keyword == "FROM") {
+          out += fmt::format("({} FROM {}", Expr2(e.args[0]), Expr2(e.args[1]));
+          if (e.args.size() > 2) out += " FOR " + Expr2(e.args[2]);
+          return out + ")";
+        }
+        if (e.keyword == "IN") {
+          return out + fmt::format("({} IN {})", Operand(e.args[0], kAddPrec),
+                                   Operand(e.args[1], kAddPrec));
+        }
+        if (e.keyword == "BOTH" || e.keyword == "LEADING" || e.keyword == "TRAILING") {
+          out += "(" + e.keyword + " ";
+          if (e.args.size() > 1) out += Expr2(e.args[0]) + " ";
+          return out + "FROM " + Expr2(e.args.back()) + ")";
+        }
+        return out + fmt::format("({} FROM {})", e.keyword, Expr2(e.args[0]));
+      }
       out += e.distinct ? "(DISTINCT " : "(";
       for (size_t i = 0; i < e.args.size(); ++i) {
         if (i) out += ", ";

@@ -2,6 +2,7 @@
 #include "floe/sqlengine/expr_eval.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "floe/format/value_parse.h"
 #include "floe/sql/printer.h"
 #include "floe/sql/sql_types.h"
+#include "floe/sqlengine/scalar_functions.h"
 #include "floe/sqlengine/value_text.h"
 #include "floe/types/column_ops.h"
 #include "floe/util/civil_time.h"
@@ -511,6 +513,9 @@ struct Binder {
       return Fail(ValidationError(e.span, fmt::format("Column '{}' not found in table '{}'", col,
                                                       names[names.size() - 2])));
     }
+    if (auto now = NowFunction(Upper(col), e.span); now && Upper(col) != "UNIX_TIMESTAMP") {
+      return std::move(*now);
+    }
     // Calcite says which columns differ only in case.
     for (const ColumnInfo& c : scope.schema.columns) {
       if (Upper(c.name) == Upper(col)) {
@@ -653,11 +658,12 @@ struct Binder {
         return MakeLiteral(MakeType(TypeName::kTimestamp, false, p), std::move(c), e.span);
       }
       case LiteralKind::kInterval:
-        return Fail(
-            Error{ErrorKind::kUnsupported,
-                  fmt::format("INTERVAL literals are not supported yet (line {}, column {})",
-                              e.span.begin.line, e.span.begin.column),
-                  false});
+        return Fail(Error{
+            ErrorKind::kUnsupported,
+            fmt::format("INTERVAL literals are supported only added to or subtracted from a DATE "
+                        "or TIMESTAMP (ts + INTERVAL '1' DAY) (line {}, column {})",
+                        e.span.begin.line, e.span.begin.column),
+            false});
     }
     return Internal("unknown literal kind");
   }
@@ -862,6 +868,15 @@ struct Binder {
         return Call(Fn::kNeg, t, std::move(args), e.span);
       }
       case ExprKind::kBinary: {
+        auto is_interval = [](const sql::Expr& x) {
+          return x.kind == ExprKind::kLiteral && x.literal == sql::LiteralKind::kInterval;
+        };
+        if ((e.op == Op::kAdd || e.op == Op::kSub) && is_interval(e.args[1])) {
+          return IntervalArith(e, e.args[0], e.args[1], e.op == Op::kSub);
+        }
+        if (e.op == Op::kAdd && is_interval(e.args[0])) {
+          return IntervalArith(e, e.args[1], e.args[0], false);
+        }
         std::vector<BoundExpr> args;
         for (const sql::Expr& x : e.args) {
           FLOE_ASSIGN_OR_RETURN(BoundExpr b, Bind(x));
@@ -890,6 +905,14 @@ struct Binder {
           case Op::kDiv: return Arithmetic(e, Fn::kDiv, op, std::move(args));
           case Op::kMod: return Arithmetic(e, Fn::kMod, op, std::move(args));
           case Op::kConcat: return Concat(e, std::move(args), "||");
+          case Op::kIsDistinctFrom:
+          case Op::kIsNotDistinctFrom: {
+            FLOE_ASSIGN_OR_RETURN(BoundExpr c, Comparison(e, Fn::kEq, op, std::move(args)));
+            c.fn = Fn::kIsDistinct;
+            c.negated = e.op == Op::kIsNotDistinctFrom;
+            c.type.nullable = false;
+            return c;
+          }
           default:
             return Fail(
                 ValidationError(e.span, fmt::format("operator {} is not supported yet", op)));
@@ -1096,64 +1119,452 @@ struct Binder {
     return Call(Fn::kConcat, MakeType(TypeName::kString, nullable), std::move(args), e.span);
   }
 
+  // CURRENT_TIMESTAMP, LOCALTIMESTAMP, CURRENT_DATE (written without
+  // parentheses): the query's start time, one value for the whole statement
+  // (Flink's batch mode; its streaming mode reads the clock per row).
+  std::optional<BoundExpr> NowFunction(const std::string& name, const sql::Span& span) {
+    const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    const int64_t now_ms = civil::FloorDiv(now_us, 1000) * 1000;
+    if (name == "CURRENT_TIMESTAMP" || name == "LOCALTIMESTAMP") {
+      const bool ltz = name == "CURRENT_TIMESTAMP";
+      DataType t = MakeType(ltz ? TypeName::kTimestampLtz : TypeName::kTimestamp, false, 3);
+      ColumnVector c = OneRow(ltz ? TimestampTzType() : TimestampType());
+      c.Append<int64_t>(now_ms);
+      auto b = MakeLiteral(t, std::move(c), span);
+      if (b) return std::move(*b);
+    }
+    if (name == "CURRENT_DATE") {
+      ColumnVector c = OneRow(DateType());
+      c.Append<int32_t>(static_cast<int32_t>(civil::FloorDiv(now_us, civil::kMicrosPerDay)));
+      auto b = MakeLiteral(MakeType(TypeName::kDate, false), std::move(c), span);
+      if (b) return std::move(*b);
+    }
+    if (name == "UNIX_TIMESTAMP") {
+      ColumnVector c = OneRow(LongType());
+      c.Append<int64_t>(civil::FloorDiv(now_us, civil::kMicrosPerSecond));
+      auto b = MakeLiteral(MakeType(TypeName::kBigInt, false), std::move(c), span);
+      if (b) return std::move(*b);
+    }
+    return std::nullopt;
+  }
+
+  BoundExpr Scalar(ScalarFn fn, DataType type, std::vector<BoundExpr> args, const sql::Span& span,
+                   std::string unit = "") {
+    BoundExpr b = Call(Fn::kScalar, std::move(type), std::move(args), span);
+    b.scalar = static_cast<uint8_t>(fn);
+    b.unit = std::move(unit);
+    return b;
+  }
+
+  // DATE / TIMESTAMP ± INTERVAL literal.
+  Result<BoundExpr> IntervalArith(const sql::Expr& e, const sql::Expr& operand,
+                                  const sql::Expr& interval, bool subtract) {
+    FLOE_ASSIGN_OR_RETURN(BoundExpr t, Bind(operand));
+    int64_t months = 0, micros = 0;
+    if (!ParseIntervalLiteral(interval.value, interval.interval_unit, interval.interval_negative,
+                              &months, &micros)) {
+      return Fail(ValidationError(
+          interval.span, fmt::format("Illegal interval literal format '{}' for INTERVAL {}",
+                                     interval.value, interval.interval_unit)));
+    }
+    if (subtract) {
+      months = -months;
+      micros = -micros;
+    }
+    const TypeName tn = t.type.name;
+    if (tn != TypeName::kDate && tn != TypeName::kTimestamp && tn != TypeName::kTimestampLtz) {
+      return Fail(ValidationError(
+          e.span, fmt::format("Cannot apply '{}' to arguments of type '<{}> {} <INTERVAL {}>'. "
+                              "Supported form(s): '<DATETIME> + <DATETIME_INTERVAL>'",
+                              subtract ? "-" : "+", TypeText(t.type), subtract ? "-" : "+",
+                              interval.interval_unit)));
+    }
+    if (tn == TypeName::kDate && micros % civil::kMicrosPerDay != 0) {
+      return Fail(ValidationError(
+          e.span, "A DATE moves by whole days: CAST it to TIMESTAMP to add hours, minutes or "
+                  "seconds"));
+    }
+    DataType type = t.type;
+    std::vector<BoundExpr> args;
+    args.push_back(std::move(t));
+    BoundExpr b = Scalar(ScalarFn::kAddInterval, type, std::move(args), e.span);
+    b.months = months;
+    b.micros = micros;
+    return b;
+  }
+
+  // Casts a function argument to STRING (a NULL literal too); false when it is
+  // not a character string.
+  Result<bool> AsString(BoundExpr* a) {
+    if (!a->null_literal && !IsCharacter(a->type.name)) return false;
+    FLOE_ASSIGN_OR_RETURN(
+        *a, CastTo(std::move(*a), MakeType(TypeName::kString, a->type.nullable || a->null_literal)));
+    return true;
+  }
+  Result<bool> AsInteger(BoundExpr* a) {
+    if (!a->null_literal && !IsIntegral(a->type.name)) return false;
+    FLOE_ASSIGN_OR_RETURN(
+        *a, CastTo(std::move(*a), MakeType(TypeName::kBigInt, a->type.nullable || a->null_literal)));
+    return true;
+  }
+  Result<bool> AsDouble(BoundExpr* a) {
+    if (!a->null_literal && !IsNumeric(a->type.name)) return false;
+    FLOE_ASSIGN_OR_RETURN(
+        *a, CastTo(std::move(*a), MakeType(TypeName::kDouble, a->type.nullable || a->null_literal)));
+    return true;
+  }
+  static bool IsDateTime(const BoundExpr& a) {
+    return a.type.name == TypeName::kDate || a.type.name == TypeName::kTimestamp ||
+           a.type.name == TypeName::kTimestampLtz;
+  }
+
   Result<BoundExpr> Function(const sql::Expr& e) {
     const std::string name = Upper(e.names.back());
+    // TIMESTAMPADD(DAY, n, ts): the unit is a bare word, read as a column name.
+    std::string unit = e.keyword;
+    size_t first_arg = 0;
+    if ((name == "TIMESTAMPADD" || name == "TIMESTAMPDIFF") && !e.args.empty() &&
+        e.args[0].kind == sql::ExprKind::kColumn && e.args[0].names.size() == 1) {
+      unit = Upper(e.args[0].names[0]);
+      first_arg = 1;
+    }
     std::vector<BoundExpr> args;
-    for (const sql::Expr& x : e.args) {
-      FLOE_ASSIGN_OR_RETURN(BoundExpr b, Bind(x));
+    for (size_t k = first_arg; k < e.args.size(); ++k) {
+      FLOE_ASSIGN_OR_RETURN(BoundExpr b, Bind(e.args[k]));
       args.push_back(std::move(b));
     }
     auto no_match = [&]() {
       std::string sig;
-      for (size_t i = 0; i < args.size(); ++i) sig += (i ? ", " : "") + Family(args[i].type);
-      return Fail(ValidationError(
-          e.span,
-          fmt::format("No match found for function signature {}({})", e.names.back(), sig)));
+      if (first_arg) sig = unit;
+      for (size_t i = 0; i < args.size(); ++i) sig += (i || first_arg ? ", " : "") + Family(args[i].type);
+      std::string text =
+          fmt::format("No match found for function signature {}({})", e.names.back(), sig);
+      if (std::string have = ScalarSignatures(name); !have.empty()) {
+        text += fmt::format(". Supported signatures: {}", have);
+      }
+      return Fail(ValidationError(e.span, text));
     };
     if (e.distinct) return no_match();
-    if ((name == "UPPER" || name == "LOWER" || name == "CHAR_LENGTH" ||
-         name == "CHARACTER_LENGTH") &&
-        args.size() == 1) {
+    const bool nullable = AnyNullable(args) || [&] {
+      for (const auto& a : args) {
+        if (a.null_literal) return true;
+      }
+      return false;
+    }();
+    const size_t argc = args.size();
+    auto strings = [&](size_t from, size_t to) -> Result<bool> {
+      for (size_t k = from; k < to && k < args.size(); ++k) {
+        FLOE_ASSIGN_OR_RETURN(bool ok, AsString(&args[k]));
+        if (!ok) return false;
+      }
+      return true;
+    };
+    const DataType kStr = MakeType(TypeName::kString, true);
+    auto str_result = [&](bool may_be_null) { return MakeType(TypeName::kString, may_be_null); };
+
+    if ((name == "UPPER" || name == "LOWER" || name == "INITCAP") && argc == 1) {
+      // Calcite's type: the argument's, CHAR(n) as VARCHAR(n).
+      DataType t = args[0].null_literal ? MakeType(TypeName::kString) : args[0].type;
+      if (t.name == TypeName::kChar) t = MakeType(TypeName::kVarChar, t.nullable, sql::EffectivePrecision(t));
+      t.nullable = nullable;
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, 1));
+      if (!ok) return no_match();
+      return Scalar(name == "UPPER"   ? ScalarFn::kUpper
+                    : name == "LOWER" ? ScalarFn::kLower
+                                      : ScalarFn::kInitcap,
+                    t, std::move(args), e.span);
+    }
+    if ((name == "CHAR_LENGTH" || name == "CHARACTER_LENGTH") && argc == 1) {
       if (args[0].null_literal) {
         FLOE_ASSIGN_OR_RETURN(args[0], CastTo(std::move(args[0]), MakeType(TypeName::kString)));
       }
       if (!IsCharacter(args[0].type.name)) return no_match();
-      const bool nullable = args[0].type.nullable;
-      if (name == "UPPER" || name == "LOWER") {
-        DataType t = args[0].type;
-        if (t.name == TypeName::kChar)
-          t = MakeType(TypeName::kVarChar, nullable, sql::EffectivePrecision(t));
-        return Call(name == "UPPER" ? Fn::kUpper : Fn::kLower, t, std::move(args), e.span);
-      }
       return Call(Fn::kCharLength, MakeType(TypeName::kInt, nullable), std::move(args), e.span);
     }
     if (name == "CONCAT" && !args.empty()) return Concat(e, std::move(args), "CONCAT");
+    if (name == "CONCAT_WS" && argc >= 2) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, argc));
+      if (!ok) return no_match();
+      const bool sep_nullable = args[0].type.nullable;
+      return Scalar(ScalarFn::kConcatWs, str_result(sep_nullable), std::move(args), e.span);
+    }
+    if ((name == "SUBSTRING" || name == "SUBSTR") && (argc == 2 || argc == 3)) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, 1));
+      for (size_t k = 1; ok && k < argc; ++k) {
+        FLOE_ASSIGN_OR_RETURN(ok, AsInteger(&args[k]));
+      }
+      if (!ok) return no_match();
+      return Scalar(ScalarFn::kSubstring, kStr, std::move(args), e.span);
+    }
+    if (name == "TRIM" || name == "LTRIM" || name == "RTRIM") {
+      std::string mode = name == "LTRIM" ? "LEADING" : name == "RTRIM" ? "TRAILING" : "BOTH";
+      if (name == "TRIM" && !unit.empty()) mode = unit;
+      // The keyword form has args [chars, s]; the evaluator takes [s, chars].
+      if (name == "TRIM" && !unit.empty() && argc == 2) std::swap(args[0], args[1]);
+      if (argc < 1 || argc > 2 || (name == "TRIM" && unit.empty() && argc != 1)) return no_match();
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, argc));
+      if (!ok) return no_match();
+      return Scalar(ScalarFn::kTrim, str_result(nullable), std::move(args), e.span, mode);
+    }
+    if ((name == "REPLACE" || name == "REGEXP_REPLACE") && argc == 3) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, 3));
+      if (!ok) return no_match();
+      const bool regexp = name == "REGEXP_REPLACE";
+      return Scalar(regexp ? ScalarFn::kRegexpReplace : ScalarFn::kReplace,
+                    str_result(nullable || regexp), std::move(args), e.span);
+    }
+    if (name == "REGEXP_EXTRACT" && (argc == 2 || argc == 3)) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, 2));
+      if (ok && argc == 3) { FLOE_ASSIGN_OR_RETURN(ok, AsInteger(&args[2])); }
+      if (!ok) return no_match();
+      return Scalar(ScalarFn::kRegexpExtract, kStr, std::move(args), e.span);
+    }
+    if (name == "SPLIT_INDEX" && argc == 3) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, 2));
+      if (ok) { FLOE_ASSIGN_OR_RETURN(ok, AsInteger(&args[2])); }
+      if (!ok) return no_match();
+      return Scalar(ScalarFn::kSplitIndex, kStr, std::move(args), e.span);
+    }
+    if ((name == "LPAD" || name == "RPAD") && argc == 3) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, AsString(&args[0]));
+      if (ok) { FLOE_ASSIGN_OR_RETURN(ok, AsInteger(&args[1])); }
+      if (ok) { FLOE_ASSIGN_OR_RETURN(ok, AsString(&args[2])); }
+      if (!ok) return no_match();
+      return Scalar(name == "LPAD" ? ScalarFn::kLpad : ScalarFn::kRpad, kStr, std::move(args),
+                    e.span);
+    }
+    if (name == "POSITION" && argc == 2) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, 2));
+      if (!ok) return no_match();
+      return Scalar(ScalarFn::kPosition, MakeType(TypeName::kInt, nullable), std::move(args),
+                    e.span);
+    }
     if (name == "COALESCE" && !args.empty()) {
       FLOE_ASSIGN_OR_RETURN(bool ok, Unify(&args));
       if (!ok)
         return Fail(
             ValidationError(e.span, "Illegal mixing of types in CASE or COALESCE statement"));
-      bool nullable = true;
+      bool any_not_null = false;
       std::optional<DataType> t;
       for (const auto& a : args) {
-        if (!a.type.nullable && !a.null_literal) nullable = false;
+        if (!a.type.nullable && !a.null_literal) any_not_null = true;
         if (!a.null_literal && !t) t = a.type;
       }
       if (!t) return no_match();
-      t->nullable = nullable;
+      t->nullable = !any_not_null;
       for (auto& a : args) {
         FLOE_ASSIGN_OR_RETURN(
             a, CastTo(std::move(a), Nullable(*t, a.type.nullable || a.null_literal)));
       }
       return Call(Fn::kCoalesce, *t, std::move(args), e.span);
     }
-    if (name == "ABS" && args.size() == 1) {
+    if ((name == "NULLIF" && argc == 2) || (name == "IF" && argc == 3)) {
+      // NULLIF(a, b) = CASE WHEN a = b THEN NULL ELSE a END;
+      // IF(c, a, b) = CASE WHEN c THEN a ELSE b END.
+      sql::Expr c;
+      c.kind = sql::ExprKind::kCase;
+      c.span = e.span;
+      c.has_else = true;
+      if (name == "NULLIF") {
+        sql::Expr eq;
+        eq.kind = sql::ExprKind::kBinary;
+        eq.op = sql::Op::kEq;
+        eq.span = e.span;
+        eq.args = {e.args[0], e.args[1]};
+        sql::Expr null;
+        null.kind = sql::ExprKind::kLiteral;
+        null.literal = sql::LiteralKind::kNull;
+        null.span = e.span;
+        c.args = {std::move(eq), std::move(null), e.args[0]};
+      } else {
+        c.args = {e.args[0], e.args[1], e.args[2]};
+      }
+      return Bind(c);
+    }
+    if (name == "ABS" && argc == 1) {
       if (args[0].null_literal || !IsNumeric(args[0].type.name)) return no_match();
       DataType t = args[0].type;
       return Call(Fn::kAbs, t, std::move(args), e.span);
     }
-    if (name == "MOD" && args.size() == 2) return Arithmetic(e, Fn::kMod, "MOD", std::move(args));
+    if (name == "MOD" && argc == 2) return Arithmetic(e, Fn::kMod, "MOD", std::move(args));
+    if ((name == "ROUND" || name == "TRUNCATE" || name == "FLOOR" || name == "CEIL" ||
+         name == "CEILING" || name == "SIGN") &&
+        (argc == 1 || (argc == 2 && (name == "ROUND" || name == "TRUNCATE")))) {
+      if (args[0].null_literal || !IsNumeric(args[0].type.name)) return no_match();
+      int64_t digits = 0;
+      if (argc == 2) {
+        if (!IsIntegral(args[1].type.name)) return no_match();
+        if (!NoColumns(args[1])) {
+          return Fail(ValidationError(
+              args[1].span, fmt::format("{}: the number of digits must be a constant", name)));
+        }
+        FLOE_ASSIGN_OR_RETURN(ColumnVector d, EvaluateConstant(args[1]));
+        if (!d.IsNull(0)) {
+          digits = d.type->id == TypeId::kInt ? d.data<int32_t>()[0] : d.data<int64_t>()[0];
+        }
+        FLOE_ASSIGN_OR_RETURN(bool ok, AsInteger(&args[1]));
+        (void)ok;
+      }
+      DataType t = args[0].type;
+      t.nullable = nullable;
+      if (t.name == TypeName::kDecimal) {
+        const int p = sql::EffectivePrecision(t), s = t.scale.value_or(0);
+        // Flink's LogicalTypeMerging: ROUND keeps the digits asked for and
+        // one more integer digit (rounding up may carry); FLOOR / CEIL give
+        // DECIMAL(p - s + 1, 0); TRUNCATE and SIGN keep the type.
+        if (name == "ROUND") {
+          if (digits < s) {
+            const int r = static_cast<int>(std::max<int64_t>(digits, 0));
+            t.precision = std::min(38, 1 + p - s + r);
+            t.scale = r;
+          }
+        } else if ((name == "FLOOR" || name == "CEIL" || name == "CEILING") && s > 0) {
+          t.precision = std::min(38, p - s + 1);
+          t.scale = 0;
+        }
+      }
+      const ScalarFn fn = name == "ROUND"      ? ScalarFn::kRound
+                          : name == "TRUNCATE" ? ScalarFn::kTruncate
+                          : name == "FLOOR"    ? ScalarFn::kFloor
+                          : name == "SIGN"     ? ScalarFn::kSign
+                                               : ScalarFn::kCeil;
+      if (t.name == TypeName::kDecimal) t.nullable = true;  // overflow is null
+      return Scalar(fn, t, std::move(args), e.span);
+    }
+    if ((name == "SQRT" || name == "LN" || name == "LOG10" || name == "EXP") && argc == 1) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, AsDouble(&args[0]));
+      if (!ok) return no_match();
+      const ScalarFn fn = name == "SQRT"   ? ScalarFn::kSqrt
+                          : name == "LN"   ? ScalarFn::kLn
+                          : name == "EXP"  ? ScalarFn::kExp
+                                           : ScalarFn::kLog10;
+      return Scalar(fn, MakeType(TypeName::kDouble, nullable), std::move(args), e.span);
+    }
+    if ((name == "POWER" || name == "POW") && argc == 2) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, AsDouble(&args[0]));
+      if (ok) { FLOE_ASSIGN_OR_RETURN(ok, AsDouble(&args[1])); }
+      if (!ok) return no_match();
+      return Scalar(ScalarFn::kPower, MakeType(TypeName::kDouble, nullable), std::move(args),
+                    e.span);
+    }
+    if (name == "NOW" && argc == 0) return std::move(*NowFunction("CURRENT_TIMESTAMP", e.span));
+    if ((name == "CURRENT_TIMESTAMP" || name == "LOCALTIMESTAMP" || name == "CURRENT_DATE") &&
+        argc == 0) {
+      return std::move(*NowFunction(name, e.span));
+    }
+    if (name == "UNIX_TIMESTAMP" && argc == 0) return std::move(*NowFunction(name, e.span));
+    if (name == "DATE_FORMAT" && argc == 2) {
+      bool ok = IsDateTime(args[0]);
+      if (!ok) { FLOE_ASSIGN_OR_RETURN(ok, AsString(&args[0])); }
+      if (ok) { FLOE_ASSIGN_OR_RETURN(ok, AsString(&args[1])); }
+      if (!ok) return no_match();
+      FLOE_RETURN_IF_ERROR(CheckConstantPattern(name, args[1]));
+      return Scalar(ScalarFn::kDateFormat, kStr, std::move(args), e.span);
+    }
+    if ((name == "TO_TIMESTAMP" || name == "TO_DATE" || name == "UNIX_TIMESTAMP") &&
+        (argc == 1 || argc == 2)) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, argc));
+      if (!ok) return no_match();
+      if (argc == 2) { FLOE_RETURN_IF_ERROR(CheckConstantPattern(name, args[1])); }
+      if (name == "TO_TIMESTAMP") {
+        return Scalar(ScalarFn::kToTimestamp, MakeType(TypeName::kTimestamp, true, 3),
+                      std::move(args), e.span);
+      }
+      if (name == "TO_DATE") {
+        return Scalar(ScalarFn::kToDate, MakeType(TypeName::kDate, true), std::move(args), e.span);
+      }
+      return Scalar(ScalarFn::kUnixTimestamp, MakeType(TypeName::kBigInt, true), std::move(args),
+                    e.span);
+    }
+    if (name == "FROM_UNIXTIME" && (argc == 1 || argc == 2)) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, AsInteger(&args[0]));
+      if (ok && argc == 2) { FLOE_ASSIGN_OR_RETURN(ok, AsString(&args[1])); }
+      if (!ok) return no_match();
+      if (argc == 2) { FLOE_RETURN_IF_ERROR(CheckConstantPattern(name, args[1])); }
+      return Scalar(ScalarFn::kFromUnixtime, kStr, std::move(args), e.span);
+    }
+    static const std::vector<std::string_view> kExtractUnits = {
+        "YEAR",   "QUARTER", "MONTH",  "WEEK",        "DAY",         "DOY",  "DOW", "ISODOW",
+        "HOUR",   "MINUTE",  "SECOND", "MILLISECOND", "MICROSECOND", "EPOCH"};
+    static const std::vector<std::string_view> kAddUnits = {
+        "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"};
+    auto unit_in = [&](const std::vector<std::string_view>& units) {
+      return std::find(units.begin(), units.end(), unit) != units.end();
+    };
+    if (name == "EXTRACT" && argc == 1 && !unit.empty()) {
+      if (!unit_in(kExtractUnits)) {
+        return Fail(ValidationError(
+            e.span, fmt::format("EXTRACT: unknown time unit '{}' (YEAR, QUARTER, MONTH, WEEK, "
+                                "DAY, DOY, DOW, ISODOW, HOUR, MINUTE, SECOND, MILLISECOND, "
+                                "MICROSECOND, EPOCH)",
+                                unit)));
+      }
+      if (!IsDateTime(args[0])) return no_match();
+      return Scalar(ScalarFn::kExtract, MakeType(TypeName::kBigInt, nullable), std::move(args),
+                    e.span, unit);
+    }
+    if ((name == "TIMESTAMPADD" || name == "TIMESTAMPDIFF") && first_arg == 1 && argc == 2) {
+      if (!unit_in(kAddUnits)) {
+        return Fail(ValidationError(
+            e.span, fmt::format("{}: unknown time unit '{}' (YEAR, QUARTER, MONTH, WEEK, DAY, "
+                                "HOUR, MINUTE, SECOND)",
+                                name, unit)));
+      }
+      if (name == "TIMESTAMPADD") {
+        FLOE_ASSIGN_OR_RETURN(bool ok, AsInteger(&args[0]));
+        if (!ok || !IsDateTime(args[1])) return no_match();
+        DataType t = args[1].type;
+        if (t.name == TypeName::kDate && UnitMonths(unit) == 0 && unit != "DAY" &&
+            unit != "WEEK") {
+          t = MakeType(TypeName::kTimestamp, t.nullable, 0);
+        }
+        t.nullable = nullable;
+        return Scalar(ScalarFn::kTimestampAdd, t, std::move(args), e.span, unit);
+      }
+      if (!IsDateTime(args[0]) || !IsDateTime(args[1])) return no_match();
+      return Scalar(ScalarFn::kTimestampDiff, MakeType(TypeName::kInt, nullable), std::move(args),
+                    e.span, unit);
+    }
+    if ((name == "JSON_VALUE" || name == "JSON_QUERY") && argc == 2) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, 2));
+      if (!ok) return no_match();
+      return Scalar(name == "JSON_VALUE" ? ScalarFn::kJsonValue : ScalarFn::kJsonQuery, kStr,
+                    std::move(args), e.span);
+    }
+    if ((name == "MD5" || name == "SHA256") && argc == 1) {
+      FLOE_ASSIGN_OR_RETURN(bool ok, strings(0, 1));
+      if (!ok) return no_match();
+      return Scalar(name == "MD5" ? ScalarFn::kMd5 : ScalarFn::kSha256, str_result(nullable),
+                    std::move(args), e.span);
+    }
     return no_match();
+  }
+
+  // True when the expression reads no column (a literal, -1, 1 + 1, UPPER('x')).
+  static bool NoColumns(const BoundExpr& b) {
+    if (b.kind == BoundKind::kColumn) return false;
+    for (const auto& a : b.args) {
+      if (!NoColumns(a)) return false;
+    }
+    return true;
+  }
+
+  static int64_t UnitMonths(std::string_view unit) {
+    return unit == "YEAR" ? 12 : unit == "QUARTER" ? 3 : unit == "MONTH" ? 1 : 0;
+  }
+
+  // A constant date-time pattern is checked when the statement is bound.
+  Status CheckConstantPattern(std::string_view fn, const BoundExpr& pattern) {
+    if (!NoColumns(pattern)) return Ok();
+    FLOE_ASSIGN_OR_RETURN(ColumnVector p, EvaluateConstant(pattern));
+    if (p.IsNull(0)) return Ok();
+    if (std::string why = CheckDateTimePattern(p.bytes(0)); !why.empty()) {
+      return Fail(ValidationError(pattern.span,
+                             fmt::format("{}: the format '{}' has {}", fn, p.bytes(0), why)));
+    }
+    return Ok();
   }
 };
 
@@ -1699,22 +2110,18 @@ Result<ColumnVector> EvalCall(const BoundExpr& e, const Batch& batch) {
       }
       return out;
     }
-    case Fn::kUpper:
-    case Fn::kLower: {
-      ColumnVector out(e.physical);
-      std::string s;
+    case Fn::kScalar: return EvaluateScalar(e, args, n);
+    case Fn::kIsDistinct: {
+      // Nulls are equal to each other and unequal to any value.
+      ColumnVector eq = args[0].type->is_nested()
+                            ? CompareNested(args[0], args[1], e.args[0].type, n, true)
+                            : CompareColumns(args[0], args[1], n, [](int c) { return c == 0; });
+      ColumnVector out = MakeFixed<uint8_t>(BooleanType(), n);
+      uint8_t* o = out.mutable_data<uint8_t>();
       for (int64_t i = 0; i < n; ++i) {
-        if (args[0].IsNull(i)) {
-          out.AppendNull();
-          continue;
-        }
-        s = args[0].bytes(i);
-        // ASCII letters only: multi-byte characters are kept as they are.
-        for (char& c : s) {
-          c = static_cast<char>(e.fn == Fn::kUpper ? std::toupper(static_cast<unsigned char>(c))
-                                                   : std::tolower(static_cast<unsigned char>(c)));
-        }
-        out.AppendBytes(s);
+        const bool na = args[0].IsNull(i), nb = args[1].IsNull(i);
+        const bool same = (na && nb) || (!na && !nb && eq.data<uint8_t>()[i]);
+        o[i] = e.negated ? same : !same;
       }
       return out;
     }

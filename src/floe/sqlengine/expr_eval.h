@@ -17,9 +17,11 @@
 /// Supported: literals (not INTERVAL), columns, + - * / % (MOD), unary -,
 /// ||, = <> < <= > >=, AND / OR / NOT (three-valued), IS [NOT] NULL / TRUE /
 /// FALSE / UNKNOWN, [NOT] IN (list), [NOT] BETWEEN, [NOT] LIKE [ESCAPE],
-/// CAST / TRY_CAST, CASE, and the functions UPPER, LOWER, CHAR_LENGTH /
-/// CHARACTER_LENGTH, CONCAT, COALESCE, ABS, MOD. Anything else is Calcite's
-/// "No match found for function signature" error.
+/// CAST / TRY_CAST, CASE, IS [NOT] DISTINCT FROM, DATE / TIMESTAMP ± INTERVAL
+/// literal, and the functions UPPER, LOWER, CHAR_LENGTH / CHARACTER_LENGTH,
+/// CONCAT, COALESCE, ABS, MOD, NULLIF, IF and those of scalar_functions.h.
+/// Anything else is Calcite's "No match found for function signature" error,
+/// followed by the signatures the function has when it is one of floe's.
 ///
 /// Runtime semantics follow Flink's: integer arithmetic wraps as Java's does,
 /// integer division by zero is an error, DECIMAL results that overflow their
@@ -77,10 +79,10 @@ enum class Fn : uint8_t {
   kLike,
   kCase,
   kCoalesce,
-  kUpper,
-  kLower,
   kCharLength,
   kAbs,
+  kIsDistinct,  ///< IS [NOT] DISTINCT FROM (negated: NOT DISTINCT)
+  kScalar,      ///< a built-in scalar function of scalar_functions.h (BoundExpr::scalar)
 };
 
 /// A typed expression over the columns of a Scope.
@@ -95,6 +97,10 @@ struct BoundExpr {
   bool try_cast = false;      ///< kCast: TRY_CAST
   bool negated = false;       ///< kIn, kLike: NOT IN / NOT LIKE
   bool has_else = false;      ///< kCase: args are (cond, value)* [else]
+  uint8_t scalar = 0;         ///< kScalar: a ScalarFn (scalar_functions.h)
+  std::string unit;           ///< kScalar: TRIM mode, EXTRACT / TIMESTAMPADD / TIMESTAMPDIFF unit
+  int64_t months = 0;         ///< kScalar kAddInterval: the interval's months
+  int64_t micros = 0;         ///<   and microseconds
   std::vector<BoundExpr> args;
   sql::Span span;
 

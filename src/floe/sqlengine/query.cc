@@ -880,6 +880,13 @@ Result<StatementResult> Session::Impl::Query(const sql::Query& q) {
     r.table.types.push_back(c.type);
   }
   r.table.changelog = p.changelog;
+  // A streaming result goes to the listener batch by batch (Ctrl-C then
+  // loses nothing that was read, and an unbounded read is not held).
+  const bool stream = p.changelog && streaming_rows;
+  if (stream) {
+    streaming_rows(r.table);
+    r.table.streamed_rows = 0;
+  }
   while (true) {
     // A stop (Session::SetInterrupt) ends the query with what it read.
     if (interrupt && interrupt->cancelled()) {
@@ -905,6 +912,12 @@ Result<StatementResult> Session::Impl::Query(const sql::Query& q) {
       r.table.rows.push_back(std::move(row));
       if (p.changelog)
         r.table.kinds.push_back(b.row_kinds.empty() ? RowKind::kInsert : b.row_kinds[i]);
+    }
+    if (stream && !r.table.rows.empty()) {
+      streaming_rows(r.table);
+      *r.table.streamed_rows += static_cast<int64_t>(r.table.rows.size());
+      r.table.rows.clear();
+      r.table.kinds.clear();
     }
   }
   return r;

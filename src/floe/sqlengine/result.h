@@ -23,6 +23,9 @@ struct ResultTable {
   /// A streaming result: each row has a kind (the `op` column).
   bool changelog = false;
   std::vector<RowKind> kinds;
+  /// A streaming result whose rows went to Session::SetStreamingRows's
+  /// callback as they came: how many there were (`rows` is empty).
+  std::optional<int64_t> streamed_rows;
 };
 
 struct StatementResult {
@@ -40,6 +43,29 @@ struct StatementResult {
 
 /// "+I", "-U", "+U", "-D".
 std::string_view RowKindText(RowKind kind);
+
+/// A changelog row as Flink's Row.toString prints it: `+I[1, a, null]`.
+std::string ChangelogLine(RowKind kind, const std::vector<std::optional<std::string>>& row);
+
+/// Tableau lines printed as a streaming result's rows come (Flink's tableau
+/// mode for a streaming query): the column widths come from the types (the
+/// rows are not known yet), and a longer value is cut to the width with
+/// "..." (Flink's `sql-client.display.max-column-width`, 30).
+class StreamingTableau {
+ public:
+  explicit StreamingTableau(const ResultTable& columns);
+  /// The header (rule, names, rule).
+  std::string Header() const;
+  /// The lines of the rows of `batch`.
+  std::string Rows(const ResultTable& batch) const;
+  /// The closing rule (when rows were printed) and `Received a total of N rows`.
+  std::string Footer(int64_t rows) const;
+
+ private:
+  std::string Line(const std::vector<std::string>& cells) const;
+  std::vector<std::string> header_;
+  std::vector<size_t> width_;
+};
 
 /// The tableau text of a result table, footer included, each line ending in '\n'.
 std::string RenderTableau(const ResultTable& table);

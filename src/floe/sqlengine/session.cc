@@ -118,6 +118,9 @@ Result<StatementResult> Session::Execute(const sql::Statement& statement) {
 
 void Session::SetInterrupt(const sink::Cancellation* interrupt) { impl_->interrupt = interrupt; }
 bool Session::stopped() const { return impl_->stopped; }
+void Session::SetStreamingRows(std::function<void(const ResultTable&)> on_rows) {
+  impl_->streaming_rows = std::move(on_rows);
+}
 
 Session::Impl::Impl(SessionOptions o) : session_options(std::move(o)) {
   RegisterBuiltinConnectors();

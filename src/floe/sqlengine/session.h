@@ -64,6 +64,14 @@ class Session {
   /// committing what it read).
   bool stopped() const;
 
+  /// Receives the rows of a streaming SELECT (a changelog result: an Iceberg
+  /// streaming read, or `execution.runtime-mode` streaming) as they are read:
+  /// `on_rows` is called once with the columns and no rows before the first
+  /// read, then with each batch's rows. The statement's result then holds no
+  /// rows, only their count (ResultTable::streamed_rows). Null: results hold
+  /// their rows (the default).
+  void SetStreamingRows(std::function<void(const ResultTable& rows)> on_rows);
+
   const std::string& current_catalog() const;
   const std::string& current_database() const;
   /// The SET options.

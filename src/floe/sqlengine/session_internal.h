@@ -104,6 +104,7 @@ class Session::Impl {
   /// INSERT (after committing what it read).
   const sink::Cancellation* interrupt = nullptr;
   bool stopped = false;
+  std::function<void(const ResultTable&)> streaming_rows;
   std::vector<std::string> jars;
   std::vector<std::string> warnings;  ///< of the statement running
 };
