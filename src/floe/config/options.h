@@ -205,6 +205,7 @@ inline constexpr Key<std::string> kBeamSequenceNumberColumn{"sequence_number_col
 inline constexpr Key<std::string> kBeamChangeTypeColumn{"change_type_column"};
 inline constexpr Key<std::string> kBeamChangeTypeMap{"change_type_map"};
 inline constexpr Key<bool> kBeamUpsert{"upsert"};
+inline constexpr Key<std::string> kBeamDeleteKind{"delete_kind"};
 inline constexpr Key<std::string> kBeamEqualityColumns{"equality_columns"};
 inline constexpr Key<std::string> kBeamSnapshotProperties{"snapshot_properties"};
 inline constexpr Key<std::string> kBeamDistributionMode{"distribution_mode"};

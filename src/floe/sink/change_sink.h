@@ -101,6 +101,9 @@ struct DestinationStats {
   int64_t table_loads = 0;    ///< times the table was loaded from the catalog (the table cache)
   int64_t commit_number = 0;  ///< the last commit number (with sink_id)
   std::optional<int64_t> snapshot_id;  ///< the last snapshot committed
+  /// The key index (delete_kind position): keys, bytes in memory, and the
+  /// milliseconds its last full build took (reading the table's keys).
+  int64_t index_keys = 0, index_bytes = 0, index_build_ms = 0;
 };
 
 /// Accounting of the sink: read = applied + errors + dead_letter + dropped +
