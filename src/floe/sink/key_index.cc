@@ -200,13 +200,27 @@ Status IndexPlan(const table::Table& table, table::ScanPlan& plan, const std::ve
     }
   }
   std::string key, null_column;
+  struct Pending {
+    uint64_t hash;
+    int64_t row;
+  };
+  std::vector<Pending> pending;
   return ReadRows(table, plan, ordinals, [&](uint32_t ordinal, const Batch& b) {
+    // Hashes first, then the slots, prefetched a few keys ahead (the table
+    // is far larger than the caches: a miss per key otherwise).
+    pending.clear();
     for (int64_t i = 0; i < b.num_rows; ++i) {
       key.clear();
       if (!enc.Encode(b, i, &key, &null_column)) continue;  // a null key: not a key of this sink
+      pending.push_back({XXH3_64bits(key.data(), key.size()), i});
+    }
+    constexpr size_t kAhead = 12;
+    for (size_t j = 0; j < pending.size(); ++j) {
+      if (j + kAhead < pending.size()) index->Prefetch(pending[j + kAhead].hash);
+      const int64_t i = pending[j].row;
       const int64_t seq = seq_index >= 0 ? SeqAt(b.columns[static_cast<size_t>(seq_index)], seq_type, i)
                                          : KeyIndex::kNoSeq;
-      index->Put(XXH3_64bits(key.data(), key.size()), ordinal, b.positions[static_cast<size_t>(i)], seq);
+      index->Put(pending[j].hash, ordinal, b.positions[static_cast<size_t>(i)], seq);
     }
   });
 }

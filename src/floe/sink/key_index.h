@@ -64,6 +64,10 @@ class KeyIndex {
   /// Records a live row of a key. A second location for a hash already
   /// present makes the slot ambiguous.
   void Put(uint64_t hash, uint32_t file, int64_t pos, int64_t seq);
+  /// Prefetches the home slot of a key about to be Put or found.
+  void Prefetch(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[Home(hash ? hash : 1)]);
+  }
   /// Forgets the key (its row was deleted).
   void Remove(uint64_t hash);
   /// Room for `keys` keys without growing (at a load of 0.8).

@@ -102,16 +102,18 @@ Result<table::CommitResult> Publish(Op& op, const WindowCommit& c, const table::
     // a second launch) may have committed this number meanwhile; then this
     // commit must not land, and its files are not needed.
     op.SetAttemptCheck([&c, &table](const table::SnapshotAttempt& attempt) -> Status {
-      FLOE_RETURN_IF_ERROR(ValidateConcurrentWrites(attempt, c, table));
-      if (!c.token) return Ok();
-      const WindowToken& t = *c.token;
-      FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(attempt.metadata, t.sink_id, c.branch));
-      if (token && token->commit_number >= t.commit_number) {
-        return AlreadyExists("sink '{}' commit {} is already in the table (snapshot {}): another process with the "
-                             "same sink_id is writing it",
-                             t.sink_id, token->commit_number, token->snapshot_id);
+      // The token first: a copy of this sink that committed the window is
+      // the more precise reason (its rows are the ones the check would see).
+      if (c.token) {
+        const WindowToken& t = *c.token;
+        FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(attempt.metadata, t.sink_id, c.branch));
+        if (token && token->commit_number >= t.commit_number) {
+          return AlreadyExists("sink '{}' commit {} is already in the table (snapshot {}): another process with the "
+                               "same sink_id is writing it",
+                               t.sink_id, token->commit_number, token->snapshot_id);
+        }
       }
-      return Ok();
+      return ValidateConcurrentWrites(attempt, c, table);
     });
   }
   return op.Commit();
