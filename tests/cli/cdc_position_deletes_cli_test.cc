@@ -169,6 +169,28 @@ TEST_F(CdcPositionDeletes, DeleteKindChoosesPositionOrEqualityDeletes) {
   EXPECT_NE(r.err.find("delete_kind"), std::string::npos) << r.err;
 }
 
+TEST_F(CdcPositionDeletes, GranularityPartitionWritesOneDeleteFilePerPartition) {
+  WriteFile(dir_ / "one.jsonl", R"({"id":1,"name":"a","op":"INSERT","seq":1})"
+                                "\n");
+  WriteFile(dir_ / "two.jsonl", R"({"id":2,"name":"a","op":"INSERT","seq":2})"
+                                "\n");
+  WriteFile(dir_ / "three.jsonl", R"({"id":1,"name":"b","op":"UPDATE_AFTER","seq":3})"
+                                  "\n"
+                                  R"({"id":2,"name":"a","op":"DELETE","seq":4})"
+                                  "\n");
+  ASSERT_EQ(RunIn(dir_, SmallWrite(" --set sink_id=s1", "one.jsonl")).rc, 0);
+  ASSERT_EQ(RunIn(dir_, SmallWrite(" --set sink_id=s2", "two.jsonl")).rc, 0);
+  // Rows of two data files changed: one position delete file for both.
+  RunResult r = RunIn(dir_, SmallWrite(" --set sink_id=s3 --set write.delete.granularity=partition", "three.jsonl"));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(ScanRows(dir_), std::vector<std::string>{R"({"id":1,"name":"b"})"});
+  EXPECT_EQ(VerifyRows(dir_), std::vector<std::string>{R"({"id":1,"name":"b"})"});
+  EXPECT_EQ(DeleteFiles(), (std::pair<int64_t, int64_t>{1, 0}));
+  r = RunIn(dir_, SmallWrite(" --set sink_id=s4 --set write.delete.granularity=row", "three.jsonl"));
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("write.delete.granularity"), std::string::npos) << r.err;
+}
+
 TEST_F(CdcPositionDeletes, ASecondProcessLateChangeIsRefusedBySequence) {
   // The sequence column kept in the table: a new process reads each key's
   // sequence number with its position.

@@ -107,6 +107,7 @@ const std::map<std::string, std::string>& EffectTests() {
       {"change_type_map", "CdcOptionsCli.ChangeTypeMapTranslatesValues"},
       {"upsert", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
       {"delete_kind", "CdcPositionDeletes.DeleteKindChoosesPositionOrEqualityDeletes"},
+      {"write.delete.granularity", "CdcPositionDeletes.GranularityPartitionWritesOneDeleteFilePerPartition"},
       {"upsert-enabled", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
       {"write.upsert.enabled", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
       {"equality-field-columns", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},

@@ -74,6 +74,11 @@ const std::vector<OptionDef>& Registry() {
        .doc = "Row-level delete mode of engines that run DELETE (Spark).",
        .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,
        .missing = kOtherEngines},
+      {K(kWriteDeleteGranularity), .scopes = kT | kW, .type = T::kEnum, .default_value = "file",
+       .doc = "Position deletes of the change sink (delete_kind position): file writes one position delete file "
+              "per data file per commit (referenced_data_file set; a reader of a data file opens only its own); "
+              "partition one per partition per commit (fewer files: cheaper to scan after many commits).",
+       .enum_values = {"file", "partition"}},
       {K(kWriteUpdateMode), .scopes = kT, .type = T::kEnum, .default_value = "copy-on-write",
        .doc = "Row-level update mode of engines that run UPDATE (Spark).",
        .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,

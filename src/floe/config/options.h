@@ -79,6 +79,7 @@ inline constexpr Key<std::string> kWriteMetadataPath{"write.metadata.path"};
 inline constexpr Key<std::string> kWriteDistributionMode{"write.distribution-mode"};
 inline constexpr Key<bool> kWriteUpsertEnabled{"write.upsert.enabled"};
 inline constexpr Key<std::string> kWriteDeleteMode{"write.delete.mode"};
+inline constexpr Key<std::string> kWriteDeleteGranularity{"write.delete.granularity"};
 inline constexpr Key<std::string> kWriteUpdateMode{"write.update.mode"};
 inline constexpr Key<std::string> kWriteMergeMode{"write.merge.mode"};
 // Parquet

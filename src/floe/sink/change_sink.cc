@@ -598,6 +598,7 @@ Status ChangeSink::Impl::PrepareDestination(Destination* d) {
           return Fail(st.error().WithContext(d->name));
         }
         flush.index = &d->index;
+        flush.delete_per_file = d->delete_per_file;
       }
       ChangeFlushStats fs;
       auto prepared = d->changes->Prepare(flush, &fs);

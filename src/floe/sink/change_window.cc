@@ -204,12 +204,23 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
       if (!positions.empty()) {
         const iceberg::PartitionSpec* spec = meta.SpecById(ref.spec_id);
         if (!spec) return Internal("table {}: the spec {} of data file {} is gone", name, ref.spec_id, ref.file.file_path);
-        auto factory = std::make_shared<table::OutputFileFactory>(f.table->io(), f.writer_options->data_location, 0,
-                                                                  static_cast<int64_t>(writers_wanted));
-        FLOE_ASSIGN_OR_RETURN(auto pw, table::PositionDeleteWriter::Make(factory, *f.writer_options, *spec, schema));
+        // Per data file: a writer of its own; per partition: one writer per
+        // spec (it groups by partition).
+        table::PositionDeleteWriter* pw = nullptr;
+        if (!f.delete_per_file) {
+          for (size_t w = 0; w < position_writers_.size(); ++w) {
+            if (position_specs_[w] == ref.spec_id) pw = position_writers_[w].get();
+          }
+        }
+        if (!pw) {
+          auto factory = std::make_shared<table::OutputFileFactory>(
+              f.table->io(), f.writer_options->data_location, 0, static_cast<int64_t>(writers_wanted));
+          FLOE_ASSIGN_OR_RETURN(auto made, table::PositionDeleteWriter::Make(factory, *f.writer_options, *spec, schema));
+          pw = made.get();
+          position_writers_.push_back(std::move(made));
+          position_specs_.push_back(ref.spec_id);
+        }
         FLOE_RETURN_IF_ERROR(pw->Delete(ref.file.file_path, positions, ref.file.partition));
-        position_writers_.push_back(std::move(pw));
-        position_specs_.push_back(ref.spec_id);
         referenced.push_back(ref.file.file_path);
         stats->deletes_written += static_cast<int64_t>(positions.size());
       }

@@ -69,6 +69,9 @@ struct ChangeFlush {
   /// in a committed data file gets a position delete; null: equality
   /// deletes for every key that may be live (`delete_kind: equality`).
   const KeyIndex* index = nullptr;
+  /// write.delete.granularity: one position delete file per data file
+  /// (true), or per partition of the data files' spec.
+  bool delete_per_file = true;
 };
 
 /// What a flush wrote (accounting).

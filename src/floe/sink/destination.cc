@@ -274,6 +274,8 @@ Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, co
     // vectors are wired).
     d->position_deletes = options.position_deletes && meta.format_version == 2;
     d->seq_column = options.sequence_column;
+    FLOE_ASSIGN_OR_RETURN(std::string granularity, resolver.Value(k::kWriteDeleteGranularity));
+    d->delete_per_file = granularity != "partition";
     if (d->position_deletes) {
       if (Status st = RefreshKeyIndex(d.get()); !st) {
         return std::unexpected<Error>(st.error().WithContext("indexing the keys the table holds"));

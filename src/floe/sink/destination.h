@@ -86,6 +86,7 @@ class Destination {
   /// read-back).
   std::vector<iceberg::DataFile> index_pending;
   bool position_deletes = false;
+  bool delete_per_file = true;  ///< write.delete.granularity: file (else partition)
   std::string seq_column;  ///< read into the index when the table holds it
   DestinationToken token;
   DestinationStats stats;
