@@ -3,8 +3,10 @@
 # (taskset -c 0, floe scan --threads 1), measured in one run:
 #   1,000,000 keyed rows written with `floe write` merge-on-read (one commit,
 #   no deletes: every key is born in it), then COMMITS commits of UPDATES random
-#   updates each (one `floe write` per commit: a data file and an equality
-#   delete file of the keys it changed). After 0 (fresh), 1, 10, 50 and 100
+#   updates each (one `floe write` per commit: a data file and, by default,
+#   a position delete file per data file it changes; WRITE_OPTIONS="--set
+#   delete_kind=equality" for an equality delete file of the keys it changed).
+#   After 0 (fresh), 1, 10, 50 and 100
 #   commits: a full `floe scan` to JSONL (> /dev/null), best of REPS runs, and
 #   its ratio to the fresh table; with FLOE_BEFORE=path/to/floe the same scans
 #   by that binary (e.g. the branch point's), whose rows must be the same.
@@ -59,7 +61,7 @@ taskset -c 0 "$floe" write --no-progress --catalog "warehouse=$wh" --table b.t -
   --schema "$schema" "${mor[@]}" >/dev/null
 fresh_files=$(ls "$wh"/b/t/data/*.parquet | paste -sd, -)
 
-echo "read amplification: $rows rows, commits of $updates random updates (merge-on-read, equality deletes),"
+echo "read amplification: $rows rows, commits of $updates random updates (merge-on-read${WRITE_OPTIONS:+, $WRITE_OPTIONS}),"
 echo "  floe scan --threads 1 to JSONL on one core (taskset -c 0), best of $reps"
 printf "  %7s %6s %8s %12s %9s %9s %7s" commits files deletes delete_keys table_MB scan_s ratio
 [ -n "$before" ] && printf " %9s %7s" before_s ratio

@@ -12,10 +12,11 @@
 // but counted as applied). So a key never has two rows, whatever the arrival
 // order. Apart from the rows, the model predicts which windows publish a
 // snapshot (the token moves only then): a window publishes when it writes a
-// row or a delete, and the sink writes a delete for a key unless the key is
-// new to it (its first change in the window an INSERT, without upsert, and
-// the key neither in the table when the sink opened it nor applied by the
-// sink since).
+// row or a delete. With deletes by position (delete_kind position, the
+// default) the sink writes a delete exactly for a key live in the table (its
+// key index knows); with equality deletes, for a key unless the key is new to
+// it (its first change in the window an INSERT, without upsert, and the key
+// neither in the table when the sink opened it nor applied by the sink since).
 //
 // "Committed" is what the sink can know: a relaunch with the same sink_id
 // skips the input up to its token's position and remembers the sequence
@@ -111,6 +112,7 @@ struct Options {
   bool hash = false;            ///< distribution_mode=hash
   int num_shards = 16;
   int shards_per_partition = 1;
+  bool equality_deletes = false;  ///< delete_kind=equality (default: deletes by position)
 
   std::string Describe() const {
     static const char* parts[] = {"none", "bucket(id, 4)", "identity(region)", "day(ts)"};
@@ -120,6 +122,7 @@ struct Options {
       << " lateness_zero=" << lateness_zero << " flink_spelling=" << flink_spelling
       << " hash=" << hash;
     if (hash) o << " num_shards=" << num_shards << " shards_per_partition=" << shards_per_partition;
+    if (equality_deletes) o << " delete_kind=equality";
     return o.str();
   }
 };
@@ -167,6 +170,9 @@ struct RunExpect {
 class Model {
  public:
   Model(bool upsert, bool composite) : upsert_(upsert), composite_(composite) {}
+
+  /// The sink's delete_kind: position (the default) or equality.
+  bool position_deletes = true;
 
   std::string KeyOf(const Row& r) const {
     return JsonNum(r.id) + (composite_ ? "|" + JsonStr(r.region) : std::string());
@@ -239,10 +245,13 @@ class Model {
         // The fold: the key's row after its last change.
         const Change* l = kept.back();
         const bool add = l->kind == Kind::kInsert || l->kind == Kind::kUpdateAfter;
+        auto row_it = rows_.find(key);
+        const bool live_before = row_it != rows_.end() && !row_it->second.empty();
         rows_[key] = add ? std::vector<Row>{l->row} : std::vector<Row>{};
         // Whether the sink writes something for the key (see the file comment).
         const bool known = in_table.contains(key) || cs != committed_seq.end();
-        const bool del = upsert_ || kept.front()->kind != Kind::kInsert || known;
+        const bool del = position_deletes ? live_before
+                                          : upsert_ || kept.front()->kind != Kind::kInsert || known;
         if (del || add) publishes = true;
       }
       for (const auto& [key, seq] : window_seq) {
@@ -447,6 +456,7 @@ inline std::string WriteArgs(const Options& o, const std::string& sink_id, const
   if (o.partition != Options::kNone)
     a += " --set " + Shell(std::string("partition_fields=") + parts[o.partition]);
   if (o.upsert) a += " --set upsert=true";
+  if (o.equality_deletes) a += " --set delete_kind=equality";
   if (o.lateness_zero) a += " --set allowed_lateness_seconds=0";
   if (o.hash) {
     a += " --set distribution_mode=hash --set num_shards=" + std::to_string(o.num_shards) +

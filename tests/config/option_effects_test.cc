@@ -106,6 +106,8 @@ const std::map<std::string, std::string>& EffectTests() {
       {"sequence_number_column", "CdcOptionsCli.SequenceColumnMayBeADottedPath"},
       {"change_type_map", "CdcOptionsCli.ChangeTypeMapTranslatesValues"},
       {"upsert", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
+      {"delete_kind", "CdcPositionDeletes.DeleteKindChoosesPositionOrEqualityDeletes"},
+      {"write.delete.granularity", "CdcPositionDeletes.GranularityPartitionWritesOneDeleteFilePerPartition"},
       {"upsert-enabled", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
       {"write.upsert.enabled", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},
       {"equality-field-columns", "CdcOptionsCli.UpsertReplacesRowsAndIgnoresUpdateBefore"},

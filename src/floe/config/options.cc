@@ -74,6 +74,11 @@ const std::vector<OptionDef>& Registry() {
        .doc = "Row-level delete mode of engines that run DELETE (Spark).",
        .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,
        .missing = kOtherEngines},
+      {K(kWriteDeleteGranularity), .scopes = kT | kW, .type = T::kEnum, .default_value = "file",
+       .doc = "Position deletes of the change sink (delete_kind position): file writes one position delete file "
+              "per data file per commit (referenced_data_file set; a reader of a data file opens only its own); "
+              "partition one per partition per commit (fewer files: cheaper to scan after many commits).",
+       .enum_values = {"file", "partition"}},
       {K(kWriteUpdateMode), .scopes = kT, .type = T::kEnum, .default_value = "copy-on-write",
        .doc = "Row-level update mode of engines that run UPDATE (Spark).",
        .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,
@@ -427,6 +432,13 @@ const std::vector<OptionDef>& Registry() {
       {K(kBeamUpsert), .scopes = kB, .type = T::kBool, .default_value = "false",
        .doc = "Merge-on-read: every insert or update replaces the key's row (after-images only; UPDATE_BEFORE "
               "rows are dropped)."},
+      {K(kBeamDeleteKind), .scopes = kB, .type = T::kEnum, .default_value = "position",
+       .doc = "Merge-on-read: how an update or delete of a key already in the table is written. position: the "
+              "sink indexes the table's keys (their data file and row) and writes a position delete file per "
+              "data file (format version 2; version 3 tables get equality deletes until deletion vectors are "
+              "wired), which every engine reads and reads fast. equality: an equality delete of the key (the "
+              "cheapest write, no index; readers pay per delete file and some engines do not read them).",
+       .enum_values = {"position", "equality"}},
       {K(kBeamEqualityColumns), .scopes = kB, .type = T::kList,
        .doc = "Merge-on-read: the key columns (default: the table's identifier fields; required when the table "
               "does not exist yet and the schema declares no PRIMARY KEY)."},

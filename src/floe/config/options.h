@@ -79,6 +79,7 @@ inline constexpr Key<std::string> kWriteMetadataPath{"write.metadata.path"};
 inline constexpr Key<std::string> kWriteDistributionMode{"write.distribution-mode"};
 inline constexpr Key<bool> kWriteUpsertEnabled{"write.upsert.enabled"};
 inline constexpr Key<std::string> kWriteDeleteMode{"write.delete.mode"};
+inline constexpr Key<std::string> kWriteDeleteGranularity{"write.delete.granularity"};
 inline constexpr Key<std::string> kWriteUpdateMode{"write.update.mode"};
 inline constexpr Key<std::string> kWriteMergeMode{"write.merge.mode"};
 // Parquet
@@ -205,6 +206,7 @@ inline constexpr Key<std::string> kBeamSequenceNumberColumn{"sequence_number_col
 inline constexpr Key<std::string> kBeamChangeTypeColumn{"change_type_column"};
 inline constexpr Key<std::string> kBeamChangeTypeMap{"change_type_map"};
 inline constexpr Key<bool> kBeamUpsert{"upsert"};
+inline constexpr Key<std::string> kBeamDeleteKind{"delete_kind"};
 inline constexpr Key<std::string> kBeamEqualityColumns{"equality_columns"};
 inline constexpr Key<std::string> kBeamSnapshotProperties{"snapshot_properties"};
 inline constexpr Key<std::string> kBeamDistributionMode{"distribution_mode"};

@@ -95,6 +95,7 @@ class ChangeSink::Impl {
   int WritersFor(const Destination& d) const;
   /// Phase 1 of a commit: the window's files, nothing published.
   Status PrepareDestination(Destination* d);
+  void UpdateKeyIndex(Destination* d, const WindowFiles& files, int64_t snapshot_id);
   /// Phase 2: one snapshot of the prepared files and the token.
   Status CommitDestination(Destination* d, int64_t position, bool heartbeat);
   /// The source position of `position` (ChangeSinkOptions::describe_position),
@@ -486,6 +487,17 @@ Status ChangeSink::Impl::AddChanges(Destination* d, Batch&& rows, const std::vec
       FLOE_RETURN_IF_ERROR(Late(d, position, kind, seqs[si], *committed, rows, i));
       continue;
     }
+    if (d->index.has_sequence()) {
+      // The sequence number of the key's live row, from the table (another
+      // process, or an earlier run, committed it): key_index.h.
+      if (auto hit = d->index.Find(t.hash); hit && hit->seq != KeyIndex::kNoSeq) {
+        const LateTracker::Entry row{hit->seq, d->token.last_commit_ms * 2 + 1};
+        if (row.Covers(seqs[si], cls)) {
+          FLOE_RETURN_IF_ERROR(Late(d, position, kind, seqs[si], row, rows, i));
+          continue;
+        }
+      }
+    }
     const int shard = ShardOf(t.hash, i, phash);
     const uint64_t begin = i == 0 ? 0 : ends[si - 1];
     const std::string_view row(arena.data() + begin, ends[si] - begin);
@@ -579,6 +591,16 @@ Status ChangeSink::Impl::PrepareDestination(Destination* d) {
       flush.writers = WritersFor(*d);
       flush.late = &d->late;
       flush.flush_ms = WallMs();
+      if (d->position_deletes) {
+        // The index as of the table the window commits on (another writer's
+        // commits seen by a reload are read in).
+        if (Status st = RefreshKeyIndex(d); !st) {
+          d->AbortWindow();
+          return Fail(st.error().WithContext(d->name));
+        }
+        flush.index = &d->index;
+        flush.delete_per_file = d->delete_per_file;
+      }
       ChangeFlushStats fs;
       auto prepared = d->changes->Prepare(flush, &fs);
       d->stats.rows_written += fs.rows_written;
@@ -611,7 +633,7 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   };
   CrashPoint("sink.files-written");
   const int64_t now = WallMs();
-  if (files.data.empty() && files.deletes.empty() && !heartbeat) {
+  if (files.data.empty() && files.deletes.empty() && files.position_deletes.empty() && !heartbeat) {
     // Changes that cancel out (a key born and deleted in the window): nothing to publish.
     d->ReleaseWindow();
     return Ok();
@@ -621,6 +643,13 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   commit.data = &files.data;
   commit.deletes = &files.deletes;
   commit.delete_spec_id = d->key.global_spec_id;
+  commit.position_deletes = &files.position_deletes;
+  if (d->position_deletes) {
+    commit.referenced = &files.referenced;
+    commit.read_snapshot = d->index.snapshot_id;
+    commit.keys = &files.keys;
+    commit.eq_ids = &d->key.eq_ids;
+  }
   commit.branch = d->branch;
   commit.summary = {&sink_options_.summary, &options_.snapshot_properties};
   const int64_t number = d->token.commit_number + 1;
@@ -652,10 +681,25 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   d->stats.commit_number = number;
   d->stats.snapshot_id = committed->snapshot_id;
   d->stats.data_files += static_cast<int64_t>(files.data.size());
-  d->stats.delete_files += static_cast<int64_t>(files.deletes.size());
+  d->stats.delete_files += static_cast<int64_t>(files.deletes.size() + files.position_deletes.size());
+  if (d->position_deletes) UpdateKeyIndex(d, files, committed->snapshot_id);
   d->table.created.reset();  // committed: no longer ours to drop
   d->ReleaseWindow();
   return Ok();
+}
+
+// The key index after a commit of this sink: the rows it deleted are
+// forgotten and the data files it wrote are read in (their positions); when
+// another writer committed in between, it is rebuilt before the next window.
+void ChangeSink::Impl::UpdateKeyIndex(Destination* d, const WindowFiles& files, int64_t snapshot_id) {
+  const iceberg::Snapshot* snap = d->t()->metadata().SnapshotById(snapshot_id);
+  if (!snap || snap->parent_snapshot_id != d->index.snapshot_id) {
+    d->index.built = false;
+    return;
+  }
+  for (uint64_t hash : files.unindexed) d->index.Remove(hash);
+  d->index_pending.insert(d->index_pending.end(), files.data.begin(), files.data.end());
+  d->index.snapshot_id = snapshot_id;
 }
 
 Result<std::string> ChangeSink::Impl::DescribePosition(int64_t position) {
@@ -732,7 +776,11 @@ SinkStats ChangeSink::Impl::stats() const {
   s.errors = unrouted_errors_;
   s.commits = windows_published_;
   for (const auto& [name, d] : destinations_) {
-    const DestinationStats& ds = d->stats;
+    DestinationStats ds = d->stats;
+    if (d->position_deletes) {
+      ds.index_keys = static_cast<int64_t>(d->index.size());
+      ds.index_bytes = static_cast<int64_t>(d->index.memory_bytes());
+    }
     s.read += ds.read;
     s.applied += ds.applied;
     s.errors += ds.errors;
@@ -802,6 +850,11 @@ std::string ChangeSink::StatsJson() const {
     o["delete_files"] = d.delete_files;
     o["rows_written"] = d.rows_written;
     o["deletes_written"] = d.deletes_written;
+    if (d.index_bytes > 0) {
+      o["index_keys"] = d.index_keys;
+      o["index_bytes"] = d.index_bytes;
+      o["index_build_ms"] = d.index_build_ms;
+    }
     dests.push_back(std::move(o));
   }
   j["destinations"] = std::move(dests);

@@ -15,14 +15,17 @@
 ///   - the key's row is the last change's image when that change is an
 ///     INSERT or UPDATE_AFTER, and there is none after a DELETE or a lone
 ///     UPDATE_BEFORE;
-///   - an equality delete of the key is written unless the key is new to
-///     the sink: its first change in the window is an INSERT, and the key was
-///     neither in the table when the sink opened the destination (it reads
-///     the table's key columns then) nor applied by the sink since (the late
-///     tracker knows both). So at most one delete and one row per key, and a
-///     key never has two rows whatever the arrival order; with `upsert` every
-///     key gets a delete, and UPDATE_BEFORE rows are dropped (counted as
-///     applied).
+///   - a key live in the table gets a delete: with `delete_kind: position`
+///     (the default; format version 2) a position delete of its row, which
+///     the key index (key_index.h) finds, and none for a key the table does
+///     not hold; with `delete_kind: equality` an equality delete unless the
+///     key is new to the sink: its first change in the window is an INSERT,
+///     and the key was neither in the table when the sink opened the
+///     destination (it reads the table's key columns then) nor applied by the
+///     sink since (the late tracker knows both; with `upsert` every key gets
+///     one). So at most one delete and one row per key, and a key never has
+///     two rows whatever the arrival order; with `upsert` UPDATE_BEFORE rows
+///     are dropped (counted as applied).
 /// The data files and delete files of a window go into one row-delta
 /// snapshot, so the deletes (same data sequence number) never remove the
 /// rows written with them and remove every older row of the key. When every
@@ -35,7 +38,9 @@
 /// history. Its lateness is the time since that newer change was committed;
 /// up to `allowed_lateness_seconds` it goes to the dead-letter output, beyond
 /// it is dropped and counted. (Keys are remembered by a 64-bit hash of their
-/// bytes: about 24 bytes per key committed by this process.)
+/// bytes: about 24 bytes per key committed by this process. With deletes by
+/// position and the sequence column kept in the table, the key index also
+/// holds each live row's sequence number, whoever committed it.)
 ///
 /// Exactly-once (sink_token.h). With a `sink_id`, each destination commit
 /// carries the id, a commit number and the input position the window ends
@@ -101,6 +106,9 @@ struct DestinationStats {
   int64_t table_loads = 0;    ///< times the table was loaded from the catalog (the table cache)
   int64_t commit_number = 0;  ///< the last commit number (with sink_id)
   std::optional<int64_t> snapshot_id;  ///< the last snapshot committed
+  /// The key index (delete_kind position): keys, bytes in memory, and the
+  /// milliseconds its last full build took (reading the table's keys).
+  int64_t index_keys = 0, index_bytes = 0, index_build_ms = 0;
 };
 
 /// Accounting of the sink: read = applied + errors + dead_letter + dropped +

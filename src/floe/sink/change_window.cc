@@ -114,6 +114,26 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
     return Ok();
   };
 
+  auto equality_delete = [&](std::string_view row) -> Status {
+    auto used = codec_.Decode(row, &del_rows);
+    if (!used) return Fail(used.error().WithContext("a buffered change"));
+    if (del_rows.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_del());
+    return Ok();
+  };
+  // Position delete candidates (key_index.h): verified against the data
+  // file's key at the position before they are written.
+  struct Candidate {
+    uint32_t file;
+    int64_t pos;
+    uint64_t hash;
+    size_t offset, key_size, row_size;  ///< key then row in cand_bytes
+  };
+  std::vector<Candidate> candidates;
+  std::string cand_bytes;
+  std::string current_key;  ///< the key bytes of the state resolved (when not inline)
+  std::vector<std::string> referenced;
+  std::vector<uint64_t> unindexed, window_keys;
+
   // One key's collapsed changes: at most one delete and one row.
   auto resolve = [&](const KeyState& st, std::string_view row) -> Status {
     // Every applied change is committed with the window, an UPDATE_BEFORE
@@ -125,16 +145,86 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
     // the sink applied it since) gets a delete even when its first change
     // here is an INSERT: one row per key, whatever the arrival order.
     const bool maybe_live = f.late->Update(st.hash, st.newest.seq, st.newest.cls, f.flush_ms);
+    if (f.index) window_keys.push_back(st.hash);
     if (!st.kept) return Ok();
-    if (f.upsert || st.first_kind != RowKind::kInsert || maybe_live) {
-      auto used = codec_.Decode(row, &del_rows);
-      if (!used) return Fail(used.error().WithContext("a buffered change"));
-      if (del_rows.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_del());
+    if (f.index) {
+      // The index knows whether the key is live and where: a position
+      // delete (verified below), an equality delete for an ambiguous hash,
+      // nothing for a key the table does not hold.
+      if (auto hit = f.index->Find(st.hash)) {
+        if (hit->ambiguous) {
+          FLOE_RETURN_IF_ERROR(equality_delete(row));
+        } else {
+          const std::string_view key(current_key);
+          candidates.push_back({hit->file, hit->pos, st.hash, cand_bytes.size(), key.size(), row.size()});
+          cand_bytes.append(key);
+          cand_bytes.append(row);
+        }
+      }
+    } else if (f.upsert || st.first_kind != RowKind::kInsert || maybe_live) {
+      FLOE_RETURN_IF_ERROR(equality_delete(row));
     }
     if (st.last_kind == RowKind::kInsert || st.last_kind == RowKind::kUpdateAfter) {
       auto used = codec_.Decode(row, &out);
       if (!used) return Fail(used.error().WithContext("a buffered change"));
       if (out.num_rows >= kOutputBatchRows) FLOE_RETURN_IF_ERROR(flush_out());
+    }
+    return Ok();
+  };
+
+  // The window resolved into positions deleted per live data file: each
+  // candidate's key is read back from its data file (a hash collision must
+  // never delete another key's row: it becomes an equality delete), then the
+  // sorted positions of each data file go to a position delete file of its
+  // own (Iceberg's write.delete.granularity=file).
+  auto write_positions = [&]() -> Status {
+    if (candidates.empty()) return Ok();
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+      return a.file != b.file ? a.file < b.file : a.pos < b.pos;
+    });
+    std::vector<int64_t> positions;
+    for (size_t i = 0; i < candidates.size();) {
+      size_t j = i;
+      while (j < candidates.size() && candidates[j].file == candidates[i].file) ++j;
+      const KeyIndex::FileRef& ref = f.index->file(candidates[i].file);
+      FLOE_ASSIGN_OR_RETURN(std::vector<std::string> keys, ReadFileKeys(*f.table, ref.file, ref.spec_id, *f.eq_ids));
+      positions.clear();
+      for (size_t c = i; c < j; ++c) {
+        const Candidate& cand = candidates[c];
+        const std::string_view key(cand_bytes.data() + cand.offset, cand.key_size);
+        const std::string_view row(cand_bytes.data() + cand.offset + cand.key_size, cand.row_size);
+        if (static_cast<size_t>(cand.pos) < keys.size() && keys[static_cast<size_t>(cand.pos)] == key) {
+          if (positions.empty() || positions.back() != cand.pos) positions.push_back(cand.pos);
+          unindexed.push_back(cand.hash);
+        } else {
+          // Another key of the same hash holds the slot (it stays indexed).
+          FLOE_RETURN_IF_ERROR(equality_delete(row));
+        }
+      }
+      if (!positions.empty()) {
+        const iceberg::PartitionSpec* spec = meta.SpecById(ref.spec_id);
+        if (!spec) return Internal("table {}: the spec {} of data file {} is gone", name, ref.spec_id, ref.file.file_path);
+        // Per data file: a writer of its own; per partition: one writer per
+        // spec (it groups by partition).
+        table::PositionDeleteWriter* pw = nullptr;
+        if (!f.delete_per_file) {
+          for (size_t w = 0; w < position_writers_.size(); ++w) {
+            if (position_specs_[w] == ref.spec_id) pw = position_writers_[w].get();
+          }
+        }
+        if (!pw) {
+          auto factory = std::make_shared<table::OutputFileFactory>(
+              f.table->io(), f.writer_options->data_location, 0, static_cast<int64_t>(writers_wanted));
+          FLOE_ASSIGN_OR_RETURN(auto made, table::PositionDeleteWriter::Make(factory, *f.writer_options, *spec, schema));
+          pw = made.get();
+          position_writers_.push_back(std::move(made));
+          position_specs_.push_back(ref.spec_id);
+        }
+        FLOE_RETURN_IF_ERROR(pw->Delete(ref.file.file_path, positions, ref.file.partition));
+        referenced.push_back(ref.file.file_path);
+        stats->deletes_written += static_cast<int64_t>(positions.size());
+      }
+      i = j;
     }
     return Ok();
   };
@@ -159,6 +249,7 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
         const KeyState& st = states[i];
         const int w = writer_of_shard(st.shard);
         if (w != current) FLOE_RETURN_IF_ERROR(open_writer(w));
+        if (f.index) current_key.assign(states_.key(st));
         FLOE_RETURN_IF_ERROR(resolve(st, states_.row(st)));
       }
     } else {
@@ -185,6 +276,7 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
         if (have) FLOE_RETURN_IF_ERROR(resolve(cur, cur_row));
         cur = st;
         cur_key.assign(rkey);
+        current_key.assign(key_bytes);
         cur_row.assign(row);
         have = true;
         const int w = writer_of_shard(st.shard);
@@ -192,6 +284,7 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
       }
       if (have) FLOE_RETURN_IF_ERROR(resolve(cur, cur_row));
     }
+    FLOE_RETURN_IF_ERROR(write_positions());
     states_.Clear();
     spills_ = 0;
     if (current >= 0) {
@@ -217,6 +310,18 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
   };
   close_all(writers_, &files.data);
   close_all(delete_writers_, &files.deletes);
+  for (size_t i = 0; i < position_writers_.size() && st; ++i) {
+    auto closed = position_writers_[i]->Close();
+    if (!closed) {
+      st = std::unexpected<Error>(std::move(closed).error());
+      break;
+    }
+    for (auto& file : *closed) files.position_deletes.emplace_back(std::move(file), position_specs_[i]);
+  }
+  files.referenced = std::move(referenced);
+  files.unindexed = std::move(unindexed);
+  std::sort(window_keys.begin(), window_keys.end());
+  files.keys = std::move(window_keys);
   if (!st) {
     Abort();
     return std::unexpected<Error>(std::move(st).error());
@@ -227,12 +332,15 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
 void ChangeWindow::Abort() {
   for (auto& w : writers_) w->Abort();
   for (auto& w : delete_writers_) w->Abort();
+  for (auto& w : position_writers_) w->Abort();
   Release();
 }
 
 void ChangeWindow::Release() {
   writers_.clear();
   delete_writers_.clear();
+  position_writers_.clear();
+  position_specs_.clear();
 }
 
 }  // namespace floe::sink

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "floe/iceberg/manifest.h"
+#include "floe/sink/key_index.h"
 #include "floe/sink/key_table.h"
 #include "floe/sink/late_tracker.h"
 #include "floe/sink/row_codec.h"
@@ -35,6 +36,19 @@ namespace floe::sink {
 /// A window's files, between Prepare and the commit.
 struct WindowFiles {
   std::vector<iceberg::DataFile> data, deletes;
+  /// Position delete files (each of one data file, `referenced_data_file`
+  /// set) with the spec of the data file they delete from.
+  std::vector<std::pair<iceberg::DataFile, int32_t>> position_deletes;
+  /// The data files the position deletes refer to (the commit validates that
+  /// they are still live).
+  std::vector<std::string> referenced;
+  /// Keys whose indexed row this window deletes (by position or equality):
+  /// forgotten by the key index once the commit lands.
+  std::vector<uint64_t> unindexed;
+  /// Deletes by position: the hashes of every key the window changed,
+  /// sorted (the commit checks that no other writer added rows of them since
+  /// the index was read).
+  std::vector<uint64_t> keys;
 };
 
 /// What resolving a window needs from its destination.
@@ -51,6 +65,13 @@ struct ChangeFlush {
   /// Remembers every resolved key's newest change, committed at `flush_ms`.
   LateTracker* late = nullptr;
   int64_t flush_ms = 0;
+  /// Deletes by position (the key index of the table, current): a key live
+  /// in a committed data file gets a position delete; null: equality
+  /// deletes for every key that may be live (`delete_kind: equality`).
+  const KeyIndex* index = nullptr;
+  /// write.delete.granularity: one position delete file per data file
+  /// (true), or per partition of the data files' spec.
+  bool delete_per_file = true;
 };
 
 /// What a flush wrote (accounting).
@@ -101,6 +122,8 @@ class ChangeWindow {
   int64_t spills_ = 0;  ///< times this window spilled
   std::vector<std::unique_ptr<table::PartitionedWriter>> writers_;
   std::vector<std::unique_ptr<table::EqualityDeleteWriter>> delete_writers_;
+  std::vector<std::unique_ptr<table::PositionDeleteWriter>> position_writers_;
+  std::vector<int32_t> position_specs_;  ///< of each position writer's data file
 };
 
 }  // namespace floe::sink

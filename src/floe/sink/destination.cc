@@ -5,6 +5,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <limits>
 
@@ -196,7 +197,34 @@ Status SeedLiveKeys(Destination* d) {
   return Ok();
 }
 
+// The head of `branch` (main when unset or missing), or nullopt.
+std::optional<int64_t> BranchHead(const iceberg::TableMetadata& meta, const std::string& branch) {
+  if (!branch.empty()) {
+    if (auto it = meta.refs.find(branch); it != meta.refs.end()) return it->second.snapshot_id;
+  }
+  return meta.current_snapshot_id;
+}
+
 }  // namespace
+
+Status RefreshKeyIndex(Destination* d) {
+  const iceberg::TableMetadata& meta = d->t()->metadata();
+  const std::optional<int64_t> head = BranchHead(meta, d->branch);
+  if (d->index.built && d->index.snapshot_id == head) {
+    if (d->index_pending.empty()) return Ok();
+    std::vector<iceberg::DataFile> files = std::move(d->index_pending);
+    d->index_pending.clear();
+    Status st = IndexDataFiles(*d->t(), files, meta.default_spec_id, d->key.eq_ids, d->seq_column, &d->index);
+    if (st) return Ok();
+    // Read the whole table again below.
+  }
+  d->index_pending.clear();
+  const auto start = std::chrono::steady_clock::now();
+  FLOE_RETURN_IF_ERROR(BuildKeyIndex(*d->t(), d->branch, d->key.eq_ids, d->seq_column, &d->index));
+  d->stats.index_build_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  return Ok();
+}
 
 Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, const DestinationContext& ctx,
                                                      bool* fatal) {
@@ -241,8 +269,19 @@ Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, co
   const SchemaPtr table_schema = meta.CurrentSchema();
   if (mor) {
     FLOE_RETURN_IF_ERROR(OpenKey(d.get(), options, *table_schema, *ctx.row_schema));
-    // (Upsert deletes every key it writes: it needs no list of live keys.)
-    if (!d->upsert) {
+    // Deletes by position need the key index: format version 2 tables with
+    // delete_kind position (version 3 keeps equality deletes until deletion
+    // vectors are wired).
+    d->position_deletes = options.position_deletes && meta.format_version == 2;
+    d->seq_column = options.sequence_column;
+    FLOE_ASSIGN_OR_RETURN(std::string granularity, resolver.Value(k::kWriteDeleteGranularity));
+    d->delete_per_file = granularity != "partition";
+    if (d->position_deletes) {
+      if (Status st = RefreshKeyIndex(d.get()); !st) {
+        return std::unexpected<Error>(st.error().WithContext("indexing the keys the table holds"));
+      }
+    } else if (!d->upsert) {
+      // (Upsert deletes every key it writes: it needs no list of live keys.)
       if (Status st = SeedLiveKeys(d.get()); !st) {
         return std::unexpected<Error>(st.error().WithContext("reading the keys the table holds"));
       }

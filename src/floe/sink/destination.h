@@ -19,6 +19,7 @@
 #include "floe/sink/change_rows.h"
 #include "floe/sink/change_sink.h"
 #include "floe/sink/change_window.h"
+#include "floe/sink/key_index.h"
 #include "floe/sink/late_tracker.h"
 #include "floe/sink/projection.h"
 #include "floe/sink/sink_options.h"
@@ -77,6 +78,16 @@ class Destination {
   /// The window's files between the two phases of a commit.
   std::optional<WindowFiles> prepared;
   LateTracker late;
+  /// The key index (deletes by position, key_index.h); unused (not built)
+  /// for delete_kind equality and format version 3 tables.
+  KeyIndex index;
+  /// Data files this sink committed whose rows the index has not read yet
+  /// (read before the next window resolves: a sink's last commit costs no
+  /// read-back).
+  std::vector<iceberg::DataFile> index_pending;
+  bool position_deletes = false;
+  bool delete_per_file = true;  ///< write.delete.granularity: file (else partition)
+  std::string seq_column;  ///< read into the index when the table holds it
   DestinationToken token;
   DestinationStats stats;
   int64_t pending = 0;       ///< rows buffered this window
@@ -105,6 +116,10 @@ struct DestinationContext {
   catalog::Catalog* catalog = nullptr;
   SchemaPtr row_schema;  ///< the rows as they reach the destination (control columns stripped)
 };
+
+/// Makes `d`'s key index reflect its table as loaded (rebuilt when the
+/// branch head is not the snapshot the index was built or kept at).
+Status RefreshKeyIndex(Destination* d);
 
 /// Opens (creating when missing) the destination `name`: the table, its
 /// projection and write settings, the key, the window and, with a sink_id,

@@ -99,7 +99,7 @@ Result<SinkOptions> SinkOptions::Resolve(const WriteConfig& config) {
   // Options Beam limits to merge-on-read.
   if (o.mode == WriteMode::kAppend) {
     for (std::string_view key : {k::kBeamSequenceNumberColumn.name, k::kBeamChangeTypeColumn.name,
-                                 k::kBeamUpsert.name, k::kBeamEqualityColumns.name,
+                                 k::kBeamUpsert.name, k::kBeamEqualityColumns.name, k::kBeamDeleteKind.name,
                                  k::kBeamAllowedLatenessSeconds.name}) {
       if (config.sink_options.contains(std::string(key))) {
         return InvalidArgument("option {} applies to mode merge-on-read only (as in Beam); set mode: merge-on-read",
@@ -117,6 +117,8 @@ Result<SinkOptions> SinkOptions::Resolve(const WriteConfig& config) {
     }
   }
 
+  FLOE_ASSIGN_OR_RETURN(std::string delete_kind, beam.Value(k::kBeamDeleteKind));
+  o.position_deletes = delete_kind == "position";
   FLOE_ASSIGN_OR_RETURN(o.sequence_column, beam.Value(k::kBeamSequenceNumberColumn));
   o.sequence_column_set = beam.IsSet(k::kBeamSequenceNumberColumn);
   FLOE_ASSIGN_OR_RETURN(auto ct, beam.Get(k::kBeamChangeTypeColumn));

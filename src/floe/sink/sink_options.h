@@ -55,6 +55,8 @@ struct SinkOptions {
   /// Column value -> change kind (change_type_map, or the default spellings).
   std::map<std::string, RowKind> change_types;
   bool upsert = false;
+  /// delete_kind: position (the key index, position deletes) or equality.
+  bool position_deletes = true;
   /// Key columns (names; dotted paths into structs allowed); empty: the
   /// table's identifier fields.
   std::vector<std::string> equality_columns;

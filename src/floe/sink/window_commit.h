@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "floe/iceberg/manifest.h"
@@ -54,6 +55,21 @@ struct WindowCommit {
   /// Summary properties, set in order (a later one wins).
   std::vector<const std::map<std::string, std::string>*> summary;
   std::optional<WindowToken> token;
+  /// kRowDelta: position delete files, each with the spec of its data file.
+  const std::vector<std::pair<iceberg::DataFile, int32_t>>* position_deletes = nullptr;
+  /// The data files the position deletes refer to, and the snapshot of the
+  /// branch they were resolved against (the key index's): an attempt on
+  /// another head checks that every one is still live (Java's
+  /// RowDelta.validateDataFilesExist) and fails the commit when another
+  /// writer removed one (compaction, overwrite).
+  const std::vector<std::string>* referenced = nullptr;
+  std::optional<int64_t> read_snapshot;
+  /// With `referenced`: the sorted hashes of the keys the window changed and
+  /// the key's field ids; an attempt on another head fails when a data file
+  /// another writer added since `read_snapshot` holds one of them (the
+  /// window's deletes, resolved without that row, would leave two rows).
+  const std::vector<uint64_t>* keys = nullptr;
+  const std::vector<int32_t>* eq_ids = nullptr;
 };
 
 /// Commits `commit` to `table` (see the file comment). On success the commit

@@ -184,6 +184,9 @@ struct ScanPlan {
   int64_t limit = -1;
   std::vector<FileScanTask> files;
   std::vector<ScanSplit> splits;
+  /// Fill each returned batch's `positions` with its rows' 0-based positions
+  /// in their data file (the change sink's key index: sink/key_index.h).
+  bool row_positions = false;
 
   /// Planning counters (for tests and `--explain`-like output).
   struct Counters {

@@ -862,11 +862,20 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
     Batch out;
     out.schema = plan.projected_schema;
     out.num_rows = kept;
+    const int64_t first_row = opened.reader->batch_first_row();
     if (kept == n) {
       for (size_t i = 0; i < num_out; ++i) out.columns.push_back(std::move(batch.columns[i]));
+      if (plan.row_positions) {
+        out.positions.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) out.positions[static_cast<size_t>(i)] = first_row + i;
+      }
     } else {
       auto idx = SelectedIndices(keep);
       for (size_t i = 0; i < num_out; ++i) out.columns.push_back(Take(batch.columns[i], idx));
+      if (plan.row_positions) {
+        out.positions.reserve(idx.size());
+        for (auto i : idx) out.positions.push_back(first_row + static_cast<int64_t>(i));
+      }
     }
     FLOE_RETURN_IF_ERROR(emit(std::move(out)));
     batch = Batch();
