@@ -1,14 +1,17 @@
 /// \file
 /// A row delta: a snapshot that adds position and equality delete files and,
 /// with them, data files (merge-on-read updates and deletes; Java's
-/// RowDelta). Nothing is removed: the parent's manifests are listed again
-/// unchanged. Operation `delete` when only deletes are added, `overwrite`
+/// RowDelta). Nothing is removed but the delete files named by
+/// RemoveDeleteFile (the deletion vectors a merged one replaces: the spec
+/// allows one live vector per data file); the parent's other manifests are
+/// listed again unchanged. Operation `delete` when only deletes are added, `overwrite`
 /// when data too, `append` when only data (Iceberg spec: Snapshots; PITFALLS 81).
 /// Delete files may be of any spec of the table: an equality delete file of
 /// an unpartitioned spec (Table's EnsureUnpartitionedSpec) is global, it
 /// applies to the data files of every partition (Iceberg spec: Scan Planning).
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "floe/iceberg/manifest.h"
@@ -38,6 +41,16 @@ class RowDelta final : public SnapshotProducer {
     AddDeletes(std::move(file), spec_id);
     return *this;
   }
+  /// Removes a live delete file of the table in the same snapshot (marked
+  /// DELETED in a rewritten delete manifest): the old deletion vector a merged
+  /// one replaces (table/deletion_vector_writer.h). A file is named by its
+  /// path and, for a deletion vector, its content_offset. The commit fails
+  /// with kCommitFailed, not retried, when the file is no longer live in the
+  /// snapshot it builds on, or when a deletion vector this delta adds meets a
+  /// live vector for the same data file that it does not remove (another
+  /// writer's): the vectors must then be merged again.
+  RowDelta& RemoveDeleteFile(const iceberg::DataFile& file);
+
   /// Runs `check` inside every commit attempt (SetAttemptCheck).
   RowDelta& Check(AttemptCheck check) {
     SetAttemptCheck(std::move(check));
@@ -60,6 +73,12 @@ class RowDelta final : public SnapshotProducer {
     return data_files().empty() ? iceberg::SnapshotOperation::kDelete
                                 : iceberg::SnapshotOperation::kOverwrite;
   }
+  Result<std::vector<iceberg::ManifestFile>> ParentManifests(
+      const SnapshotAttempt& attempt, std::vector<iceberg::ManifestFile> parent,
+      SnapshotSummaryBuilder* summary, internal::WrittenFiles* written) override;
+
+ private:
+  std::set<std::string> removed_;  ///< DeleteFileKey of the delete files removed
 };
 
 }  // namespace floe::table
