@@ -7,7 +7,8 @@
 // v3 and then written (its position deletes merged into the first vector);
 // row lineage (next-row-id, first-row-id, added-rows, manifests'
 // first_row_id); and the refusals: vectors in a v2 table, position delete
-// files in a v3 table, a vector committed over another writer's.
+// files in a v3 table, a vector committed over another writer's or for a
+// data file a compaction removed meanwhile.
 
 #include <algorithm>
 #include <array>
@@ -389,6 +390,24 @@ TEST_F(DvTable, AVectorCommittedOverAnotherWritersIsRefused) {
   ASSERT_EQ(live.size(), 1u);
   EXPECT_EQ(live[0].record_count, 2);
   EXPECT_EQ(ExpectReadersAgree(t2).size(), 8u);
+  // A data file removed (a compaction) between the write and the commit:
+  // the vector is refused, naming it (Java's validateDataFilesExist).
+  DeletionVectorWriter w4(&t2);
+  ASSERT_OK(w4.Delete(a.file_path, std::vector<int64_t>{5}));
+  ASSERT_OK_AND_ASSIGN(auto u4, w4.Write());
+  const DataFile c = WriteIds(t, "c.parquet", 0, 10);
+  ASSERT_OK(t.Refresh());
+  SnapshotUpdate compaction(&t);
+  compaction.AddDataFile(c).OverwriteAll();
+  ASSERT_OK(compaction.Commit());
+  RowDelta d4(&t2);
+  u4.AddTo(&d4);
+  auto r4 = d4.Commit();
+  EXPECT_THAT(r4, IsError(ErrorKind::kCommitFailed));
+  EXPECT_THAT(r4, HasErrorMessage("data file " + a.file_path + " was removed by snapshot"));
+  w4.Abort();
+  ASSERT_OK(t2.Refresh());
+  EXPECT_EQ(FloeRows(t2).size(), 10u);
   // A data file that is not in the table is named.
   DeletionVectorWriter w3(&t2);
   ASSERT_OK(w3.Delete("file:/nowhere.parquet", std::vector<int64_t>{0}));

@@ -25,6 +25,7 @@ constexpr int32_t kRowPositionFieldId = 2147483645;
 void DeletionVectorUpdate::AddTo(RowDelta* delta) const {
   for (const auto& v : added) delta->AddDeleteFile(v.file, v.spec_id);
   for (const auto& f : removed) delta->RemoveDeleteFile(f);
+  delta->ValidateDataFilesExist(base_snapshot_id);
 }
 
 DeletionVectorWriter::DeletionVectorWriter(Table* table, std::shared_ptr<OutputFileFactory> factory,

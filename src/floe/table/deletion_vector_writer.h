@@ -46,8 +46,9 @@ struct DeletionVectorUpdate {
   std::optional<int64_t> base_snapshot_id;
 
   bool empty() const { return added.empty(); }
-  /// Adds the vectors to `delta` (AddDeleteFile with their spec) and removes
-  /// the old ones (RemoveDeleteFile).
+  /// Adds the vectors to `delta` (AddDeleteFile with their spec), removes
+  /// the old ones (RemoveDeleteFile) and has it check that no snapshot since
+  /// the base removed their data files (ValidateDataFilesExist).
   void AddTo(RowDelta* delta) const;
 };
 

@@ -11,6 +11,7 @@
 /// applies to the data files of every partition (Iceberg spec: Scan Planning).
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -51,6 +52,13 @@ class RowDelta final : public SnapshotProducer {
   /// writer's): the vectors must then be merged again.
   RowDelta& RemoveDeleteFile(const iceberg::DataFile& file);
 
+  /// Fails the commit (kCommitFailed, not retried) when a snapshot committed
+  /// after `base_snapshot_id` (on the branch this delta builds on) removed one
+  /// of the data files its position deletes name (a compaction meanwhile):
+  /// a delete must not point at a file that is gone (Java's RowDelta
+  /// validateDataFilesExist). Empty `base_snapshot_id`: the table was empty.
+  RowDelta& ValidateDataFilesExist(std::optional<int64_t> base_snapshot_id);
+
   /// Runs `check` inside every commit attempt (SetAttemptCheck).
   RowDelta& Check(AttemptCheck check) {
     SetAttemptCheck(std::move(check));
@@ -78,7 +86,12 @@ class RowDelta final : public SnapshotProducer {
       SnapshotSummaryBuilder* summary, internal::WrittenFiles* written) override;
 
  private:
+  /// The data files the added position deletes name, removed since the base.
+  Status CheckDataFilesExist(const SnapshotAttempt& attempt) const;
+
   std::set<std::string> removed_;  ///< DeleteFileKey of the delete files removed
+  bool validate_data_files_ = false;
+  std::optional<int64_t> validate_from_;
 };
 
 }  // namespace floe::table
