@@ -22,7 +22,7 @@ namespace option_effects_test {
 const std::map<std::string, std::string>& EffectTests() {
   static const std::map<std::string, std::string> kTests = {
       // table properties: format and files
-      {"format-version", "OptionsCli.CatalogSeedsAreRefusedWithTheHadoopCatalog"},  // only 2 is accepted
+      {"format-version", "DvTable.V2TableUpgradedToV3ThenWritten"},  // 3 at create and as an upgrade
       {"write.format.default", "DataWriterOptionsTest.RejectsOtherFormatsAndBadValues"},
       {"write.target-file-size-bytes", "OptionEffectsCli.FileSizeAndDataPathMoveTheFiles"},
       {"write.data.path", "OptionEffectsCli.FileSizeAndDataPathMoveTheFiles"},

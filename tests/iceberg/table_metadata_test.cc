@@ -440,6 +440,7 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
     const char* table;
     const char* metadata;
     bool icebird;  // icebird reads these tables correctly (see shared/interop README)
+    bool deletion_vectors = false;  // a v3 table with vectors: verify_table needs the flag
   };
   const Case cases[] = {
       {"java_bunnies", "v5.metadata.json", true},
@@ -451,6 +452,8 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
       {"synthetic_eq_global_delete", "v1.metadata.json", false},
       {"synthetic_nested_evolution", "v1.metadata.json", false},
       {"synthetic_type_promotion", "v1.metadata.json", false},
+      // Format version 3 (next-row-id, first-row-id / added-rows) with vectors.
+      {"trino_v3_deletion_vectors", "00004-ae0294d0-1de5-4fab-97f1-cd80e0078fa4.metadata.json", false, true},
   };
   fs::path tmp = test::FreshTestDir("floe_iceberg_interop_");
   for (const Case& c : cases) {
@@ -470,7 +473,9 @@ TEST(TableMetadataInterop, IndependentReadersReadFloeWrittenMetadata) {
     testing::WriteFile(written, *text);
     std::string expected = ReadFile(Golden() / "EXPECTED" / (std::string(c.table) + ".jsonl"));
     ASSERT_FALSE(expected.empty());
-    test::OracleResult v = test::Oracle("verify_table.mjs", {written.string()});
+    std::vector<std::string> args = {written.string()};
+    if (c.deletion_vectors) args.push_back("--deletion-vectors");
+    test::OracleResult v = test::Oracle("verify_table.mjs", args);
     EXPECT_EQ(v.code, 0) << v.err;
     EXPECT_EQ(v.out, expected) << v.err;
     if (&c == &cases[0]) {
@@ -765,8 +770,60 @@ TEST(TableMetadata, NanosecondTimestampsAreRefusedInAV2Table) {
       EXPECT_NE(m.error().message.find("column " + name + " is " + ns->ToString() + ", a format version 3 type"),
                 std::string::npos)
           << m.error().message;
+      o.format_version = 3;  // a v3 table takes them
+      auto v3 = NewTableMetadata(o);
+      ASSERT_TRUE(v3) << v3.error().ToString();
+      auto json = TableMetadataToJson(*v3);
+      ASSERT_TRUE(json) << json.error().ToString();
+      EXPECT_TRUE(CheckV2MetadataJson(*json)) << *json;
     }
   }
+}
+
+// Format version 3 metadata (Iceberg spec: Row Lineage, Snapshot Row IDs):
+// next-row-id written and required, a snapshot's first-row-id must be the
+// table's next-row-id, which moves by its added-rows; v3 fields stay out of v2.
+TEST(TableMetadata, V3RowLineageIsWrittenAndChecked) {
+  NewTableOptions o;
+  o.location = "file:/tmp/t";
+  o.schema = Schema({{1, "id", true, LongType(), {}}}, 0, {});
+  o.format_version = 3;
+  auto m = NewTableMetadata(o);
+  ASSERT_TRUE(m) << m.error().ToString();
+  EXPECT_EQ(m->next_row_id, 0);
+  Snapshot s;
+  s.snapshot_id = 7;
+  s.sequence_number = 1;
+  s.timestamp_ms = 1;
+  s.manifest_list = "file:/tmp/t/metadata/snap-7.avro";
+  s.operation = SnapshotOperation::kAppend;
+  Snapshot no_lineage = s;
+  EXPECT_THAT(AddSnapshot(&*m, no_lineage, 1), test::HasErrorMessage("needs first-row-id and added-rows"));
+  Snapshot wrong = s;
+  wrong.first_row_id = 5;
+  wrong.added_rows = 10;
+  EXPECT_THAT(AddSnapshot(&*m, wrong, 1), test::HasErrorMessage("is not the table's next-row-id 0"));
+  s.first_row_id = 0;
+  s.added_rows = 42;
+  ASSERT_OK(AddSnapshot(&*m, s, 1));
+  EXPECT_EQ(m->next_row_id, 42);
+  auto json = TableMetadataToJson(*m);
+  ASSERT_TRUE(json) << json.error().ToString();
+  EXPECT_NE(json->find("\"next-row-id\": 42"), std::string::npos) << *json;
+  EXPECT_NE(json->find("\"first-row-id\": 0"), std::string::npos) << *json;
+  EXPECT_NE(json->find("\"added-rows\": 42"), std::string::npos) << *json;
+  EXPECT_TRUE(CheckV2MetadataJson(*json));
+  auto back = TableMetadataFromJson(*json);
+  ASSERT_TRUE(back) << back.error().ToString();
+  EXPECT_EQ(back->next_row_id, 42);
+  EXPECT_EQ(back->snapshots[0].added_rows, 42);
+  // A v3 table without next-row-id is not written.
+  TableMetadata broken = *m;
+  broken.next_row_id.reset();
+  EXPECT_THAT(TableMetadataToJson(broken), test::HasErrorMessage("next-row-id"));
+  // Created as v4: refused.
+  o.format_version = 4;
+  EXPECT_THAT(NewTableMetadata(o), test::HasErrorMessage("not 4"));
 }
 
 }  // namespace table_metadata_test

@@ -427,8 +427,14 @@ TEST(TableUpdatesApply, PropertiesLocationUuidAndFormatVersion) {
               AllOf(IsError(ErrorKind::kInvalidArgument), HasErrorMessage("cannot be reassigned")));
   EXPECT_THAT(Apply(t, R"({"action":"upgrade-format-version","format-version":1})"),
               HasErrorMessage("cannot downgrade"));
-  EXPECT_THAT(Apply(t, R"({"action":"upgrade-format-version","format-version":3})"),
-              HasErrorMessage("format version 2 only"));
+  EXPECT_THAT(Apply(t, R"({"action":"upgrade-format-version","format-version":4})"),
+              HasErrorMessage("format versions 2 and 3"));
+  // 2 -> 3 starts row lineage at next-row-id 0 (Iceberg spec: Row Lineage for
+  // Upgraded Tables).
+  auto v3 = Apply(t, R"({"action":"upgrade-format-version","format-version":3})");
+  ASSERT_OK(v3);
+  EXPECT_EQ(v3->format_version, 3);
+  EXPECT_EQ(v3->next_row_id, 0);
 }
 
 TEST(TableUpdatesApply, StatisticsReplaceRemoveAndFollowTheirSnapshot) {

@@ -50,7 +50,9 @@ const std::vector<OptionDef>& Registry() {
   static const std::vector<OptionDef> kOptions = {
       // ---- Iceberg table properties: format and files
       {K(kFormatVersion), .scopes = kT, .type = T::kInt, .default_value = "2",
-       .doc = "Table format version of new tables; floe writes version 2.", .min = 2, .max = 2},
+       .doc = "Table format version of new tables: 2, or 3 (row lineage, deletion vectors, nanosecond "
+              "timestamps). Set on an existing table it raises 2 to 3, never lowers.",
+       .min = 2, .max = 3},
       {K(kWriteFormatDefault), .scopes = kT, .type = T::kEnum, .default_value = "parquet",
        .doc = "Default data file format.", .enum_values = {"parquet", "avro", "orc"},
        .values_not_yet = {"avro", "orc"}},

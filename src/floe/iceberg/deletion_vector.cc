@@ -371,3 +371,164 @@ Result<DeletionVector> ReadDeletionVector(const InputFile& puffin, const PuffinF
 }
 
 }  // namespace floe::iceberg
+
+// ------------------------------------------------------------------ encoding
+
+namespace floe::iceberg {
+namespace {
+
+void PutLe16(std::string* out, uint16_t v) {
+  out->push_back(static_cast<char>(v & 0xFF));
+  out->push_back(static_cast<char>(v >> 8));
+}
+void PutLe32(std::string* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+void PutLe64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+void PutBe32(std::string* out, uint32_t v) {
+  for (int i = 3; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+// One container of a 32-bit bitmap being encoded: its 16-bit key and the low
+// 16 bits of its values, ascending and distinct.
+struct EncodeContainer {
+  uint16_t key = 0;
+  std::vector<uint16_t> values;
+  bool run = false;
+  std::vector<std::pair<uint16_t, uint16_t>> runs;  // start, length - 1
+};
+
+// Chooses the container kind as Roaring's run optimisation does: runs when
+// they serialize smaller than the array or bitset the values would take.
+void ChooseKind(EncodeContainer* c) {
+  c->runs.clear();
+  for (size_t i = 0; i < c->values.size();) {
+    size_t j = i;
+    while (j + 1 < c->values.size() && c->values[j + 1] == c->values[j] + 1) ++j;
+    c->runs.emplace_back(c->values[i], static_cast<uint16_t>(j - i));
+    i = j + 1;
+  }
+  const size_t card = c->values.size();
+  const size_t plain_bytes = card <= 4096 ? 2 * card : 8192;
+  const size_t run_bytes = 2 + 4 * c->runs.size();
+  c->run = run_bytes < plain_bytes;
+}
+
+// A standard 32-bit Roaring bitmap (RoaringFormatSpec: General layout).
+void EncodeRoaring32(std::vector<EncodeContainer>& containers, std::string* out) {
+  const size_t start = out->size();
+  const uint32_t size = static_cast<uint32_t>(containers.size());
+  bool has_run = false;
+  for (auto& c : containers) {
+    ChooseKind(&c);
+    has_run = has_run || c.run;
+  }
+  if (has_run) {
+    PutLe32(out, 12347u | ((size - 1) << 16));
+    std::string flags((size + 7) / 8, '\0');
+    for (uint32_t i = 0; i < size; ++i) {
+      if (containers[i].run) flags[i / 8] = static_cast<char>(flags[i / 8] | (1 << (i % 8)));
+    }
+    *out += flags;
+  } else {
+    PutLe32(out, 12346u);
+    PutLe32(out, size);
+  }
+  for (const auto& c : containers) {
+    PutLe16(out, c.key);
+    PutLe16(out, static_cast<uint16_t>(c.values.size() - 1));
+  }
+  // Offsets: always without runs, and with runs from 4 containers on.
+  const bool offsets = !has_run || size >= 4;
+  size_t offset_at = out->size();
+  if (offsets) out->append(size_t{4} * size, '\0');
+  for (uint32_t i = 0; i < size; ++i) {
+    const auto& c = containers[i];
+    if (offsets) {
+      const uint32_t off = static_cast<uint32_t>(out->size() - start);
+      for (int b = 0; b < 4; ++b) (*out)[offset_at + 4 * i + b] = static_cast<char>((off >> (8 * b)) & 0xFF);
+    }
+    if (c.run) {
+      PutLe16(out, static_cast<uint16_t>(c.runs.size()));
+      for (const auto& [s, l] : c.runs) {
+        PutLe16(out, s);
+        PutLe16(out, l);
+      }
+    } else if (c.values.size() <= 4096) {
+      for (uint16_t v : c.values) PutLe16(out, v);
+    } else {
+      std::vector<uint64_t> words(1024, 0);
+      for (uint16_t v : c.values) words[v >> 6] |= uint64_t{1} << (v & 63);
+      for (uint64_t w : words) PutLe64(out, w);
+    }
+  }
+}
+
+// Positions sorted ascending and distinct.
+std::vector<int64_t> SortedDistinct(std::span<const int64_t> positions) {
+  std::vector<int64_t> sorted(positions.begin(), positions.end());
+  if (!std::is_sorted(sorted.begin(), sorted.end())) std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  return sorted;
+}
+
+Result<std::string> EncodeSorted(const std::vector<int64_t>& sorted) {
+  if (!sorted.empty() && sorted.front() < 0) {
+    return InvalidArgument("deletion vector: position {} is negative", sorted.front());
+  }
+  // Group by the high 32 bits, then by the next 16.
+  std::string out;
+  size_t buckets = 0;
+  for (size_t i = 0; i < sorted.size();) {
+    const uint64_t high = static_cast<uint64_t>(sorted[i]) >> 32;
+    size_t j = i;
+    while (j < sorted.size() && (static_cast<uint64_t>(sorted[j]) >> 32) == high) ++j;
+    ++buckets;
+    i = j;
+  }
+  PutLe64(&out, buckets);
+  for (size_t i = 0; i < sorted.size();) {
+    const uint64_t high = static_cast<uint64_t>(sorted[i]) >> 32;
+    std::vector<EncodeContainer> containers;
+    for (; i < sorted.size() && (static_cast<uint64_t>(sorted[i]) >> 32) == high; ++i) {
+      const uint32_t low = static_cast<uint32_t>(sorted[i]);
+      const uint16_t key = static_cast<uint16_t>(low >> 16);
+      if (containers.empty() || containers.back().key != key) {
+        containers.emplace_back();
+        containers.back().key = key;
+      }
+      containers.back().values.push_back(static_cast<uint16_t>(low & 0xFFFF));
+    }
+    PutLe32(&out, static_cast<uint32_t>(high));
+    EncodeRoaring32(containers, &out);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> EncodePortableRoaring64(std::span<const int64_t> positions) {
+  return EncodeSorted(SortedDistinct(positions));
+}
+
+Result<std::string> EncodeDeletionVectorBlob(std::span<const int64_t> positions, int64_t* cardinality) {
+  const std::vector<int64_t> sorted = SortedDistinct(positions);
+  FLOE_ASSIGN_OR_RETURN(std::string vector, EncodeSorted(sorted));
+  if (vector.size() > 0xFFFFFFFFu - 8) {
+    return InvalidArgument("deletion vector: {} bytes do not fit a blob's 4-byte length", vector.size());
+  }
+  std::string blob;
+  blob.reserve(vector.size() + 12);
+  PutBe32(&blob, static_cast<uint32_t>(vector.size() + 4));
+  blob.append(reinterpret_cast<const char*>(kDeletionVectorMagic), 4);
+  blob += vector;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(blob.data() + 4), static_cast<uInt>(vector.size() + 4));
+  PutBe32(&blob, static_cast<uint32_t>(crc));
+  if (cardinality) *cardinality = static_cast<int64_t>(sorted.size());
+  return blob;
+}
+
+}  // namespace floe::iceberg

@@ -74,6 +74,19 @@ class DeletionVector {
   int64_t cardinality_ = 0;
 };
 
+/// Serializes `positions` (any order, duplicates allowed, each in
+/// [0, 2^63)) as the portable 64-bit Roaring format the blob holds. Each
+/// 2^16-position chunk becomes the smallest of the three containers, as
+/// Roaring's run optimisation chooses: a run container when its runs take
+/// fewer bytes than the array (at most 4096 values) or bitset (more) would.
+/// kInvalidArgument for a negative position.
+Result<std::string> EncodePortableRoaring64(std::span<const int64_t> positions);
+/// A whole deletion-vector-v1 blob (length, magic, vector, CRC-32) of
+/// `positions` (EncodePortableRoaring64). `cardinality`, when not null, gets
+/// the number of distinct positions.
+Result<std::string> EncodeDeletionVectorBlob(std::span<const int64_t> positions,
+                                             int64_t* cardinality = nullptr);
+
 /// True for a delete file that is a deletion vector: format PUFFIN, or a
 /// content_offset (Iceberg spec: Delete Formats, Deletion Vectors).
 bool IsDeletionVector(const DataFile& file);

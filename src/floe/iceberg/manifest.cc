@@ -265,14 +265,17 @@ Status ValidateManifest(const ManifestFile& m, const std::vector<ManifestEntry>&
         p, m.added_rows_count, m.existing_rows_count, m.deleted_rows_count, c.added_rows,
         c.existing_rows, c.deleted_rows);
   }
-  std::set<std::string_view> live;
+  // A file is live once; the deletion vectors of one Puffin file share its
+  // path and differ by content_offset (Iceberg spec: Deletion Vectors).
+  std::set<std::pair<std::string_view, int64_t>> live;
   for (const auto& e : entries) {
     bool is_delete = e.data_file.content != DataFileContent::kData;
     if (is_delete != (m.content == ManifestContent::kDeletes)) {
       return Corrupt("manifest {} holds {} but lists {} file {}", p, ManifestContentName(m.content),
                      is_delete ? "delete" : "data", e.data_file.file_path);
     }
-    if (e.is_live() && !live.insert(e.data_file.file_path).second) {
+    if (e.is_live() &&
+        !live.insert({e.data_file.file_path, e.data_file.content_offset.value_or(-1)}).second) {
       return Corrupt("manifest {}: file {} is live twice", p, e.data_file.file_path);
     }
     FLOE_RETURN_IF_ERROR(e.data_file.Validate());

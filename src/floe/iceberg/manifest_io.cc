@@ -47,9 +47,10 @@ NestedField Opt(int32_t id, std::string name, TypePtr type) { return NestedField
 TypePtr IntLongMap(int32_t kid, int32_t vid) { return MapType(kid, IntType(), vid, true, LongType()); }
 TypePtr IntBinaryMap(int32_t kid, int32_t vid) { return MapType(kid, IntType(), vid, true, BinaryType()); }
 
-/// The v2 manifest_entry struct for a partition type (field order as Java writes it).
-TypePtr ManifestEntryType(const TypePtr& partition_type) {
-  TypePtr data_file = StructType({
+/// The v2 or v3 manifest_entry struct for a partition type (field order as
+/// Java writes it).
+TypePtr ManifestEntryType(const TypePtr& partition_type, int32_t format_version) {
+  std::vector<NestedField> fields = {
       Req(kContent, "content", IntType()),
       Req(kFilePath, "file_path", StringType()),
       Req(kFileFormat, "file_format", StringType()),
@@ -66,8 +67,14 @@ TypePtr ManifestEntryType(const TypePtr& partition_type) {
       Opt(kSplitOffsets, "split_offsets", ListType(133, true, LongType())),
       Opt(kEqualityIds, "equality_ids", ListType(136, true, IntType())),
       Opt(kSortOrderId, "sort_order_id", IntType()),
-      Opt(kReferencedDataFile, "referenced_data_file", StringType()),
-  });
+  };
+  if (format_version >= 3) fields.push_back(Opt(kFirstRowId, "first_row_id", LongType()));
+  fields.push_back(Opt(kReferencedDataFile, "referenced_data_file", StringType()));
+  if (format_version >= 3) {
+    fields.push_back(Opt(kContentOffset, "content_offset", LongType()));
+    fields.push_back(Opt(kContentSize, "content_size_in_bytes", LongType()));
+  }
+  TypePtr data_file = StructType(std::move(fields));
   return StructType({
       Req(kStatus, "status", IntType()),
       Opt(kSnapshotId, "snapshot_id", LongType()),
@@ -77,17 +84,17 @@ TypePtr ManifestEntryType(const TypePtr& partition_type) {
   });
 }
 
-/// The v2 manifest_file struct. The count names are the spec's
+/// The v2 or v3 manifest_file struct. The count names are the spec's
 /// (`added_files_count`); Java still writes the v1 names
 /// (`added_data_files_count`), which readers resolve by field id.
-TypePtr ManifestFileType() {
+TypePtr ManifestFileType(int32_t format_version) {
   TypePtr summary = StructType({
       Req(kContainsNull, "contains_null", BooleanType()),
       Opt(kContainsNan, "contains_nan", BooleanType()),
       Opt(kLowerBound, "lower_bound", BinaryType()),
       Opt(kUpperBound, "upper_bound", BinaryType()),
   });
-  return StructType({
+  std::vector<NestedField> fields = {
       Req(kManifestPath, "manifest_path", StringType()),
       Req(kManifestLength, "manifest_length", LongType()),
       Req(kSpecId, "partition_spec_id", IntType()),
@@ -103,7 +110,16 @@ TypePtr ManifestFileType() {
       Req(kDeletedRows, "deleted_rows_count", LongType()),
       Opt(kPartitions, "partitions", ListType(kPartitionSummary, true, summary)),
       Opt(kListKeyMetadata, "key_metadata", BinaryType()),
-  });
+  };
+  if (format_version >= 3) fields.push_back(Opt(kListFirstRowId, "first_row_id", LongType()));
+  return StructType(std::move(fields));
+}
+
+Status CheckWriteVersion(int32_t format_version, std::string_view what, const std::string& path) {
+  if (format_version != 2 && format_version != 3) {
+    return Unsupported("{} {}: floe writes format versions 2 and 3, not {}", what, path, format_version);
+  }
+  return Ok();
 }
 
 /// The record node inside an optional or required field type.
@@ -507,6 +523,7 @@ struct ManifestWriter::State {
   ManifestCounts counts;
   std::optional<int64_t> min_explicit_sequence;
   std::vector<FieldSummary> summaries;
+  int32_t format_version = 2;
   bool closed = false;
 };
 
@@ -525,9 +542,11 @@ Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Open(std::unique_ptr<Out
   if (snapshot_id < 0 && snapshot_id != kUnassigned) {
     return InvalidArgument("manifest {}: snapshot id {} is negative", path, snapshot_id);
   }
+  FLOE_RETURN_IF_ERROR(CheckWriteVersion(options.format_version, "manifest", path));
   auto partition_type = spec.PartitionType(schema);
   if (!partition_type) return ctx(std::move(partition_type).error());
-  auto avro_schema = avro::StructToAvroSchema(*ManifestEntryType(*partition_type), "manifest_entry");
+  auto avro_schema =
+      avro::StructToAvroSchema(*ManifestEntryType(*partition_type, options.format_version), "manifest_entry");
   if (!avro_schema) return ctx(std::move(avro_schema).error());
   auto schema_json = SchemaToJson(schema);
   if (!schema_json) return ctx(std::move(schema_json).error());
@@ -540,6 +559,7 @@ Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Open(std::unique_ptr<Out
   state->partition_type = *partition_type;
   state->content = content;
   state->snapshot_id = snapshot_id;
+  state->format_version = options.format_version;
   const NodePtr& root = avro_schema->root();
   state->data_file_node = Unwrapped(root->fields[4].type);
   state->partition_node = Unwrapped(state->data_file_node->fields[3].type);
@@ -551,7 +571,7 @@ Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Open(std::unique_ptr<Out
       {"schema-id", std::to_string(schema.schema_id())},
       {"partition-spec", *spec_json},
       {"partition-spec-id", std::to_string(spec.spec_id())},
-      {"format-version", "2"},
+      {"format-version", std::to_string(options.format_version)},
       {"content", std::string(ManifestContentName(content))},
   };
   auto writer = avro::ContainerWriter::Open(std::move(file), std::move(*avro_schema), std::move(meta),
@@ -576,10 +596,19 @@ Status ManifestWriter::Add(const ManifestEntry& e) {
     return InvalidArgument("manifest {} holds {} files; {} is a {} file (PITFALLS 63)", s.path,
                            ManifestContentName(s.content), f.file_path, is_delete ? "delete" : "data");
   }
-  if (f.first_row_id || f.content_offset || f.content_size_in_bytes) {
+  if (s.format_version < 3 && (f.first_row_id || f.content_offset || f.content_size_in_bytes)) {
     return InvalidArgument("manifest {}: file {} has v3 fields (first_row_id / content_offset / content_size), "
                            "which a v2 manifest cannot hold",
                            s.path, f.file_path);
+  }
+  if (f.file_format == FileFormat::kPuffin && s.format_version < 3) {
+    return InvalidArgument("manifest {}: {} is a deletion vector (PUFFIN), which a format version {} table cannot "
+                           "hold (deletion vectors are format version 3)",
+                           s.path, f.file_path, s.format_version);
+  }
+  if (f.first_row_id && f.content != DataFileContent::kData) {
+    return InvalidArgument("manifest {}: delete file {} has a first_row_id (only data files have one)", s.path,
+                           f.file_path);
   }
   if (e.status != ManifestEntryStatus::kAdded &&
       (!e.snapshot_id || !e.sequence_number || !e.file_sequence_number)) {
@@ -626,9 +655,7 @@ Status ManifestWriter::Add(const ManifestEntry& e) {
   for (int64_t o : f.split_offsets) split_offsets.push_back(AvroValue::Long(o));
   for (int32_t id : f.equality_ids) equality_ids.push_back(AvroValue::Int(id));
 
-  AvroValue data_file = AvroValue::Record(
-      s.data_file_node,
-      {
+  std::vector<AvroValue> df = {
           AvroValue::Int(static_cast<int32_t>(f.content)),
           AvroValue::String(f.file_path),
           AvroValue::String(std::string(FileFormatName(f.file_format))),
@@ -645,8 +672,16 @@ Status ManifestWriter::Add(const ManifestEntry& e) {
           f.split_offsets.empty() ? AvroValue::Null() : AvroValue::Array(std::move(split_offsets)),
           f.equality_ids.empty() ? AvroValue::Null() : AvroValue::Array(std::move(equality_ids)),
           f.sort_order_id ? AvroValue::Int(*f.sort_order_id) : AvroValue::Null(),
-          f.referenced_data_file ? AvroValue::String(*f.referenced_data_file) : AvroValue::Null(),
-      });
+  };
+  {
+    if (s.format_version >= 3) df.push_back(opt_long(f.first_row_id));
+    df.push_back(f.referenced_data_file ? AvroValue::String(*f.referenced_data_file) : AvroValue::Null());
+    if (s.format_version >= 3) {
+      df.push_back(opt_long(f.content_offset));
+      df.push_back(opt_long(f.content_size_in_bytes));
+    }
+  }
+  AvroValue data_file = AvroValue::Record(s.data_file_node, std::move(df));
   AvroValue entry = AvroValue::Record(s.writer->schema().root(),
                                       {
                                           AvroValue::Int(static_cast<int32_t>(e.status)),
@@ -715,6 +750,8 @@ struct ManifestListWriter::State {
   int64_t sequence_number = 0;
   NodePtr root;
   NodePtr summary_node;
+  int32_t format_version = 2;
+  std::optional<int64_t> next_row_id;  ///< v3: the next id to assign
   bool closed = false;
 };
 
@@ -732,7 +769,15 @@ Result<std::unique_ptr<ManifestListWriter>> ManifestListWriter::Open(std::unique
   if (sequence_number < 0) {
     return InvalidArgument("manifest list {}: sequence number {} is negative", path, sequence_number);
   }
-  auto schema = avro::StructToAvroSchema(*ManifestFileType(), "manifest_file");
+  FLOE_RETURN_IF_ERROR(CheckWriteVersion(options.format_version, "manifest list", path));
+  if (options.format_version >= 3 && (!options.first_row_id || *options.first_row_id < 0)) {
+    return InvalidArgument("manifest list {}: a format version 3 list needs the snapshot's first-row-id (>= 0)",
+                           path);
+  }
+  if (options.format_version < 3 && options.first_row_id) {
+    return InvalidArgument("manifest list {}: first-row-id is a format version 3 field", path);
+  }
+  auto schema = avro::StructToAvroSchema(*ManifestFileType(options.format_version), "manifest_file");
   if (!schema) return Fail(std::move(schema).error().WithContext(fmt::format("manifest list {}", path)));
   auto state = std::make_unique<State>();
   state->path = path;
@@ -740,14 +785,17 @@ Result<std::unique_ptr<ManifestListWriter>> ManifestListWriter::Open(std::unique
   state->sequence_number = sequence_number;
   state->root = schema->root();
   state->summary_node = Unwrapped(state->root->fields[13].type)->items;
+  state->format_version = options.format_version;
+  state->next_row_id = options.first_row_id;
   // Java writes parent-snapshot-id as String.valueOf(null) = "null" for the
   // first snapshot; readers (floe's too) take "null" and a missing key alike.
   avro::Metadata meta = {
       {"snapshot-id", std::to_string(snapshot_id)},
       {"parent-snapshot-id", parent_snapshot_id ? std::to_string(*parent_snapshot_id) : std::string("null")},
       {"sequence-number", std::to_string(sequence_number)},
-      {"format-version", "2"},
+      {"format-version", std::to_string(options.format_version)},
   };
+  if (options.format_version >= 3) meta.emplace_back("first-row-id", std::to_string(*options.first_row_id));
   auto writer =
       avro::ContainerWriter::Open(std::move(file), std::move(*schema), std::move(meta), ToWriterOptions(options));
   if (!writer) return Fail(std::move(writer).error().WithContext(fmt::format("manifest list {}", path)));
@@ -761,8 +809,12 @@ Result<ManifestFile> ManifestListWriter::Add(const ManifestFile& manifest) {
   ManifestFile m = manifest;
   const std::string& mp = m.manifest_path;
   if (mp.empty()) return InvalidArgument("manifest list {}: a manifest has an empty path", s.path);
-  if (m.first_row_id) {
+  if (m.first_row_id && s.format_version < 3) {
     return InvalidArgument("manifest list {}: manifest {} has first_row_id, a v3 field", s.path, mp);
+  }
+  if (m.first_row_id && m.content == ManifestContent::kDeletes) {
+    return InvalidArgument("manifest list {}: delete manifest {} has a first_row_id (only data manifests have one)",
+                           s.path, mp);
   }
   bool is_new = m.sequence_number == kUnassigned;
   if (is_new) m.sequence_number = s.sequence_number;
@@ -790,6 +842,18 @@ Result<ManifestFile> ManifestListWriter::Add(const ManifestFile& manifest) {
   if (m.added_files_count < 0 || m.existing_files_count < 0 || m.deleted_files_count < 0 ||
       m.added_rows_count < 0 || m.existing_rows_count < 0 || m.deleted_rows_count < 0) {
     return InvalidArgument("manifest list {}: manifest {} has a negative file or row count", s.path, mp);
+  }
+  // v3: a data manifest without a first_row_id gets the next ids, one per
+  // row it may assign (added and existing; Iceberg spec: First Row ID
+  // Assignment). Existing manifests keep theirs.
+  std::optional<int64_t> next_row_id = s.next_row_id;
+  if (s.format_version >= 3 && m.content == ManifestContent::kData && !m.first_row_id) {
+    m.first_row_id = *next_row_id;
+    const int64_t rows = m.added_rows_count + m.existing_rows_count;
+    if (rows < 0 || *next_row_id > INT64_MAX - rows) {
+      return InvalidArgument("manifest list {}: manifest {}: row ids past a long", s.path, mp);
+    }
+    *next_row_id += rows;
   }
 
   std::vector<AvroValue> summaries;
@@ -820,11 +884,17 @@ Result<ManifestFile> ManifestListWriter::Add(const ManifestFile& manifest) {
                   AvroValue::Array(std::move(summaries)),
                   m.key_metadata ? AvroValue::Bytes(*m.key_metadata) : AvroValue::Null(),
               });
+  if (s.format_version >= 3) {
+    record.mutable_children().push_back(m.first_row_id ? AvroValue::Long(*m.first_row_id) : AvroValue::Null());
+  }
   if (auto st = s.writer->Append(record); !st) {
     return Fail(std::move(st).error().WithContext(fmt::format("manifest list {}: manifest {}", s.path, mp)));
   }
+  s.next_row_id = next_row_id;
   return m;
 }
+
+std::optional<int64_t> ManifestListWriter::next_row_id() const { return state_->next_row_id; }
 
 Result<int64_t> ManifestListWriter::Close() {
   State& s = *state_;
@@ -1024,6 +1094,11 @@ Result<std::vector<ManifestEntry>> ReadManifest(const InputFile& file, const Man
   FieldFinder finder;
   std::vector<ManifestEntry> out;
   AvroValue rec;
+  // v3 row lineage: a live data file without a first_row_id inherits the
+  // manifest's plus the rows of the live files before it that inherited
+  // (Iceberg spec: First Row ID Inheritance). The manifest list reserves ids
+  // for added and existing rows only, so DELETED entries take none.
+  std::optional<int64_t> next_first_row_id = list_entry.first_row_id;
   for (int64_t index = 0;; ++index) {
     auto more = reader->Next(&rec);
     if (!more) return Fail(AsCorrupt(std::move(more).error(), fmt::format("manifest {}", path)));
@@ -1091,6 +1166,10 @@ Result<std::vector<ManifestEntry>> ReadManifest(const InputFile& file, const Man
     }
     if (auto st = InheritFromManifest(list_entry, mi.format_version, &e); !st) {
       return Fail(std::move(st).error().WithContext(fmt::format("entry {}", index)));
+    }
+    if (!is_delete && e.is_live() && !f.first_row_id && next_first_row_id) {
+      f.first_row_id = *next_first_row_id;
+      *next_first_row_id += std::max<int64_t>(f.record_count, 0);
     }
     out.push_back(std::move(e));
   }

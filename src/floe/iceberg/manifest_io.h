@@ -3,7 +3,7 @@
 /// Manifest Entry Fields, Data File Fields, Manifest Lists, Sequence Number
 /// Inheritance, Appendix A "Avro", Appendix E; PITFALLS 57-74, 100-103).
 ///
-/// Writing (format v2 only):
+/// Writing (format v2 and v3; ManifestWriteOptions::format_version):
 ///  - ManifestWriter writes one manifest for one partition spec and one content
 ///    (data | deletes). The Avro schema follows the spec's field tables with
 ///    Java's record names (`manifest_entry`, `r2`, `r102`, `k117_v118`, ...), and
@@ -13,6 +13,13 @@
 ///    records, `r508` partition summaries) with the header keys `snapshot-id`,
 ///    `parent-snapshot-id` ("null" when there is no parent, as Java writes it),
 ///    `sequence-number` and `format-version` "2".
+///
+/// A v3 manifest's data_file adds `first_row_id` (142), `content_offset`
+/// (144) and `content_size_in_bytes` (145) around `referenced_data_file`; a v3
+/// manifest list adds `first_row_id` (520), which the list writer assigns to
+/// every data manifest that has none, from the snapshot's `first-row-id`,
+/// each taking added_rows_count + existing_rows_count ids (Iceberg spec: First
+/// Row ID Assignment, Row Lineage for Upgraded Tables).
 ///
 /// The retry convention (PITFALLS 70-73): a manifest written for the snapshot
 /// being committed does not know that snapshot's sequence number, which is
@@ -65,9 +72,14 @@ struct ManifestWriteOptions {
   int level = 0;  ///< codec level, 0 = the codec's default
   /// The Avro sync marker; random when not given (tests fix it).
   std::optional<std::array<uint8_t, 16>> sync_marker;
+  /// The table format version the file is written for: 2 or 3.
+  int32_t format_version = 2;
+  /// Manifest lists of format v3 only: the snapshot's `first-row-id` (the
+  /// table's `next-row-id`), the first id assigned to data manifests.
+  std::optional<int64_t> first_row_id;
 };
 
-/// Writes one v2 manifest. Entries are validated as they are added (file
+/// Writes one v2 or v3 manifest. Entries are validated as they are added (file
 /// rules, content kind, partition tuple against the spec's partition type,
 /// explicit sequence numbers for EXISTING/DELETED). Not thread-safe.
 class ManifestWriter {
@@ -111,7 +123,7 @@ class ManifestWriter {
   std::unique_ptr<State> state_;
 };
 
-/// Writes one v2 manifest list. Not thread-safe.
+/// Writes one v2 or v3 manifest list. Not thread-safe.
 class ManifestListWriter {
  public:
   /// `sequence_number` is the snapshot's; `parent_snapshot_id` empty for the
@@ -136,6 +148,10 @@ class ManifestListWriter {
 
   /// Writes the last block and publishes the file; returns its exact length.
   Result<int64_t> Close();
+
+  /// v3: the first row id not assigned yet (the table's next `next-row-id`);
+  /// the snapshot's `added-rows` is this minus its `first-row-id`. Empty for v2.
+  std::optional<int64_t> next_row_id() const;
 
  private:
   struct State;

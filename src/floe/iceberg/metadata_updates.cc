@@ -107,10 +107,19 @@ Result<TableMetadata> UpdateProperties(const TableMetadata& base, const std::map
   for (const auto& k : remove) md.properties.erase(k);
   for (const auto& [k, v] : set) {
     if (k == "format-version") {
-      if (v != std::to_string(base.format_version)) {
-        return Unsupported("changing format-version to {} is not supported", v);
+      // Raised, never lowered (Iceberg spec: Format Versioning); 2 -> 3 starts
+      // row lineage at next-row-id 0 (Row Lineage for Upgraded Tables).
+      if (v == std::to_string(base.format_version)) continue;
+      if (v == "3" && base.format_version == 2) {
+        md.format_version = 3;
+        md.next_row_id = 0;
+        continue;
       }
-      continue;
+      if (v == "1" || v == "2") {
+        return Unsupported("format-version cannot be lowered from {} to {}", base.format_version, v);
+      }
+      return Unsupported("changing format-version from {} to '{}' is not supported (floe writes 2 and 3)",
+                         base.format_version, v);
     }
     md.properties[k] = v;
   }

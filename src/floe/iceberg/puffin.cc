@@ -161,3 +161,94 @@ Result<PuffinFileMetadata> ReadPuffinFooter(const InputFile& in, const std::stri
 }
 
 }  // namespace floe::iceberg
+
+namespace floe::iceberg {
+
+Result<std::unique_ptr<PuffinWriter>> PuffinWriter::Open(std::unique_ptr<OutputFile> file,
+                                                         std::map<std::string, std::string> properties) {
+  if (!file) return InvalidArgument("Puffin writer: no output file");
+  std::unique_ptr<PuffinWriter> w(new PuffinWriter());
+  w->file_ = std::move(file);
+  w->properties_ = std::move(properties);
+  if (Status st = w->file_->Write(kPuffinMagic, 4); !st) {
+    w->file_->Abort();
+    return Fail(std::move(st).error().WithContext(fmt::format("Puffin file {}", w->file_->path())));
+  }
+  return w;
+}
+
+PuffinWriter::~PuffinWriter() {
+  if (!closed_ && file_) file_->Abort();
+}
+
+const std::string& PuffinWriter::path() const { return file_->path(); }
+
+void PuffinWriter::Abort() {
+  if (!closed_ && file_) file_->Abort();
+  closed_ = true;
+}
+
+Result<PuffinBlobMetadata> PuffinWriter::Add(PuffinBlobMetadata metadata, std::span<const uint8_t> bytes) {
+  if (closed_) return InvalidArgument("Puffin file {}: Add after Close", file_->path());
+  if (metadata.compression_codec) {
+    return Unsupported("Puffin file {}: blobs are written uncompressed; compression-codec '{}' is not supported",
+                       file_->path(), *metadata.compression_codec);
+  }
+  metadata.offset = file_->Tell();
+  metadata.length = static_cast<int64_t>(bytes.size());
+  if (Status st = file_->Write(bytes.data(), bytes.size()); !st) {
+    return Fail(std::move(st).error().WithContext(fmt::format("Puffin file {}", file_->path())));
+  }
+  blobs_.push_back(metadata);
+  return metadata;
+}
+
+Result<int64_t> PuffinWriter::Close() {
+  if (closed_) return InvalidArgument("Puffin file {}: closed twice", file_->path());
+  closed_ = true;
+  // FileMetadata (Puffin spec: Footer Payload), uncompressed.
+  Json blobs = Json::array();
+  for (const auto& b : blobs_) {
+    Json jb = Json::object();
+    jb["type"] = b.type;
+    jb["fields"] = b.fields;
+    jb["snapshot-id"] = b.snapshot_id;
+    jb["sequence-number"] = b.sequence_number;
+    jb["offset"] = b.offset;
+    jb["length"] = b.length;
+    if (!b.properties.empty()) {
+      Json props = Json::object();
+      for (const auto& [k, v] : b.properties) props[k] = v;
+      jb["properties"] = std::move(props);
+    }
+    blobs.push_back(std::move(jb));
+  }
+  Json root = Json::object();
+  root["blobs"] = std::move(blobs);
+  if (!properties_.empty()) {
+    Json props = Json::object();
+    for (const auto& [k, v] : properties_) props[k] = v;
+    root["properties"] = std::move(props);
+  }
+  const std::string payload = root.dump();
+  if (payload.size() > static_cast<size_t>(kMaxPuffinFooterBytes)) {
+    file_->Abort();
+    return InvalidArgument("Puffin file {}: a footer of {} bytes is too large", file_->path(), payload.size());
+  }
+  std::string footer(kPuffinMagic, kPuffinMagic + 4);
+  footer += payload;
+  const uint32_t size = static_cast<uint32_t>(payload.size());
+  for (int i = 0; i < 4; ++i) footer.push_back(static_cast<char>((size >> (8 * i)) & 0xFF));  // little-endian
+  footer.append(4, '\0');  // flags: nothing compressed
+  footer.append(reinterpret_cast<const char*>(kPuffinMagic), 4);
+  auto fail = [&](Status st) -> Result<int64_t> {
+    file_->Abort();
+    return Fail(std::move(st).error().WithContext(fmt::format("Puffin file {}", file_->path())));
+  };
+  if (Status st = file_->Write(footer.data(), footer.size()); !st) return fail(std::move(st));
+  const int64_t total = file_->Tell();
+  if (Status st = file_->Commit(); !st) return fail(std::move(st));
+  return total;
+}
+
+}  // namespace floe::iceberg

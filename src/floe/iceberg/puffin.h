@@ -1,5 +1,5 @@
 /// \file
-/// Puffin files, read (Puffin spec, format version 1):
+/// Puffin files, read and written (Puffin spec, format version 1):
 ///
 ///   Magic Blob1 ... BlobN Footer
 ///   Footer = Magic FooterPayload FooterPayloadSize Flags Magic
@@ -15,7 +15,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,5 +58,34 @@ inline constexpr int64_t kMaxPuffinFooterBytes = int64_t{256} << 20;
 /// Reads and checks the footer of the Puffin file `in`. `name` is the file as
 /// errors name it (its stored location).
 Result<PuffinFileMetadata> ReadPuffinFooter(const InputFile& in, const std::string& name);
+
+/// Writes one Puffin file: the magic, the blobs as added, then the footer
+/// (magic, the uncompressed JSON FileMetadata, its size, flags 0, magic).
+/// Blobs are stored as given (no compression codec). Not thread-safe.
+class PuffinWriter {
+ public:
+  /// `properties` are the FileMetadata properties (e.g. `created-by`).
+  static Result<std::unique_ptr<PuffinWriter>> Open(std::unique_ptr<OutputFile> file,
+                                                    std::map<std::string, std::string> properties = {});
+  ~PuffinWriter();
+  PuffinWriter(const PuffinWriter&) = delete;
+  PuffinWriter& operator=(const PuffinWriter&) = delete;
+
+  /// Appends a blob: `metadata`'s offset and length are set to where it is
+  /// written, and the completed metadata is returned.
+  Result<PuffinBlobMetadata> Add(PuffinBlobMetadata metadata, std::span<const uint8_t> bytes);
+  /// Writes the footer and publishes the file; returns its size in bytes.
+  Result<int64_t> Close();
+  /// Drops the file (nothing is published).
+  void Abort();
+  const std::string& path() const;
+
+ private:
+  PuffinWriter() = default;
+  std::unique_ptr<OutputFile> file_;
+  std::vector<PuffinBlobMetadata> blobs_;
+  std::map<std::string, std::string> properties_;
+  bool closed_ = false;
+};
 
 }  // namespace floe::iceberg

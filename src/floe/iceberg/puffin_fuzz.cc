@@ -2,7 +2,9 @@
 /// libFuzzer target: arbitrary bytes read as a Puffin file (footer, then
 /// every deletion-vector-v1 blob it lists, as a manifest entry naming it
 /// would), as a bare deletion-vector-v1 blob and as a portable 64-bit Roaring
-/// bitmap; a vector that decodes is applied to row windows. Any input must
+/// bitmap; a vector that decodes is applied to row windows, and encoded again
+/// by floe's writer (EncodeDeletionVectorBlob), which must decode to the same
+/// positions. Any input must
 /// give vectors or a clean error, never a crash, a hang or an allocation
 /// beyond the input's size. Seeds: Trino's Puffin files
 /// (tests/fuzz_seeds/puffin_fuzz/, see PROVENANCE.md).
@@ -26,7 +28,14 @@ void Exercise(const DeletionVector& dv) {
   std::vector<uint8_t> keep(4096, 1);
   for (int64_t first : {int64_t{0}, int64_t{65000}, int64_t{1} << 32}) dv.Apply(first, keep);
   (void)dv.Contains(7);
-  if (dv.cardinality() <= 100000) (void)dv.Positions();
+  if (dv.cardinality() <= 100000) {
+    const std::vector<int64_t> positions = dv.Positions();
+    auto blob = EncodeDeletionVectorBlob(positions);
+    if (!blob) __builtin_trap();
+    auto again = DeletionVector::DecodeBlob(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(blob->data()), blob->size()), "re-encoded");
+    if (!again || again->Positions() != positions) __builtin_trap();
+  }
 }
 
 }  // namespace

@@ -229,8 +229,8 @@ Status TableMetadata::Validate() const {
 
 Status ValidateForWrite(const TableMetadata& m) {
   const std::string t = fmt::format("table metadata ({})", m.location);
-  if (m.format_version != 2) {
-    return Unsupported("{}: floe writes format version 2 metadata, not {}", t, m.format_version);
+  if (m.format_version != 2 && m.format_version != 3) {
+    return Unsupported("{}: floe writes format version 2 and 3 metadata, not {}", t, m.format_version);
   }
   if (m.table_uuid.size() != 36) return InvalidArgument("{}: 'table-uuid' '{}' is not a uuid", t, m.table_uuid);
   if (m.location.empty() || !HasScheme(m.location)) {
@@ -238,12 +238,34 @@ Status ValidateForWrite(const TableMetadata& m) {
   }
   auto st = m.Validate();
   if (!st) return InvalidArgument("{}", st.error().message);
-  // v3 fields have no place in v2 metadata (the writer below would drop them).
-  if (m.next_row_id) return InvalidArgument("{}: 'next-row-id' is a v3 field", t);
-  for (const auto& s : m.snapshots) {
-    if (s.first_row_id || s.added_rows || s.key_id) {
-      return InvalidArgument("{}: snapshot {} has v3 fields (first-row-id / added-rows / key-id)",
-                             t, s.snapshot_id);
+  if (m.format_version == 2) {
+    // v3 fields have no place in v2 metadata (the writer below would drop them).
+    if (m.next_row_id) return InvalidArgument("{}: 'next-row-id' is a v3 field", t);
+    for (const auto& s : m.snapshots) {
+      if (s.first_row_id || s.added_rows || s.key_id) {
+        return InvalidArgument("{}: snapshot {} has v3 fields (first-row-id / added-rows / key-id)",
+                               t, s.snapshot_id);
+      }
+    }
+  } else {
+    // Row lineage (Iceberg spec: Row Lineage, Snapshot Row IDs): next-row-id
+    // is required and lies past every snapshot's assigned range; a snapshot
+    // committed before an upgrade to v3 has neither field.
+    if (!m.next_row_id || *m.next_row_id < 0) {
+      return InvalidArgument("{}: a format version 3 table needs 'next-row-id' (>= 0)", t);
+    }
+    for (const auto& s : m.snapshots) {
+      if (s.first_row_id.has_value() != s.added_rows.has_value()) {
+        return InvalidArgument("{}: snapshot {} has only one of first-row-id and added-rows", t, s.snapshot_id);
+      }
+      if (s.first_row_id && (*s.first_row_id < 0 || *s.added_rows < 0 ||
+                             *s.first_row_id > *m.next_row_id - *s.added_rows)) {
+        return InvalidArgument("{}: snapshot {} assigns row ids [{}, +{}) past next-row-id {}", t, s.snapshot_id,
+                               *s.first_row_id, *s.added_rows, *m.next_row_id);
+      }
+      if (s.key_id) {
+        return Unsupported("{}: snapshot {} has a key-id; floe does not write encrypted tables", t, s.snapshot_id);
+      }
     }
   }
   for (const auto& s : m.schemas) {
@@ -253,10 +275,10 @@ Status ValidateForWrite(const TableMetadata& m) {
         [&](const std::vector<NestedField>& fields, const std::string& prefix) -> Status {
       for (const auto& f : fields) {
         const std::string name = prefix.empty() ? f.name : prefix + "." + f.name;
-        if (IsNanosTimestamp(f.type->id)) {
+        if (m.format_version < 3 && IsNanosTimestamp(f.type->id)) {
           return InvalidArgument(
               "{}: column '{}' is {}, a format version 3 type; a format version 2 table cannot hold it (use "
-              "timestamp / timestamptz, microseconds; floe does not write format version 3 tables yet)",
+              "timestamp / timestamptz, microseconds, or create the table with format-version=3)",
               t, name, f.type->ToString());
         }
         FLOE_RETURN_IF_ERROR(v3_types(f.type->fields, name));
@@ -617,6 +639,8 @@ Json SnapshotToJson(const Snapshot& s) {
   j["summary"] = std::move(summary);
   j["manifest-list"] = s.manifest_list;
   if (s.schema_id) j["schema-id"] = *s.schema_id;
+  if (s.first_row_id) j["first-row-id"] = *s.first_row_id;
+  if (s.added_rows) j["added-rows"] = *s.added_rows;
   return j;
 }
 
@@ -687,6 +711,7 @@ Result<std::string> TableMetadataToJson(const TableMetadata& m, int indent) {
     mlog.push_back(std::move(ej));
   }
   j["metadata-log"] = std::move(mlog);
+  if (m.format_version >= 3) j["next-row-id"] = *m.next_row_id;
   return ji::Dump(j, indent);
 }
 
@@ -708,8 +733,13 @@ Status CheckV2MetadataJson(std::string_view json) {
   auto is_arr = [](const Json& v) { return v.is_array(); };
   auto is_obj = [](const Json& v) { return v.is_object(); };
   auto is_bool = [](const Json& v) { return v.is_boolean(); };
-  FLOE_RETURN_IF_ERROR(need(j, "format-version", "the integer 2",
-                            [](const Json& v) { return v.is_number_integer() && v.get<int>() == 2; }));
+  FLOE_RETURN_IF_ERROR(need(j, "format-version", "the integer 2 or 3", [](const Json& v) {
+    return v.is_number_integer() && (v.get<int>() == 2 || v.get<int>() == 3);
+  }));
+  if (j["format-version"].get<int>() == 3) {
+    FLOE_RETURN_IF_ERROR(need(j, "next-row-id", "a bare JSON integer (format version 3)",
+                              [](const Json& v) { return v.is_number_integer(); }));
+  }
   FLOE_RETURN_IF_ERROR(need(j, "table-uuid", "a uuid string",
                             [](const Json& v) { return v.is_string() && v.get<std::string>().size() == 36; }));
   FLOE_RETURN_IF_ERROR(need(j, "location", "a string", is_str));
@@ -933,8 +963,12 @@ Result<TableMetadata> NewTableMetadata(const NewTableOptions& o) {
     sort_fields.push_back(sf);
   }
 
+  if (o.format_version != 2 && o.format_version != 3) {
+    return Unsupported("floe creates format version 2 and 3 tables, not {}", o.format_version);
+  }
   TableMetadata m;
-  m.format_version = 2;
+  m.format_version = o.format_version;
+  if (m.format_version >= 3) m.next_row_id = 0;
   m.table_uuid = o.table_uuid.empty() ? NewUuid() : o.table_uuid;
   m.location = o.location;
   while (m.location.size() > 1 && m.location.back() == '/') m.location.pop_back();
@@ -980,6 +1014,20 @@ Status AddSnapshot(TableMetadata* m, Snapshot snapshot, int64_t now_ms, std::str
                            branch, head ? std::to_string(*head) : "none");
   }
   if (!snapshot.schema_id) snapshot.schema_id = m->current_schema_id;
+  if (m->format_version >= 3) {
+    // Iceberg spec: Snapshot Row IDs. The snapshot's range starts at the
+    // table's next-row-id, which moves past it (whatever the branch).
+    if (!snapshot.first_row_id || !snapshot.added_rows || *snapshot.added_rows < 0) {
+      return InvalidArgument("{}: a format version 3 snapshot needs first-row-id and added-rows", ctx);
+    }
+    if (*snapshot.first_row_id != m->next_row_id.value_or(0)) {
+      return InvalidArgument("{}: first-row-id {} is not the table's next-row-id {}", ctx, *snapshot.first_row_id,
+                             m->next_row_id.value_or(0));
+    }
+    m->next_row_id = *snapshot.first_row_id + *snapshot.added_rows;
+  } else if (snapshot.first_row_id || snapshot.added_rows) {
+    return InvalidArgument("{}: first-row-id and added-rows are format version 3 fields", ctx);
+  }
   const int64_t id = snapshot.snapshot_id;
   const int64_t ts = snapshot.timestamp_ms;
   m->last_sequence_number = snapshot.sequence_number;

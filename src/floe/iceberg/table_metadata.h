@@ -140,7 +140,8 @@ struct TableMetadata {
 /// kUnsupported for format versions above 3 or unsupported types.
 Result<TableMetadata> TableMetadataFromJson(std::string_view json);
 
-/// Writes format version 2 JSON (the only version floe writes). Checks
+/// Writes format version 2 or 3 JSON (v3 with next-row-id and the snapshots'
+/// first-row-id / added-rows). Checks
 /// ValidateForWrite first. Files are indented for people (`indent` 2);
 /// -1 is compact (the REST server's answers).
 Result<std::string> TableMetadataToJson(const TableMetadata& metadata, int indent = 2);
@@ -181,9 +182,11 @@ struct NewTableOptions {
   std::map<std::string, std::string> properties;
   int64_t now_ms = 0;
   std::string table_uuid;  ///< empty: a new random uuid
+  /// 2 or 3 (a v3 table starts with next-row-id 0).
+  int32_t format_version = 2;
 };
 
-/// The first metadata of a v2 table (no snapshots, last-sequence-number 0;
+/// The first metadata of a v2 or v3 table (no snapshots, last-sequence-number 0;
 /// PITFALLS 69). Validated with ValidateForWrite.
 Result<TableMetadata> NewTableMetadata(const NewTableOptions& options);
 
@@ -192,7 +195,9 @@ Result<TableMetadata> NewTableMetadata(const NewTableOptions& options);
 /// last), its parent the branch's head (a new branch may start from any
 /// existing snapshot), its id new. For `main`,
 /// current-snapshot-id and the snapshot-log follow (PITFALLS 54, 56, 69).
-/// last-updated-ms becomes max(now_ms, snapshot timestamp).
+/// last-updated-ms becomes max(now_ms, snapshot timestamp). In a format
+/// version 3 table the snapshot's first-row-id must be the table's
+/// next-row-id, which then moves by its added-rows.
 Status AddSnapshot(TableMetadata* metadata, Snapshot snapshot, int64_t now_ms,
                    std::string_view branch = kMainBranch);
 

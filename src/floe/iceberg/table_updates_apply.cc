@@ -176,6 +176,14 @@ Status Applier::AddSnapshot(const Snapshot& s) {
         s.snapshot_id, s.sequence_number, md_.last_sequence_number);
   }
   md_.last_sequence_number = std::max(md_.last_sequence_number, s.sequence_number);
+  if (md_.format_version >= 3 && s.first_row_id && s.added_rows) {
+    // Iceberg spec: Snapshot Row IDs (next-row-id moves past the snapshot's range).
+    if (*s.first_row_id < md_.next_row_id.value_or(0)) {
+      return InvalidArgument("snapshot {}: first-row-id {} is below the table's next-row-id {}", s.snapshot_id,
+                             *s.first_row_id, md_.next_row_id.value_or(0));
+    }
+    md_.next_row_id = *s.first_row_id + *s.added_rows;
+  }
   md_.snapshots.push_back(s);
   added_snapshots_.insert(s.snapshot_id);
   last_updated_ms_ = std::max(last_updated_ms_, s.timestamp_ms);
@@ -240,7 +248,8 @@ Status Applier::Apply(const TableUpdate& u) {
         return InvalidArgument("cannot downgrade the format version from {} to {}",
                                md_.format_version, u.id);
       }
-      if (u.id > 2) return InvalidArgument("floe writes format version 2 only, not {}", u.id);
+      if (u.id > 3) return InvalidArgument("floe writes format versions 2 and 3, not {}", u.id);
+      if (u.id >= 3 && md_.format_version < 3 && !md_.next_row_id) md_.next_row_id = 0;
       md_.format_version = u.id;
       return Ok();
     case K::kAddSchema: return AddSchema(u);

@@ -214,7 +214,8 @@ class PluginCatalog final : public catalog::Catalog {
     o.sort_order = def.sort_order;
     o.properties = def.properties;
     // A reserved property, recorded as the metadata's format-version.
-    FLOE_RETURN_IF_ERROR(config::Resolver(o.properties).Value(config::keys::kFormatVersion));
+    FLOE_ASSIGN_OR_RETURN(auto format_version, config::Resolver(o.properties).Value(config::keys::kFormatVersion));
+    o.format_version = static_cast<int32_t>(format_version);
     o.properties.erase(std::string(config::keys::kFormatVersion.name));
     o.now_ms = iceberg::NowMillis();
     FLOE_ASSIGN_OR_RETURN(auto metadata, iceberg::NewTableMetadata(o));

@@ -92,10 +92,11 @@ OutputFileFactory::OutputFileFactory(std::string data_location, LocationMapper m
                         partition_id, task_id, std::move(operation_id)) {}
 
 Result<OutputFileFactory::NewFile> OutputFileFactory::Open(std::string_view partition_path,
-                                                           std::string_view suffix) {
+                                                           std::string_view suffix,
+                                                           std::string_view extension) {
   const int64_t n = ++count_;
-  std::string name = fmt::format("{:05d}-{}-{}-{:05d}{}{}.parquet", partition_id_, task_id_,
-                                 operation_id_, n, suffix.empty() ? "" : "-", suffix);
+  std::string name = fmt::format("{:05d}-{}-{}-{:05d}{}{}.{}", partition_id_, task_id_,
+                                 operation_id_, n, suffix.empty() ? "" : "-", suffix, extension);
   std::string rel = partition_path.empty() ? name : fmt::format("{}/{}", partition_path, name);
   NewFile f;
   if (local_uri_) {

@@ -93,7 +93,9 @@ class OutputFileFactory {
   /// folders and remembers them (see ReleaseFolders). When another writer
   /// removes an empty folder between its creation and the open, it is made
   /// again.
-  Result<NewFile> Open(std::string_view partition_path, std::string_view suffix = {});
+  /// `extension` is the file name's ending ("puffin" for deletion vectors).
+  Result<NewFile> Open(std::string_view partition_path, std::string_view suffix = {},
+                       std::string_view extension = "parquet");
 
   /// Removes a file this factory opened and was committed (by its location,
   /// or its local path), then ReleaseFolders of it.

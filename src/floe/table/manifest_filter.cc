@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "floe/iceberg/deletion_vector.h"
 #include "floe/iceberg/manifest_io.h"
+#include "floe/table/scan.h"
 #include "floe/table/table_internal.h"
 #include "floe/util/uuid.h"
 
@@ -24,8 +26,19 @@ ManifestFilter ManifestFilter::Partitions(std::set<std::string> partitions) {
   return f;
 }
 
+ManifestFilter ManifestFilter::DeleteFiles(std::set<std::string> keys, std::set<std::string> vectors_of) {
+  ManifestFilter f;
+  f.delete_files_ = true;
+  f.delete_keys_ = std::move(keys);
+  f.vectors_of_ = std::move(vectors_of);
+  return f;
+}
+
 bool ManifestFilter::Removes(int32_t spec_id, const ManifestEntry& e) const {
   if (!e.is_live()) return false;
+  if (delete_files_) {
+    return e.data_file.content != iceberg::DataFileContent::kData && delete_keys_.contains(DeleteFileKey(e.data_file));
+  }
   return all_ || partitions_.contains(internal::PartitionKey(spec_id, e.data_file.partition));
 }
 
@@ -36,9 +49,35 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
                                                         internal::WrittenFiles* written) const {
   const iceberg::TableMetadata& md = attempt.metadata;
   std::vector<ManifestFile> carried;
+  std::set<std::string> found;  // delete_files_: the keys seen live
+  auto conflict = [&](std::string what) -> Error {
+    Error e = CommitFailed("table {}: {}; the deletion vectors were merged without it, so this commit is not "
+                           "published (write them again from the table as it is now)",
+                           table.id().ToString(), what)
+                  .error();
+    e.retryable = false;  // a retry would list the same stale vectors
+    return e;
+  };
   for (const auto& m : parent) {
+    if (delete_files_ && m.content == iceberg::ManifestContent::kData) {
+      carried.push_back(m);
+      continue;
+    }
     FLOE_ASSIGN_OR_RETURN(auto entries, internal::ReadEntries(table, m, true));
     auto removes = [&](const ManifestEntry& e) { return Removes(m.partition_spec_id, e); };
+    if (delete_files_) {
+      for (const auto& e : entries) {
+        if (!e.is_live()) continue;
+        if (removes(e)) {
+          found.insert(DeleteFileKey(e.data_file));
+        } else if (iceberg::IsDeletionVector(e.data_file) && e.data_file.referenced_data_file &&
+                   vectors_of_.contains(*e.data_file.referenced_data_file)) {
+          return Fail(conflict(fmt::format("another commit added {} for data file {}",
+                                           iceberg::DeletionVectorName(e.data_file),
+                                           *e.data_file.referenced_data_file)));
+        }
+      }
+    }
     if (std::none_of(entries.begin(), entries.end(), removes)) {
       carried.push_back(m);
       continue;
@@ -50,9 +89,11 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
         internal::MetadataFile(table, fmt::format("{}-m{}.avro", RandomUuid(), carried.size()));
     FLOE_ASSIGN_OR_RETURN(auto out, table.io()->NewOutput(location));
     written->locations.push_back(location);
+    iceberg::ManifestWriteOptions options;
+    options.format_version = md.format_version;
     FLOE_ASSIGN_OR_RETURN(auto w,
                           iceberg::ManifestWriter::Open(std::move(out), *md.CurrentSchema(), *mspec,
-                                                        m.content, attempt.snapshot_id));
+                                                        m.content, attempt.snapshot_id, options));
     for (const auto& e : entries) {
       if (!e.is_live()) continue;  // deletions of earlier snapshots are not carried
       const bool removed = removes(e);
@@ -65,6 +106,11 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
     FLOE_ASSIGN_OR_RETURN(auto mf, w->Close());
     mf.manifest_path = location;
     carried.push_back(std::move(mf));
+  }
+  if (delete_files_ && found.size() != delete_keys_.size()) {
+    for (const auto& k : delete_keys_) {
+      if (!found.contains(k)) return Fail(conflict(fmt::format("delete file {} is no longer live", k)));
+    }
   }
   return carried;
 }

@@ -28,6 +28,14 @@ class ManifestFilter {
   /// The live files whose partition is one of `partitions`
   /// (internal::PartitionKey of spec id and tuple).
   static ManifestFilter Partitions(std::set<std::string> partitions);
+  /// The live delete files whose DeleteFileKey (path, and offset for a
+  /// deletion vector) is one of `keys`; data manifests are carried unread.
+  /// Apply fails with kCommitFailed (not retryable) when one of them is not
+  /// live in the parent (another commit removed or replaced it). With
+  /// `vectors_of`, Apply also fails so when a live deletion vector that is
+  /// not removed names one of these data files: the spec allows one vector
+  /// per data file, and the new one was merged without it.
+  static ManifestFilter DeleteFiles(std::set<std::string> keys, std::set<std::string> vectors_of = {});
 
   /// Whether the live entry `e` of a manifest of spec `spec_id` is removed.
   bool Removes(int32_t spec_id, const iceberg::ManifestEntry& e) const;
@@ -43,6 +51,9 @@ class ManifestFilter {
  private:
   bool all_ = false;
   std::set<std::string> partitions_;
+  bool delete_files_ = false;
+  std::set<std::string> delete_keys_;
+  std::set<std::string> vectors_of_;
 };
 
 }  // namespace floe::table

@@ -26,10 +26,28 @@ Result<std::vector<ManifestFile>> SnapshotProducer::ParentManifests(
   return parent;
 }
 
-Status SnapshotProducer::ValidateFiles() const {
-  auto check_delete = [](const DataFile& f) -> Status {
+Status SnapshotProducer::ValidateFiles(const iceberg::TableMetadata& metadata) const {
+  const int32_t version = metadata.format_version;
+  auto check_delete = [&](const DataFile& f) -> Status {
     if (f.content == DataFileContent::kData) {
       return InvalidArgument("{} is a data file, not a delete file", f.file_path);
+    }
+    const bool vector = f.file_format == iceberg::FileFormat::kPuffin;
+    if (vector && (f.content != DataFileContent::kPositionDeletes || !f.content_offset ||
+                   !f.content_size_in_bytes || !f.referenced_data_file)) {
+      return InvalidArgument("deletion vector {} needs content 1 (position deletes), content_offset, "
+                             "content_size_in_bytes and referenced_data_file",
+                             f.file_path);
+    }
+    if (vector && version < 3) {
+      return InvalidArgument("table {} is format version {}: deletion vector {} needs format version 3 (raise it "
+                             "with the table property format-version=3)",
+                             table_->id().ToString(), version, f.file_path);
+    }
+    if (!vector && f.content == DataFileContent::kPositionDeletes && version >= 3) {
+      return InvalidArgument("table {} is format version {}: position delete file {} cannot be added (a v3 "
+                             "table takes deletion vectors; Iceberg spec: Deletion Vectors)",
+                             table_->id().ToString(), version, f.file_path);
     }
     return Ok();
   };
@@ -88,8 +106,10 @@ Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
         *table_, fmt::format("{}-m{}.avro", RandomUuid(), manifests.size()));
     FLOE_ASSIGN_OR_RETURN(auto out, table_->io()->NewOutput(location));
     written->locations.push_back(location);
-    FLOE_ASSIGN_OR_RETURN(auto w,
-                          iceberg::ManifestWriter::Open(std::move(out), schema, spec, content));
+    iceberg::ManifestWriteOptions options;
+    options.format_version = table_->metadata().format_version;
+    FLOE_ASSIGN_OR_RETURN(auto w, iceberg::ManifestWriter::Open(std::move(out), schema, spec, content,
+                                                                iceberg::kUnassigned, options));
     for (const DataFile* f : files) FLOE_RETURN_IF_ERROR(w->AddFile(*f));
     FLOE_ASSIGN_OR_RETURN(auto mf, w->Close());
     mf.manifest_path = location;
@@ -104,8 +124,8 @@ Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
 }
 
 Result<CommitResult> SnapshotProducer::Commit() {
-  FLOE_RETURN_IF_ERROR(ValidateFiles());
   const auto& md0 = table_->metadata();
+  FLOE_RETURN_IF_ERROR(ValidateFiles(md0));
   FLOE_ASSIGN_OR_RETURN(auto policy, table_->CommitRetryPolicy());
   SchemaPtr schema = md0.CurrentSchema();
   if (!schema || !md0.DefaultSpec()) {
@@ -226,8 +246,13 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   written.locations.push_back(list_location);
   std::optional<int64_t> parent_id;
   if (head) parent_id = head->snapshot_id;
+  // Format v3: the list assigns row ids from the table's next-row-id
+  // (Iceberg spec: Snapshot Row IDs, First Row ID Assignment).
+  iceberg::ManifestWriteOptions list_options;
+  list_options.format_version = md.format_version;
+  if (md.format_version >= 3) list_options.first_row_id = md.next_row_id.value_or(0);
   auto lw = iceberg::ManifestListWriter::Open(std::move(*list_out), ctx.snapshot_id, parent_id,
-                                              ctx.sequence_number);
+                                              ctx.sequence_number, list_options);
   if (!lw) return fail(lw.error());
   for (const auto& m : added_manifests) {
     if (auto r = (*lw)->Add(m); !r) return fail(r.error());
@@ -257,6 +282,10 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
   snap.operation = op;
   snap.summary = properties;
   snap.schema_id = md.current_schema_id;
+  if (md.format_version >= 3) {
+    snap.first_row_id = list_options.first_row_id;
+    snap.added_rows = *(*lw)->next_row_id() - *list_options.first_row_id;
+  }
   iceberg::TableMetadata next = md;
   if (Status st = iceberg::AddSnapshot(&next, snap, iceberg::NowMillis(), branch_); !st)
     return fail(st.error());

@@ -112,6 +112,13 @@ class SnapshotProducer {
   const std::vector<iceberg::DataFile>& data_files() const { return data_files_; }
   /// The delete files added without a spec id (of the default spec).
   const std::vector<iceberg::DataFile>& delete_files() const { return delete_files_; }
+  /// Every delete file added, of any spec.
+  std::vector<const iceberg::DataFile*> all_delete_files() const {
+    std::vector<const iceberg::DataFile*> out;
+    for (const auto& f : delete_files_) out.push_back(&f);
+    for (const auto& d : spec_deletes_) out.push_back(&d.file);
+    return out;
+  }
   /// Whether any delete file was added, of any spec.
   bool has_deletes() const { return !delete_files_.empty() || !spec_deletes_.empty(); }
   Table* table() const { return table_; }
@@ -129,8 +136,10 @@ class SnapshotProducer {
   virtual iceberg::SnapshotOperation Operation() const = 0;
 
  private:
-  /// Every added file is filed as its content says and follows the content rules.
-  Status ValidateFiles() const;
+  /// Every added file is filed as its content says and follows the content
+  /// rules; position deletes are deletion vectors in a format version 3
+  /// table, and files in a v2 table (Iceberg spec: Deletion Vectors).
+  Status ValidateFiles(const iceberg::TableMetadata& metadata) const;
   /// The added files grouped by the spec they are written with: the data
   /// files and the deletes added without a spec id under `default_spec`,
   /// the others under their own spec (kInvalidArgument naming the file when

@@ -9,7 +9,10 @@ using iceberg::DataFile;
 using iceberg::DataFileContent;
 
 void FileTotals::Add(const DataFile& f, int sign) {
-  files_size += sign * f.file_size_in_bytes;
+  // A deletion vector's size is its blob's: the vectors of one commit share
+  // a Puffin file (Java counts them so too).
+  const bool vector = f.file_format == iceberg::FileFormat::kPuffin && f.content_size_in_bytes;
+  files_size += sign * (vector ? *f.content_size_in_bytes : f.file_size_in_bytes);
   if (f.content == DataFileContent::kData) {
     records += sign * f.record_count;
     data_files += sign;
@@ -46,13 +49,18 @@ Result<FileTotals> TotalsOf(const Table& table, const iceberg::Snapshot* head) {
 
 void SnapshotSummaryBuilder::AddedFile(int32_t spec_id, const DataFile& file) {
   added_.Add(file, 1);
-  if (file.content == DataFileContent::kPositionDeletes) ++added_position_delete_files_;
+  if (file.file_format == iceberg::FileFormat::kPuffin) {
+    ++added_dvs_;
+  } else if (file.content == DataFileContent::kPositionDeletes) {
+    ++added_position_delete_files_;
+  }
   if (file.content == DataFileContent::kEqualityDeletes) ++added_equality_delete_files_;
   changed_partitions_.insert(internal::PartitionKey(spec_id, file.partition));
 }
 
 void SnapshotSummaryBuilder::RemovedFile(int32_t spec_id, const DataFile& file) {
   removed_.Add(file, 1);
+  if (file.file_format == iceberg::FileFormat::kPuffin) ++removed_dvs_;
   changed_partitions_.insert(internal::PartitionKey(spec_id, file.partition));
 }
 
@@ -70,6 +78,8 @@ std::map<std::string, std::string> SnapshotSummaryBuilder::Build(
   put("removed-delete-files", removed_.delete_files);
   put("added-position-delete-files", added_position_delete_files_);
   put("added-equality-delete-files", added_equality_delete_files_);
+  put("added-dvs", added_dvs_);
+  put("removed-dvs", removed_dvs_);
   put("added-position-deletes", added_.position_deletes);
   put("added-equality-deletes", added_.equality_deletes);
   put("removed-position-deletes", removed_.position_deletes);

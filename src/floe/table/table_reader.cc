@@ -1081,4 +1081,27 @@ Result<std::vector<Batch>> ReadAll(const ScanPlan& plan, io::FileIOPtr files, Ta
   return out;
 }
 
+Result<std::vector<int64_t>> DeletedPositions(const ScanPlan& plan, const FileScanTask& task, io::FileIO& files) {
+  DeleteCache cache;
+  std::vector<int64_t> out;
+  const std::string& path = task.data_file.file_path;
+  for (const auto& d : task.deletes) {
+    if (d->file.content != iceberg::DataFileContent::kPositionDeletes) continue;
+    if (iceberg::IsDeletionVector(d->file)) {
+      std::vector<std::shared_ptr<const iceberg::DeletionVector>> vectors;
+      FLOE_RETURN_IF_ERROR(LoadDeletionVector(*d, path, files, &cache, &vectors));
+      for (const auto& v : vectors) {
+        std::vector<int64_t> p = v->Positions();
+        out.insert(out.end(), p.begin(), p.end());
+      }
+    } else {
+      FLOE_ASSIGN_OR_RETURN(auto all, ReadAllPositions(plan, *d, files));
+      if (auto it = all->find(path); it != all->end()) out.insert(out.end(), it->second.begin(), it->second.end());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace floe::table

@@ -86,6 +86,12 @@ Status ReadFileRange(const ScanPlan& plan, const FileScanTask& task, const FileR
                      const LocationMapper& mapper, int64_t batch_rows,
                      const std::function<Status(Batch&&)>& emit, DeleteCache* cache = nullptr);
 
+/// The row positions of `task`'s data file deleted by its position delete
+/// files and deletion vector (not its equality deletes), ascending and
+/// distinct: what a new deletion vector for the file must carry over (Iceberg
+/// spec: Deletion Vectors). `plan` gives the table (PlanShape is enough).
+Result<std::vector<int64_t>> DeletedPositions(const ScanPlan& plan, const FileScanTask& task, io::FileIO& files);
+
 /// Convenience: plans nothing, reads the whole plan into a vector of batches.
 Result<std::vector<Batch>> ReadAll(const ScanPlan& plan, io::FileIOPtr files,
                                    TableReaderOptions options = {});
