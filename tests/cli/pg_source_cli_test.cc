@@ -457,6 +457,25 @@ TEST_F(PgSource, DroppedSlotIsAnError) {
   EXPECT_EQ(Scan("db.ds").size(), 10u);
 }
 
+// startup: latest-offset: no snapshot; changes made while floe is down
+// (before it ever committed) still arrive: the slot is kept.
+TEST_F(PgSource, LatestOffsetStreamsWithoutSnapshot) {
+  Sql("CREATE TABLE lo (id int PRIMARY KEY)");
+  Sql("INSERT INTO lo SELECT generate_series(1, 5)");
+  Config("lo", "lo_slot", "");
+  WriteFile(dir_ / "pg.yaml", ReadFile(dir_ / "pg.yaml") + "  startup: latest-offset\n");
+  Start();
+  WaitCaughtUp("lo_slot");
+  ASSERT_EQ(Stop(), 0) << ReadFile(dir_ / "floe.err");
+  Sql("INSERT INTO lo VALUES (6)");  // while floe is down, nothing committed yet
+  Start();
+  WaitCaughtUp("lo_slot");
+  Sql("INSERT INTO lo VALUES (7)");
+  WaitCaughtUp("lo_slot");
+  ASSERT_EQ(Stop(), 0) << ReadFile(dir_ / "floe.err");
+  EXPECT_EQ(JsonLines(Scan("db.lo"), {"id"}), (std::vector<std::string>{"6", "7"}));
+}
+
 // pgbench -i, then pgbench -c 4 while floe replicates (it started during the
 // load, its snapshot at the slot's consistent point): every table equal.
 TEST_F(PgSource, PgbenchTablesEqualTheirIcebergTables) {

@@ -435,6 +435,8 @@ Status PgSource::Prepare() {
             cfg_.slot, with_token->iceberg, FormatLsn(static_cast<uint64_t>(*with_token->stored)));
       }
       create = false;
+    } else if (cfg_.startup == "latest-offset") {
+      create = false;  // no snapshot to take again: the changes since the slot's position are still wanted
     } else {
       // No commit of this sink stands on it (a run stopped before its first commit): start over.
       FLOE_ASSIGN_OR_RETURN(Res d, Exec(repl_.get(), "DROP_REPLICATION_SLOT " + Ident(c, cfg_.slot) + " WAIT",
