@@ -145,7 +145,9 @@ Result<Cluster*> Start() {
     auto [src, sout] =
         Run(c->as + c->bin + "/pg_ctl -D " + c->dir + "/data -l " + c->dir + "/log -w start -o " +
             ShellQuote("-c listen_addresses=127.0.0.1 -p " + std::to_string(c->port) + " -k " +
-                       c->dir + " -c fsync=off -c max_connections=200"));
+                       c->dir + " -c fsync=off -c max_connections=200" +
+                       // Logical replication (the PostgreSQL source's tests).
+                       " -c wal_level=logical -c max_replication_slots=32 -c max_wal_senders=32"));
     if (src == 0) {
       c->owner = ::getpid();
       g_cluster = c.release();
@@ -195,6 +197,18 @@ Result<std::string> PostgresSql(const std::string& database, const std::string& 
   std::lock_guard lock(g_mu);
   FLOE_ASSIGN_OR_RETURN(Cluster * c, Start());
   return Psql(*c, database, sql);
+}
+
+Result<std::string> PostgresBinDir() {
+  std::lock_guard lock(g_mu);
+  FLOE_ASSIGN_OR_RETURN(Cluster * c, Start());
+  return c->bin;
+}
+
+Result<int> PostgresPort() {
+  std::lock_guard lock(g_mu);
+  FLOE_ASSIGN_OR_RETURN(Cluster * c, Start());
+  return c->port;
 }
 
 }  // namespace floe::test

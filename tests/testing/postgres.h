@@ -25,6 +25,12 @@ Result<std::string> PostgresUri();
 /// `jdbc:postgresql://127.0.0.1:PORT/<name>`.
 Result<std::string> FreshPostgresDatabase();
 
+/// The folder of the cluster's programs (psql, pgbench, pg_recvlogical).
+Result<std::string> PostgresBinDir();
+/// The cluster's port on 127.0.0.1 (wal_level=logical, max_replication_slots
+/// and max_wal_senders 32: the PostgreSQL source's tests replicate from it).
+Result<int> PostgresPort();
+
 /// Runs `sql` with psql on `database`; its output (unaligned, tuples only).
 Result<std::string> PostgresSql(const std::string& database, const std::string& sql);
 

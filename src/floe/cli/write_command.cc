@@ -13,6 +13,7 @@
 #include "floe/catalog/identifier.h"
 #include "floe/cli/change_write.h"
 #include "floe/cli/run.h"
+#include "floe/cli/source_write.h"
 #include "floe/cli/table_args.h"
 #include "floe/config/options.h"
 #include "floe/sink/change_sink.h"
@@ -71,6 +72,21 @@ Status RunWrite(const WriteArgs& a) {
   }
   if (!a.table.empty()) {
     if (Status st = cfg.SetTable(a.table, "--table"); !st) return UsageError(st.error().message);
+  }
+  if (!cfg.source.empty()) {
+    // A `source:` block (PostgreSQL): the rows come from it, not from --input.
+    if (a.input != "-" || !a.input_format.empty() || !a.schema.empty()) {
+      return UsageError("--input, --input-format and --schema do not apply with a `source:` block in --config");
+    }
+    FLOE_ASSIGN_OR_RETURN(auto cli_catalog, ParseKeyValues(a.catalog.properties, "--catalog"));
+    for (const auto& [k, v] : cli_catalog) cfg.catalog_properties[k] = v;
+    if (a.catalog.name != "floe") cfg.catalog_name = a.catalog.name;
+    FLOE_ASSIGN_OR_RETURN(auto cat, catalog::OpenCatalog(cfg.catalog_name, cfg.catalog_properties));
+    FLOE_RETURN_IF_ERROR(ApplyMaps(cat.get(), a.maps));
+    sink::ChangeSinkOptions copt;
+    copt.branch = a.branch;
+    return RunSourceWrite(cfg, cat.get(), std::move(copt), a.progress || (!a.no_progress && ::isatty(CurrentIo().err) != 0),
+                          a.config_file);
   }
   if (cfg.table.empty())
     return UsageError("no table given: use --table NS.TABLE (or `table:` in --config)");

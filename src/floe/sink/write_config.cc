@@ -179,6 +179,17 @@ Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_vie
       if (!kv.first.IsScalar()) return InvalidArgument("{}: keys must be plain names", origin);
       const std::string key = kv.first.Scalar();
       if (keys.contains(key)) return InvalidArgument("{}: '{}' is given twice", origin, key);
+      if (key == "source") {
+        // The input of the write (a PostgreSQL source, ...): a map whose
+        // values are scalars or lists (joined with commas), read by the source.
+        if (!kv.second.IsMap()) return InvalidArgument("{}: 'source' must be a map of key: value", origin);
+        for (const auto& sv : kv.second) {
+          if (!sv.first.IsScalar()) return InvalidArgument("{}: the keys of 'source' must be plain names", origin);
+          FLOE_ASSIGN_OR_RETURN(auto items, ListOf(sv.second, "source." + sv.first.Scalar(), origin));
+          c.source[sv.first.Scalar()] = sv.second.IsScalar() ? sv.second.Scalar() : JoinList(items);
+        }
+        continue;
+      }
       keys[key] = kv.second.IsScalar() ? kv.second.Scalar() : std::string();
     }
     for (const auto& [key, text] : keys) {
@@ -196,6 +207,7 @@ Result<WriteConfig> WriteConfig::FromYaml(std::string_view yaml, std::string_vie
     for (const auto& kv : root) {
       const std::string key = kv.first.Scalar();
       const YAML::Node& v = kv.second;
+      if (key == "source") continue;  // read above
       if (key == k::kBeamTable.name) {
         FLOE_ASSIGN_OR_RETURN(auto name, ScalarOf(v, key, origin));
         FLOE_RETURN_IF_ERROR(c.SetTable(name, origin));

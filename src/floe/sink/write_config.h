@@ -59,6 +59,10 @@ struct WriteConfig {
   std::map<std::string, std::string> change_type_map;      ///< Beam `change_type_map`
   std::map<std::string, std::string> snapshot_properties;  ///< Beam `snapshot_properties`
   std::map<std::string, std::string> error_handling;       ///< Beam `error_handling`
+  /// The `source:` block of the YAML (not a Beam key): where the rows come
+  /// from when it is not --input, e.g. `type: postgres` (pgsrc/pg_source.h).
+  /// List values are comma-joined. Empty: the input is --input.
+  std::map<std::string, std::string> source;
 
   /// Reads a YAML map with Beam's names. `origin` names the source in errors
   /// (the file name). Unknown keys are errors listing the valid ones.

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The PostgreSQL source's initial snapshot (src/floe/pgsrc/pg_source.h) against
+# PostgreSQL's own export speed, in the same run: `pgbench -i -s SCALE`
+# (default 10: 1 M accounts; the issue's figure is SCALE=100), then
+#   anchor: psql -c "\copy pgbench_accounts to /dev/null"
+#   floe:   floe write --config (source: pgbench_accounts) until its first
+#           commit (the snapshot, committed whole) is printed
+# each client pinned to core 0 (`taskset -c 0`; the server's backend is not
+# pinned, it serves both). Prints seconds, rows/s and the ratio floe / anchor
+# (target <= 1.3). A throwaway cluster (wal_level=logical), stopped on exit.
+#   bench/pg_snapshot.sh
+#   SCALE=100 bench/pg_snapshot.sh
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${FLOE_BUILD:-$root/build/release}
+scale=${SCALE:-10}
+floe="$build/floe"
+[ -x "$floe" ] || { echo "bench: $floe missing (cmake --build --preset release --target floe)" >&2; exit 1; }
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+[ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ] || { echo "bench: PostgreSQL is not installed" >&2; exit 1; }
+work="$build/bench/pg_snapshot"
+rm -rf "$work"
+mkdir -p "$work"
+pg_dir=$(mktemp -d /tmp/floe_bench_pg_XXXXXX)
+as=()
+if [ "$(id -u)" -eq 0 ]; then chown postgres: "$pg_dir"; as=(runuser -u postgres --); fi
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"${as[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+"${as[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w start \
+  -o "-c listen_addresses=127.0.0.1 -p $port -k $pg_dir -c wal_level=logical -c max_replication_slots=4 -c max_wal_senders=4" >/dev/null
+floe_pid=""
+cleanup() {
+  if [ -n "$floe_pid" ]; then kill "$floe_pid" 2>/dev/null || true; wait "$floe_pid" 2>/dev/null || true; fi
+  "${as[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" -m fast -w stop >/dev/null || true
+  rm -rf "$pg_dir"
+}
+trap cleanup EXIT
+
+"$pg_bin/pgbench" -i -q -s "$scale" -h 127.0.0.1 -p "$port" -U postgres postgres >/dev/null 2>&1
+rows=$("$pg_bin/psql" -X -A -t -h 127.0.0.1 -p "$port" -U postgres -c "SELECT count(*) FROM pgbench_accounts" postgres)
+now() { date +%s.%N; }
+
+# Anchor: PostgreSQL's own export to nowhere (once to warm the cache, then timed).
+copy() { taskset -c 0 "$pg_bin/psql" -X -h 127.0.0.1 -p "$port" -U postgres -c "\\copy pgbench_accounts to /dev/null" postgres >/dev/null; }
+copy
+t0=$(now); copy; t1=$(now)
+anchor=$(echo "$t1 - $t0" | bc -l)
+
+# floe: the snapshot of the same table, until its commit line.
+cat >"$work/pg.yaml" <<YAML
+table: bench.pgbench_accounts
+triggering_frequency_seconds: 1
+catalog_properties:
+  warehouse: $work/warehouse
+source:
+  type: postgres
+  connection: postgresql://postgres@127.0.0.1:$port/postgres
+  tables: [pgbench_accounts]
+  slot: bench_slot
+YAML
+t0=$(now)
+taskset -c 0 "$floe" write --config "$work/pg.yaml" --no-progress >"$work/floe.out" 2>"$work/floe.err" &
+floe_pid=$!
+while [ ! -s "$work/floe.out" ]; do
+  kill -0 "$floe_pid" 2>/dev/null || { echo "bench: floe exited: $(cat "$work/floe.err")" >&2; exit 1; }
+  sleep 0.02
+done
+t1=$(now)
+kill "$floe_pid"; wait "$floe_pid" || true; floe_pid=""
+floe_s=$(echo "$t1 - $t0" | bc -l)
+
+printf 'pgbench_accounts rows %d (scale %d)\n' "$rows" "$scale"
+printf 'anchor psql \\copy to /dev/null  %.3f s  %.0f rows/s\n' "$anchor" "$(echo "$rows / $anchor" | bc -l)"
+printf 'floe snapshot (commit included)  %.3f s  %.0f rows/s\n' "$floe_s" "$(echo "$rows / $floe_s" | bc -l)"
+printf 'ratio floe / anchor %.2f (target <= 1.3; the trigger adds up to 1 s)\n' "$(echo "$floe_s / $anchor" | bc -l)"

@@ -1,0 +1,94 @@
+/// \file
+/// PostgreSQL as a source: a consistent snapshot of some tables, then their
+/// changes by logical replication (`pgoutput`, proto_version 1), into one
+/// Iceberg table each (merge-on-read, the primary key as identifier fields),
+/// exactly once by LSN. `floe write --config` with a `source:` block runs it.
+///
+/// How it stays exact:
+///   - The slot is created with an exported snapshot (CREATE_REPLICATION_SLOT
+///     ... LOGICAL pgoutput (SNAPSHOT 'export')); every table is read under
+///     that snapshot (SET TRANSACTION SNAPSHOT, COPY ... TO STDOUT) before
+///     START_REPLICATION. A transaction whose commit record lies before the
+///     slot's consistent point C is in the snapshot, one at or after it is
+///     streamed: snapshot rows get position C, a streamed transaction the
+///     position commit_lsn + 1, and a table skips what is at or before its
+///     snapshot's position.
+///   - A table's snapshot is committed whole, in one Iceberg commit: the
+///     first Read reads every snapshot before returning, and a stop during it
+///     is an error with nothing committed (the next run starts over: a slot
+///     that no commit of this sink covers is dropped and created again).
+///   - Rows of a transaction are handed to the sinks as they arrive, and Read
+///     returns only at transaction boundaries, so a commit (one Iceberg
+///     snapshot per table) never splits a PostgreSQL transaction.
+///   - Each commit stores its position in the snapshot summary
+///     (`floe.source-position`: {"source":"postgres","system":..,"database":..,
+///     "slot":..,"lsn":"X/Y","position":N}, and `floe.input-position`); the
+///     slot's confirmed flush position is advanced (a standby status update)
+///     only after every table's commit. A relaunch streams from the slot's
+///     confirmed position; each table skips what its own token covers.
+///   - A slot that is gone or invalidated while a table holds commits from it
+///     is an error naming both: never a silent new snapshot. A table of the
+///     source that holds no commit of the sink while the slot exists (a kill
+///     between two tables' commits, or a table added to the source) gets its
+///     own snapshot, under a TEMPORARY slot's exported snapshot, and skips the
+///     streamed transactions before that slot's consistent point.
+///
+/// Not done (refused by name): TRUNCATE, DDL of a replicated table (a changed
+/// column list), an unchanged TOASTed value ('u') of a table whose replica
+/// identity is not FULL (with FULL the old row carries it, and it is used).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog.h"
+#include "floe/sink/change_sink.h"
+#include "floe/sink/streaming_job.h"
+#include "floe/sink/write_config.h"
+#include "floe/util/status.h"
+
+namespace floe::pgsrc {
+
+/// The `source:` block of `floe write --config` (type: postgres).
+struct PgSourceConfig {
+  /// libpq connection string or URI (`postgresql://user@host:port/db`; a
+  /// `jdbc:` prefix is dropped).
+  std::string connection;
+  /// `schema.table` or `table` (schema public).
+  std::vector<std::string> tables;
+  /// Reused when it exists, else created FOR TABLE the tables. Default
+  /// `floe_<slot>`.
+  std::string publication;
+  std::string slot;
+  /// `initial`: snapshot, then stream; `latest-offset`: stream only (no snapshot).
+  std::string startup = "initial";
+  /// Iceberg namespace of the tables (`NS.<pg table name>`); with one table
+  /// the write's `table` may name it instead.
+  std::string iceberg_namespace;
+
+  /// Reads the block; unknown keys and bad values are errors naming them.
+  static Result<PgSourceConfig> FromMap(const std::map<std::string, std::string>& block, std::string_view origin);
+};
+
+struct PgWriteOptions {
+  const sink::Cancellation* cancel = nullptr;
+  /// After every commit: one JSON line (the LSN and each table's stats).
+  std::function<Status(const std::string& json)> on_commit;
+  std::function<void(const sink::JobProgress&)> on_progress;
+};
+
+/// Replicates until cancelled (or an error). `config` gives the catalog,
+/// the write options (`triggering_frequency_seconds`, default 10, `sink_id`,
+/// default `pg-<slot>`) and, with one table, the Iceberg table.
+Status RunPostgresWrite(const sink::WriteConfig& config, catalog::Catalog* catalog, const PgSourceConfig& source,
+                        sink::ChangeSinkOptions sink_options, const PgWriteOptions& options);
+
+/// "X/Y" to a number, and back.
+Result<uint64_t> ParseLsn(std::string_view text);
+std::string FormatLsn(uint64_t lsn);
+
+}  // namespace floe::pgsrc
