@@ -447,7 +447,14 @@ class KafkaSource final : public sink::Source {
 
   Status Start() {
     started_ = true;
-    next_position_ = position_base_;
+    // Positions grow across runs too (the error and dead-letter outputs skip
+    // entries by position, and a template's destinations resume only once
+    // reading has begun): a run numbers on from its start time in ms * 2^20,
+    // past every earlier run unless one read over 2^20 messages a ms.
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    next_position_ = std::max(position_base_, now_ms << 20);
     FLOE_RETURN_IF_ERROR(Discover(true));
     Checkpoint cp{next_position_, {}};
     for (const Part& p : parts_) cp.next.push_back(p.next);

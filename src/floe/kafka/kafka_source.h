@@ -9,8 +9,9 @@
 /// format (`json`: one JSON object, the jsonl decoder; `debezium-json`: one
 /// change event); a null value (a tombstone) is no record.
 ///
-/// Positions are ordinals of the run (the n-th message handed over); what a
-/// commit covers is described per topic-partition:
+/// Positions are ordinals of the run (the n-th message handed over, counted
+/// on from the run's start time in ms * 2^20, so that they also grow from run
+/// to run); what a commit covers is described per topic-partition:
 ///
 ///   {"source":"kafka","topics":["orders"],"offsets":{"orders/0":120,"orders/1":98}}
 ///

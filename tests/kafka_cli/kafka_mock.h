@@ -83,7 +83,7 @@ class KafkaMock {
 inline void Produce(const fs::path& dir, const std::string& bootstrap, const std::string& topic,
                     const std::string& file, bool keyed, int partition = -1) {
   std::string cmd = "kcat -P -b " + bootstrap + " -t " + topic + (keyed ? " -K'|'" : "") +
-                    (partition >= 0 ? " -p " + std::to_string(partition) : "") + " -X log_level=0 -l " + Shell(file);
+                    (partition >= 0 ? " -p " + std::to_string(partition) : "") + " -X log_level=0 -X queue.buffering.max.messages=10000000 -l " + Shell(file);
   RunResult r = RunIn(dir, cmd);
   ASSERT_EQ(r.rc, 0) << cmd << ": " << r.err;
 }
