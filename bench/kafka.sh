@@ -29,7 +29,7 @@ awk -v n="$records" 'BEGIN { for (i = 1; i <= n; i++)
 awk -v n="$records" 'BEGIN { for (i = 1; i <= n; i++)
   printf "{\"before\":null,\"after\":{\"id\":%d,\"name\":\"name %d\",\"amount\":%d.25,\"seq\":%d},\"op\":\"c\",\"source\":{\"lsn\":%d}}\n", i, i % 1000, i % 977, i, i }' >"$work/dbz.jsonl"
 
-coproc MOCK { exec "$build/kafka_mock" rows:6 dbz:6; }
+coproc MOCK { exec "$build/kafka_mock" rows:256 dbz:256; }
 read -r -u "${MOCK[0]}" boot
 trap 'kill $MOCK_PID 2>/dev/null || true' EXIT
 kcat -P -b "$boot" -t rows -X log_level=0 -X queue.buffering.max.messages=10000000 -X queue.buffering.max.kbytes=2097151 -l "$work/rows.jsonl"
@@ -70,7 +70,7 @@ for t in b.kjson b.kdbz b.file b.fdbz; do
   n=$("$build/floe" scan "${wh[@]}" --table "$t" | wc -l)
   [ "$n" = "$records" ] || { echo "kafka: $t has $n rows, expected $records" >&2; exit 1; }
 done
-echo "kafka: $records records, floe on one core (taskset -c 0), 6 partitions of the mock cluster"
+echo "kafka: $records records, floe on one core (taskset -c 0), 256 partitions of the mock cluster"
 printf "  kafka json          : %6.2f s wall, %6.2f s cpu, %9s records/s per core, peak RSS %d MB\n" \
   "$kj_wall" "$kj_cpu" "$(rate "$kj_cpu")" "$((kj_rss / 1024))"
 printf "  kafka debezium-json : %6.2f s wall, %6.2f s cpu, %9s changes/s per core, peak RSS %d MB\n" \
