@@ -58,6 +58,18 @@ std::string Records(int64_t first, int64_t last) {
   return s;
 }
 
+/// Upserts of key `k` = id % 37, keyed by k in Kafka (a key's records stay
+/// in order in one partition), ordered by `seq` = id.
+std::string KeyedRecords(int64_t first, int64_t last) {
+  std::string s;
+  for (int64_t i = first; i <= last; ++i) {
+    const int64_t k = i % 37;
+    s += std::to_string(k) + "|{\"id\":" + std::to_string(i) + ",\"k\":" + std::to_string(k) + ",\"g\":\"" +
+         (k % 2 ? "a" : "b") + "\",\"seq\":" + std::to_string(i) + "}\n";
+  }
+  return s;
+}
+
 std::string Config(const std::string& table, const std::string& boot, const std::string& topic, bool bounded,
                     const std::string& extra = "", const std::string& group = "floe-test") {
   return "table: " + table + "\nsink_id: k1\nsource:\n  type: kafka\n  topic: " + topic +
@@ -306,14 +318,19 @@ TEST(KafkaCrash, KillNineTrialsApplyEveryOffsetOnce) {
     ASSERT_TRUE(mock.Command("topic " + topic + " 3"));
     const bool templates = t % 4 >= 2;
     const bool random_kill = t % 2 == 0;
+    // Every third trial merge-on-read: upserts of 37 keys, the table their
+    // newest rows (no key twice).
+    const bool mor = t % 3 == 2;
+    const std::string mor_options = mor ? "mode: merge-on-read\nupsert: true\nequality_columns: k\nsequence_number_column: seq\n" : "";
     const int64_t n1 = 200 + static_cast<int64_t>(rng() % 600), n2 = 100 + static_cast<int64_t>(rng() % 300);
     const std::string table = templates ? "'db.t_{g}'" : "db.t";
-    WriteFile(td / "p1", Records(1, n1));
-    WriteFile(td / "p2", Records(n1 + 1, n1 + n2));
+    WriteFile(td / "p1", mor ? KeyedRecords(1, n1) : Records(1, n1));
+    WriteFile(td / "p2", mor ? KeyedRecords(n1 + 1, n1 + n2) : Records(n1 + 1, n1 + n2));
     WriteFile(td / "unbounded.yaml",
-              Config(table, mock.bootstrap(), topic, false, "triggering_frequency_seconds: 1\n"));
-    WriteFile(td / "bounded.yaml", Config(table, mock.bootstrap(), topic, true));
-    const std::string floe = Shell(FLOE_BIN) + " write --batch-rows 64 --schema 'id BIGINT, g STRING, v STRING' --config ";
+              Config(table, mock.bootstrap(), topic, false, "triggering_frequency_seconds: 1\n" + mor_options));
+    WriteFile(td / "bounded.yaml", Config(table, mock.bootstrap(), topic, true, mor_options));
+    const std::string schema = mor ? "'id BIGINT, k BIGINT, g STRING, seq BIGINT'" : "'id BIGINT, g STRING, v STRING'";
+    const std::string floe = Shell(FLOE_BIN) + " write --batch-rows 64 --schema " + schema + " --config ";
     Produce(td, mock.bootstrap(), topic, (td / "p1").string(), true);
     for (int part = 0; part < 2; ++part) {
       if (part == 1) Produce(td, mock.bootstrap(), topic, (td / "p2").string(), true);
@@ -342,6 +359,17 @@ TEST(KafkaCrash, KillNineTrialsApplyEveryOffsetOnce) {
         ids.insert(got.begin(), got.end());
       }
       const int64_t want = part == 0 ? n1 : n1 + n2;
+      if (mor) {
+        // The newest id of every key, once.
+        std::set<int64_t> newest;
+        for (int64_t k = 0; k < 37; ++k) {
+          int64_t top = want - ((want - k) % 37 + 37) % 37;
+          if (top >= 1) newest.insert(top);
+        }
+        ASSERT_EQ(std::set<int64_t>(ids.begin(), ids.end()), newest) << "trial " << t << " part " << part;
+        ASSERT_EQ(ids.size(), newest.size()) << "trial " << t << " part " << part << ": a key twice";
+        continue;
+      }
       ASSERT_EQ(static_cast<int64_t>(ids.size()), want) << "trial " << t << " part " << part;
       ASSERT_EQ(static_cast<int64_t>(std::set<int64_t>(ids.begin(), ids.end()).size()), want)
           << "trial " << t << " part " << part << ": a record applied twice";
