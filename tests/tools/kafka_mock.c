@@ -16,6 +16,10 @@
  *                                 error code (e.g. 6 NOT_LEADER_FOR_PARTITION,
  *                                 7 REQUEST_TIMED_OUT, 15 COORDINATOR_NOT_AVAILABLE)
  *   clear                         drop queued request errors
+ *
+ * The mock keeps only the newest few MB of each partition (measured: of
+ * 1,000,000 JSON records of ~65 bytes produced into 6 partitions it kept 43%,
+ * the low watermarks moved up): spread large volumes over many partitions.
  */
 #include <errno.h>
 #include <librdkafka/rdkafka.h>
