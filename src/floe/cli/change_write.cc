@@ -35,7 +35,17 @@ Status RunChangeWrite(const sink::WriteConfig& config, catalog::Catalog* catalog
   so.decode.max_line_bytes = in.max_line_bytes;
   so.decode.ignore_unknown_keys = in.ignore_unknown;
   if (!in.sequence_path.empty()) so.decode.sequence_path = in.sequence_path;
-  FLOE_ASSIGN_OR_RETURN(auto source, sink::OpenTextSource(in.path, std::move(so)));
+  std::unique_ptr<sink::Source> source;
+  if (in.open_source) {
+    auto opened = in.open_source();
+    if (!opened) {
+      if (IsUsage(opened.error())) return UsageError(opened.error().message);
+      return Fail(std::move(opened).error());
+    }
+    source = std::move(*opened);
+  } else {
+    FLOE_ASSIGN_OR_RETURN(source, sink::OpenTextSource(in.path, std::move(so)));
+  }
 
   sink::Cancellation cancel;
   sink::StreamingJobOptions jo;

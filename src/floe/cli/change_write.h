@@ -7,11 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "floe/catalog/catalog.h"
 #include "floe/format/decode_options.h"
 #include "floe/sink/change_sink.h"
+#include "floe/sink/source.h"
 #include "floe/sink/write_config.h"
 #include "floe/util/status.h"
 
@@ -25,6 +28,9 @@ struct ChangeWriteInput {
   size_t max_line_bytes = format::kDefaultMaxLineBytes;  ///< --max-line-bytes
   bool ignore_unknown = false;
   bool progress = false;
+  /// Another source than the text input (`path`, `format`): `source:` in
+  /// --config (Kafka).
+  std::function<Result<std::unique_ptr<sink::Source>>()> open_source;
 };
 
 /// Opens the job and runs it. Errors that are the user's to fix (a bad

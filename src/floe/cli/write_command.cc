@@ -8,7 +8,10 @@
 // format registry.
 #include <unistd.h>
 
+#include <yaml-cpp/yaml.h>
+
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "floe/catalog/identifier.h"
 #include "floe/cli/change_write.h"
@@ -19,6 +22,7 @@
 #include "floe/sink/change_sink.h"
 #include "floe/format/format_registry.h"
 #include "floe/io/file.h"
+#include "floe/kafka/kafka_source.h"
 #include "floe/sink/write_config.h"
 #include "floe/sink/write_job.h"
 #include "floe/types/sql_schema.h"
@@ -52,12 +56,47 @@ Result<std::string> ReadTextFile(const std::string& path) {
   return text;
 }
 
+// Takes a Kafka `source:` block (type: kafka, or ReadFromKafka) out of a
+// --config file: returns it as YAML text (empty when there is none) and
+// leaves the rest in `yaml`. Another type (postgres) stays in the YAML, for
+// WriteConfig's `source` (cli/source_write.h); a block without a type is
+// Kafka's to refuse by name.
+Result<std::string> SplitSourceBlock(std::string& yaml, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("{}: invalid YAML: {}", origin, e.what());
+  }
+  if (!root.IsMap() || !root["source"]) return std::string();
+  if (const YAML::Node src = root["source"]; src.IsMap() && src["type"] && src["type"].IsScalar()) {
+    const std::string type = src["type"].Scalar();
+    if (type != "kafka" && type != "ReadFromKafka") return std::string();
+  }
+  YAML::Emitter block;
+  block << root["source"];
+  root.remove("source");
+  YAML::Emitter rest;
+  rest << root;
+  yaml = root.size() == 0 ? std::string() : std::string(rest.c_str());
+  return std::string(block.c_str());
+}
+
 Status RunWrite(const WriteArgs& a) {
   FLOE_RETURN_IF_ERROR(ParseMaps(a.maps));  // a bad --map is a usage error before anything is opened
   // 1. Configuration: --config YAML, then --set, then --table / --catalog.
   sink::WriteConfig cfg;
+  std::optional<kafka::KafkaSourceOptions> kafka_source;
   if (!a.config_file.empty()) {
     FLOE_ASSIGN_OR_RETURN(std::string yaml, ReadTextFile(a.config_file));
+    // `source:` (Beam YAML's ReadFromKafka names): the input, instead of --input.
+    auto split = SplitSourceBlock(yaml, a.config_file);
+    if (!split) return UsageError(split.error().message);
+    if (!split->empty()) {
+      auto parsed = kafka::ParseKafkaSourceBlock(*split, a.config_file);
+      if (!parsed) return UsageError(parsed.error().message);
+      kafka_source = std::move(*parsed);
+    }
     auto parsed = sink::WriteConfig::FromYaml(yaml, a.config_file);
     // A bad option is a usage error wherever it was given.
     if (!parsed) return UsageError(parsed.error().message);
@@ -95,14 +134,23 @@ Status RunWrite(const WriteArgs& a) {
   if (a.catalog.name != "floe") cfg.catalog_name = a.catalog.name;
   if (Status st = cfg.Validate(); !st) return UsageError(st.error().message);
 
-  const std::string fmt_name =
+  if (kafka_source && (a.input != "-" || !a.input_format.empty())) {
+    return UsageError("--input / --input-format: the input is the `source:` of --config (give the format there)");
+  }
+  std::string fmt_name =
       a.input_format.empty() ? format::DefaultFormatFor(a.input) : a.input_format;
+  if (kafka_source) {
+    auto f = kafka::KafkaFormat(kafka_source->format);
+    if (!f) return UsageError(f.error().message);
+    fmt_name = *f;
+  }
   if (!format::HasDecoder(fmt_name)) {
     return UsageError(fmt::format("--input-format '{}': valid formats are {}", fmt_name,
                                   format::FormatNamesText()));
   }
   const bool change_input = fmt_name == "debezium-json" || fmt_name == "debezium";
-  const bool change_sink = sink::ChooseWriter(cfg, change_input) == sink::WriterKind::kChangeSink;
+  // A topic is unbounded: always the streaming job.
+  const bool change_sink = kafka_source || sink::ChooseWriter(cfg, change_input) == sink::WriterKind::kChangeSink;
   if (!change_sink) FLOE_RETURN_IF_ERROR(catalog::ParseTableIdentifier(cfg.table));
   FLOE_ASSIGN_OR_RETURN(auto cat, catalog::OpenCatalog(cfg.catalog_name, cfg.catalog_properties));
   // --map: the table's locations under PREFIX (its metadata `location` or
@@ -131,6 +179,14 @@ Status RunWrite(const WriteArgs& a) {
     in.max_line_bytes = static_cast<size_t>(a.max_line_bytes);
     in.ignore_unknown = a.ignore_unknown;
     in.progress = a.progress || (!a.no_progress && ::isatty(CurrentIo().err) != 0);
+    if (kafka_source) {
+      kafka::KafkaSourceOptions ko = std::move(*kafka_source);
+      ko.decode.batch_rows = a.batch_rows;
+      ko.decode.max_line_bytes = static_cast<size_t>(a.max_line_bytes);
+      ko.decode.ignore_unknown_keys = a.ignore_unknown;
+      if (!a.sequence_path.empty()) ko.decode.sequence_path = a.sequence_path;
+      in.open_source = [ko]() { return kafka::OpenKafkaSource(ko); };
+    }
     return RunChangeWrite(cfg, cat.get(), input_schema, std::move(copt), in);
   }
   if (!a.sequence_path.empty()) return UsageError("--sequence-path applies to --input-format debezium-json");

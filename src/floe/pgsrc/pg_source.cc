@@ -202,7 +202,7 @@ Result<PgSourceConfig> PgSourceConfig::FromMap(const std::map<std::string, std::
     return it == block.end() ? std::string() : it->second;
   };
   if (get("type") != "postgres") {
-    return InvalidArgument("{}: source type '{}' is not known (the one source type is postgres)", origin,
+    return InvalidArgument("{}: source type '{}' is not known (the source types are postgres and kafka)", origin,
                            get("type"));
   }
   c.connection = get("connection");

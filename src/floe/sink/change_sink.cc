@@ -394,7 +394,7 @@ Status ChangeSink::Impl::AddAppend(Destination* d, Batch&& rows, const std::vect
   std::vector<int64_t> keep;
   keep.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    if (rows.positions[static_cast<size_t>(i)] <= d->token.committed_position) {
+    if (d->token.Holds(rows.positions[static_cast<size_t>(i)])) {
       ++d->stats.skipped;
     } else {
       keep.push_back(i);
@@ -462,7 +462,7 @@ Status ChangeSink::Impl::AddChanges(Destination* d, Batch&& rows, const std::vec
       continue;
     }
     const uint64_t hash = XXH3_64bits(keys.data() + begin, keys.size() - begin);
-    if (position <= d->token.committed_position) {
+    if (d->token.Holds(position)) {
       // Committed by an earlier run: skipped, but remembered for lateness.
       ++d->stats.skipped;
       (void)d->late.Update(hash, seqs[si], ChangeClass(kinds[si]), d->token.last_commit_ms);
@@ -658,7 +658,11 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
     token.sink_id = options_.sink_id;
     token.commit_number = number;
     token.position = position;
-    if (sink_options_.describe_position) {
+    if (sink_options_.describe_destination) {
+      auto described = sink_options_.describe_destination(d->name, position);
+      if (!described) return failed(described.error());
+      token.source_position = std::move(*described);
+    } else if (sink_options_.describe_position) {
       auto described = DescribePosition(position);
       if (!described) return failed(described.error());
       token.source_position = std::move(*described);

@@ -94,6 +94,15 @@ struct ChangeSinkOptions {
   /// up to `position` stores as `floe.source-position` (source.h,
   /// Source::Describe). Unset: none is stored.
   std::function<Result<std::string>(int64_t position)> describe_position;
+  /// Per destination, instead of `resume` / `describe_position` when set (a
+  /// source whose positions are ordinals of one run, not of the input:
+  /// Source::ResumeDestination / DescribeDestination). resume_destination
+  /// returns the filter of the rows the destination `table` already holds
+  /// (null: the rows at or before `position`, as with `resume`).
+  std::function<Result<std::function<bool(int64_t)>>(std::string_view table, std::string_view stored,
+                                                     std::string_view stored_input, int64_t position)>
+      resume_destination;
+  std::function<Result<std::string>(std::string_view table, int64_t position)> describe_destination;
 };
 
 /// Accounting of one destination: read = applied + errors + dead_letter +

@@ -308,7 +308,14 @@ Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, co
     FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(meta, options.sink_id, d->branch));
     if (token) {
       // The same input as the one the token covers, or nothing is written.
-      if (sink_options.resume) {
+      if (sink_options.resume_destination) {
+        auto held = sink_options.resume_destination(name, token->source_position, token->input, token->position);
+        if (!held) {
+          *fatal = true;
+          return std::unexpected<Error>(held.error().WithContext(name));
+        }
+        d->token.held = std::move(*held);
+      } else if (sink_options.resume) {
         Status st = sink_options.resume(token->source_position, token->input, token->position);
         if (!st) {
           *fatal = true;

@@ -7,6 +7,8 @@
 /// module.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -59,6 +61,12 @@ struct DestinationToken {
   int64_t commit_number = 0;
   int64_t committed_position = 0;  ///< input at or before it is in the table
   int64_t last_commit_ms = 0;
+  /// Set by a source whose positions are ordinals of one run only (Kafka:
+  /// per topic-partition offsets; ChangeSinkOptions::resume_destination):
+  /// whether the row at a position is one this destination already holds.
+  /// Replaces the comparison with committed_position.
+  std::function<bool(int64_t position)> held;
+  bool Holds(int64_t position) const { return held ? held(position) : position <= committed_position; }
 };
 
 class Destination {

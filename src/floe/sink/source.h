@@ -124,6 +124,24 @@ class Source {
   /// then the job skips them.
   virtual Status Resume(std::string_view stored, std::string_view stored_input, int64_t position) = 0;
 
+  /// A source whose positions are ordinals of one run rather than places in
+  /// its input (Kafka: rows of several partitions interleave differently in
+  /// every run) resumes and describes each destination on its own: the
+  /// destination `table` holds `stored`, and the returned filter tells the
+  /// rows of this run it already holds (null: those at or before
+  /// `position`, as Resume). The defaults are Resume and Describe.
+  virtual bool per_destination() const { return false; }
+  virtual Result<std::function<bool(int64_t)>> ResumeDestination(std::string_view table, std::string_view stored,
+                                                                  std::string_view stored_input, int64_t position) {
+    if (Status st = Resume(stored, stored_input, position); !st) return std::unexpected<Error>(st.error());
+    return std::function<bool(int64_t)>();
+  }
+  virtual Result<std::string> DescribeDestination(std::string_view table, int64_t upto) { return Describe(upto); }
+
+  /// Called after each commit of the job (every destination's snapshot is
+  /// published): e.g. Kafka commits the group's offsets, for lag monitoring.
+  virtual Status OnCommitted() { return Ok(); }
+
   /// The position up to which the input has been consumed whole (standard
   /// input: the lines handed to the decoder), which may lie past the last
   /// row (blank lines, rejected rows); 0 when only the rows tell.

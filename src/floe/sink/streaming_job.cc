@@ -79,6 +79,18 @@ Result<std::unique_ptr<StreamingJob>> StreamingJob::Open(const WriteConfig& conf
     return st;
   };
   sink_options.describe_position = [src](int64_t position) { return src->Describe(position); };
+  if (src->per_destination()) {
+    sink_options.resume_destination = [src, self](std::string_view table, std::string_view stored,
+                                                  std::string_view stored_input, int64_t position)
+        -> Result<std::function<bool(int64_t)>> {
+      auto held = src->ResumeDestination(table, stored, stored_input, position);
+      if (!held && held.error().kind == ErrorKind::kInvalidArgument) self->refused_ = true;
+      return held;
+    };
+    sink_options.describe_destination = [src](std::string_view table, int64_t position) {
+      return src->DescribeDestination(table, position);
+    };
+  }
   FLOE_ASSIGN_OR_RETURN(job->sink_, ChangeSink::Open(config, catalog, std::move(input_schema),
                                                      std::move(sink_options)));
   ChangeSink* sink = job->sink_.get();
@@ -131,6 +143,7 @@ Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& op
   auto commit = [&]() -> Status {
     const int64_t pending = target.pending_rows();
     FLOE_RETURN_IF_ERROR(target.Commit(source.consumed()));
+    FLOE_RETURN_IF_ERROR(source.OnCommitted());
     committed += pending;
     reporter.Report(true, false, committed);
     return Ok();

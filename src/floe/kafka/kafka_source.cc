@@ -1,0 +1,648 @@
+// Kafka as a source of the streaming job (kafka_source.h).
+#include "floe/kafka/kafka_source.h"
+
+#include <librdkafka/rdkafka.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+#include <set>
+
+#include "floe/format/format_registry.h"
+#include "floe/format/string_input.h"
+
+namespace floe::kafka {
+
+namespace {
+
+using nlohmann::json;
+using sink::Cancellation;
+using sink::SourceClock;
+using sink::SourceState;
+
+std::string PartKey(const std::string& topic, int32_t partition) { return fmt::format("{}/{}", topic, partition); }
+
+struct KafkaDeleter {
+  void operator()(rd_kafka_t* rk) const {
+    rd_kafka_consumer_close(rk);
+    rd_kafka_destroy(rk);
+  }
+};
+struct QueueDeleter {
+  void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
+};
+struct ListDeleter {
+  void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
+};
+using ListPtr = std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter>;
+
+class KafkaSource final : public sink::Source {
+ public:
+  explicit KafkaSource(KafkaSourceOptions o) : o_(std::move(o)) {}
+
+  Status Init() {
+    FLOE_ASSIGN_OR_RETURN(registry_format_, KafkaFormat(o_.format));
+    if (o_.topics.empty() && o_.topic_pattern.empty()) return InvalidArgument("kafka: no topic given (topic or topic_pattern)");
+    if (!o_.topics.empty() && !o_.topic_pattern.empty()) {
+      return InvalidArgument("kafka: give either topic or topic_pattern, not both");
+    }
+    if (!o_.topic_pattern.empty()) {
+      try {
+        pattern_ = std::regex(o_.topic_pattern, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        return InvalidArgument("kafka: topic_pattern '{}' is not a regular expression: {}", o_.topic_pattern, e.what());
+      }
+    }
+    std::sort(o_.topics.begin(), o_.topics.end());
+    o_.topics.erase(std::unique(o_.topics.begin(), o_.topics.end()), o_.topics.end());
+    if (o_.bootstrap_servers.empty() && !o_.consumer_config.contains("bootstrap.servers")) {
+      return InvalidArgument("kafka: no bootstrap_servers given");
+    }
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    auto set = [&](const std::string& k, const std::string& v) -> Status {
+      if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+        return InvalidArgument("kafka: consumer property '{}': {}", k, err);
+      }
+      return Ok();
+    };
+    auto fail = [&](Status st) {
+      rd_kafka_conf_destroy(conf);
+      return st;
+    };
+    std::map<std::string, std::string> props = o_.consumer_config;
+    if (!o_.bootstrap_servers.empty()) props["bootstrap.servers"] = o_.bootstrap_servers;
+    // floe stores offsets with the data and commits the group's itself.
+    for (const char* k : {"enable.auto.commit", "enable.auto.offset.store"}) {
+      if (props.contains(k) && props[k] != "false") {
+        return fail(InvalidArgument("kafka: consumer property '{}': floe commits offsets itself (after each "
+                                    "Iceberg commit); it cannot be {}",
+                                    k, props[k]));
+      }
+      props[k] = "false";
+    }
+    if (!props.contains("auto.offset.reset")) props["auto.offset.reset"] = "earliest";
+    reset_latest_ = props["auto.offset.reset"] == "latest" || props["auto.offset.reset"] == "largest" ||
+                    props["auto.offset.reset"] == "end";
+    if (props.contains("group.id") && !props["group.id"].empty()) {
+      group_ = props["group.id"];
+    } else {
+      // librdkafka's consumer needs a group; offsets are never committed to one
+      // floe made up.
+      std::random_device rd;
+      props["group.id"] = fmt::format("floe-{:016x}", (uint64_t(rd()) << 32) | rd());
+    }
+    if (!props.contains("log_level")) props["log_level"] = "3";
+    for (const auto& [k, v] : props) {
+      if (Status st = set(k, v); !st) return fail(st);
+    }
+    rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
+    if (rk == nullptr) {
+      rd_kafka_conf_destroy(conf);
+      return InvalidArgument("kafka: cannot create the consumer: {}", err);
+    }
+    rk_.reset(rk);
+    queue_.reset(rd_kafka_queue_get_consumer(rk));
+    if (!queue_) return Internal("kafka: the consumer has no queue");
+    return Ok();
+  }
+
+  std::string name() const override {
+    if (!o_.topic_pattern.empty()) return fmt::format("kafka:/{}/", o_.topic_pattern);
+    std::string n = "kafka:";
+    for (size_t i = 0; i < o_.topics.size(); ++i) n += (i ? "," : "") + o_.topics[i];
+    return n;
+  }
+  bool bounded() const override { return o_.bounded; }
+  bool per_destination() const override { return true; }
+  int64_t consumed() const override { return next_position_; }
+
+  Status Open(SchemaPtr schema, sink::SourceOutput output) override {
+    schema_ = std::move(schema);
+    output_ = std::move(output);
+    decode_ = o_.decode;
+    decode_.with_positions = true;
+    decode_.reject = [this](format::RejectedRow&& r) -> Status {
+      r.position += chunk_base_;
+      return output_.reject(std::move(r));
+    };
+    return Ok();
+  }
+
+  Result<SourceState> Read(SourceClock::time_point deadline, const Cancellation* cancel) override {
+    if (!started_) FLOE_RETURN_IF_ERROR(Start());
+    constexpr size_t kCap = 4096;
+    rd_kafka_message_t* msgs[kCap];
+    const size_t want_rows = static_cast<size_t>(std::max<int64_t>(1, o_.decode.batch_rows));
+    for (;;) {
+      if (cancel != nullptr && cancel->cancelled()) {
+        FLOE_RETURN_IF_ERROR(Flush());
+        return SourceState::kIdle;
+      }
+      if (o_.bounded && ReachedEnd()) {
+        FLOE_RETURN_IF_ERROR(Flush());
+        return SourceState::kEnd;
+      }
+      auto now = SourceClock::now();
+      if (!o_.bounded && now >= next_discovery_) FLOE_RETURN_IF_ERROR(Discover(false));
+      int timeout_ms = 0;
+      if (deadline > now) {
+        timeout_ms = static_cast<int>(
+            std::min<int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1, 100));
+      }
+      if (!lines_.empty()) timeout_ms = 0;  // hand over what is there before waiting
+      if (auto fatal = FatalError(); !fatal.empty()) return IoError("{}: {}", name(), fatal);
+      const ssize_t n = rd_kafka_consume_batch_queue(queue_.get(), timeout_ms, msgs, kCap);
+      if (n < 0) return IoError("{}: consume: {}", name(), rd_kafka_err2str(rd_kafka_last_error()));
+      Status st = Ok();
+      for (ssize_t i = 0; i < n; ++i) {
+        if (st) st = Take(msgs[i]);
+        rd_kafka_message_destroy(msgs[i]);
+      }
+      FLOE_RETURN_IF_ERROR(st);
+      if (lines_.size() >= want_rows || (n == 0 && !lines_.empty()) ||
+          (static_cast<size_t>(n) < kCap && !lines_.empty())) {
+        FLOE_RETURN_IF_ERROR(Flush());
+        return SourceState::kMore;
+      }
+      if (n == 0 && SourceClock::now() >= deadline) return SourceState::kIdle;
+    }
+  }
+
+  Status Resume(std::string_view stored, std::string_view stored_input, int64_t position) override {
+    auto held = ResumeDestination("", stored, stored_input, position);
+    if (!held) return Fail(held.error());
+    return Ok();
+  }
+
+  Result<std::function<bool(int64_t)>> ResumeDestination(std::string_view table, std::string_view stored,
+                                                         std::string_view stored_input, int64_t position) override {
+    const std::string now = name();
+    auto refuse = [&](std::string_view what) -> Status {
+      return InvalidArgument(
+          "this sink_id committed {} before, and this run reads {}: a relaunch with the same sink_id resumes only "
+          "the same topics, and nothing was written. To load another input, use a new sink_id",
+          what, now);
+    };
+    if (stored.empty()) {
+      return std::unexpected<Error>(
+          refuse(stored_input.empty() ? std::string("an unknown input") : std::string(stored_input)).error());
+    }
+    json j = json::parse(stored, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("source") || !j["source"].is_string()) {
+      return Corrupt("the sink token's floe.source-position is not a source position: {}", stored);
+    }
+    const std::string kind = j["source"].get<std::string>();
+    if (kind != "kafka") return std::unexpected<Error>(refuse(fmt::format("a {} input", kind)).error());
+    std::string what;
+    if (!o_.topic_pattern.empty()) {
+      if (j.value("topic-pattern", std::string()) != o_.topic_pattern) {
+        return std::unexpected<Error>(refuse(fmt::format("Kafka input {}", j.dump())).error());
+      }
+    } else {
+      std::vector<std::string> topics;
+      if (j.contains("topics") && j["topics"].is_array()) {
+        for (const auto& t : j["topics"]) {
+          if (t.is_string()) topics.push_back(t.get<std::string>());
+        }
+      }
+      std::sort(topics.begin(), topics.end());
+      if (topics != o_.topics) return std::unexpected<Error>(refuse(fmt::format("Kafka input {}", j.dump())).error());
+    }
+    if (!j.contains("offsets") || !j["offsets"].is_object()) {
+      return Corrupt("the sink token's floe.source-position has no offsets: {}", stored);
+    }
+    auto dest = std::make_unique<DestState>();
+    for (const auto& [k, v] : j["offsets"].items()) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || k.rfind('/') == std::string::npos) {
+        return Corrupt("the sink token's floe.source-position has a damaged offset '{}': {}", k, stored);
+      }
+      dest->stored[k] = v.get<int64_t>();
+    }
+    if (!started_) {
+      // Every partition starts at the lowest offset a destination stored.
+      for (const auto& [k, v] : dest->stored) {
+        auto it = start_.find(k);
+        if (it == start_.end() || v < it->second) start_[k] = v;
+      }
+      position_base_ = std::max(position_base_, position);
+    }
+    DestState* d = dest.get();
+    Align(d);
+    dests_[std::string(table)] = std::move(dest);
+    return std::function<bool(int64_t)>([this, d](int64_t pos) {
+      const int64_t i = pos - chunk_base_ - 1;
+      if (i < 0 || i >= static_cast<int64_t>(lines_.size())) return false;
+      const Line& l = lines_[static_cast<size_t>(i)];
+      return static_cast<size_t>(l.part) < d->by_part.size() && l.offset < d->by_part[static_cast<size_t>(l.part)];
+    });
+  }
+
+  Result<std::string> Describe(int64_t upto) override { return DescribeDestination("", upto); }
+
+  Result<std::string> DescribeDestination(std::string_view table, int64_t upto) override {
+    // The newest checkpoint at or before `upto`.
+    const Checkpoint* cp = nullptr;
+    for (const Checkpoint& c : checkpoints_) {
+      if (c.position <= upto) cp = &c;
+    }
+    json offsets = json::object();
+    for (const auto& [k, v] : start_) offsets[k] = v;  // stored, not (yet) read
+    if (cp != nullptr) {
+      for (size_t i = 0; i < cp->next.size() && i < parts_.size(); ++i) {
+        if (cp->next[i] >= 0) offsets[parts_[i].key] = cp->next[i];
+      }
+    }
+    auto d = dests_.find(std::string(table));
+    if (d != dests_.end()) {
+      for (const auto& [k, v] : d->second->stored) {
+        if (!offsets.contains(k) || offsets[k].get<int64_t>() < v) offsets[k] = v;
+      }
+    }
+    nlohmann::ordered_json j;
+    j["source"] = "kafka";
+    if (!o_.topic_pattern.empty()) {
+      j["topic-pattern"] = o_.topic_pattern;
+    } else {
+      j["topics"] = o_.topics;
+    }
+    j["offsets"] = std::move(offsets);
+    return j.dump();
+  }
+
+  Status OnCommitted() override {
+    // Checkpoints before the one committed are dropped (a describe of a
+    // destination keeps them, since destinations are described one by one).
+    while (checkpoints_.size() > 1 && checkpoints_[1].position <= next_position_) checkpoints_.pop_front();
+    if (group_.empty() || parts_.empty()) return Ok();
+    // The group's offsets, for lag monitoring only: best effort, asynchronous.
+    ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(parts_.size())));
+    for (const Part& p : parts_) {
+      if (p.next >= 0) rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.next;
+    }
+    if (list->cnt > 0) (void)rd_kafka_commit(rk_.get(), list.get(), 1);
+    return Ok();
+  }
+
+ private:
+  struct Part {
+    std::string topic;
+    int32_t partition = 0;
+    std::string key;
+    int64_t next = -1;  ///< the next offset to read (-1: not known yet)
+    int64_t high = -1;  ///< bounded: the high watermark at start
+  };
+  struct Line {
+    int32_t part;
+    int64_t offset;
+  };
+  struct Checkpoint {
+    int64_t position;
+    std::vector<int64_t> next;  ///< per part (parts_), after every row up to position
+  };
+  struct DestState {
+    std::map<std::string, int64_t> stored;
+    std::vector<int64_t> by_part;  ///< stored offset per part (0 when it stored none)
+  };
+
+  void Align(DestState* d) {
+    d->by_part.resize(parts_.size(), 0);
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      auto it = d->stored.find(parts_[i].key);
+      d->by_part[i] = it == d->stored.end() ? 0 : it->second;
+    }
+  }
+
+  std::string FatalError() {
+    char buf[512];
+    if (rd_kafka_fatal_error(rk_.get(), buf, sizeof(buf)) != RD_KAFKA_RESP_ERR_NO_ERROR) return buf;
+    return {};
+  }
+
+  bool Wanted(const std::string& topic) const {
+    if (!o_.topic_pattern.empty()) return topic.rfind("__", 0) != 0 && std::regex_search(topic, pattern_);
+    return std::binary_search(o_.topics.begin(), o_.topics.end(), topic);
+  }
+
+  // The topics' partitions from the cluster's metadata; new ones are assigned
+  // (at their stored offset, the group's, or auto.offset.reset).
+  Status Discover(bool first) {
+    next_discovery_ = SourceClock::now() + o_.discovery_interval;
+    const auto give_up = SourceClock::now() + o_.metadata_timeout;
+    std::vector<std::pair<std::string, int32_t>> found;
+    for (;;) {
+      const rd_kafka_metadata_t* md = nullptr;
+      const rd_kafka_resp_err_t err = rd_kafka_metadata(rk_.get(), 1, nullptr, &md, first ? 5000 : 2000);
+      found.clear();
+      std::set<std::string> seen;
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        for (int t = 0; t < md->topic_cnt; ++t) {
+          const auto& mt = md->topics[t];
+          if (mt.err != RD_KAFKA_RESP_ERR_NO_ERROR || !Wanted(mt.topic)) continue;
+          seen.insert(mt.topic);
+          for (int p = 0; p < mt.partition_cnt; ++p) found.emplace_back(mt.topic, mt.partitions[p].id);
+        }
+        rd_kafka_metadata_destroy(md);
+      }
+      if (!first) {
+        if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return Ok();  // the next discovery tries again
+        break;
+      }
+      std::vector<std::string> missing;
+      for (const auto& t : o_.topics) {
+        if (!seen.contains(t)) missing.push_back(t);
+      }
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR && missing.empty()) break;
+      if (SourceClock::now() >= give_up) {
+        if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+          return IoError("{}: cannot read the cluster's metadata from {}: {}", name(), o_.bootstrap_servers,
+                         rd_kafka_err2str(err));
+        }
+        return InvalidArgument("{}: no topic {} in the cluster at {}", name(), fmt::join(missing, ", "),
+                               o_.bootstrap_servers);
+      }
+      ::usleep(100 * 1000);
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<size_t> added;
+    for (const auto& [topic, partition] : found) {
+      const std::string key = PartKey(topic, partition);
+      if (index_.contains(key)) continue;
+      index_[key] = parts_.size();
+      Part p;
+      p.topic = topic;
+      p.partition = partition;
+      p.key = key;
+      parts_.push_back(std::move(p));
+      added.push_back(parts_.size() - 1);
+    }
+    if (added.empty()) return Ok();
+    for (auto& [t, d] : dests_) Align(d.get());
+    FLOE_RETURN_IF_ERROR(ResolveStart(added));
+    ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(added.size())));
+    for (size_t i : added) {
+      rd_kafka_topic_partition_list_add(list.get(), parts_[i].topic.c_str(), parts_[i].partition)->offset =
+          parts_[i].next;
+    }
+    rd_kafka_error_t* e = rd_kafka_incremental_assign(rk_.get(), list.get());
+    if (e != nullptr) {
+      const std::string msg = rd_kafka_error_string(e);
+      rd_kafka_error_destroy(e);
+      return IoError("{}: assigning partitions: {}", name(), msg);
+    }
+    return Ok();
+  }
+
+  // Where each new partition starts: the offset the tables stored, else the
+  // group's committed one, else auto.offset.reset (resolved to a number, so
+  // that positions and the bounded end are known).
+  Status ResolveStart(const std::vector<size_t>& added) {
+    std::vector<size_t> open;
+    for (size_t i : added) {
+      auto it = start_.find(parts_[i].key);
+      if (it != start_.end()) {
+        parts_[i].next = it->second;
+      } else {
+        open.push_back(i);
+      }
+    }
+    if (!open.empty() && !group_.empty()) {
+      ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(open.size())));
+      for (size_t i : open) rd_kafka_topic_partition_list_add(list.get(), parts_[i].topic.c_str(), parts_[i].partition);
+      rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+      const auto give_up = SourceClock::now() + o_.metadata_timeout;
+      do {
+        err = rd_kafka_committed(rk_.get(), list.get(), 5000);
+      } while (err != RD_KAFKA_RESP_ERR_NO_ERROR && SourceClock::now() < give_up);
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        return IoError("{}: reading the committed offsets of group '{}': {}", name(), group_, rd_kafka_err2str(err));
+      }
+      for (int k = 0; k < list->cnt; ++k) {
+        const auto& e = list->elems[k];
+        if (e.err == RD_KAFKA_RESP_ERR_NO_ERROR && e.offset >= 0) parts_[index_[PartKey(e.topic, e.partition)]].next = e.offset;
+      }
+    }
+    for (size_t i : added) {
+      Part& p = parts_[i];
+      if (p.next >= 0 && !o_.bounded) continue;
+      int64_t lo = 0, hi = 0;
+      rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+      const auto give_up = SourceClock::now() + o_.metadata_timeout;
+      do {
+        err = rd_kafka_query_watermark_offsets(rk_.get(), p.topic.c_str(), p.partition, &lo, &hi, 5000);
+      } while (err != RD_KAFKA_RESP_ERR_NO_ERROR && SourceClock::now() < give_up);
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        return IoError("{}: reading the offsets of {}: {}", name(), p.key, rd_kafka_err2str(err));
+      }
+      if (p.next < 0) p.next = reset_latest_ ? hi : lo;
+      if (p.next < lo) p.next = lo;  // deleted by retention: from the first one kept
+      p.high = hi;
+    }
+    return Ok();
+  }
+
+  Status Start() {
+    started_ = true;
+    // Positions grow across runs too (the error and dead-letter outputs skip
+    // entries by position, and a template's destinations resume only once
+    // reading has begun): a run numbers on from its start time in ms * 2^20,
+    // past every earlier run unless one read over 2^20 messages a ms.
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    next_position_ = std::max(position_base_, now_ms << 20);
+    FLOE_RETURN_IF_ERROR(Discover(true));
+    Checkpoint cp{next_position_, {}};
+    for (const Part& p : parts_) cp.next.push_back(p.next);
+    checkpoints_.push_back(std::move(cp));
+    return Ok();
+  }
+
+  bool ReachedEnd() const {
+    for (const Part& p : parts_) {
+      if (p.next < p.high) return false;
+    }
+    return true;
+  }
+
+  Status Take(rd_kafka_message_t* m) {
+    if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      // End of a partition, or a transient error librdkafka retries itself.
+      if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) return Ok();
+      if (m->err == RD_KAFKA_RESP_ERR__FATAL) return IoError("{}: {}", name(), FatalError());
+      if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+          m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) {
+        return IoError("{}: {}", name(), rd_kafka_message_errstr(m));
+      }
+      return Ok();
+    }
+    const char* topic = rd_kafka_topic_name(m->rkt);
+    auto it = index_.find(PartKey(topic, m->partition));
+    if (it == index_.end()) return Ok();
+    Part& p = parts_[it->second];
+    if (m->offset < p.next) return Ok();  // read before (a seek back)
+    if (o_.bounded && p.high >= 0 && m->offset >= p.high) {
+      p.next = std::max(p.next, p.high);
+      return Ok();
+    }
+    p.next = m->offset + 1;
+    // One line per message: a raw line end can only be white space in JSON.
+    const size_t at = chunk_.size();
+    if (m->payload != nullptr && m->len > 0) {
+      chunk_.append(static_cast<const char*>(m->payload), m->len);
+      for (size_t i = at; i < chunk_.size(); ++i) {
+        if (chunk_[i] == '\n' || chunk_[i] == '\r') chunk_[i] = ' ';
+      }
+    }
+    chunk_.push_back('\n');
+    lines_.push_back({static_cast<int32_t>(it->second), m->offset});
+    return Ok();
+  }
+
+  // Decodes the messages taken and hands the rows over; then the checkpoint
+  // of every partition's next offset at the last of them.
+  Status Flush() {
+    if (lines_.empty()) return Ok();
+    chunk_base_ = next_position_;
+    auto decoder = format::OpenDecoderFromString(registry_format_, schema_, std::move(chunk_), decode_);
+    chunk_.clear();
+    if (!decoder) return Fail(decoder.error().WithContext(name()));
+    Batch batch;
+    for (;;) {
+      auto more = (*decoder)->Next(&batch);
+      if (!more) return Fail(more.error().WithContext(name()));
+      if (!*more) break;
+      for (int64_t& p : batch.positions) p += chunk_base_;
+      FLOE_RETURN_IF_ERROR(output_.emit(std::move(batch)));
+      batch = Batch();
+    }
+    next_position_ += static_cast<int64_t>(lines_.size());
+    lines_.clear();
+    chunk_base_ = next_position_;
+    Checkpoint cp{next_position_, {}};
+    cp.next.reserve(parts_.size());
+    for (const Part& p : parts_) cp.next.push_back(p.next);
+    checkpoints_.push_back(std::move(cp));
+    return Ok();
+  }
+
+  KafkaSourceOptions o_;
+  std::string registry_format_;
+  std::regex pattern_;
+  std::string group_;  ///< the user's group.id (empty: none, offsets not committed)
+  bool reset_latest_ = false;
+  std::unique_ptr<rd_kafka_t, KafkaDeleter> rk_;
+  std::unique_ptr<rd_kafka_queue_t, QueueDeleter> queue_;
+
+  SchemaPtr schema_;
+  sink::SourceOutput output_;
+  format::DecodeOptions decode_;
+
+  bool started_ = false;
+  SourceClock::time_point next_discovery_{};
+  std::vector<Part> parts_;
+  std::map<std::string, size_t> index_;
+  std::map<std::string, int64_t> start_;  ///< the lowest offset any destination stored, per partition
+  std::map<std::string, std::unique_ptr<DestState>> dests_;
+  int64_t position_base_ = 0;  ///< the highest position a destination stored (this run numbers on from it)
+  int64_t next_position_ = 0;  ///< positions handed over
+  int64_t chunk_base_ = 0;     ///< positions before the chunk being decoded
+  std::string chunk_;
+  std::vector<Line> lines_;
+  std::deque<Checkpoint> checkpoints_;
+};
+
+}  // namespace
+
+Result<std::string> KafkaFormat(std::string_view format) {
+  std::string f(format);
+  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (f == "json" || f == "jsonl") return std::string("jsonl");
+  if (f == "debezium-json" || f == "debezium") return std::string("debezium-json");
+  if (f == "avro-confluent" || f == "avro" || f == "canal-json" || f == "raw" || f == "proto") {
+    return Unsupported("kafka: format '{}' is not implemented yet (json and debezium-json are)", format);
+  }
+  return InvalidArgument("kafka: unknown format '{}': valid formats are json, debezium-json", format);
+}
+
+Result<std::unique_ptr<sink::Source>> OpenKafkaSource(KafkaSourceOptions options) {
+  auto s = std::make_unique<KafkaSource>(std::move(options));
+  FLOE_RETURN_IF_ERROR(s->Init());
+  return std::unique_ptr<sink::Source>(std::move(s));
+}
+
+Result<KafkaSourceOptions> ParseKafkaSourceBlock(const std::string& yaml_block, std::string_view origin) {
+  static const std::vector<std::string> kKeys = {"type",   "topic",           "topic_pattern",
+                                                 "bootstrap_servers", "format", "consumer_config",
+                                                 "auto_offset_reset_config", "bounded_mode",
+                                                 "partition_discovery_interval_ms"};
+  KafkaSourceOptions o;
+  YAML::Node n;
+  try {
+    n = YAML::Load(yaml_block);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("{}: source: invalid YAML: {}", origin, e.what());
+  }
+  if (!n.IsMap()) return InvalidArgument("{}: source: expected a map (type: kafka, topic: ..., bootstrap_servers: ...)", origin);
+  try {
+    for (const auto& kv : n) {
+      const std::string key = kv.first.as<std::string>();
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+        return InvalidArgument("{}: source: unknown key '{}': valid keys are {}", origin, key, fmt::join(kKeys, ", "));
+      }
+    }
+    const std::string type = n["type"] ? n["type"].as<std::string>() : std::string();
+    if (type != "kafka" && type != "ReadFromKafka") {
+      return InvalidArgument("{}: source: type '{}': the source types are kafka (or ReadFromKafka) and postgres",
+                             origin, type);
+    }
+    if (auto t = n["topic"]) {
+      if (t.IsSequence()) {
+        for (const auto& e : t) o.topics.push_back(e.as<std::string>());
+      } else {
+        o.topics.push_back(t.as<std::string>());
+      }
+    }
+    if (auto t = n["topic_pattern"]) o.topic_pattern = t.as<std::string>();
+    if (auto t = n["bootstrap_servers"]) o.bootstrap_servers = t.as<std::string>();
+    if (auto t = n["format"]) o.format = t.as<std::string>();
+    if (auto t = n["consumer_config"]) {
+      if (!t.IsMap()) return InvalidArgument("{}: source: consumer_config: expected a map of librdkafka properties", origin);
+      for (const auto& kv : t) o.consumer_config[kv.first.as<std::string>()] = kv.second.as<std::string>();
+    }
+    if (auto t = n["auto_offset_reset_config"]) {
+      const std::string v = t.as<std::string>();
+      if (v != "earliest" && v != "latest") {
+        return InvalidArgument("{}: source: auto_offset_reset_config '{}': earliest or latest", origin, v);
+      }
+      o.consumer_config["auto.offset.reset"] = v;
+    }
+    if (auto t = n["bounded_mode"]) {
+      const std::string v = t.as<std::string>();
+      if (v == "latest-offset") {
+        o.bounded = true;
+      } else if (v == "timestamp" || v == "specific-offsets") {
+        return Unsupported("{}: source: bounded_mode '{}' is not implemented (unbounded and latest-offset are)", origin, v);
+      } else if (v != "unbounded") {
+        return InvalidArgument("{}: source: bounded_mode '{}': unbounded or latest-offset", origin, v);
+      }
+    }
+    if (auto t = n["partition_discovery_interval_ms"]) {
+      const int64_t ms = t.as<int64_t>();
+      if (ms < 100) return InvalidArgument("{}: source: partition_discovery_interval_ms: at least 100", origin);
+      o.discovery_interval = std::chrono::milliseconds(ms);
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("{}: source: {}", origin, e.what());
+  }
+  FLOE_RETURN_IF_ERROR(KafkaFormat(o.format));
+  if (o.topics.empty() && o.topic_pattern.empty()) return InvalidArgument("{}: source: no topic given (topic or topic_pattern)", origin);
+  if (o.bootstrap_servers.empty()) return InvalidArgument("{}: source: no bootstrap_servers given", origin);
+  return o;
+}
+
+}  // namespace floe::kafka

@@ -1,0 +1,79 @@
+/// \file
+/// Kafka as a source of the streaming job (sink/source.h), over librdkafka.
+///
+/// The source reads every partition of its topics (named, or every topic
+/// matching `topic_pattern`, a regular expression) with assign(): one
+/// process reads all partitions of the topics under one `sink_id`; new
+/// partitions and new matching topics are picked up every
+/// `discovery_interval`. The value of each message is one record of the
+/// format (`json`: one JSON object, the jsonl decoder; `debezium-json`: one
+/// change event); a null value (a tombstone) is no record.
+///
+/// Positions are ordinals of the run (the n-th message handed over, counted
+/// on from the run's start time in ms * 2^20, so that they also grow from run
+/// to run); what a commit covers is described per topic-partition:
+///
+///   {"source":"kafka","topics":["orders"],"offsets":{"orders/0":120,"orders/1":98}}
+///
+/// (`"topic-pattern"` instead of `"topics"` for a pattern), each offset the
+/// next one to read, as Kafka commits them. On a relaunch each destination
+/// table hands back its own stored offsets (Source::ResumeDestination): the
+/// consumer starts every partition at the lowest offset any destination
+/// stored, and a message below a destination's offset is not applied to that
+/// destination again (a record applied to one table before a crash is not
+/// applied twice when another table's commit was lost). A partition that no
+/// table names starts at the group's committed offset (`group.id`), else at
+/// `auto.offset.reset` (default `earliest`). The group's offsets are
+/// committed to Kafka after each Iceberg commit, for lag monitoring only.
+///
+/// Bounded mode (`bounded`, Flink's `scan.bounded.mode: latest-offset`): the
+/// high watermarks of every partition are taken at start, and the source ends
+/// when it has read up to them.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "floe/format/decode_options.h"
+#include "floe/sink/source.h"
+
+namespace floe::kafka {
+
+struct KafkaSourceOptions {
+  std::vector<std::string> topics;  ///< by name, or
+  std::string topic_pattern;        ///< a regular expression (ECMAScript) every topic name is matched against
+  std::string bootstrap_servers;
+  /// Passed to librdkafka as they are (`group.id`, `security.protocol`,
+  /// `sasl.*`, `ssl.*`, `client.id`, ...); a property librdkafka does not
+  /// know is an error naming it.
+  std::map<std::string, std::string> consumer_config;
+  /// `json` or `debezium-json` (format registry names `jsonl`,
+  /// `debezium-json`).
+  std::string format = "json";
+  bool bounded = false;
+  std::chrono::milliseconds discovery_interval{10000};
+  /// How long the first metadata request may take before the topics are
+  /// declared missing.
+  std::chrono::milliseconds metadata_timeout{10000};
+  /// batch_rows, ignore_unknown_keys, sequence_path (Debezium).
+  format::DecodeOptions decode;
+};
+
+/// The registry format a Kafka `format` names (`json` -> `jsonl`), or an error
+/// listing the formats.
+Result<std::string> KafkaFormat(std::string_view format);
+
+Result<std::unique_ptr<sink::Source>> OpenKafkaSource(KafkaSourceOptions options);
+
+/// Parses a `source:` block of `floe write --config` (Beam YAML's
+/// ReadFromKafka names): `type` (kafka | ReadFromKafka), `topic` (a name, or
+/// a list), `topic_pattern`, `bootstrap_servers`, `format`,
+/// `consumer_config` (a map), `auto_offset_reset_config`, `bounded_mode`
+/// (`unbounded` | `latest-offset`), `partition_discovery_interval_ms`.
+/// Unknown keys are refused by name. `yaml_block` is the block as YAML text.
+Result<KafkaSourceOptions> ParseKafkaSourceBlock(const std::string& yaml_block, std::string_view origin);
+
+}  // namespace floe::kafka

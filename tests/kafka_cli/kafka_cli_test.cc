@@ -1,0 +1,384 @@
+// Kafka as a source of `floe write` (kafka/kafka_source.h), against
+// librdkafka's mock cluster (tests/tools/kafka_mock.c) with kcat producing:
+// a topic into a table and a relaunch that resumes at the offsets the table
+// stores; the real Debezium streams of shared/interop/golden-cdc through a
+// topic; templates whose destinations lost different commits; faults of the
+// cluster (a broker down, fetch and offset-commit errors) that delay but do
+// not corrupt; and kill -9 trials (KafkaCrash, label release).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "kafka_cli/kafka_mock.h"
+#include "testing/scale.h"
+
+namespace floe_cli_test {
+namespace kafka_cli_test {
+
+using nlohmann::json;
+
+std::vector<json> JsonRows(const std::string& text) {
+  std::vector<json> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(json::parse(text.substr(start, end - start)));
+    start = end + 1;
+  }
+  auto key = [](const json& j) { return j.contains("id") ? j["id"].get<int64_t>() : 0; };
+  std::sort(out.begin(), out.end(), [&](const json& a, const json& b) {
+    return key(a) != key(b) ? key(a) < key(b) : a.dump() < b.dump();
+  });
+  return out;
+}
+
+/// The ids of a table (every row's `id`), as a multiset.
+std::multiset<int64_t> Ids(const fs::path& dir, const std::string& table) {
+  RunResult r = FloeRun(dir, "scan --table " + table);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  std::multiset<int64_t> ids;
+  for (const json& j : JsonRows(r.out)) ids.insert(j["id"].get<int64_t>());
+  return ids;
+}
+
+/// `first`..`last` as JSON lines `id|{"id":id,"g":"a"|"b","v":...}` (keyed by id).
+std::string Records(int64_t first, int64_t last) {
+  std::string s;
+  for (int64_t i = first; i <= last; ++i) {
+    s += std::to_string(i) + "|{\"id\":" + std::to_string(i) + ",\"g\":\"" + (i % 2 ? "a" : "b") +
+         "\",\"v\":\"value " + std::to_string(i) + "\"}\n";
+  }
+  return s;
+}
+
+/// Upserts of key `k` = id % 37, keyed by k in Kafka (a key's records stay
+/// in order in one partition), ordered by `seq` = id.
+std::string KeyedRecords(int64_t first, int64_t last) {
+  std::string s;
+  for (int64_t i = first; i <= last; ++i) {
+    const int64_t k = i % 37;
+    s += std::to_string(k) + "|{\"id\":" + std::to_string(i) + ",\"k\":" + std::to_string(k) + ",\"g\":\"" +
+         (k % 2 ? "a" : "b") + "\",\"seq\":" + std::to_string(i) + "}\n";
+  }
+  return s;
+}
+
+std::string Config(const std::string& table, const std::string& boot, const std::string& topic, bool bounded,
+                    const std::string& extra = "", const std::string& group = "floe-test") {
+  return "table: " + table + "\nsink_id: k1\nsource:\n  type: kafka\n  topic: " + topic +
+         "\n  bootstrap_servers: " + boot + "\n  format: json\n" +
+         (bounded ? "  bounded_mode: latest-offset\n" : "") + "  consumer_config:\n    group.id: " + group + "\n" + extra;
+}
+
+constexpr const char* kSchema = " --schema 'id BIGINT, g STRING, v STRING'";
+
+class KafkaCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = FreshTestDir("floe_kafka_"); }
+  void TearDown() override { RemoveTestDirIfPassed(dir_); }
+  RunResult Floe(const std::string& args) { return FloeRun(dir_, args); }
+  fs::path dir_;
+};
+
+TEST_F(KafkaCli, TopicIntoTableThenARelaunchResumesAtTheTableOffsets) {
+  KafkaMock mock({"ev:3"});
+  WriteFile(dir_ / "p1", Records(1, 300));
+  Produce(dir_, mock.bootstrap(), "ev", (dir_ / "p1").string(), true);
+  WriteFile(dir_ / "c.yaml", Config("db.ev", mock.bootstrap(), "ev", true));
+  RunResult r = Floe("write --config c.yaml" + std::string(kSchema));
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  auto ids = Ids(dir_, "db.ev");
+  EXPECT_EQ(ids.size(), 300u);
+  EXPECT_EQ(std::set<int64_t>(ids.begin(), ids.end()).size(), 300u);
+  // The commit stores the offsets of every partition it covers: 300 messages.
+  r = Floe("snapshots --table db.ev");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const size_t at = r.out.rfind("floe.source-position");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  // More records: the relaunch reads only those, from the table's offsets,
+  // not the group's (a new group here, which has none: it would start at the
+  // earliest offsets).
+  WriteFile(dir_ / "p2", Records(301, 500));
+  Produce(dir_, mock.bootstrap(), "ev", (dir_ / "p2").string(), true);
+  WriteFile(dir_ / "c.yaml", Config("db.ev", mock.bootstrap(), "ev", true, "", "another-group"));
+  r = Floe("write --config c.yaml");
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("\"read\":200"), std::string::npos) << r.out;
+  ids = Ids(dir_, "db.ev");
+  EXPECT_EQ(ids.size(), 500u);
+  EXPECT_EQ(std::set<int64_t>(ids.begin(), ids.end()).size(), 500u);
+  // Nothing new: nothing read, nothing committed.
+  r = Floe("write --config c.yaml");
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  EXPECT_EQ(Ids(dir_, "db.ev").size(), 500u);
+}
+
+TEST_F(KafkaCli, SourcePositionNamesEveryPartitionOffset) {
+  KafkaMock mock({"ev:2"});
+  WriteFile(dir_ / "p1", Records(1, 10));
+  Produce(dir_, mock.bootstrap(), "ev", (dir_ / "p1").string(), true, 0);
+  WriteFile(dir_ / "p2", Records(11, 14));
+  Produce(dir_, mock.bootstrap(), "ev", (dir_ / "p2").string(), true, 1);
+  WriteFile(dir_ / "c.yaml", Config("db.ev", mock.bootstrap(), "ev", true));
+  RunResult r = Floe("write --config c.yaml" + std::string(kSchema));
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  r = Floe("snapshots --table db.ev");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find(R"({\"source\":\"kafka\",\"topics\":[\"ev\"],\"offsets\":{\"ev/0\":10,\"ev/1\":4}})"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(KafkaCli, BadSourceBlocksAreRefusedByName) {
+  WriteFile(dir_ / "c.yaml", "table: db.t\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n  colour: red\n");
+  RunResult r = Floe("write --config c.yaml --schema 'id BIGINT'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("unknown key 'colour'"), std::string::npos) << r.err;
+  WriteFile(dir_ / "c.yaml", "table: db.t\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n  format: avro-confluent\n");
+  r = Floe("write --config c.yaml --schema 'id BIGINT'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("'avro-confluent' is not implemented"), std::string::npos) << r.err;
+  WriteFile(dir_ / "c.yaml",
+            "table: db.t\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n  consumer_config:\n"
+            "    no.such.property: 1\n");
+  r = Floe("write --config c.yaml --schema 'id BIGINT'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("no.such.property"), std::string::npos) << r.err;
+  WriteFile(dir_ / "c.yaml",
+            "table: db.t\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n  consumer_config:\n"
+            "    enable.auto.commit: true\n");
+  r = Floe("write --config c.yaml --schema 'id BIGINT'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("enable.auto.commit"), std::string::npos) << r.err;
+}
+
+TEST_F(KafkaCli, MissingTopicIsAnErrorNamingIt) {
+  KafkaMock mock({"ev:1"});
+  WriteFile(dir_ / "c.yaml", Config("db.ev", mock.bootstrap(), "nope", true, ""));
+  // Shorter metadata wait: the default is 10 s.
+  RunResult r = Floe("write --config c.yaml" + std::string(kSchema));
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("no topic nope"), std::string::npos) << r.err;
+}
+
+// The real Debezium streams, produced into a topic (one partition: the
+// stream's order), end as their expected tables.
+TEST_F(KafkaCli, DebeziumGoldenStreamsThroughATopic) {
+  const std::string golden = SharedDir() + "/interop/golden-cdc/";
+  KafkaMock mock({"products:1", "ri:1"});
+  Produce(dir_, mock.bootstrap(), "products", golden + "debezium_postgres_products.jsonl", false);
+  Produce(dir_, mock.bootstrap(), "ri", golden + "debezium_postgres_replica_identity_default.jsonl", false);
+  const std::string schema =
+      " --schema 'id INT NOT NULL, name STRING, description STRING, weight DOUBLE, PRIMARY KEY (id) NOT ENFORCED'";
+  auto config = [&](const std::string& table, const std::string& topic, const std::string& extra) {
+    return "table: " + table + "\nmode: merge-on-read\nsink_id: dbz\n" + extra +
+           "source:\n  type: kafka\n  topic: " + topic + "\n  bootstrap_servers: " + mock.bootstrap() +
+           "\n  format: debezium-json\n  bounded_mode: latest-offset\n";
+  };
+  WriteFile(dir_ / "p.yaml", config("inv.products", "products", ""));
+  RunResult r = Floe("write --config p.yaml" + schema);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(JsonRows(Floe("scan --table inv.products").out),
+            JsonRows(ReadFile(golden + "debezium_postgres_products.expected.jsonl")));
+  // Again: nothing re-read.
+  r = Floe("write --config p.yaml");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("\"read\":0"), std::string::npos) << r.out;
+  WriteFile(dir_ / "r.yaml", config("inv.ri", "ri", "error_handling:\n  output: errors.jsonl\n"));
+  r = Floe("write --config r.yaml" + schema);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(JsonRows(Floe("scan --table inv.ri").out),
+            JsonRows(ReadFile(golden + "debezium_postgres_replica_identity_default.expected.jsonl")));
+  const auto errors = JsonRows(ReadFile(dir_ / "errors.jsonl"));
+  EXPECT_EQ(errors.size(), 1u);
+}
+
+// Templates: a crash after the first destination's commit and before the
+// second's. The relaunch re-reads from the lowest offsets; the records the
+// first table holds are not applied to it again, the second gets all of its.
+TEST_F(KafkaCli, TemplatesResumeEachDestinationFromItsOwnOffsets) {
+  KafkaMock mock({"ev:3"});
+  WriteFile(dir_ / "p1", Records(1, 400));
+  Produce(dir_, mock.bootstrap(), "ev", (dir_ / "p1").string(), true);
+  WriteFile(dir_ / "c.yaml", Config("'db.t_{g}'", mock.bootstrap(), "ev", true));
+  const std::string cmd = Shell(FLOE_BIN) + " write --config c.yaml" + kSchema;
+  RunResult r = RunIn(dir_, "FLOE_CRASH_AT=sink.files-written:2 " + cmd);
+  ASSERT_NE(r.rc, 0) << "the crash point was not reached: " << r.out;
+  // One table committed, the other not.
+  const size_t a = Ids(dir_, "db.t_a").size(), b = fs::exists(dir_ / "warehouse" / "db" / "t_b") ? Ids(dir_, "db.t_b").size() : 0;
+  EXPECT_EQ(a + b, 200u) << a << " " << b;
+  WriteFile(dir_ / "p2", Records(401, 500));
+  Produce(dir_, mock.bootstrap(), "ev", (dir_ / "p2").string(), true);
+  r = RunIn(dir_, cmd);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  for (const char* t : {"db.t_a", "db.t_b"}) {
+    auto ids = Ids(dir_, t);
+    EXPECT_EQ(ids.size(), 250u) << t;
+    EXPECT_EQ(std::set<int64_t>(ids.begin(), ids.end()).size(), 250u) << t;
+  }
+}
+
+// A broker down while the run starts, and injected Fetch and OffsetCommit
+// errors: the run is delayed, the table is the same.
+TEST_F(KafkaCli, MockClusterFaultsDelayButNeverCorrupt) {
+  KafkaMock mock({"ev:6"}, 3);
+  WriteFile(dir_ / "p1", Records(1, 3000));
+  Produce(dir_, mock.bootstrap(), "ev", (dir_ / "p1").string(), true);
+  WriteFile(dir_ / "c.yaml", Config("db.ev", mock.bootstrap(), "ev", false, "triggering_frequency_seconds: 1\n"));
+  ASSERT_TRUE(mock.Command("errors 1 6 30"));   // Fetch: NOT_LEADER_OR_FOLLOWER
+  ASSERT_TRUE(mock.Command("errors 1 7 10"));   // Fetch: REQUEST_TIMED_OUT
+  ASSERT_TRUE(mock.Command("errors 8 15 10"));  // OffsetCommit: COORDINATOR_NOT_AVAILABLE
+  ASSERT_TRUE(mock.Command("down 2"));
+  // Unbounded, in its own process; stopped with SIGTERM once all is in.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(dir_.c_str()) != 0) ::_exit(126);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::execl(FLOE_BIN, FLOE_BIN, "write", "--config", "c.yaml", "--schema", "id BIGINT, g STRING, v STRING",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_TRUE(mock.Command("up 2"));
+  size_t seen = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (fs::exists(dir_ / "warehouse" / "db" / "ev")) {
+      seen = Ids(dir_, "db.ev").size();
+      if (seen >= 3000) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  auto ids = Ids(dir_, "db.ev");
+  EXPECT_EQ(ids.size(), 3000u);
+  EXPECT_EQ(std::set<int64_t>(ids.begin(), ids.end()).size(), 3000u);
+}
+
+// ------------------------------------------------------------ kill -9 trials
+
+constexpr const char* kCrashPoints[] = {
+    "sink.files-written",     "commit.manifests-written", "commit.list-written",
+    "catalog.before-publish", "catalog.published",        "commit.swapped",
+    "sink.committed",
+};
+
+/// Runs `cmd` (sh) in `dir`, in its own process group; SIGKILLs it after
+/// `kill_after_ms` when given. The exit code, or -1 when killed.
+int Launch(const fs::path& dir, const std::string& cmd, std::optional<int> kill_after_ms) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  if (kill_after_ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(*kill_after_ms));
+    ::kill(-pid, SIGKILL);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (kill_after_ms) ::kill(-pid, SIGKILL);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Each trial: records produced in two parts into a 3-partition topic; a
+// consuming floe is killed (SIGKILL at a random moment of an unbounded run
+// committing every second, or at a crash point of the commit path of a
+// bounded run), then relaunched (bounded) until it exits 0. Half the trials
+// route to two tables by a template. At the end the tables hold every
+// record once: no offset applied twice, none lost.
+TEST(KafkaCrash, KillNineTrialsApplyEveryOffsetOnce) {
+  const int trials = static_cast<int>(floe::test::Scaled(100, 6));
+  const fs::path dir = FreshTestDir("floe_kafka_crash_");
+  KafkaMock mock({});
+  int kills = 0, relaunches = 0;
+  for (int t = 0; t < trials && !::testing::Test::HasFailure(); ++t) {
+    std::mt19937 rng(static_cast<uint32_t>(t) * 7919u + 3);
+    const fs::path td = dir / ("t" + std::to_string(t));
+    fs::create_directories(td);
+    const std::string topic = "crash" + std::to_string(t);
+    ASSERT_TRUE(mock.Command("topic " + topic + " 3"));
+    const bool templates = t % 4 >= 2;
+    const bool random_kill = t % 2 == 0;
+    // Every third trial merge-on-read: upserts of 37 keys, the table their
+    // newest rows (no key twice).
+    const bool mor = t % 3 == 2;
+    const std::string mor_options = mor ? "mode: merge-on-read\nupsert: true\nequality_columns: k\nsequence_number_column: seq\n" : "";
+    const int64_t n1 = 200 + static_cast<int64_t>(rng() % 600), n2 = 100 + static_cast<int64_t>(rng() % 300);
+    const std::string table = templates ? "'db.t_{g}'" : "db.t";
+    WriteFile(td / "p1", mor ? KeyedRecords(1, n1) : Records(1, n1));
+    WriteFile(td / "p2", mor ? KeyedRecords(n1 + 1, n1 + n2) : Records(n1 + 1, n1 + n2));
+    WriteFile(td / "unbounded.yaml",
+              Config(table, mock.bootstrap(), topic, false, "triggering_frequency_seconds: 1\n" + mor_options));
+    WriteFile(td / "bounded.yaml", Config(table, mock.bootstrap(), topic, true, mor_options));
+    const std::string schema = mor ? "'id BIGINT, k BIGINT, g STRING, seq BIGINT'" : "'id BIGINT, g STRING, v STRING'";
+    const std::string floe = Shell(FLOE_BIN) + " write --batch-rows 64 --schema " + schema + " --config ";
+    Produce(td, mock.bootstrap(), topic, (td / "p1").string(), true);
+    for (int part = 0; part < 2; ++part) {
+      if (part == 1) Produce(td, mock.bootstrap(), topic, (td / "p2").string(), true);
+      if (random_kill) {
+        // Killed at a random moment of an unbounded run (about two commits).
+        Launch(td, floe + "unbounded.yaml", 100 + static_cast<int>(rng() % 1500));
+        ++kills;
+      } else {
+        const std::string point = kCrashPoints[(t / 2 + part) % 7];
+        const int nth = 1 + static_cast<int>(rng() % (templates ? 2 : 1));
+        const int rc = Launch(td, "FLOE_CRASH_AT=" + point + ":" + std::to_string(nth) + " " + floe + "bounded.yaml",
+                              std::nullopt);
+        if (rc != 0) ++kills;
+      }
+      int rc = -1;
+      for (int attempt = 0; attempt < 5 && rc != 0; ++attempt) {
+        rc = Launch(td, floe + "bounded.yaml", std::nullopt);
+        ++relaunches;
+      }
+      ASSERT_EQ(rc, 0) << "trial " << t << " part " << part << ": the relaunch failed";
+      // Every record produced so far, once.
+      std::multiset<int64_t> ids;
+      for (const std::string& tb : templates ? std::vector<std::string>{"db.t_a", "db.t_b"}
+                                             : std::vector<std::string>{"db.t"}) {
+        auto got = Ids(td, tb);
+        ids.insert(got.begin(), got.end());
+      }
+      const int64_t want = part == 0 ? n1 : n1 + n2;
+      if (mor) {
+        // The newest id of every key, once.
+        std::set<int64_t> newest;
+        for (int64_t k = 0; k < 37; ++k) {
+          int64_t top = want - ((want - k) % 37 + 37) % 37;
+          if (top >= 1) newest.insert(top);
+        }
+        ASSERT_EQ(std::set<int64_t>(ids.begin(), ids.end()), newest) << "trial " << t << " part " << part;
+        ASSERT_EQ(ids.size(), newest.size()) << "trial " << t << " part " << part << ": a key twice";
+        continue;
+      }
+      ASSERT_EQ(static_cast<int64_t>(ids.size()), want) << "trial " << t << " part " << part;
+      ASSERT_EQ(static_cast<int64_t>(std::set<int64_t>(ids.begin(), ids.end()).size()), want)
+          << "trial " << t << " part " << part << ": a record applied twice";
+    }
+    fs::remove_all(td);
+  }
+  std::printf("kafka crash trials: %d trials, %d kills, %d relaunches\n", trials, kills, relaunches);
+  RemoveTestDirIfPassed(dir);
+}
+
+}  // namespace kafka_cli_test
+}  // namespace floe_cli_test
