@@ -396,7 +396,8 @@ TEST_F(ConcurrencyCli, LostRacesWithoutRetriesPublishNothing) {
 TEST_F(ConcurrencyCli, FailedWritesLeaveTheTableFolderAsItWas) {
   const fs::path wh = dir_ / "warehouse";
   // 300,000 rows: a bad row (k overflows INT) at line 250,001, after many
-  // files of ~100 kB were rolled in every partition.
+  // files of ~15 kB were rolled in every partition (each partition's good
+  // rows take ~44 kB compressed).
   std::string big;
   big.reserve(300000 * 48);
   for (int i = 0; i < 300000; ++i) {
@@ -409,7 +410,7 @@ TEST_F(ConcurrencyCli, FailedWritesLeaveTheTableFolderAsItWas) {
   }
   WriteFile(dir_ / "big.jsonl", big);
   WriteFile(dir_ / "good.jsonl", big.substr(0, big.find("{\"id\":250000,")));
-  const std::string rolled = " --batch-rows 1000 --set target-file-size-bytes=100000";
+  const std::string rolled = " --batch-rows 1000 --set target-file-size-bytes=15000";
 
   // The same good prefix rolls several files per partition (so the failed
   // writes below did have finished files to take back).
