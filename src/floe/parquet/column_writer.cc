@@ -467,6 +467,28 @@ class TypedChunkWriter final : public ColumnChunkWriter {
                                           dict_ratio * double(DictBytes()));
   }
 
+  /// Encodes the dictionary as a PLAIN dictionary page and compresses it into
+  /// dict_job_ (its body kept until the caller gives it back).
+  Status CompressDictionary() {
+    PageJob& dj = dict_job_;
+    cfg_.pool->GiveBuffer(std::move(dj.out));
+    dj.body = cfg_.pool->TakeBuffer();
+    EncodeDictionaryPlain(&dj.body);
+    dj.body_begin = 0;
+    dj.prefix.Clear();
+    format::PageHeader h;
+    h.__set_type(format::PageType::DICTIONARY_PAGE);
+    format::DictionaryPageHeader dh;
+    dh.__set_num_values(static_cast<int32_t>(DictSize()));
+    dh.__set_encoding(format::Encoding::PLAIN);
+    h.__set_dictionary_page_header(dh);
+    dj.header = std::move(h);
+    if (Status st = cfg_.pool->Run(&dj); !st) {
+      return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
+    }
+    return Ok();
+  }
+
   Status Settle() override {
     if (pending_reset_) return Ok();
     if (page_levels_ > 0) FLOE_RETURN_IF_ERROR(FlushPage());
@@ -478,22 +500,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     // The dictionary page is compressed when the chunk ends: compress it once
     // now to learn its ratio (plain values compress unlike the indices).
     if (DictBytes() >= 1024 && cfg_.codec != Codec::kUncompressed) {
+      FLOE_RETURN_IF_ERROR(CompressDictionary());
       PageJob& dj = dict_job_;
-      cfg_.pool->GiveBuffer(std::move(dj.out));
-      dj.body = cfg_.pool->TakeBuffer();
-      EncodeDictionaryPlain(&dj.body);
-      dj.body_begin = 0;
-      dj.prefix.Clear();
-      format::PageHeader h;
-      h.__set_type(format::PageType::DICTIONARY_PAGE);
-      format::DictionaryPageHeader dh;
-      dh.__set_num_values(static_cast<int32_t>(DictSize()));
-      dh.__set_encoding(format::Encoding::PLAIN);
-      h.__set_dictionary_page_header(dh);
-      dj.header = std::move(h);
-      if (Status st = cfg_.pool->Run(&dj); !st) {
-        return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
-      }
       dict_probe_raw_ = static_cast<int64_t>(dj.body.size());
       dict_probe_packed_ = dj.page_size();
       cfg_.pool->GiveBuffer(std::move(dj.body));
@@ -526,22 +534,8 @@ class TypedChunkWriter final : public ColumnChunkWriter {
     };
     std::vector<format::PageEncodingStats> enc_stats;
     if (dict_used_) {
+      FLOE_RETURN_IF_ERROR(CompressDictionary());
       PageJob& dj = dict_job_;
-      cfg_.pool->GiveBuffer(std::move(dj.out));
-      dj.body = cfg_.pool->TakeBuffer();
-      EncodeDictionaryPlain(&dj.body);
-      dj.body_begin = 0;
-      dj.prefix.Clear();
-      format::PageHeader h;
-      h.__set_type(format::PageType::DICTIONARY_PAGE);
-      format::DictionaryPageHeader dh;
-      dh.__set_num_values(static_cast<int32_t>(DictSize()));
-      dh.__set_encoding(format::Encoding::PLAIN);
-      h.__set_dictionary_page_header(dh);
-      dj.header = std::move(h);
-      if (Status st = cfg_.pool->Run(&dj); !st) {
-        return Fail(std::move(st).error().WithContext(fmt::format("column '{}'", leaf_.DottedPath())));
-      }
       cfg_.pool->GiveBuffer(std::move(dj.body));
       uncompressed_total += dj.header_size + dj.uncompressed_size;
       out->dictionary_data = dj.page_data();
