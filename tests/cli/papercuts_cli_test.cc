@@ -4,7 +4,8 @@
 // - keep / drop could not name nested fields (`drop=meta.src`);
 // - maps could not be given with --set (`error_handling='{output: e.jsonl}'`);
 // - a table location that holds another table's metadata (two catalogs
-//   sharing a warehouse folder) is refused, not written into.
+//   sharing a warehouse folder) is refused, not written into (the refusal
+//   is the last stop's; this is its test for the README's case).
 // The commands run in-process (floe::cli::Run); standard input is a pipe the
 // test holds open where the point is that floe does not wait for it.
 
@@ -141,6 +142,26 @@ TEST_F(PapercutsCli, SetTakesMapsInYamlFlowForm) {
   EXPECT_NE(ReadFile(dir_ / "e.jsonl").find("\"position\":2"), std::string::npos) << ReadFile(dir_ / "e.jsonl");
   r = FloeRun(dir_, "snapshots --table db.t");
   EXPECT_NE(r.out.find("\"pipeline\":\"demo\""), std::string::npos) << r.out;
+}
+
+// Two catalogs sharing a warehouse folder (the README's examples did): a
+// hadoop write of db.t where a SQL-catalog table db.t keeps its files is
+// refused, naming the folder, and writes nothing there; the SQL table reads
+// as before.
+TEST_F(PapercutsCli, ATableIsNotCreatedWhereAnotherTablesMetadataIs) {
+  WriteFile(dir_ / "in.jsonl", "{\"id\":1}\n");
+  const std::string sql = " --catalog catalog-type=sql --catalog uri=jdbc:sqlite:file:./catalog.db"
+                          " --catalog warehouse=./warehouse";
+  ASSERT_EQ(FloeRun(dir_, "write --table db.t --schema 'id BIGINT' --input in.jsonl" + sql).rc, 0);
+  const auto before = fs::directory_iterator(dir_ / "warehouse/db/t/metadata");
+  size_t files = std::distance(before, fs::directory_iterator());
+  RunResult r = FloeRun(dir_, "write --table db.t --schema 'id BIGINT' --input in.jsonl --catalog warehouse=./warehouse");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("already holds another table's metadata"), std::string::npos) << r.err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "warehouse/db/t/metadata"), fs::directory_iterator()),
+            static_cast<std::ptrdiff_t>(files));
+  EXPECT_FALSE(fs::exists(dir_ / "warehouse/db/t/metadata/version-hint.text"));
+  EXPECT_EQ(FloeRun(dir_, "scan --table db.t" + sql).out, "{\"id\":1}\n");
 }
 
 }  // namespace papercuts_cli_test
