@@ -50,7 +50,7 @@ Projector::Narrow KeepTree(const Type& type, const std::vector<std::vector<int>>
     for (const auto& p : paths) {
       if (static_cast<size_t>(p[0]) == c) sub.emplace_back(p.begin() + 1, p.end());
     }
-    if (!sub.empty()) n.children.emplace_back(static_cast<int>(c), KeepTree(*type.fields[c].type, sub));
+    if (!sub.empty()) n.children.push_back(Projector::Narrow::Child{static_cast<int>(c), KeepTree(*type.fields[c].type, sub)});
   }
   return n;
 }
@@ -70,7 +70,7 @@ Result<Projector::Narrow> DropTree(const NestedField& field, const std::vector<s
     }
     if (dropped) continue;
     FLOE_ASSIGN_OR_RETURN(Projector::Narrow child, DropTree(type.fields[c], sub));
-    n.children.emplace_back(static_cast<int>(c), std::move(child));
+    n.children.push_back(Projector::Narrow::Child{static_cast<int>(c), std::move(child)});
   }
   if (n.children.empty()) return InvalidArgument("drop: every field of struct '{}' is dropped", field.name);
   return n;

@@ -26,10 +26,11 @@ bool SameShape(const Type& a, const Type& b);
 class Projector {
  public:
   /// The part of a column a projection keeps: all of it, or some children
-  /// of a struct (child index, and what of it).
+  /// of a struct (Child: the child's index, and what of it).
   struct Narrow {
+    struct Child;
     bool whole = true;
-    std::vector<std::pair<int, Narrow>> children;
+    std::vector<Child> children;
   };
 
 
@@ -58,6 +59,12 @@ class Projector {
   SchemaPtr table_;
   /// Table column i comes from projected column bound_[i], or -1 (nulls).
   std::vector<int> bound_;
+};
+
+/// One kept child of a struct column: its index in the struct, and what of it.
+struct Projector::Narrow::Child {
+  int index = 0;
+  Narrow narrow;
 };
 
 }  // namespace floe::sink
