@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include "floe/config/options.h"
 #include "floe/pgsrc/pg_value.h"
 
 namespace floe::pgsrc {
@@ -877,7 +878,8 @@ Status RunPostgresWrite(const sink::WriteConfig& config, catalog::Catalog* catal
       return InvalidArgument("a PostgreSQL source writes with mode merge-on-read (mode is {})", mode->second);
     }
     cfg.sink_options["mode"] = "merge-on-read";
-    if (!cfg.sink_options.contains("sink_id")) cfg.sink_options["sink_id"] = "pg-" + source.slot;
+    const std::string sink_id_key(config::keys::kBeamSinkId.name);
+    if (!cfg.sink_options.contains(sink_id_key)) cfg.sink_options[sink_id_key] = "pg-" + source.slot;
     sink::ChangeSinkOptions copt = sink_options;
     copt.changes_in_batch = true;
     copt.summary["floe.input"] = src.name();
