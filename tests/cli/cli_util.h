@@ -62,11 +62,12 @@ inline RunResult RunIn(const fs::path& dir, const std::string& cmd) {
 /// the checks whose process boundary is not what they test (reading a table
 /// back, listing snapshots or files), which then cost no process start. The
 /// working folder is changed for the call (the tests run one at a time).
-inline RunResult FloeIn(const fs::path& dir, const std::vector<std::string>& args) {
+/// `stdin_fd` (not closed here) replaces /dev/null as standard input.
+inline RunResult FloeIn(const fs::path& dir, const std::vector<std::string>& args, int stdin_fd = -1) {
   RunResult r;
   const int out = ::memfd_create("floe-out", MFD_CLOEXEC);
   const int err = ::memfd_create("floe-err", MFD_CLOEXEC);
-  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int in = stdin_fd >= 0 ? stdin_fd : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::error_code ec;
   const fs::path before = fs::current_path(ec);
   fs::current_path(dir, ec);
@@ -83,7 +84,7 @@ inline RunResult FloeIn(const fs::path& dir, const std::vector<std::string>& arg
     }
   }
   fs::current_path(before, ec);
-  for (int fd : {out, err, in}) {
+  for (int fd : {out, err, stdin_fd >= 0 ? -1 : in}) {
     if (fd >= 0) ::close(fd);
   }
   return r;

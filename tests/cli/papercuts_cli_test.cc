@@ -54,25 +54,11 @@ class PapercutsCli : public testing::Test {
         fds[1] = -1;
       }
     });
-    const int out = ::memfd_create("floe-out", MFD_CLOEXEC);
-    const int err = ::memfd_create("floe-err", MFD_CLOEXEC);
-    std::error_code ec;
-    const fs::path before = fs::current_path(ec);
-    fs::current_path(dir_, ec);
-    std::vector<std::string> argv = {"floe"};
-    for (auto& w : ShellWords(args)) argv.push_back(w);
-    r.rc = floe::cli::Run(argv, floe::cli::Io{fds[0], out, err});
+    r = FloeIn(dir_, ShellWords(args), fds[0]);
     done = true;
     watchdog.join();
-    fs::current_path(before, ec);
     ::close(fds[0]);
     if (fds[1] >= 0) ::close(fds[1]);
-    char buf[65536];
-    for (auto [fd, text] : {std::pair{out, &r.out}, std::pair{err, &r.err}}) {
-      ::lseek(fd, 0, SEEK_SET);
-      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text->append(buf, static_cast<size_t>(n));
-      ::close(fd);
-    }
     return r;
   }
 
