@@ -177,7 +177,8 @@ const std::vector<OptionDef>& Registry() {
        .values_not_yet = {"avro", "orc"}},
       {K(kTargetFileSizeBytes), .scopes = kW, .type = T::kLong, .doc = "Roll data files at about this size.",
        .overrides = keys::kWriteTargetFileSizeBytes.name, .min = 1},
-      {K(kUpsertEnabled), .scopes = kW, .type = T::kBool, .doc = "Upsert on the equality fields.",
+      {K(kUpsertEnabled), .scopes = kW, .type = T::kBool, .doc = "Upsert on the equality fields (merge-on-read implied); without sequence_number_column a key's "
+              "changes apply in arrival order, as in Flink.",
        .overrides = keys::kWriteUpsertEnabled.name, .conflicts = {keys::kOverwriteEnabled.name}},
       {K(kOverwriteEnabled), .scopes = kW, .type = T::kBool, .default_value = "false",
        .doc = "Overwrite the table (unpartitioned) or the partitions the write touches.",
@@ -423,7 +424,8 @@ const std::vector<OptionDef>& Registry() {
       {K(kBeamSequenceNumberColumn), .scopes = kB, .type = T::kString,
        .default_value = "_commit_snapshot_sequence_number",
        .doc = "Merge-on-read: the column (a dotted path into structs allowed) that orders changes of one key; "
-              "stripped before writing."},
+              "stripped before writing. Not set with upsert: a key's changes apply in the order they arrive (Flink's "
+              "upsert)."},
       {K(kBeamChangeTypeColumn), .scopes = kB, .type = T::kString,
        .doc = "Merge-on-read: the column holding each row's change type (INSERT, UPDATE_BEFORE, UPDATE_AFTER, "
               "DELETE, or Flink's +I -U +U -D); stripped before writing. Unset: every row is an insert (an "
@@ -433,7 +435,7 @@ const std::vector<OptionDef>& Registry() {
               "UPDATE_AFTER, d: DELETE} (the inverse form {INSERT: c, ...} is accepted too)."},
       {K(kBeamUpsert), .scopes = kB, .type = T::kBool, .default_value = "false",
        .doc = "Merge-on-read: every insert or update replaces the key's row (after-images only; UPDATE_BEFORE "
-              "rows are dropped)."},
+              "rows are dropped). Without sequence_number_column the last change of a key to arrive wins."},
       {K(kBeamDeleteKind), .scopes = kB, .type = T::kEnum, .default_value = "position",
        .doc = "Merge-on-read: how an update or delete of a key already in the table is written. position: the "
               "sink indexes the table's keys (their data file and row) and writes a position delete file per "

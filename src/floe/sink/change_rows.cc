@@ -113,7 +113,7 @@ Result<ControlColumns> ControlColumns::Make(SchemaPtr input, const SinkOptions& 
     });
   };
   std::vector<std::vector<int>> strip;
-  if (options.mode == WriteMode::kMergeOnRead) {
+  if (options.mode == WriteMode::kMergeOnRead && !options.arrival_order) {
     auto seq = NamePath(*input, options.sequence_column);
     if (!seq) {
       return InvalidArgument(

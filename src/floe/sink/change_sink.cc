@@ -72,6 +72,7 @@ class ChangeSink::Impl {
   std::unique_ptr<RejectOutput> errors_;
   std::unique_ptr<RejectOutput> dead_letters_;
   int64_t last_position_ = 0;   ///< the largest input position seen
+  int64_t arrival_seq_ = 0;    ///< the last arrival number (SinkOptions::arrival_order)
   int64_t window_rows_ = 0;
   int64_t unrouted_errors_ = 0;
   int64_t unrouted_read_ = 0;
@@ -143,7 +144,7 @@ Status ChangeSink::Impl::Open(const WriteConfig& config, catalog::Catalog* catal
       if (!options_.change_type_column.empty() && table_schema->IndexOf(options_.change_type_column) < 0) {
         fields.push_back({++next_id, options_.change_type_column, false, StringType(), ""});
       }
-      if (options_.sequence_column.find('.') == std::string::npos &&
+      if (!options_.arrival_order && options_.sequence_column.find('.') == std::string::npos &&
           table_schema->IndexOf(options_.sequence_column) < 0) {
         fields.push_back({++next_id, options_.sequence_column, false, LongType(), ""});
       }
@@ -255,7 +256,7 @@ Status ChangeSink::Impl::Write(Batch&& batch) {
         continue;
       }
       kinds[static_cast<size_t>(i)] = rc->kind;
-      seqs[static_cast<size_t>(i)] = rc->seq;
+      seqs[static_cast<size_t>(i)] = options_.arrival_order ? ++arrival_seq_ : rc->seq;
     }
   }
 

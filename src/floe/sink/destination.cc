@@ -273,7 +273,8 @@ Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, co
     // delete_kind position (version 3 keeps equality deletes until deletion
     // vectors are wired).
     d->position_deletes = options.position_deletes && meta.format_version == 2;
-    d->seq_column = options.sequence_column;
+    // (Arrival order numbers changes per process: nothing to compare across runs.)
+    d->seq_column = options.arrival_order ? std::string() : options.sequence_column;
     FLOE_ASSIGN_OR_RETURN(std::string granularity, resolver.Value(k::kWriteDeleteGranularity));
     d->delete_per_file = granularity != "partition";
     if (d->position_deletes) {

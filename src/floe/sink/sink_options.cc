@@ -121,6 +121,9 @@ Result<SinkOptions> SinkOptions::Resolve(const WriteConfig& config) {
   o.position_deletes = delete_kind == "position";
   FLOE_ASSIGN_OR_RETURN(o.sequence_column, beam.Value(k::kBeamSequenceNumberColumn));
   o.sequence_column_set = beam.IsSet(k::kBeamSequenceNumberColumn);
+  // Flink's upsert needs no sequence column: the last change to arrive wins.
+  // (A CDC write without upsert keeps Beam's rule: the column orders changes.)
+  o.arrival_order = o.mode == WriteMode::kMergeOnRead && o.upsert && !o.sequence_column_set;
   FLOE_ASSIGN_OR_RETURN(auto ct, beam.Get(k::kBeamChangeTypeColumn));
   o.change_type_column = ct.value_or("");
   if (!config.change_type_map.empty() && o.change_type_column.empty()) {

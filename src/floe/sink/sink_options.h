@@ -50,6 +50,9 @@ struct SinkOptions {
   /// Dotted path of the sequence number column (merge-on-read).
   std::string sequence_column;
   bool sequence_column_set = false;  ///< given explicitly (not Beam's default)
+  /// An upsert without `sequence_number_column`: a key's changes apply in
+  /// the order they arrive (Flink's upsert mode), numbered by the sink.
+  bool arrival_order = false;
   /// The change type column; empty: every row is an insert (or an upsert).
   std::string change_type_column;
   /// Column value -> change kind (change_type_map, or the default spellings).
