@@ -147,6 +147,39 @@ TEST_F(IcebergCli, EveryTypeEveryTransformRoundTrip) {
   }
 }
 
+// `floe scan --format csv`: strings raw, other values their canonical JSON
+// with a quoted scalar form's quotes dropped, nulls empty; a field is quoted
+// (quotes doubled) when it holds a comma, a quote or a line break, or is an
+// empty string; nested values are their JSON, quoted. (The printer writes
+// each value straight into the output: this pins every branch of it.)
+TEST_F(IcebergCli, ScanAsCsvQuotesOnlyWhatNeedsIt) {
+  WriteFile(dir_ / "in.jsonl",
+            R"({"id":1,"s":"plain","d":1.5,"dec":"-0.50","ts":"2024-02-29T12:00:00.000001","f":"NaN","loc":{"a":1,"b":"x"}})"
+            "\n"
+            R"({"id":2,"s":"a,b","d":-0,"dec":"3.00","ts":null,"f":1e21,"loc":null})"
+            "\n"
+            R"({"id":3,"s":"say \"hi\"\nbye","d":1e-7,"dec":null,"ts":"1900-01-01T00:00:00.000000","f":0.1,"loc":{"a":null,"b":"q\"r"}})"
+            "\n"
+            R"({"id":4,"s":"","d":null,"dec":"0.01","ts":"2262-04-11T23:47:16.854775","f":null,"loc":{"a":2,"b":null}})"
+            "\n"
+            R"({"id":5,"s":null,"d":123456789012,"dec":"1.23","ts":null,"f":-3.5,"loc":null})"
+            "\n");
+  ASSERT_EQ(Floe("write --table db.c --schema 'id BIGINT, s STRING, d DOUBLE, dec DECIMAL(9,2), ts TIMESTAMP, "
+                 "f DOUBLE, loc STRUCT<a INT, b STRING>' --input in.jsonl")
+                .rc,
+            0);
+  RunResult r = Floe("scan --table db.c --format csv");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "id,s,d,dec,ts,f,loc\n"
+            "1,plain,1.5,-0.50,2024-02-29T12:00:00.000001,NaN,\"{\"\"a\"\":1,\"\"b\"\":\"\"x\"\"}\"\n"
+            "2,\"a,b\",-0,3.00,,1e+21,\n"
+            "3,\"say \"\"hi\"\"\nbye\",1e-7,,1900-01-01T00:00:00.000000,0.1,"
+            "\"{\"\"a\"\":null,\"\"b\"\":\"\"q\\\"\"r\"\"}\"\n"
+            "4,\"\",,0.01,2262-04-11T23:47:16.854775,,\"{\"\"a\"\":2,\"\"b\"\":null}\"\n"
+            "5,,123456789012,1.23,,-3.5,\n");
+}
+
 // icebird 0.3.1 bundles hyparquet 1.19, which fails ("parquet struct parsing
 // error") on a file whose optional struct has no null and a required field
 // (hyparquet 1.33 and DuckDB read the same files): such a table is checked by

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -55,28 +56,40 @@ std::vector<std::string> SplitColumns(const std::string& text) {
 }
 
 // The CSV text of one value: strings raw, everything else its canonical
-// JSON; quoted when it holds a delimiter, quote or line break.
+// JSON (a quoted scalar form without its quotes); quoted when it holds a
+// delimiter, quote or line break, or is an empty string. Written straight
+// into `out` (no text per value): only a value that needs quoting is moved.
 void AppendCsvValue(const ColumnVector& col, int64_t row, std::string* out) {
   if (col.IsNull(row)) return;
-  std::string text;
+  const size_t start = out->size();
+  bool maybe_special = true;  // the text may hold , " CR or LF
   if (col.type->id == TypeId::kString && IsValidUtf8(col.bytes(row))) {
-    text = std::string(col.bytes(row));
+    out->append(col.bytes(row));
   } else {
-    AppendJsonValue(col, row, &text);
-    if (text.size() >= 2 && text.front() == '"' && text.back() == '"' && !col.type->is_nested()) {
-      text = text.substr(1, text.size() - 2);
+    AppendJsonValue(col, row, out);
+    const size_t n = out->size() - start;
+    if (!col.type->is_nested()) {
+      // Numbers, booleans and the quoted scalar forms (dates, times,
+      // decimals, uuids, hex) hold none of them.
+      maybe_special = false;
+      if (n >= 2 && (*out)[start] == '"' && out->back() == '"') {
+        out->pop_back();
+        out->erase(start, 1);
+      }
     }
   }
-  if (text.find_first_of(",\"\r\n") != std::string::npos || text.empty()) {
-    out->push_back('"');
-    for (char c : text) {
-      if (c == '"') out->push_back('"');
-      out->push_back(c);
-    }
-    out->push_back('"');
-  } else {
-    *out += text;
+  const std::string_view text(out->data() + start, out->size() - start);
+  if (!text.empty() && (!maybe_special || text.find_first_of(",\"\r\n") == std::string_view::npos)) {
+    return;
   }
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted.push_back('"');
+    quoted.push_back(c);
+  }
+  quoted.push_back('"');
+  out->resize(start);
+  out->append(quoted);
 }
 
 // Flink's short names of the row kinds (its SQL client's `op` column).
@@ -123,7 +136,11 @@ class RowPrinter {
           if (row.size() > 2) buf->push_back(',');
           buf->append(row, 1, std::string::npos);
         } else {
-          AppendJsonRow(b, r, buf);
+          if (!json_rows_ || json_schema_ != b.schema.get()) {
+            json_rows_.emplace(*b.schema);
+            json_schema_ = b.schema.get();
+          }
+          json_rows_->Append(b, r, buf);
         }
         buf->push_back('\n');
       } else if (format_ == "csv") {
@@ -193,6 +210,8 @@ class RowPrinter {
   std::string format_;
   SchemaPtr schema_;
   bool with_op_ = false;
+  std::optional<JsonRowWriter> json_rows_;  ///< jsonl: the keys of json_schema_, escaped once
+  const Schema* json_schema_ = nullptr;
   StdoutWriter out_;
   std::vector<std::vector<std::string>> rows_;
 };

@@ -20,50 +20,72 @@ inline void AppendInt(int64_t v, std::string* out) {
 }
 
 /// JavaScript's Number#toString layout for decimal digits `d` (no leading
-/// zeros, k >= 1) and value 0.d x 10^n.
-void AppendJsNumber(bool negative, std::string_view d, int n, std::string* out) {
+/// zeros, k >= 1) and value 0.d x 10^n, written at `p` (room for
+/// d.size() + 30 characters); returns the end.
+char* PutJsNumber(char* p, bool negative, std::string_view d, int n) {
   const int k = static_cast<int>(d.size());
-  if (negative) out->push_back('-');
+  if (negative) *p++ = '-';
   if (k <= n && n <= 21) {
-    out->append(d);
-    out->append(static_cast<size_t>(n - k), '0');
+    std::memcpy(p, d.data(), d.size());
+    p += d.size();
+    std::memset(p, '0', static_cast<size_t>(n - k));
+    p += n - k;
   } else if (0 < n && n <= 21) {
-    out->append(d.substr(0, n));
-    out->push_back('.');
-    out->append(d.substr(n));
+    std::memcpy(p, d.data(), static_cast<size_t>(n));
+    p += n;
+    *p++ = '.';
+    std::memcpy(p, d.data() + n, d.size() - static_cast<size_t>(n));
+    p += d.size() - static_cast<size_t>(n);
   } else if (-6 < n && n <= 0) {
-    out->append("0.");
-    out->append(static_cast<size_t>(-n), '0');
-    out->append(d);
+    *p++ = '0';
+    *p++ = '.';
+    std::memset(p, '0', static_cast<size_t>(-n));
+    p += -n;
+    std::memcpy(p, d.data(), d.size());
+    p += d.size();
   } else {
-    out->push_back(d[0]);
+    *p++ = d[0];
     if (k > 1) {
-      out->push_back('.');
-      out->append(d.substr(1));
+      *p++ = '.';
+      std::memcpy(p, d.data() + 1, d.size() - 1);
+      p += d.size() - 1;
     }
-    out->push_back('e');
+    *p++ = 'e';
     int e = n - 1;
-    out->push_back(e < 0 ? '-' : '+');
-    AppendInt(e < 0 ? -e : e, out);
+    *p++ = e < 0 ? '-' : '+';
+    p = std::to_chars(p, p + 8, e < 0 ? -e : e).ptr;
   }
+  return p;
 }
 
-/// Splits to_chars scientific text "-d.ddde+XX" into digits and n (0.d x 10^n),
-/// dropping trailing zeros of the digits.
-void SplitScientific(std::string_view s, bool* negative, std::string* digits, int* n) {
+void AppendJsNumber(bool negative, std::string_view d, int n, std::string* out) {
+  char buf[200];
+  out->append(buf, PutJsNumber(buf, negative, d, n));
+}
+
+/// Splits to_chars scientific text "-d.ddde+XX" into digits (written to
+/// `digits`, room for s.size() characters) and n (0.d x 10^n), dropping
+/// trailing zeros of the digits; returns the number of digits.
+size_t SplitScientific(std::string_view s, bool* negative, char* digits, int* n) {
   *negative = !s.empty() && s[0] == '-';
   if (*negative) s.remove_prefix(1);
   size_t e = s.find('e');
-  digits->clear();
+  size_t k = 0;
   for (size_t i = 0; i < e; ++i) {
-    if (s[i] != '.') digits->push_back(s[i]);
+    if (s[i] != '.') digits[k++] = s[i];
   }
   int exp = 0;
   std::string_view es = s.substr(e + 1);
   if (!es.empty() && es[0] == '+') es.remove_prefix(1);
   std::from_chars(es.data(), es.data() + es.size(), exp);
-  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
+  while (k > 1 && digits[k - 1] == '0') --k;
   *n = exp + 1;
+  return k;
+}
+
+void SplitScientific(std::string_view s, bool* negative, std::string* digits, int* n) {
+  digits->resize(s.size());
+  digits->resize(SplitScientific(s, negative, digits->data(), n));
 }
 
 bool AppendNonFinite(double v, std::string* out) {
@@ -138,15 +160,40 @@ bool IsValidUtf8(std::string_view bytes) {
   return true;
 }
 
+namespace {
+
+// True when one of the 8 bytes of `w` needs an escape in a JSON string: a
+// control character (< 0x20), '"' or '\\' (bytes >= 0x80 never do).
+inline bool NeedsEscape8(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const uint64_t control = (w - kOnes * 0x20) & ~w;
+  const uint64_t q = w ^ (kOnes * '"'), b = w ^ (kOnes * '\\');
+  const uint64_t quote = (q - kOnes) & ~q, backslash = (b - kOnes) & ~b;
+  return ((control | quote | backslash) & kHigh) != 0;
+}
+
+}  // namespace
+
 void AppendJsonString(std::string_view s, std::string* out) {
-  out->reserve(out->size() + s.size() + 2);
   out->push_back('"');
   size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+  size_t i = 0;
+  for (;;) {
+    // Whole words without anything to escape are copied as they are.
+    while (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if (NeedsEscape8(w)) break;
+      i += 8;
+    }
+    for (; i < s.size(); ++i) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c < 0x20 || c == '"' || c == '\\') break;
+    }
+    if (i >= s.size()) break;
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     out->append(s.data() + start, i - start);
-    start = i + 1;
+    start = ++i;
     switch (c) {
       case '"': out->append("\\\""); break;
       case '\\': out->append("\\\\"); break;
@@ -170,10 +217,11 @@ void AppendJsonDouble(double v, std::string* out) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   bool neg;
-  std::string digits;
+  char digits[64];
   int n;
-  SplitScientific(std::string_view(buf, r.ptr - buf), &neg, &digits, &n);
-  AppendJsNumber(neg, digits, n, out);
+  const size_t k = SplitScientific(std::string_view(buf, r.ptr - buf), &neg, digits, &n);
+  char text[128];
+  out->append(text, PutJsNumber(text, neg, std::string_view(digits, k), n));
 }
 
 void AppendJsonFloat(float v, std::string* out) {
@@ -349,6 +397,24 @@ void AppendJsonValue(const ColumnVector& col, int64_t row, std::string* out) {
       return;
     }
   }
+}
+
+JsonRowWriter::JsonRowWriter(const Schema& schema) {
+  for (const auto& f : schema.fields()) {
+    std::string key(keys_.empty() ? "{" : ",");
+    AppendJsonString(f.name, &key);
+    key.push_back(':');
+    keys_.push_back(std::move(key));
+  }
+}
+
+void JsonRowWriter::Append(const Batch& batch, int64_t row, std::string* out) const {
+  if (keys_.empty()) out->push_back('{');
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    out->append(keys_[i]);
+    AppendJsonValue(batch.columns[i], row, out);
+  }
+  out->push_back('}');
 }
 
 void AppendJsonRow(const Batch& batch, int64_t row, std::string* out) {

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/types/column_vector.h"
 
@@ -37,6 +38,18 @@ void AppendJsonValue(const ColumnVector& col, int64_t row, std::string* out);
 /// Appends row `row` of `batch` as a JSON object, keys in schema order, no
 /// trailing newline.
 void AppendJsonRow(const Batch& batch, int64_t row, std::string* out);
+
+/// AppendJsonRow for many rows of one schema: the keys (`"name":`) are
+/// escaped once, when it is made, not for every row.
+class JsonRowWriter {
+ public:
+  explicit JsonRowWriter(const Schema& schema);
+  /// Row `row` of `batch` (whose schema has the fields of the one given).
+  void Append(const Batch& batch, int64_t row, std::string* out) const;
+
+ private:
+  std::vector<std::string> keys_;  ///< `{"a":`, `,"b":`, ... (the separator first)
+};
 
 /// Appends a JSON string literal of `text` (quotes and escapes as JSON.stringify).
 void AppendJsonString(std::string_view text, std::string* out);

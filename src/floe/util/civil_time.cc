@@ -100,25 +100,68 @@ bool ParseZoneAt(std::string_view s, size_t* p, Spelling spelling, int64_t* offs
   return true;
 }
 
-void AppendPadded(uint64_t v, int width, std::string* out) {
+// The formatters write into a caller's buffer and append it once: a
+// timestamp is one append, not two dozen push_backs (floe scan prints one
+// per row and column).
+char* PutPadded(char* p, uint64_t v, int width) {
   char buf[24];
   int n = 0;
   do {
     buf[n++] = static_cast<char>('0' + v % 10);
     v /= 10;
   } while (v);
-  for (int i = n; i < width; ++i) out->push_back('0');
-  while (n) out->push_back(buf[--n]);
+  for (int i = n; i < width; ++i) *p++ = '0';
+  while (n) *p++ = buf[--n];
+  return p;
 }
 
-void AppendYear(int64_t y, YearStyle style, std::string* out) {
-  if (y >= 0 && y <= 9999) {
-    AppendPadded(static_cast<uint64_t>(y), 4, out);
-    return;
-  }
+// Two digits 00..99 (month, day, hour, minute, second).
+inline char* Put2(char* p, uint64_t v) {
+  p[0] = static_cast<char>('0' + v / 10);
+  p[1] = static_cast<char>('0' + v % 10);
+  return p + 2;
+}
+
+char* PutYear(char* p, int64_t y, YearStyle style) {
+  if (y >= 0 && y <= 9999) return PutPadded(p, static_cast<uint64_t>(y), 4);
   const uint64_t abs = static_cast<uint64_t>(y < 0 ? -y : y);
-  out->push_back(y < 0 ? '-' : '+');
-  AppendPadded(abs, style == YearStyle::kJavaScript ? 6 : 4, out);
+  *p++ = y < 0 ? '-' : '+';
+  return PutPadded(p, abs, style == YearStyle::kJavaScript ? 6 : 4);
+}
+
+// Room for the longest date + 'T' + time: a year of 20 digits and a sign,
+// "-MM-DD", "THH:MM:SS." and 9 fraction digits.
+constexpr size_t kTextBuffer = 64;
+
+char* PutDate(char* p, int64_t days, YearStyle style) {
+  const CivilDate c = CivilFromDays(days);
+  p = PutYear(p, c.year, style);
+  *p++ = '-';
+  p = Put2(p, static_cast<uint64_t>(c.month));
+  *p++ = '-';
+  return Put2(p, static_cast<uint64_t>(c.day));
+}
+
+char* PutTimeOfDay(char* p, int64_t units, int digits) {
+  int64_t scale = 1;
+  for (int i = 0; i < digits; ++i) scale *= 10;
+  const int64_t secs = units / scale, frac = units % scale;
+  p = secs / 3600 < 100 ? Put2(p, static_cast<uint64_t>(secs / 3600))
+                        : PutPadded(p, static_cast<uint64_t>(secs / 3600), 2);
+  *p++ = ':';
+  p = Put2(p, static_cast<uint64_t>(secs / 60 % 60));
+  *p++ = ':';
+  p = Put2(p, static_cast<uint64_t>(secs % 60));
+  if (digits > 0) {
+    *p++ = '.';
+    p = PutPadded(p, static_cast<uint64_t>(frac), digits);
+  }
+  return p;
+}
+
+void AppendPadded(uint64_t v, int width, std::string* out) {
+  char buf[kTextBuffer];
+  out->append(buf, PutPadded(buf, v, width));
 }
 
 }  // namespace
@@ -164,34 +207,21 @@ bool EpochUnits(const TimestampParts& parts, int digits, int64_t* out) {
 }
 
 void AppendDate(int64_t days, YearStyle style, std::string* out) {
-  const CivilDate c = CivilFromDays(days);
-  AppendYear(c.year, style, out);
-  out->push_back('-');
-  AppendPadded(static_cast<uint64_t>(c.month), 2, out);
-  out->push_back('-');
-  AppendPadded(static_cast<uint64_t>(c.day), 2, out);
+  char buf[kTextBuffer];
+  out->append(buf, PutDate(buf, days, style));
 }
 
 void AppendTimeOfDay(int64_t units, int digits, std::string* out) {
-  int64_t scale = 1;
-  for (int i = 0; i < digits; ++i) scale *= 10;
-  const int64_t secs = units / scale, frac = units % scale;
-  AppendPadded(static_cast<uint64_t>(secs / 3600), 2, out);
-  out->push_back(':');
-  AppendPadded(static_cast<uint64_t>(secs / 60 % 60), 2, out);
-  out->push_back(':');
-  AppendPadded(static_cast<uint64_t>(secs % 60), 2, out);
-  if (digits > 0) {
-    out->push_back('.');
-    AppendPadded(static_cast<uint64_t>(frac), digits, out);
-  }
+  char buf[kTextBuffer];
+  out->append(buf, PutTimeOfDay(buf, units, digits));
 }
 
 void AppendTimestamp(int64_t units, int digits, YearStyle style, std::string* out) {
   const int64_t per_day = kSecondsPerDay * (digits == 9 ? kNanosPerSecond : kMicrosPerSecond);
-  AppendDate(FloorDiv(units, per_day), style, out);
-  out->push_back('T');
-  AppendTimeOfDay(FloorMod(units, per_day), digits, out);
+  char buf[kTextBuffer];
+  char* p = PutDate(buf, FloorDiv(units, per_day), style);
+  *p++ = 'T';
+  out->append(buf, PutTimeOfDay(p, FloorMod(units, per_day), digits));
 }
 
 void AppendJavaLocalTime(int64_t nanos_of_day, std::string* out) {
