@@ -212,8 +212,53 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
+namespace {
+
+constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+
+// The shortest round-trip digits of `a` (> 0) when `a` is m / 10^k for an
+// integer m < 2^50 and k <= 6 — integers and the few-decimal values (prices,
+// amounts) that fill real tables — without a general shortest-digits search.
+// k is the least for which the double m / 10^k (a correctly rounded
+// division of two exact doubles) is `a`: that decimal reads back as `a`, and
+// no shorter one does (one with fewer digits, d / 10^j, would be within half
+// an ulp of `a`, and so of m / 10^k, which at m < 2^50 forces d * 10^(k-j) =
+// m: m would end in a zero, and k - 1 would have matched). Writes the
+// digits without trailing zeros to `digits` and n (0.d x 10^n); false when
+// `a` is not of that form (the general path then runs).
+bool FewDecimalDigits(double a, char* digits, size_t* k_out, int* n) {
+  if (!(a >= 1e-6 && a < 0x1p50)) return false;
+  for (int k = 0; k <= 6; ++k) {
+    const double m = a * kPow10[k];
+    if (m >= 0x1p50) return false;
+    if (m != static_cast<double>(static_cast<int64_t>(m)) || m / kPow10[k] != a) continue;
+    char buf[24];
+    char* end = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(m)).ptr;
+    const int len = static_cast<int>(end - buf);
+    while (end - buf > 1 && end[-1] == '0') --end;
+    const size_t count = static_cast<size_t>(end - buf);
+    std::memcpy(digits, buf, count);
+    *k_out = count;
+    *n = len - k;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void AppendJsonDouble(double v, std::string* out) {
   if (AppendNonFinite(v, out)) return;
+  {
+    char digits[24];
+    size_t k;
+    int n;
+    if (FewDecimalDigits(std::fabs(v), digits, &k, &n)) {
+      char text[64];
+      out->append(text, PutJsNumber(text, std::signbit(v), std::string_view(digits, k), n));
+      return;
+    }
+  }
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   bool neg;

@@ -1,6 +1,9 @@
 // General date/time parsers and printers (see civil_time.h for the grammar).
 #include "floe/util/civil_time.h"
 
+#include <climits>
+#include <cstring>
+
 namespace floe::civil {
 namespace {
 
@@ -152,6 +155,13 @@ char* PutTimeOfDay(char* p, int64_t units, int digits) {
   p = Put2(p, static_cast<uint64_t>(secs / 60 % 60));
   *p++ = ':';
   p = Put2(p, static_cast<uint64_t>(secs % 60));
+  if (digits == 6) {  // microseconds: three digit pairs
+    const uint64_t f = static_cast<uint64_t>(frac);
+    *p++ = '.';
+    p = Put2(p, f / 10000);
+    p = Put2(p, f / 100 % 100);
+    return Put2(p, f % 100);
+  }
   if (digits > 0) {
     *p++ = '.';
     p = PutPadded(p, static_cast<uint64_t>(frac), digits);
@@ -219,7 +229,21 @@ void AppendTimeOfDay(int64_t units, int digits, std::string* out) {
 void AppendTimestamp(int64_t units, int digits, YearStyle style, std::string* out) {
   const int64_t per_day = kSecondsPerDay * (digits == 9 ? kNanosPerSecond : kMicrosPerSecond);
   char buf[kTextBuffer];
-  char* p = PutDate(buf, FloorDiv(units, per_day), style);
+  // The date of the last call is kept: rows of a table tend to share days.
+  thread_local struct {
+    int64_t days = INT64_MIN;
+    YearStyle style = YearStyle::kJavaScript;
+    char text[32];
+    size_t size = 0;
+  } last;
+  const int64_t days = FloorDiv(units, per_day);
+  if (days != last.days || style != last.style) {
+    last.size = static_cast<size_t>(PutDate(last.text, days, style) - last.text);
+    last.days = days;
+    last.style = style;
+  }
+  std::memcpy(buf, last.text, last.size);
+  char* p = buf + last.size;
   *p++ = 'T';
   out->append(buf, PutTimeOfDay(p, FloorMod(units, per_day), digits));
 }
