@@ -72,6 +72,9 @@ class CdcVectors : public ::testing::Test {
       b.columns[0].Append<int64_t>(id);
       b.columns[1].AppendBytes(name);
       b.row_kinds.push_back(kind);
+      // Positions grow across the sinks (a copy of a sink resumes after its
+      // token's position: what is at or before it counts as committed input).
+      b.positions.push_back(next_seq_);
       b.sequence_numbers.push_back(next_seq_++);
     }
     b.num_rows = static_cast<int64_t>(ids.size());
@@ -164,7 +167,8 @@ class CdcVectors : public ::testing::Test {
   // The snapshots committed by sink `sink_id`, by their commit number.
   std::multiset<int64_t> CommitNumbers(const std::string& sink_id) {
     std::multiset<int64_t> out;
-    for (const auto& snap : Metadata()->snapshots) {
+    const auto md = Metadata();  // held: the loop reads its snapshots
+    for (const auto& snap : md->snapshots) {
       auto id = snap.summary.find("floe.sink-id");
       auto n = snap.summary.find("floe.commit-number");
       if (id != snap.summary.end() && id->second == sink_id && n != snap.summary.end()) {
