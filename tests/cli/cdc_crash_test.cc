@@ -176,6 +176,7 @@ struct Totals {
   std::map<std::string, int> debris_by_cause;  ///< debris files per kill kind
   std::set<std::string> points_tried;           ///< crash points some trial aimed at
   std::map<std::string, int> kills_by_point;    ///< kills at each crash point
+  int v3 = 0;                                    ///< trials on format version 3 tables
 };
 
 /// Runs trial `t` in `dir`; false (with failures recorded) when a check fails.
@@ -191,6 +192,10 @@ bool RunTrial(int t, const fs::path& dir, Totals* totals) {
     o.num_shards = 1 + pick(16);
     o.shards_per_partition = 1 + pick(o.num_shards);
   }
+  // A third of the trials write a format version 3 table (deletes by
+  // position are deletion vectors: a Puffin file per commit).
+  o.format_v3 = t % 3 == 2;
+  if (o.format_v3) ++totals->v3;
   // The kill: every third trial a random moment, else a crash point and its
   // N-th visit (1..3); every 25th trial a slow stream, killed at random.
   const bool slow = t % 25 == 24;
@@ -438,7 +443,7 @@ TEST(CdcCrash, KilledWritesRelaunchedEndWithTheModelsTable) {
             << totals.debris_files << " (data files " << totals.debris_data_files
             << "); debris files by kill:" << by_cause
             << "; trials ending with a stale version-hint.text " << totals.stale_hints
-            << "; on shuffled streams " << totals.shuffled << "\n";
+            << "; on shuffled streams " << totals.shuffled << "; on format version 3 tables " << totals.v3 << "\n";
   std::string list;
   for (int t : failed) list += " " + std::to_string(t);
   EXPECT_TRUE(failed.empty()) << failed.size() << " of " << trials.size()
@@ -452,6 +457,7 @@ TEST(CdcCrash, KilledWritesRelaunchedEndWithTheModelsTable) {
     EXPECT_EQ(totals.points_tried.size(), static_cast<size_t>(kPointCount));
   }
   if (trials.size() >= 8) EXPECT_GT(totals.shuffled, 0) << "no trial ran a shuffled stream";
+  if (trials.size() >= 3) EXPECT_GT(totals.v3, 0) << "no trial wrote a format version 3 table";
   RemoveTestDirIfPassed(dir);
 }
 

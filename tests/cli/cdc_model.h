@@ -113,6 +113,7 @@ struct Options {
   int num_shards = 16;
   int shards_per_partition = 1;
   bool equality_deletes = false;  ///< delete_kind=equality (default: deletes by position)
+  bool format_v3 = false;  ///< format-version=3: deletes by position are deletion vectors
 
   std::string Describe() const {
     static const char* parts[] = {"none", "bucket(id, 4)", "identity(region)", "day(ts)"};
@@ -123,6 +124,7 @@ struct Options {
       << " hash=" << hash;
     if (hash) o << " num_shards=" << num_shards << " shards_per_partition=" << shards_per_partition;
     if (equality_deletes) o << " delete_kind=equality";
+    if (format_v3) o << " format-version=3";
     return o.str();
   }
 };
@@ -457,6 +459,7 @@ inline std::string WriteArgs(const Options& o, const std::string& sink_id, const
     a += " --set " + Shell(std::string("partition_fields=") + parts[o.partition]);
   if (o.upsert) a += " --set upsert=true";
   if (o.equality_deletes) a += " --set delete_kind=equality";
+  if (o.format_v3) a += " --set format-version=3";
   if (o.lateness_zero) a += " --set allowed_lateness_seconds=0";
   if (o.hash) {
     a += " --set distribution_mode=hash --set num_shards=" + std::to_string(o.num_shards) +
@@ -514,7 +517,9 @@ inline std::optional<std::vector<std::string>> ScanRows(const fs::path& dir,
 inline std::optional<std::vector<std::string>> VerifyRows(const fs::path& dir,
                                                           std::optional<int64_t> snapshot_id = {},
                                                           const std::string& target = "wh/db/t") {
-  std::vector<std::string> args = {target};
+  // --deletion-vectors: read format v3 deletion vectors by the spec (without
+  // it a snapshot with one is refused).
+  std::vector<std::string> args = {target, "--deletion-vectors"};
   if (snapshot_id) {
     args.push_back("--snapshot-id");
     args.push_back(std::to_string(*snapshot_id));

@@ -33,6 +33,7 @@ constexpr int kDefaultSeeds = 40;
 struct Coverage {
   int runs = 0, streamed_runs = 0, windows = 0, snapshots_checked = 0, late = 0, invalid = 0,
       skipped = 0;
+  int v3_seeds = 0, v3_seeds_with_vectors = 0;  ///< format version 3; with a deletion vector written
 } g_coverage;
 
 Options RandomOptions(std::mt19937_64& rng) {
@@ -60,6 +61,10 @@ bool RunSeed(uint64_t seed, const fs::path& dir) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 7);
   Options o = RandomOptions(rng);
   o.equality_deletes = seed % 4 == 0;  // a quarter of the seeds: delete_kind=equality (the rng's draws unchanged)
+  // Over a third of the seeds write a format version 3 table: deletes by
+  // position are deletion vectors (and equality deletes with delete_kind
+  // equality, every eighth seed).
+  o.format_v3 = seed % 4 == 2 || seed % 8 == 0;
   const int keys = 2 + static_cast<int>(rng() % 9);
   Generator gen(seed, o, keys);
   Model model(o.upsert, o.composite_key);
@@ -241,6 +246,30 @@ bool RunSeed(uint64_t seed, const fs::path& dir) {
       if (!ok) return false;
     }
   }
+  if (o.format_v3) {
+    ++g_coverage.v3_seeds;
+    bool vectors = false;
+    if (fs::exists(dir / "wh" / "db" / "t" / "data")) {
+      for (const auto& e : fs::recursive_directory_iterator(dir / "wh" / "db" / "t" / "data")) {
+        vectors |= e.path().extension() == ".puffin";
+      }
+    }
+    g_coverage.v3_seeds_with_vectors += vectors ? 1 : 0;
+    // Apache Avro Java reads the manifests and manifest lists of the v3
+    // table (when installed: Debian's libavro-java).
+    if (vectors && fs::exists("/usr/share/java/avro.jar")) {
+      std::string files;
+      for (const auto& e : fs::directory_iterator(dir / "wh" / "db" / "t" / "metadata")) {
+        if (e.path().extension() == ".avro") files += " " + Shell(e.path().string());
+      }
+      const std::string cmd =
+          "bash " + Shell(floe::test::SharedDir() + "/interop/avro_java.sh") + files + " >/dev/null";
+      if (std::system(cmd.c_str()) != 0) {
+        ADD_FAILURE() << what << ": Avro Java does not read the manifests: " << cmd;
+        return false;
+      }
+    }
+  }
   return true;
 }
 
@@ -269,7 +298,8 @@ TEST(CdcProperty, RandomStreamsMatchTheModelAfterEveryCommit) {
             << " (" << g_coverage.streamed_runs << " streamed), windows " << g_coverage.windows
             << ", snapshots checked " << g_coverage.snapshots_checked << ", late changes "
             << g_coverage.late << ", invalid lines " << g_coverage.invalid
-            << ", replayed lines skipped " << g_coverage.skipped << "\n";
+            << ", replayed lines skipped " << g_coverage.skipped << ", format v3 seeds " << g_coverage.v3_seeds
+            << " (" << g_coverage.v3_seeds_with_vectors << " wrote deletion vectors)\n";
   // What the seeds must have exercised, or the comparison proves little: the
   // fixed seeds 1..kDefaultSeeds reach every kind; fewer (the sanitizer
   // runs, one replayed seed) are only required to have checked something.
@@ -281,6 +311,7 @@ TEST(CdcProperty, RandomStreamsMatchTheModelAfterEveryCommit) {
     EXPECT_GT(g_coverage.invalid, 0) << "no invalid line";
     EXPECT_GT(g_coverage.skipped, 0) << "no replayed line skipped";
     EXPECT_GT(g_coverage.windows, g_coverage.runs) << "no run committed more than one window";
+    EXPECT_GT(g_coverage.v3_seeds_with_vectors, 0) << "no format version 3 seed wrote a deletion vector";
   }
   std::string list;
   for (uint64_t s : failed) list += " " + std::to_string(s);

@@ -220,9 +220,24 @@ Status ContainerReader::ReadHeader() {
   }
   auto schema_text = metadata("avro.schema");
   if (!schema_text) return Corrupt("header has no avro.schema");
-  auto schema = AvroSchema::Parse(*schema_text);
-  if (!schema) return Fail(AsCorrupt(std::move(schema).error().WithContext("header avro.schema")));
-  writer_schema_ = std::move(*schema);
+  // The schemas parsed last on this thread, by their text: a table's
+  // manifests share a few schemas (a scan of many manifests parsed the same
+  // JSON again for each). A parsed schema is never changed, so readers share it.
+  struct ParsedSchema {
+    std::string text;
+    AvroSchema schema;
+  };
+  thread_local std::vector<ParsedSchema> parsed;
+  auto hit = std::find_if(parsed.begin(), parsed.end(), [&](const ParsedSchema& p) { return p.text == *schema_text; });
+  if (hit != parsed.end()) {
+    writer_schema_ = hit->schema;
+  } else {
+    auto schema = AvroSchema::Parse(*schema_text);
+    if (!schema) return Fail(AsCorrupt(std::move(schema).error().WithContext("header avro.schema")));
+    writer_schema_ = std::move(*schema);
+    if (parsed.size() >= 8) parsed.erase(parsed.begin());
+    parsed.push_back({std::string(*schema_text), writer_schema_});
+  }
   auto codec_text = metadata("avro.codec");
   if (codec_text) {
     auto codec = ParseAvroCodec(*codec_text);

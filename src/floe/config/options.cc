@@ -439,8 +439,9 @@ const std::vector<OptionDef>& Registry() {
       {K(kBeamDeleteKind), .scopes = kB, .type = T::kEnum, .default_value = "position",
        .doc = "Merge-on-read: how an update or delete of a key already in the table is written. position: the "
               "sink indexes the table's keys (their data file and row) and writes a position delete file per "
-              "data file (format version 2; version 3 tables get equality deletes until deletion vectors are "
-              "wired), which every engine reads and reads fast. equality: an equality delete of the key (the "
+              "data file (format version 2) or a deletion vector per data file (format version 3: one Puffin "
+              "file per commit, merged with the file's live vector), which every engine reads and reads fast. "
+              "equality: an equality delete of the key (the "
               "cheapest write, no index; readers pay per delete file and some engines do not read them).",
        .enum_values = {"position", "equality"}},
       {K(kBeamEqualityColumns), .scopes = kB, .type = T::kList,

@@ -601,6 +601,7 @@ Status ChangeSink::Impl::PrepareDestination(Destination* d) {
         }
         flush.index = &d->index;
         flush.delete_per_file = d->delete_per_file;
+        flush.deletion_vectors = d->t()->metadata().format_version >= 3;
       }
       ChangeFlushStats fs;
       auto prepared = d->changes->Prepare(flush, &fs);
@@ -627,14 +628,15 @@ Status ChangeSink::Impl::PrepareDestination(Destination* d) {
 
 Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, bool heartbeat) {
   if (!d->prepared) FLOE_RETURN_IF_ERROR(PrepareDestination(d));
-  const WindowFiles& files = *d->prepared;
+  WindowFiles& files = *d->prepared;
   auto failed = [&](Error e) -> Status {
     d->AbortWindow();
     return Fail(std::move(e).WithContext(d->name));
   };
   CrashPoint("sink.files-written");
   const int64_t now = WallMs();
-  if (files.data.empty() && files.deletes.empty() && files.position_deletes.empty() && !heartbeat) {
+  if (files.data.empty() && files.deletes.empty() && files.position_deletes.empty() && files.vector_deletes.empty() &&
+      !heartbeat) {
     // Changes that cancel out (a key born and deleted in the window): nothing to publish.
     d->ReleaseWindow();
     return Ok();
@@ -670,7 +672,55 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
     }
     commit.token = std::move(token);
   }
-  auto committed = CommitWindow(d->t(), commit);
+  // Format version 3: the window's positions become deletion vectors, each
+  // merged with its data file's live vector as the table is loaded now. A
+  // commit that meets another writer's changes fails as known-failed, not
+  // retried by the commit (another vector for one of the data files, a vector
+  // it replaces gone, a data file removed, rows of the window's keys added):
+  // the window's deletes are then resolved again against the reloaded table
+  // (the key index rebuilt, ReplanVectorDeletes), the vectors written again
+  // and committed again — the window's data files stay, its new rows are
+  // not in the table the index reads. The token is checked in every attempt
+  // as ever; a failed attempt's Puffin file is removed.
+  std::optional<table::DeletionVectorUpdate> vectors;
+  auto write_vectors = [&]() -> Status {
+    d->vectors = std::make_unique<table::DeletionVectorWriter>(
+        d->t(), nullptr, d->branch.empty() ? std::string(iceberg::kMainBranch) : d->branch);
+    for (const auto& v : files.vector_deletes) FLOE_RETURN_IF_ERROR(d->vectors->Delete(v.data_file, v.positions));
+    FLOE_ASSIGN_OR_RETURN(table::DeletionVectorUpdate u, d->vectors->Write());
+    vectors = std::move(u);
+    commit.vectors = &*vectors;
+    return Ok();
+  };
+  constexpr int kVectorReplans = 4;
+  Result<table::CommitResult> committed;
+  for (int replan = 0;; ++replan) {
+    if (!files.vector_deletes.empty()) {
+      if (Status st = write_vectors(); !st) {
+        return failed(std::move(st).error().WithContext("writing the window's deletion vectors"));
+      }
+      CrashPoint("sink.vectors-written");
+    }
+    committed = CommitWindow(d->t(), commit);
+    if (committed || !files.deletion_vectors || committed.error().kind != ErrorKind::kCommitFailed) break;
+    if (replan == kVectorReplans) {
+      return failed(Error(committed.error())
+                        .WithContext(fmt::format("another writer's changes still conflicted after {} re-plans",
+                                                 kVectorReplans)));
+    }
+    // Re-plan: this attempt's vectors are removed, the table reloaded, the
+    // deletes resolved again.
+    if (d->vectors) d->vectors->Abort();
+    d->vectors.reset();
+    vectors.reset();
+    commit.vectors = nullptr;
+    ++d->stats.vector_replans;
+    if (Status st = d->t()->Refresh(); !st) return failed(std::move(st).error());
+    if (Status st = ReplanVectorDeletes(d, &files); !st) {
+      return failed(std::move(st).error().WithContext("resolving the window's deletes again after another writer's commit"));
+    }
+    commit.read_snapshot = d->index.snapshot_id;
+  }
   if (!committed) {
     if (committed.error().kind == ErrorKind::kCommitStateUnknown) {
       // Unsettled: the snapshot may be live, so its files stay.
@@ -686,7 +736,8 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   d->stats.commit_number = number;
   d->stats.snapshot_id = committed->snapshot_id;
   d->stats.data_files += static_cast<int64_t>(files.data.size());
-  d->stats.delete_files += static_cast<int64_t>(files.deletes.size() + files.position_deletes.size());
+  d->stats.delete_files += static_cast<int64_t>(files.deletes.size() + files.position_deletes.size() +
+                                                (vectors ? vectors->added.size() : 0));
   if (d->position_deletes) UpdateKeyIndex(d, files, committed->snapshot_id);
   d->table.created.reset();  // committed: no longer ours to drop
   d->ReleaseWindow();
@@ -860,6 +911,7 @@ std::string ChangeSink::StatsJson() const {
       o["index_bytes"] = d.index_bytes;
       o["index_build_ms"] = d.index_build_ms;
     }
+    if (d.vector_replans > 0) o["vector_replans"] = d.vector_replans;
     dests.push_back(std::move(o));
   }
   j["destinations"] = std::move(dests);

@@ -118,6 +118,9 @@ struct DestinationStats {
   /// The key index (delete_kind position): keys, bytes in memory, and the
   /// milliseconds its last full build took (reading the table's keys).
   int64_t index_keys = 0, index_bytes = 0, index_build_ms = 0;
+  /// Format version 3: times a window's deletion vectors were written again
+  /// because another writer's vector for one of its data files landed first.
+  int64_t vector_replans = 0;
 };
 
 /// Accounting of the sink: read = applied + errors + dead_letter + dropped +

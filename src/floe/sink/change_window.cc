@@ -133,6 +133,8 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
   std::string current_key;  ///< the key bytes of the state resolved (when not inline)
   std::vector<std::string> referenced;
   std::vector<uint64_t> unindexed, window_keys;
+  std::vector<WindowFiles::VectorDeletes> files_vectors;
+  std::vector<WindowFiles::AppliedKey> applied;
 
   // One key's collapsed changes: at most one delete and one row.
   auto resolve = [&](const KeyState& st, std::string_view row) -> Status {
@@ -147,6 +149,7 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
     const bool maybe_live = f.late->Update(st.hash, st.newest.seq, st.newest.cls, f.flush_ms);
     if (f.index) window_keys.push_back(st.hash);
     if (!st.kept) return Ok();
+    if (f.index && f.deletion_vectors) applied.push_back({st.hash, st.newest.seq, current_key});
     if (f.index) {
       // The index knows whether the key is live and where: a position
       // delete (verified below), an equality delete for an ambiguous hash,
@@ -176,7 +179,8 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
   // candidate's key is read back from its data file (a hash collision must
   // never delete another key's row: it becomes an equality delete), then the
   // sorted positions of each data file go to a position delete file of its
-  // own (Iceberg's write.delete.granularity=file).
+  // own (Iceberg's write.delete.granularity=file), or, on a format version 3
+  // table, to the commit, which writes them as deletion vectors.
   auto write_positions = [&]() -> Status {
     if (candidates.empty()) return Ok();
     std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
@@ -201,7 +205,11 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
           FLOE_RETURN_IF_ERROR(equality_delete(row));
         }
       }
-      if (!positions.empty()) {
+      if (!positions.empty() && f.deletion_vectors) {
+        files_vectors.push_back({ref.file.file_path, positions});
+        referenced.push_back(ref.file.file_path);
+        stats->deletes_written += static_cast<int64_t>(positions.size());
+      } else if (!positions.empty()) {
         const iceberg::PartitionSpec* spec = meta.SpecById(ref.spec_id);
         if (!spec) return Internal("table {}: the spec {} of data file {} is gone", name, ref.spec_id, ref.file.file_path);
         // Per data file: a writer of its own; per partition: one writer per
@@ -318,6 +326,9 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
     }
     for (auto& file : *closed) files.position_deletes.emplace_back(std::move(file), position_specs_[i]);
   }
+  files.vector_deletes = std::move(files_vectors);
+  files.applied = std::move(applied);
+  files.deletion_vectors = f.deletion_vectors && f.index;
   files.referenced = std::move(referenced);
   files.unindexed = std::move(unindexed);
   std::sort(window_keys.begin(), window_keys.end());

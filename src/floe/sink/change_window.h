@@ -39,6 +39,25 @@ struct WindowFiles {
   /// Position delete files (each of one data file, `referenced_data_file`
   /// set) with the spec of the data file they delete from.
   std::vector<std::pair<iceberg::DataFile, int32_t>> position_deletes;
+  /// Format version 3: the rows deleted by position, per data file, written
+  /// as deletion vectors at the commit (table/deletion_vector_writer.h merges
+  /// them with the file's live vector against the head the commit lands on).
+  struct VectorDeletes {
+    std::string data_file;           ///< its file_path
+    std::vector<int64_t> positions;  ///< sorted, distinct
+  };
+  std::vector<VectorDeletes> vector_deletes;
+  /// Format version 3: every key whose change the window applies (its hash,
+  /// the sequence number of its newest change, its encoded key), so that a
+  /// commit that meets another writer's changes can resolve the window's
+  /// deletes again against the reloaded table (ReplanVectorDeletes).
+  struct AppliedKey {
+    uint64_t hash = 0;
+    int64_t seq = 0;
+    std::string key;
+  };
+  std::vector<AppliedKey> applied;
+  bool deletion_vectors = false;  ///< resolved for deletion vectors (ChangeFlush::deletion_vectors)
   /// The data files the position deletes refer to (the commit validates that
   /// they are still live).
   std::vector<std::string> referenced;
@@ -72,6 +91,9 @@ struct ChangeFlush {
   /// write.delete.granularity: one position delete file per data file
   /// (true), or per partition of the data files' spec.
   bool delete_per_file = true;
+  /// Format version 3: the positions go to WindowFiles::vector_deletes (the
+  /// commit writes them as deletion vectors), not to position delete files.
+  bool deletion_vectors = false;
 };
 
 /// What a flush wrote (accounting).

@@ -21,6 +21,8 @@ namespace floe::sink {
 namespace k = config::keys;
 
 void Destination::AbortWindow() {
+  if (vectors) vectors->Abort();
+  vectors.reset();
   if (changes) changes->Abort();
   if (append) append->Abort();
   append.reset();
@@ -28,6 +30,7 @@ void Destination::AbortWindow() {
 }
 
 void Destination::ReleaseWindow() {
+  vectors.reset();
   if (changes) changes->Release();
   if (append) append->Release();
   append.reset();
@@ -226,6 +229,64 @@ Status RefreshKeyIndex(Destination* d) {
   return Ok();
 }
 
+Status ReplanVectorDeletes(Destination* d, WindowFiles* files) {
+  FLOE_RETURN_IF_ERROR(RefreshKeyIndex(d));
+  const KeyIndex& index = d->index;
+  struct Target {
+    uint32_t file;
+    int64_t pos;
+    size_t key;  ///< in files->applied
+  };
+  std::vector<Target> targets;
+  for (size_t i = 0; i < files->applied.size(); ++i) {
+    const WindowFiles::AppliedKey& k = files->applied[i];
+    const auto hit = index.Find(k.hash);
+    if (!hit) continue;  // not live (another writer may have deleted it)
+    if (hit->ambiguous) {
+      return CommitFailed("table {}: after another writer's commit two live rows share the hash of a key this "
+                          "window changes; the window is not committed (restart the sink, which re-reads the "
+                          "table)",
+                          d->name);
+    }
+    if (index.has_sequence() && hit->seq != KeyIndex::kNoSeq && hit->seq >= k.seq) {
+      return CommitFailed("table {}: another writer committed a change of a key this window changes, with "
+                          "sequence number {} (this window's: {}), after this sink read the table; the window is "
+                          "not committed (restart the sink, which re-reads the table and finds the change late)",
+                          d->name, hit->seq, k.seq);
+    }
+    targets.push_back({hit->file, hit->pos, i});
+  }
+  std::sort(targets.begin(), targets.end(),
+            [](const Target& a, const Target& b) { return a.file != b.file ? a.file < b.file : a.pos < b.pos; });
+  files->vector_deletes.clear();
+  files->referenced.clear();
+  files->unindexed.clear();
+  for (size_t i = 0; i < targets.size();) {
+    size_t j = i;
+    while (j < targets.size() && targets[j].file == targets[i].file) ++j;
+    const KeyIndex::FileRef& ref = index.file(targets[i].file);
+    // The keys at the positions, read back (the index holds hashes only).
+    FLOE_ASSIGN_OR_RETURN(std::vector<std::string> keys, ReadFileKeys(*d->t(), ref.file, ref.spec_id, d->key.eq_ids));
+    WindowFiles::VectorDeletes v{ref.file.file_path, {}};
+    for (size_t c = i; c < j; ++c) {
+      const Target& t = targets[c];
+      const WindowFiles::AppliedKey& k = files->applied[t.key];
+      if (static_cast<size_t>(t.pos) >= keys.size() || keys[static_cast<size_t>(t.pos)] != k.key) {
+        return CommitFailed("table {}: after another writer's commit a key this window changes shares its hash with "
+                            "the row at position {} of data file {}; the window is not committed (restart the "
+                            "sink, which re-reads the table)",
+                            d->name, t.pos, ref.file.file_path);
+      }
+      if (v.positions.empty() || v.positions.back() != t.pos) v.positions.push_back(t.pos);
+      files->unindexed.push_back(k.hash);
+    }
+    files->referenced.push_back(ref.file.file_path);
+    files->vector_deletes.push_back(std::move(v));
+    i = j;
+  }
+  return Ok();
+}
+
 Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, const DestinationContext& ctx,
                                                      bool* fatal) {
   const SinkOptions& options = *ctx.options;
@@ -269,10 +330,10 @@ Result<std::unique_ptr<Destination>> OpenDestination(const std::string& name, co
   const SchemaPtr table_schema = meta.CurrentSchema();
   if (mor) {
     FLOE_RETURN_IF_ERROR(OpenKey(d.get(), options, *table_schema, *ctx.row_schema));
-    // Deletes by position need the key index: format version 2 tables with
-    // delete_kind position (version 3 keeps equality deletes until deletion
-    // vectors are wired).
-    d->position_deletes = options.position_deletes && meta.format_version == 2;
+    // Deletes by position need the key index (delete_kind position): position
+    // delete files on format version 2 tables, deletion vectors on version 3
+    // (the window's commit chooses by the table's version then).
+    d->position_deletes = options.position_deletes && meta.format_version >= 2;
     // (Arrival order numbers changes per process: nothing to compare across runs.)
     d->seq_column = options.arrival_order ? std::string() : options.sequence_column;
     FLOE_ASSIGN_OR_RETURN(std::string granularity, resolver.Value(k::kWriteDeleteGranularity));

@@ -27,6 +27,7 @@
 #include "floe/sink/sink_options.h"
 #include "floe/sink/write_config.h"
 #include "floe/table/data_writer.h"
+#include "floe/table/deletion_vector_writer.h"
 #include "floe/table/partition_key.h"
 #include "floe/table/table.h"
 
@@ -87,13 +88,16 @@ class Destination {
   std::optional<WindowFiles> prepared;
   LateTracker late;
   /// The key index (deletes by position, key_index.h); unused (not built)
-  /// for delete_kind equality and format version 3 tables.
+  /// for delete_kind equality.
   KeyIndex index;
   /// Data files this sink committed whose rows the index has not read yet
   /// (read before the next window resolves: a sink's last commit costs no
   /// read-back).
   std::vector<iceberg::DataFile> index_pending;
   bool position_deletes = false;
+  /// The deletion vectors of the window being committed (format version 3):
+  /// written at the commit, removed by AbortWindow.
+  std::unique_ptr<table::DeletionVectorWriter> vectors;
   bool delete_per_file = true;  ///< write.delete.granularity: file (else partition)
   std::string seq_column;  ///< read into the index when the table holds it
   DestinationToken token;
@@ -128,6 +132,16 @@ struct DestinationContext {
 /// Makes `d`'s key index reflect its table as loaded (rebuilt when the
 /// branch head is not the snapshot the index was built or kept at).
 Status RefreshKeyIndex(Destination* d);
+
+/// Format version 3, after a commit of `files` met another writer's
+/// changes (a deletion vector for one of its data files, a data file
+/// removed, rows of its keys added): rebuilds `d`'s key index from the table
+/// as reloaded and resolves the window's deletes again from its applied keys
+/// (`files->vector_deletes`, `referenced`, `unindexed`). kCommitFailed when
+/// the window cannot be committed as resolved: another writer committed a
+/// change of one of its keys at or above its sequence number (the sequence
+/// column kept), or left a key's hash ambiguous.
+Status ReplanVectorDeletes(Destination* d, WindowFiles* files);
 
 /// Opens (creating when missing) the destination `name`: the table, its
 /// projection and write settings, the key, the window and, with a sink_id,

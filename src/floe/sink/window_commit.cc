@@ -148,6 +148,7 @@ Result<table::CommitResult> CommitWindow(table::Table* table, const WindowCommit
       if (c.position_deletes) {
         for (const auto& [f, spec_id] : *c.position_deletes) op.AddDeleteFile(f, spec_id);
       }
+      if (c.vectors) c.vectors->AddTo(&op);
       committed = Publish(op, c, *table);
       break;
     }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "floe/iceberg/manifest.h"
+#include "floe/table/deletion_vector_writer.h"
 #include "floe/table/table.h"
 #include "floe/util/status.h"
 
@@ -57,6 +58,9 @@ struct WindowCommit {
   std::optional<WindowToken> token;
   /// kRowDelta: position delete files, each with the spec of its data file.
   const std::vector<std::pair<iceberg::DataFile, int32_t>>* position_deletes = nullptr;
+  /// kRowDelta, format version 3: the deletion vectors (added, and the live
+  /// ones they replace), written against the table as loaded.
+  const table::DeletionVectorUpdate* vectors = nullptr;
   /// The data files the position deletes refer to, and the snapshot of the
   /// branch they were resolved against (the key index's): an attempt on
   /// another head checks that every one is still live (Java's

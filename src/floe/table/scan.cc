@@ -648,6 +648,11 @@ Status AttachDeletes(const TableMetadata& metadata, const std::vector<DeleteFile
     std::vector<DeleteFileTaskPtr> equalities;
   };
   std::unordered_map<std::string, Group> by_partition;
+  // Position deletes scoped to one data file (referenced_data_file: every
+  // deletion vector, and the files of write.delete.granularity=file), by
+  // that file: a data file looks up its own instead of passing every delete
+  // file of its partition (commits x data files of them after many commits).
+  std::unordered_map<std::string, std::vector<DeleteFileTaskPtr>> by_data_file;
   std::vector<DeleteFileTaskPtr> global;
   std::unordered_map<std::string, const DeleteFileTask*> vector_of;  // by referenced data file
   for (const auto& d : deletes) {
@@ -687,6 +692,10 @@ Status AttachDeletes(const TableMetadata& metadata, const std::vector<DeleteFile
       global.push_back(d);
       continue;
     }
+    if (f.content == DataFileContent::kPositionDeletes && f.referenced_data_file) {
+      by_data_file[*f.referenced_data_file].push_back(d);
+      continue;
+    }
     auto& g = by_partition[PartitionKey(d->spec_id, f.partition)];
     (f.content == DataFileContent::kPositionDeletes ? g.positions : g.equalities).push_back(d);
   }
@@ -704,6 +713,15 @@ Status AttachDeletes(const TableMetadata& metadata, const std::vector<DeleteFile
       }
       for (const auto& d : it->second.equalities) {
         if (seq < d->data_sequence_number) task.deletes.push_back(d);
+      }
+    }
+    if (auto own = by_data_file.find(task.data_file.file_path); own != by_data_file.end()) {
+      const std::string task_partition = PartitionKey(task.spec_id, task.data_file.partition);
+      for (const auto& d : own->second) {
+        if (seq > d->data_sequence_number) continue;
+        // The spec's rule holds too: the same partition (of the same spec).
+        if (PartitionKey(d->spec_id, d->file.partition) != task_partition) continue;
+        task.deletes.push_back(d);
       }
     }
     for (const auto& d : global) {

@@ -239,13 +239,30 @@ void WarnSizeDiffers(const std::string& path, int64_t actual, int64_t expected) 
 // refuse it: tables that other engines read record stale sizes (files
 // rewritten after the manifest); it is warned about once per file, and named
 // in the error when the file is refused for another reason.
+// `whole_small_file`: a file of at most kWholeFileBytes is read with one
+// read and parsed from memory (a small delete file: one read instead of one
+// per footer part and column chunk).
+constexpr int64_t kWholeFileBytes = 256 << 10;
+
 Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file, io::FileIO& files,
                                  const SchemaPtr& projection, parquet::ReaderOptions options,
-                                 bool by_name_fallback = false) {
+                                 bool by_name_fallback = false, bool whole_small_file = false) {
   const std::string& stored_path = file.file_path;
   auto in = files.NewInput(stored_path);
   if (!in) return Fail(in.error().WithContext(fmt::format("file {}", stored_path)));
   const int64_t actual_size = (*in)->Size();
+  std::string whole;
+  if (whole_small_file && actual_size > 0 && actual_size <= kWholeFileBytes) {
+    whole.resize(static_cast<size_t>(actual_size));
+    Status read = (*in)->ReadAt(0, whole.size(), reinterpret_cast<uint8_t*>(whole.data()));
+    if (!read) return Fail(read.error().WithContext(fmt::format("file {}", stored_path)));
+    in = MemoryInput(whole, stored_path);
+  }
+  // The file again (a second open with other reader options).
+  auto reopen = [&]() -> Result<std::unique_ptr<InputFile>> {
+    if (!whole.empty()) return MemoryInput(whole, stored_path);
+    return files.NewInput(stored_path);
+  };
   const bool size_differs = actual_size != file.file_size_in_bytes;
   const std::string size_note =
       size_differs ? fmt::format("; its {} bytes differ from its manifest entry's file_size_in_bytes {} too",
@@ -273,7 +290,7 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file, io:
     for (const auto& f : projection->fields()) {
       if (file_schema->FindTopLevel(f.name)) out.present.insert(f.id);
     }
-    auto in2 = files.NewInput(stored_path);
+    auto in2 = reopen();
     if (!in2) return Fail(in2.error().WithContext(fmt::format("file {}", stored_path)));
     options.match_by_name = true;
     FLOE_ASSIGN_OR_RETURN(out.reader, parquet::FileReader::Open(std::move(*in2), options));
@@ -299,7 +316,7 @@ Result<OpenedFile> OpenProjected(const ScanPlan& plan, const DataFile& file, io:
     CollectAbsentNested(
         renamed->fields(), [](const NestedField& f) { return !f.name.starts_with("\x01unmapped."); },
         &out.absent_nested);
-    auto in2 = files.NewInput(stored_path);
+    auto in2 = reopen();
     if (!in2) return Fail(in2.error().WithContext(fmt::format("file {}", stored_path)));
     options.projection = renamed;
     options.match_by_name = true;
@@ -413,7 +430,7 @@ Result<std::shared_ptr<const DeleteCache::PositionsByFile>> ReadAllPositions(con
   auto schema = std::make_shared<const Schema>(std::vector<NestedField>{
       NestedField{kDeleteFilePathId, "file_path", true, StringType(), ""},
       NestedField{kDeletePosId, "pos", true, LongType(), ""}});
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, schema, {}, true));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, schema, {}, true, true));
   if (!f.present.contains(kDeleteFilePathId) || !f.present.contains(kDeletePosId)) {
     return Corrupt("position delete file {} lacks the file_path (id {}) or pos (id {}) column", d.file.file_path,
                    kDeleteFilePathId, kDeletePosId);
@@ -469,7 +486,7 @@ struct EqualityGroup {
 
 Result<std::vector<Batch>> ReadEqualityRows(const ScanPlan& plan, const DeleteFileTask& d, io::FileIO& files,
                                             const SchemaPtr& key_schema) {
-  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, key_schema, {}));
+  FLOE_ASSIGN_OR_RETURN(OpenedFile f, OpenProjected(plan, d.file, files, key_schema, {}, false, true));
   std::vector<Batch> out;
   while (true) {
     Batch b;
