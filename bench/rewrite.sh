@@ -43,7 +43,7 @@ schema="id BIGINT, user_id BIGINT, amount DOUBLE, qty INT, name STRING, ts TIMES
 make_table() {
   rm -rf "$dir/wh"
   "$floe" write --catalog "warehouse=$dir/wh" --table db.t --schema "$schema" --input-format csv \
-    --input "$dir/bench.csv" --set "target-file-size-bytes=$(( $(stat -c %s "$dir/bench.csv") / files / 3 ))" \
+    --input "$dir/bench.csv" --set "target-file-size-bytes=$(( $(stat -c %s "$dir/bench.csv") / files / 6 ))" \
     >/dev/null
 }
 make_table

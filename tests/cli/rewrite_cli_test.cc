@@ -128,9 +128,9 @@ TEST_F(RewriteCli, CdcTablesKeepTheirRowsAndLoseTheirDeletes) {
     EXPECT_EQ(ScanRows(dir_), model.Rows());
     EXPECT_EQ(VerifyRows(dir_), model.Rows());
     const auto after = CountByContent(LiveFiles(dir_, cat));
-    // One file per partition with rows; no deletes left (every data file
+    // At most one file per partition; no deletes left (every data file
     // they applied to was rewritten).
-    EXPECT_LE(after.at("data"), equality ? 3 : 1);
+    EXPECT_LE(after.at("data"), equality ? 4 : 1);  // partitions eu, us, ap and null
     EXPECT_EQ(after.count("position-deletes") + after.count("equality-deletes"), 0u);
     EXPECT_EQ(j["rewritten_data_files_count"].get<int64_t>(), before.at("data"));
     // The table stays writable by the sink: a new run on top of the rewrite.
@@ -154,7 +154,7 @@ TEST_F(RewriteCli, GoldenTablesKeepTheirRows) {
   const std::string cat = "--catalog catalog-type=sql --catalog uri=jdbc:sqlite:file:" +
                           (dir_ / "catalog.db").string() + " --catalog warehouse=" + (dir_ / "wh").string();
   ASSERT_EQ(FloeRun(dir_, "create-namespace " + cat + " g").rc, 0);
-  int tables = 0;
+  int tables = 0, refused = 0;
   for (const auto& e : fs::directory_iterator(golden)) {
     const std::string name = e.path().filename().string();
     const fs::path expected = golden / "EXPECTED" / (name + ".jsonl");
@@ -179,22 +179,48 @@ TEST_F(RewriteCli, GoldenTablesKeepTheirRows) {
     const std::string location = nlohmann::json::parse(ReadFile(current))["location"];
     const std::string map = " --map " + Shell(location + "=" + copy.string());
     const std::string table = "g." + name;
+    const std::vector<std::string> want = SortedLines(ReadFile(expected));
     RunResult reg = FloeRun(dir_, "register-table " + cat + " --table " + table + " " + Shell(current));
     ASSERT_EQ(reg.rc, 0) << reg.err;
-    const std::vector<std::string> want = SortedLines(ReadFile(expected));
     RunResult rw = FloeRun(dir_, "rewrite-data-files " + cat + map + " --table " + table + " --set rewrite-all=true");
+    if (location.find("://") == std::string::npos) {
+      // spark_eq_deletes(_partitioned), spark_v1_legacy: a relative location
+      // (and relative manifest lists), which floe refuses to load through a
+      // catalog (floe scan --metadata reads them).
+      // (The v1 table is refused for its version first.)
+      EXPECT_EQ(rw.rc, 1) << rw.err;
+      EXPECT_TRUE(rw.err.find("must be an absolute URI") != std::string::npos ||
+                  rw.err.find("is format version 1: floe commits to format versions 2 and 3") != std::string::npos)
+          << rw.err;
+      ++refused;
+      continue;
+    }
+    if (nlohmann::json::parse(ReadFile(current)).value("format-version", 0) == 1) {
+      // A v1 table: floe does not write v1 manifests; refused, unchanged.
+      EXPECT_EQ(rw.rc, 1) << rw.err;
+      EXPECT_NE(rw.err.find("is format version 1"), std::string::npos) << rw.err;
+      RunResult scan = FloeRun(dir_, "scan " + cat + map + " --table " + table);
+      EXPECT_EQ(SortedLines(scan.out), want);
+      ++refused;
+      continue;
+    }
     ASSERT_EQ(rw.rc, 0) << rw.err;
     const nlohmann::json j = RewriteOutput(rw);
     EXPECT_EQ(j["snapshot-ids"].size(), 1u);
     RunResult scan = FloeRun(dir_, "scan " + cat + map + " --table " + table);
     ASSERT_EQ(scan.rc, 0) << scan.err;
     EXPECT_EQ(SortedLines(scan.out), want);
-    // The reference reader, on the metadata file the rewrite committed.
-    RunResult d = FloeRun(dir_, "describe " + cat + map + " --table " + table);
-    ASSERT_EQ(d.rc, 0) << d.err;
-    std::string md = nlohmann::json::parse(d.out)["metadata-location"];
-    ASSERT_TRUE(md.starts_with(location)) << md;
-    md = copy.string() + md.substr(location.size());
+    // The reference reader, on the metadata file the rewrite committed (the
+    // one new metadata file).
+    std::string md;
+    for (const auto& m : fs::directory_iterator(copy / "metadata")) {
+      const std::string p = m.path().string();
+      if (p.ends_with(".metadata.json") && std::find(metadata.begin(), metadata.end(), p) == metadata.end()) {
+        EXPECT_TRUE(md.empty()) << md << " and " << p;
+        md = p;
+      }
+    }
+    ASSERT_FALSE(md.empty());
     RunResult v = Node(dir_, "verify_table.mjs", {md, "--deletion-vectors"});
     ASSERT_EQ(v.rc, 0) << v.err;
     EXPECT_EQ(SortedLines(v.out), want);
@@ -203,6 +229,7 @@ TEST_F(RewriteCli, GoldenTablesKeepTheirRows) {
     ++tables;
   }
   EXPECT_GE(tables, 15);
+  EXPECT_EQ(refused, 3);  // the three tables with a relative location
 }
 
 // --------------------------------------------------------------- property

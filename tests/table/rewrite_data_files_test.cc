@@ -336,7 +336,8 @@ TEST_F(RewriteDataFilesTest, EqualityDeletesAreAppliedAndDropped) {
   const Counts c = LiveCounts(t);
   EXPECT_EQ(c.data, 2);
   EXPECT_EQ(c.equality, 0);
-  EXPECT_EQ(t.metadata().CurrentSnapshot()->summary.at("removed-equality-delete-files"), "2");
+  EXPECT_EQ(t.metadata().CurrentSnapshot()->summary.at("removed-delete-files"), "2");
+  EXPECT_EQ(t.metadata().CurrentSnapshot()->summary.at("removed-equality-deletes"), "3");
 }
 
 TEST_F(RewriteDataFilesTest, AFilterLimitsTheRewriteAndKeepsDeletesOthersNeed) {

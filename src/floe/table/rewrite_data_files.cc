@@ -242,6 +242,11 @@ Result<RewriteDataFilesOptions> RewriteDataFilesOptions::Resolve(
 Result<RewriteDataFilesResult> RewriteDataFiles(Table* table, const RewriteDataFilesOptions& o) {
   RewriteDataFilesResult result;
   auto md = std::make_shared<const iceberg::TableMetadata>(table->metadata());
+  if (md->format_version < 2) {
+    return Unsupported("table {} is format version {}: floe commits to format versions 2 and 3 (raise it with the "
+                       "table property format-version=2)",
+                       table->id().ToString(), md->format_version);
+  }
   const iceberg::Snapshot* start = md->CurrentSnapshot();
   if (!start) return result;  // an empty table: nothing to rewrite
   result.starting_snapshot_id = start->snapshot_id;

@@ -38,6 +38,11 @@ Result<RewritePositionDeletesResult> RewritePositionDeletes(Table* table,
                                                             const RewritePositionDeletesOptions& o) {
   RewritePositionDeletesResult result;
   auto md = std::make_shared<const iceberg::TableMetadata>(table->metadata());
+  if (md->format_version < 2) {
+    return Unsupported("table {} is format version {}: floe commits to format versions 2 and 3 (raise it with the "
+                       "table property format-version=2)",
+                       table->id().ToString(), md->format_version);
+  }
   const iceberg::Snapshot* start = md->CurrentSnapshot();
   if (!start) return result;
   result.starting_snapshot_id = start->snapshot_id;
