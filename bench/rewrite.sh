@@ -39,26 +39,25 @@ if [[ ! -f "$stamp" || ! -f "$dir/bench.csv" ]]; then
 fi
 schema="id BIGINT, user_id BIGINT, amount DOUBLE, qty INT, name STRING, ts TIMESTAMP, flag BOOLEAN"
 
-# The small files: one write, rolled at about 1/FILES of the data.
+# A fresh table of small files, and its files as a DuckDB list.
 make_table() {
   rm -rf "$dir/wh"
   "$floe" write --catalog "warehouse=$dir/wh" --table db.t --schema "$schema" --input-format csv \
     --input "$dir/bench.csv" --set "target-file-size-bytes=$(( $(stat -c %s "$dir/bench.csv") / files / 6 ))" \
     >/dev/null
+  mapfile -t inputs < <(find "$dir/wh/db/t/data" -name '*.parquet' | sort)
+  input_bytes=0
+  for f in "${inputs[@]}"; do input_bytes=$(( input_bytes + $(stat -c %s "$f") )); done
+  list=$(printf "'%s'," "${inputs[@]}")
+  list="[${list%,}]"
 }
-make_table
-mapfile -t inputs < <(find "$dir/wh/db/t/data" -name '*.parquet' | sort)
-input_bytes=0
-for f in "${inputs[@]}"; do input_bytes=$(( input_bytes + $(stat -c %s "$f") )); done
-list=$(printf "'%s'," "${inputs[@]}")
-list="[${list%,}]"
 
 floe_best=0
 duck_best=0
 floe_out=0
 duck_out=0
 for ((r = 0; r < reps; r++)); do
-  (( r > 0 )) && make_table
+  make_table
   start=$(date +%s.%N)
   taskset -c 0 "$floe" rewrite-data-files --catalog "warehouse=$dir/wh" --table db.t \
     --set rewrite-all=true --set max-concurrent-file-group-rewrites=1 >"$dir/rewrite.json"
