@@ -287,7 +287,9 @@ Result<RewriteDataFilesResult> RewriteDataFiles(Table* table, const RewriteDataF
     std::vector<std::optional<Result<GroupOutput>>> outputs(n);
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) {
+      while (true) {
+        const size_t i = next.fetch_add(1);
+        if (i >= n) break;
         outputs[i] = RewriteGroup(table, shape, groups[first + i], wo, static_cast<int64_t>(first + i),
                                   cache.get(), operation_id);
       }

@@ -112,7 +112,7 @@ Result<RewritePositionDeletesResult> RewritePositionDeletes(Table* table,
 
   RewriteFiles rewrite(table, start->snapshot_id, start->sequence_number);
   for (const auto& key : replaced) {
-    const auto& [f, spec_id] = deletes.at(key);
+    const iceberg::DataFile& f = deletes.at(key).first;
     rewrite.DeleteDeleteFile(f);
     ++result.rewritten_delete_files_count;
     result.rewritten_bytes_count += iceberg::IsDeletionVector(f) && f.content_size_in_bytes
