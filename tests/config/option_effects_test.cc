@@ -57,6 +57,17 @@ const std::map<std::string, std::string>& EffectTests() {
       // Flink write options
       {"write-format", "DataWriterOptionsTest.RejectsOtherFormatsAndBadValues"},
       {"target-file-size-bytes", "OptionEffectsCli.FileSizeAndDataPathMoveTheFiles"},
+      // table maintenance (floe rewrite-data-files --set)
+      {"min-file-size-bytes", "RewriteDataFilesTest.DeleteFileThresholdRewritesAFileWithManyDeletes"},
+      {"max-file-size-bytes", "RewriteDataFilesTest.DeleteFileThresholdRewritesAFileWithManyDeletes"},
+      {"min-input-files", "RewriteDataFilesTest.MinInputFilesAndRewriteAllDecideWhatIsRewritten"},
+      {"delete-file-threshold", "RewriteDataFilesTest.DeleteFileThresholdRewritesAFileWithManyDeletes"},
+      {"rewrite-all", "RewriteDataFilesTest.MinInputFilesAndRewriteAllDecideWhatIsRewritten"},
+      {"max-file-group-size-bytes", "RewriteDataFilesTest.MinInputFilesAndRewriteAllDecideWhatIsRewritten"},
+      {"partial-progress.enabled", "RewriteDataFilesTest.PartialProgressCommitsGroupsApart"},
+      {"partial-progress.max-commits", "RewriteDataFilesTest.PartialProgressCommitsGroupsApart"},
+      {"max-concurrent-file-group-rewrites", "RewriteDataFilesTest.PartialProgressCommitsGroupsApart"},
+      {"use-starting-sequence-number", "RewriteConflict.AnEqualityDeleteCommittedMeanwhileStillApplies"},
       {"overwrite-enabled", "WriteJobTest.OverwriteReplacesWrittenPartitionsOnABranch"},
       {"compression-codec", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},
       {"compression-level", "OptionEffectsCli.ParquetOptionsChangeTheDataFiles"},

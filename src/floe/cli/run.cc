@@ -95,6 +95,7 @@ int Run(const std::vector<std::string>& args, const Io& io) {
   AddCatalogCommands(&app, &ctx);
   AddCatalogAdminCommands(&app, &ctx);
   AddTableCommands(&app, &ctx);
+  AddMaintenanceCommands(&app, &ctx);
   AddServeCommand(&app, &ctx);
   AddSqlCommand(&app, &ctx);
   std::vector<const char*> argv;

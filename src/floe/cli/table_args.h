@@ -56,6 +56,9 @@ void AddServeCommand(CLI::App* root, CommandContext* ctx);
 /// Registers `floe sql` (Flink SQL: -e, -f, or an interactive shell).
 void AddSqlCommand(CLI::App* root, CommandContext* ctx);
 
+/// Registers `floe rewrite-data-files` (table maintenance).
+void AddMaintenanceCommands(CLI::App* root, CommandContext* ctx);
+
 /// Registers `floe files|expire|remove-orphans|branch|tag`.
 void AddTableCommands(CLI::App* root, CommandContext* ctx);
 

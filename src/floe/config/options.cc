@@ -19,6 +19,7 @@ constexpr uint32_t kW = uint32_t(Scope::kWrite);
 constexpr uint32_t kR = uint32_t(Scope::kRead);
 constexpr uint32_t kC = uint32_t(Scope::kCatalog);
 constexpr uint32_t kB = uint32_t(Scope::kBeam);
+constexpr uint32_t kM = uint32_t(Scope::kRewrite);
 using T = OptionType;
 
 // The registry. Iceberg table properties keep Iceberg's names and defaults
@@ -175,7 +176,8 @@ const std::vector<OptionDef>& Registry() {
       {K(kWriteFormat), .scopes = kW, .type = T::kEnum, .doc = "File format of this write.",
        .enum_values = {"parquet", "avro", "orc"}, .overrides = keys::kWriteFormatDefault.name,
        .values_not_yet = {"avro", "orc"}},
-      {K(kTargetFileSizeBytes), .scopes = kW, .type = T::kLong, .doc = "Roll data files at about this size.",
+      {K(kTargetFileSizeBytes), .scopes = kW | kM, .type = T::kLong,
+       .doc = "Roll data files at about this size (a rewrite: the size of the files it writes).",
        .overrides = keys::kWriteTargetFileSizeBytes.name, .min = 1},
       {K(kUpsertEnabled), .scopes = kW, .type = T::kBool, .doc = "Upsert on the equality fields (merge-on-read implied); without sequence_number_column a key's "
               "changes apply in arrival order, as in Flink.",
@@ -199,6 +201,48 @@ const std::vector<OptionDef>& Registry() {
        .doc = "Key columns of an upsert / CDC write (Beam's equality_columns)."},
       {K(kWriteParallelism), .scopes = kW, .type = T::kInt,
        .doc = "Encoder threads (default: the number of cores).", .min = 1, .max = 1024},
+
+      // ---- table maintenance: Spark's rewrite_data_files options (floe rewrite-data-files --set)
+      {K(kMinFileSizeBytes), .scopes = kM, .type = T::kLong,
+       .doc = "Files smaller than this are rewritten (default: 75% of the target file size).", .min = 0},
+      {K(kMaxFileSizeBytes), .scopes = kM, .type = T::kLong,
+       .doc = "Files larger than this are rewritten (default: 180% of the target file size).", .min = 1},
+      {K(kMinInputFiles), .scopes = kM, .type = T::kInt, .default_value = "5",
+       .doc = "A file group is rewritten when it has at least this many files (or more than the target size "
+              "in all, or a file with too many deletes).",
+       .min = 1},
+      {K(kDeleteFileThreshold), .scopes = kM, .type = T::kInt, .default_value = "2147483647",
+       .doc = "A file with at least this many delete files applying to it is rewritten whatever its size.",
+       .min = 1},
+      {K(kRewriteAll), .scopes = kM, .type = T::kBool, .default_value = "false",
+       .doc = "Rewrite every selected file, whatever its size and deletes."},
+      {K(kPartialProgressEnabled), .scopes = kM, .type = T::kBool, .default_value = "false",
+       .doc = "Commit file groups in several commits (partial-progress.max-commits) instead of one; a failed "
+              "commit leaves the others committed."},
+      {K(kPartialProgressMaxCommits), .scopes = kM, .type = T::kInt, .default_value = "10",
+       .doc = "With partial progress: the most commits the rewrite makes.", .min = 1},
+      {K(kMaxConcurrentFileGroupRewrites), .scopes = kM, .type = T::kInt, .default_value = "5",
+       .doc = "File groups rewritten at once (never more than the machine's cores).", .min = 1},
+      {K(kMaxFileGroupSizeBytes), .scopes = kM, .type = T::kLong, .default_value = "107374182400",
+       .doc = "The most bytes of input files in one file group (one unit of work and of commit).", .min = 1},
+      {K(kUseStartingSequenceNumber), .scopes = kM, .type = T::kBool, .default_value = "true",
+       .doc = "Give the rewritten files the sequence number of the snapshot the rewrite read, so equality "
+              "deletes committed meanwhile still apply.",
+       .missing = "without it an equality delete committed during the rewrite would not apply to the rewritten "
+                  "rows (a resurrected row); floe always uses the starting sequence number",
+       .values_not_yet = {"false"}},
+      {K(kPartialProgressMaxFailedCommits), .scopes = kM, .type = T::kInt,
+       .doc = "With partial progress: the most failed commits tolerated.", .min = 0, .support = Support::kNotYet,
+       .missing = "floe reports every failed commit and fails the command when one failed (issue 25)"},
+      {K(kDeleteRatioThreshold), .scopes = kM, .type = T::kDouble,
+       .doc = "Rewrite files whose deleted-row ratio reaches this.", .support = Support::kNotYet,
+       .missing = "use delete-file-threshold (issue 25)"},
+      {K(kOutputSpecId), .scopes = kM, .type = T::kInt,
+       .doc = "Partition spec of the rewritten files.", .support = Support::kNotYet,
+       .missing = "floe writes each group back in the spec it was read from (issue 25)"},
+      {K(kRemoveDanglingDeletes), .scopes = kM, .type = T::kBool,
+       .doc = "Remove delete files that no longer apply.", .support = Support::kNotYet,
+       .missing = "floe drops the deletes only the rewritten files needed, always (issue 25)"},
 
       // ---- Flink read options
       {K(kSnapshotId), .scopes = kR, .type = T::kLong, .doc = "Read this snapshot.",
@@ -568,6 +612,7 @@ std::string_view ScopeName(Scope scope) {
     case Scope::kRead: return "read option";
     case Scope::kCatalog: return "catalog option";
     case Scope::kBeam: return "Beam write configuration";
+    case Scope::kRewrite: return "rewrite option";
   }
   return "?";
 }
@@ -824,7 +869,7 @@ std::string RenderMarkdown() {
       "kept in the metadata of a table floe creates (`table_properties`) for the engines that act on\n"
       "them, and refused as job options; **not yet** options are refused with a message naming the\n"
       "issue that brings them.\n";
-  for (Scope scope : {Scope::kTable, Scope::kWrite, Scope::kRead, Scope::kCatalog, Scope::kBeam}) {
+  for (Scope scope : {Scope::kTable, Scope::kWrite, Scope::kRead, Scope::kCatalog, Scope::kBeam, Scope::kRewrite}) {
     std::string title(ScopeName(scope));
     title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
     if (title.ends_with("property")) title.replace(title.size() - 1, 1, "ie");

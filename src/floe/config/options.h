@@ -37,6 +37,9 @@ enum class Scope : uint32_t {
   kRead = 4,     ///< Flink read option (scan `--set` / SQL hint)
   kCatalog = 8,  ///< catalog property (`--catalog`, CREATE CATALOG WITH)
   kBeam = 16,    ///< Beam Iceberg write configuration key (YAML `--config`)
+  /// Table maintenance option (`floe rewrite-data-files --set`; Spark's
+  /// `rewrite_data_files` / `rewrite_position_delete_files` option names)
+  kRewrite = 32,
 };
 constexpr uint32_t operator|(Scope a, Scope b) { return uint32_t(a) | uint32_t(b); }
 constexpr uint32_t operator|(uint32_t a, Scope b) { return a | uint32_t(b); }
@@ -223,6 +226,21 @@ inline constexpr Key<bool> kBeamUseSideInputTableCache{"use_side_input_table_cac
 inline constexpr Key<int64_t> kBeamTableCacheRefreshIntervalSeconds{"table_cache_refresh_interval_seconds"};
 inline constexpr Key<int32_t> kBeamMaximumTableCacheSize{"maximum_table_cache_size"};
 inline constexpr Key<int32_t> kBeamTableCachePollingBuckets{"table_cache_polling_buckets"};
+// table maintenance (Spark's rewrite_data_files options)
+inline constexpr Key<int64_t> kMinFileSizeBytes{"min-file-size-bytes"};
+inline constexpr Key<int64_t> kMaxFileSizeBytes{"max-file-size-bytes"};
+inline constexpr Key<int32_t> kMinInputFiles{"min-input-files"};
+inline constexpr Key<int32_t> kDeleteFileThreshold{"delete-file-threshold"};
+inline constexpr Key<bool> kRewriteAll{"rewrite-all"};
+inline constexpr Key<bool> kPartialProgressEnabled{"partial-progress.enabled"};
+inline constexpr Key<int32_t> kPartialProgressMaxCommits{"partial-progress.max-commits"};
+inline constexpr Key<int32_t> kMaxConcurrentFileGroupRewrites{"max-concurrent-file-group-rewrites"};
+inline constexpr Key<int64_t> kMaxFileGroupSizeBytes{"max-file-group-size-bytes"};
+inline constexpr Key<bool> kUseStartingSequenceNumber{"use-starting-sequence-number"};
+inline constexpr Key<int32_t> kPartialProgressMaxFailedCommits{"partial-progress.max-failed-commits"};
+inline constexpr Key<double> kDeleteRatioThreshold{"delete-ratio-threshold"};
+inline constexpr Key<int32_t> kOutputSpecId{"output-spec-id"};
+inline constexpr Key<bool> kRemoveDanglingDeletes{"remove-dangling-deletes"};
 // Flink write option spellings of the same ideas
 inline constexpr Key<std::string> kEqualityFieldColumns{"equality-field-columns"};
 }  // namespace keys

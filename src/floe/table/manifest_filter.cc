@@ -34,8 +34,21 @@ ManifestFilter ManifestFilter::DeleteFiles(std::set<std::string> keys, std::set<
   return f;
 }
 
+ManifestFilter ManifestFilter::Files(std::set<std::string> data_paths, std::set<std::string> delete_keys) {
+  ManifestFilter f;
+  f.files_ = true;
+  f.data_paths_ = std::move(data_paths);
+  f.delete_keys_ = std::move(delete_keys);
+  return f;
+}
+
 bool ManifestFilter::Removes(int32_t spec_id, const ManifestEntry& e) const {
   if (!e.is_live()) return false;
+  if (files_) {
+    return e.data_file.content == iceberg::DataFileContent::kData
+               ? data_paths_.contains(e.data_file.file_path)
+               : delete_keys_.contains(DeleteFileKey(e.data_file));
+  }
   if (delete_files_) {
     return e.data_file.content != iceberg::DataFileContent::kData && delete_keys_.contains(DeleteFileKey(e.data_file));
   }
@@ -50,6 +63,7 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
   const iceberg::TableMetadata& md = attempt.metadata;
   std::vector<ManifestFile> carried;
   std::set<std::string> found;  // delete_files_: the keys seen live
+  std::set<std::string> found_files;  // files_: data paths and delete keys seen live
   auto conflict = [&](std::string what) -> Error {
     Error e = CommitFailed("table {}: {}; the deletion vectors were merged without it, so this commit is not "
                            "published (write them again from the table as it is now)",
@@ -65,6 +79,13 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
     }
     FLOE_ASSIGN_OR_RETURN(auto entries, internal::ReadEntries(table, m, true));
     auto removes = [&](const ManifestEntry& e) { return Removes(m.partition_spec_id, e); };
+    if (files_) {
+      for (const auto& e : entries) {
+        if (!removes(e)) continue;
+        found_files.insert(e.data_file.content == iceberg::DataFileContent::kData ? e.data_file.file_path
+                                                                                 : DeleteFileKey(e.data_file));
+      }
+    }
     if (delete_files_) {
       for (const auto& e : entries) {
         if (!e.is_live()) continue;
@@ -106,6 +127,19 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
     FLOE_ASSIGN_OR_RETURN(auto mf, w->Close());
     mf.manifest_path = location;
     carried.push_back(std::move(mf));
+  }
+  if (files_ && found_files.size() != data_paths_.size() + delete_keys_.size()) {
+    for (const auto* set : {&data_paths_, &delete_keys_}) {
+      for (const auto& k : *set) {
+        if (found_files.contains(k)) continue;
+        Error e = CommitFailed("table {}: file {} the rewrite replaces is no longer live (another commit removed "
+                               "it since the rewrite began); nothing is committed (run the rewrite again)",
+                               table.id().ToString(), k)
+                      .error();
+        e.retryable = false;
+        return Fail(std::move(e));
+      }
+    }
   }
   if (delete_files_ && found.size() != delete_keys_.size()) {
     for (const auto& k : delete_keys_) {

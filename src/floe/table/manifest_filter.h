@@ -36,6 +36,11 @@ class ManifestFilter {
   /// not removed names one of these data files: the spec allows one vector
   /// per data file, and the new one was merged without it.
   static ManifestFilter DeleteFiles(std::set<std::string> keys, std::set<std::string> vectors_of = {});
+  /// The live data files whose path is one of `data_paths` and the live
+  /// delete files whose DeleteFileKey is one of `delete_keys` (a rewrite).
+  /// Apply fails with kCommitFailed (not retryable) when one of them is not
+  /// live in the parent: another commit removed it meanwhile.
+  static ManifestFilter Files(std::set<std::string> data_paths, std::set<std::string> delete_keys);
 
   /// Whether the live entry `e` of a manifest of spec `spec_id` is removed.
   bool Removes(int32_t spec_id, const iceberg::ManifestEntry& e) const;
@@ -54,6 +59,8 @@ class ManifestFilter {
   bool delete_files_ = false;
   std::set<std::string> delete_keys_;
   std::set<std::string> vectors_of_;
+  bool files_ = false;
+  std::set<std::string> data_paths_;
 };
 
 }  // namespace floe::table

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "floe/catalog/commit_retry.h"
 #include "floe/iceberg/manifest_io.h"
@@ -53,11 +54,13 @@ Status SnapshotProducer::ValidateFiles(const iceberg::TableMetadata& metadata) c
   };
   for (const auto& f : delete_files_) FLOE_RETURN_IF_ERROR(check_delete(f));
   for (const auto& d : spec_deletes_) FLOE_RETURN_IF_ERROR(check_delete(d.file));
-  for (const auto& f : data_files_) {
+  auto check_data = [&](const DataFile& f) -> Status {
     if (f.content != DataFileContent::kData)
       return InvalidArgument("{} is a delete file", f.file_path);
-    FLOE_RETURN_IF_ERROR(f.Validate());
-  }
+    return f.Validate();
+  };
+  for (const auto& f : data_files_) FLOE_RETURN_IF_ERROR(check_data(f));
+  for (const auto& d : spec_data_) FLOE_RETURN_IF_ERROR(check_data(d.file));
   return Ok();
 }
 
@@ -70,6 +73,18 @@ Result<std::vector<SnapshotProducer::SpecFiles>> SnapshotProducer::GroupBySpec(
   // Deletes of other specs, one group per spec in spec id order; those that
   // name the default spec join its group.
   std::map<int32_t, std::vector<const DataFile*>> others;
+  std::map<int32_t, std::vector<const DataFile*>> other_data;
+  for (const auto& d : spec_data_) {
+    if (d.spec_id == default_spec.spec_id()) {
+      groups[0].data.push_back(&d.file);
+      continue;
+    }
+    if (!metadata.SpecById(d.spec_id)) {
+      return InvalidArgument("data file {} is of partition spec {}, which table {} does not define",
+                             d.file.file_path, d.spec_id, table_->id().ToString());
+    }
+    other_data[d.spec_id].push_back(&d.file);
+  }
   for (const auto& d : spec_deletes_) {
     if (d.spec_id == default_spec.spec_id()) {
       groups[0].deletes.push_back(&d.file);
@@ -82,10 +97,14 @@ Result<std::vector<SnapshotProducer::SpecFiles>> SnapshotProducer::GroupBySpec(
     }
     others[d.spec_id].push_back(&d.file);
   }
-  for (auto& [spec_id, files] : others) {
+  std::set<int32_t> spec_ids;
+  for (const auto& [spec_id, files] : others) spec_ids.insert(spec_id);
+  for (const auto& [spec_id, files] : other_data) spec_ids.insert(spec_id);
+  for (int32_t spec_id : spec_ids) {
     SpecFiles g;
     g.spec = *metadata.SpecById(spec_id);
-    g.deletes = std::move(files);
+    if (auto it = other_data.find(spec_id); it != other_data.end()) g.data = std::move(it->second);
+    if (auto it = others.find(spec_id); it != others.end()) g.deletes = std::move(it->second);
     groups.push_back(std::move(g));
   }
   return groups;
@@ -110,7 +129,19 @@ Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
     options.format_version = table_->metadata().format_version;
     FLOE_ASSIGN_OR_RETURN(auto w, iceberg::ManifestWriter::Open(std::move(out), schema, spec, content,
                                                                 iceberg::kUnassigned, options));
-    for (const DataFile* f : files) FLOE_RETURN_IF_ERROR(w->AddFile(*f));
+    for (const DataFile* f : files) {
+      if (content == ManifestContent::kData && added_data_sequence_number_ && table_->metadata().format_version >= 2) {
+        // ADDED, snapshot id and file sequence number inherited, the data
+        // sequence number explicit (a rewrite's: SetAddedDataSequenceNumber).
+        iceberg::ManifestEntry e;
+        e.status = iceberg::ManifestEntryStatus::kAdded;
+        e.sequence_number = *added_data_sequence_number_;
+        e.data_file = *f;
+        FLOE_RETURN_IF_ERROR(w->Add(e));
+      } else {
+        FLOE_RETURN_IF_ERROR(w->AddFile(*f));
+      }
+    }
     FLOE_ASSIGN_OR_RETURN(auto mf, w->Close());
     mf.manifest_path = location;
     manifests.push_back(std::move(mf));
@@ -180,6 +211,7 @@ Status SnapshotProducer::CheckAddedFilesExist(const std::vector<ManifestFile>& a
     return Fail(std::move(e));
   };
   for (const auto& f : data_files_) FLOE_RETURN_IF_ERROR(check(f.file_path, "data file"));
+  for (const auto& d : spec_data_) FLOE_RETURN_IF_ERROR(check(d.file.file_path, "data file"));
   for (const auto& f : delete_files_) FLOE_RETURN_IF_ERROR(check(f.file_path, "delete file"));
   for (const auto& d : spec_deletes_) FLOE_RETURN_IF_ERROR(check(d.file.file_path, "delete file"));
   for (const auto& m : added_manifests) FLOE_RETURN_IF_ERROR(check(m.manifest_path, "manifest"));

@@ -98,6 +98,18 @@ class SnapshotProducer {
   explicit SnapshotProducer(Table* table) : table_(table) {}
 
   void AddData(iceberg::DataFile file) { data_files_.push_back(std::move(file)); }
+  /// A data file of the table's spec `spec_id`, which need not be the default
+  /// (a compaction writes files back in the spec they were read from). Commit
+  /// fails with kInvalidArgument when the table has no such spec.
+  void AddData(iceberg::DataFile file, int32_t spec_id) {
+    spec_data_.push_back(SpecDelete{spec_id, std::move(file)});
+  }
+  /// The data sequence number of every added data file, written explicitly in
+  /// its ADDED manifest entry instead of inherited from the new snapshot: a
+  /// rewrite gives its files the sequence number of the snapshot it read, so
+  /// that equality deletes committed since still apply to them (Iceberg spec:
+  /// Sequence Numbers; Java's RewriteFiles.dataSequenceNumber).
+  void SetAddedDataSequenceNumber(int64_t sequence_number) { added_data_sequence_number_ = sequence_number; }
   /// A delete file of the default spec (as the commit begins).
   void AddDeletes(iceberg::DataFile file) { delete_files_.push_back(std::move(file)); }
   /// A delete file of the table's spec `spec_id`, which need not be the
@@ -110,6 +122,8 @@ class SnapshotProducer {
   void SetBranch(std::string branch) { branch_ = std::move(branch); }
 
   const std::vector<iceberg::DataFile>& data_files() const { return data_files_; }
+  /// Whether any data file was added, of any spec.
+  bool has_data() const { return !data_files_.empty() || !spec_data_.empty(); }
   /// The delete files added without a spec id (of the default spec).
   const std::vector<iceberg::DataFile>& delete_files() const { return delete_files_; }
   /// Every delete file added, of any spec.
@@ -178,6 +192,8 @@ class SnapshotProducer {
   std::vector<iceberg::DataFile> data_files_;
   std::vector<iceberg::DataFile> delete_files_;  ///< of the default spec
   std::vector<SpecDelete> spec_deletes_;         ///< of the spec each names
+  std::vector<SpecDelete> spec_data_;            ///< data files of the spec each names
+  std::optional<int64_t> added_data_sequence_number_;
   AttemptCheck check_;
   std::map<std::string, std::string> properties_;
   std::string branch_ = std::string(iceberg::kMainBranch);
