@@ -5,15 +5,21 @@
 #   anchor: psql -c "\copy pgbench_accounts to /dev/null"
 #   floe:   floe write --config (source: pgbench_accounts) until its first
 #           commit (the snapshot, committed whole) is printed
-# each client pinned to core 0 (`taskset -c 0`; the server's backend is not
-# pinned, it serves both). Prints seconds, rows/s and the ratio floe / anchor
-# (target <= 1.3). A throwaway cluster (wal_level=logical), stopped on exit.
+# each client pinned to core 0 (`taskset -c 0`; the server's backends are not
+# pinned). Like with like: floe reads on CONNECTIONS connections (default 2:
+# that many server backends, and that many decoding threads plus the writing
+# thread in floe, all on core 0), so the anchor is measured twice: one
+# `\copy` (1 backend, 1 client process), and CONNECTIONS `\copy`s of key
+# ranges at once (CONNECTIONS backends, CONNECTIONS client processes on
+# core 0). Prints seconds, rows/s and the ratios floe / anchor (target <= 1.3).
+# A throwaway cluster (wal_level=logical), stopped on exit.
 #   bench/pg_snapshot.sh
-#   SCALE=100 bench/pg_snapshot.sh
+#   SCALE=100 CONNECTIONS=4 bench/pg_snapshot.sh
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${FLOE_BUILD:-$root/build/release}
 scale=${SCALE:-10}
+conns=${CONNECTIONS:-2}
 floe="$build/floe"
 [ -x "$floe" ] || { echo "bench: $floe missing (cmake --build --preset release --target floe)" >&2; exit 1; }
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
@@ -45,6 +51,20 @@ copy() { taskset -c 0 "$pg_bin/psql" -X -h 127.0.0.1 -p "$port" -U postgres -c "
 copy
 t0=$(now); copy; t1=$(now)
 anchor=$(echo "$t1 - $t0" | bc -l)
+# The same on $conns connections at once: key ranges of aid (1 .. rows).
+copy_range() {
+  taskset -c 0 "$pg_bin/psql" -X -h 127.0.0.1 -p "$port" -U postgres \
+    -c "\\copy (SELECT * FROM pgbench_accounts WHERE aid > $1 AND aid <= $2) to /dev/null" postgres >/dev/null
+}
+t0=$(now)
+pids=()
+for ((i = 0; i < conns; i++)); do
+  copy_range $((rows * i / conns)) $((rows * (i + 1) / conns)) &
+  pids+=($!)
+done
+wait "${pids[@]}"
+t1=$(now)
+anchor_par=$(echo "$t1 - $t0" | bc -l)
 
 # floe: the snapshot of the same table, until its commit line.
 cat >"$work/pg.yaml" <<YAML
@@ -57,6 +77,7 @@ source:
   connection: postgresql://postgres@127.0.0.1:$port/postgres
   tables: [pgbench_accounts]
   slot: bench_slot
+  snapshot_connections: $conns
 YAML
 t0=$(now)
 taskset -c 0 "$floe" write --config "$work/pg.yaml" --no-progress >"$work/floe.out" 2>"$work/floe.err" &
@@ -70,6 +91,8 @@ kill "$floe_pid"; wait "$floe_pid" || true; floe_pid=""
 floe_s=$(echo "$t1 - $t0" | bc -l)
 
 printf 'pgbench_accounts rows %d (scale %d)\n' "$rows" "$scale"
-printf 'anchor psql \\copy to /dev/null  %.3f s  %.0f rows/s\n' "$anchor" "$(echo "$rows / $anchor" | bc -l)"
-printf 'floe snapshot (commit included)  %.3f s  %.0f rows/s\n' "$floe_s" "$(echo "$rows / $floe_s" | bc -l)"
-printf 'ratio floe / anchor %.2f (target <= 1.3; the trigger adds up to 1 s)\n' "$(echo "$floe_s / $anchor" | bc -l)"
+printf 'anchor psql \\copy to /dev/null, 1 connection   %.3f s  %.0f rows/s\n' "$anchor" "$(echo "$rows / $anchor" | bc -l)"
+printf 'anchor psql \\copy to /dev/null, %d connections  %.3f s  %.0f rows/s\n' "$conns" "$anchor_par" "$(echo "$rows / $anchor_par" | bc -l)"
+printf 'floe snapshot, %d connections (commit included)  %.3f s  %.0f rows/s\n' "$conns" "$floe_s" "$(echo "$rows / $floe_s" | bc -l)"
+printf 'ratio floe / anchor (1 connection) %.2f; floe / anchor (%d connections) %.2f (target <= 1.3)\n' \
+  "$(echo "$floe_s / $anchor" | bc -l)" "$conns" "$(echo "$floe_s / $anchor_par" | bc -l)"

@@ -19,6 +19,10 @@ Status RunSourceWrite(const sink::WriteConfig& config, catalog::Catalog* catalog
     *out.buffer() = json + "\n";
     return out.Flush();
   };
+  o.on_note = [](const std::string& line) {
+    WriteAll(CurrentIo().err, "floe: " + line + "\n");  // best effort
+    return Ok();
+  };
   if (progress) {
     const int err_fd = CurrentIo().err;
     o.on_progress = [err_fd](const sink::JobProgress& p) {

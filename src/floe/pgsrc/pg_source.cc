@@ -7,11 +7,23 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
 #include <memory>
+#include <mutex>
+#include <thread>
 
+#include "floe/catalog/identifier.h"
 #include "floe/config/options.h"
+#include "floe/iceberg/table_updates.h"
 #include "floe/pgsrc/pg_value.h"
+#include "floe/sink/projection.h"
+#include "floe/table/table.h"
+#include "floe/types/column_ops.h"
 
 namespace floe::pgsrc {
 namespace {
@@ -153,11 +165,31 @@ struct Table {
   bool needs_snapshot = false;
   Batch batch;                    // rows not yet handed to the sink
   bool relation_checked = false;
+  int chunk_column = -1;          // the primary key's first column: the snapshot's chunks are its ranges
+  // For unchanged TOAST values: the key (KeyText) of each row of `batch`
+  // -> its last row there (-1: deleted); the hashes of the keys of rows
+  // handed to the sink since the last commit.
+  std::unordered_map<std::string, int64_t> batch_rows;
+  std::unordered_set<uint64_t> window_keys;
 
   std::string qualified() const { return schema_name + "." + name; }
 };
 
 class PgSource;
+
+// The Iceberg schema of a table's PostgreSQL columns (ids 1..n, then list
+// elements); the primary key's columns are the identifier fields.
+SchemaPtr SchemaOf(const std::vector<PgColumn>& columns) {
+  std::vector<NestedField> fields;
+  std::vector<int32_t> key_ids;
+  int32_t next_id = static_cast<int32_t>(columns.size()) + 1;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const int32_t id = static_cast<int32_t>(i) + 1;
+    if (columns[i].key) key_ids.push_back(id);
+    fields.push_back({id, columns[i].name, columns[i].key, IcebergTypeOf(columns[i], &next_id), ""});
+  }
+  return std::make_shared<Schema>(std::move(fields), 0, key_ids);
+}
 
 }  // namespace
 
@@ -190,11 +222,14 @@ std::string FormatLsn(uint64_t lsn) { return fmt::format("{:X}/{:X}", lsn >> 32,
 Result<PgSourceConfig> PgSourceConfig::FromMap(const std::map<std::string, std::string>& block,
                                               std::string_view origin) {
   PgSourceConfig c;
-  static const char* kKeys[] = {"type", "connection", "tables", "publication", "slot", "startup", "namespace"};
+  static const char* kKeys[] = {"type",      "connection",          "tables",
+                                "publication", "slot",              "startup",
+                                "namespace", "snapshot_chunk_size", "snapshot_connections",
+                                "truncate"};
   for (const auto& [k, v] : block) {
     if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys)) {
       return InvalidArgument("{}: source key '{}' is unknown (valid keys: type, connection, tables, publication, "
-                             "slot, startup, namespace)",
+                             "slot, startup, namespace, snapshot_chunk_size, snapshot_connections, truncate)",
                              origin, k);
     }
   }
@@ -227,6 +262,23 @@ Result<PgSourceConfig> PgSourceConfig::FromMap(const std::map<std::string, std::
     return InvalidArgument("{}: source startup '{}': valid values are initial, latest-offset", origin, c.startup);
   }
   c.iceberg_namespace = get("namespace");
+  if (!get("truncate").empty()) c.truncate = get("truncate");
+  if (c.truncate != "apply" && c.truncate != "refuse") {
+    return InvalidArgument("{}: source truncate '{}': valid values are apply, refuse", origin, c.truncate);
+  }
+  auto number = [&](const char* key, int64_t lo, int64_t hi, auto* out) -> Status {
+    const std::string v = get(key);
+    if (v.empty()) return Ok();
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n < lo || n > hi) {
+      return InvalidArgument("{}: source {} '{}': give a whole number from {} to {}", origin, key, v, lo, hi);
+    }
+    *out = static_cast<std::remove_pointer_t<decltype(out)>>(n);
+    return Ok();
+  };
+  FLOE_RETURN_IF_ERROR(number("snapshot_chunk_size", 1, int64_t{1} << 40, &c.snapshot_chunk_size));
+  FLOE_RETURN_IF_ERROR(number("snapshot_connections", 1, 64, &c.snapshot_connections));
   return c;
 }
 
@@ -242,6 +294,22 @@ class PgSource final : public sink::Source {
   Status Open(SchemaPtr, sink::SourceOutput) override { return Ok(); }
   Result<std::string> Describe(int64_t) override { return Internal("pgsrc: Describe is per table"); }
   Status Resume(std::string_view, std::string_view, int64_t) override { return Ok(); }
+  bool commit_due() override { return std::exchange(commit_now_, false); }
+
+  // What a change of a table's layout or a TRUNCATE needs: the catalog, a
+  // commit of the window (every transaction handed over), a sink for a
+  // table (its schema bound), and where notes go.
+  void SetHooks(catalog::Catalog* catalog, std::function<Status()> commit, std::function<Status(Table*)> open_sink,
+                std::function<Status(const std::string&)> note) {
+    catalog_ = catalog;
+    commit_ = std::move(commit);
+    open_sink_ = std::move(open_sink);
+    note_ = std::move(note);
+  }
+  // Makes the Iceberg table take the PostgreSQL table's columns as they are
+  // now (added, widened; dropped ones stay, null), or refuses naming the
+  // column; sets the sink's input schema.
+  Status BindTable(Table* t);
 
   // Connections, identity, publication, the tables' catalog entries. Before the sinks open.
   Status Connect();
@@ -280,13 +348,19 @@ class PgSource final : public sink::Source {
 
  private:
   Status LoadTable(Table* t);
+  Status ChangeLayout(Table* t, std::vector<PgColumn> columns);
+  Status Truncate(Table* t);
+  Status Note(const std::string& line) { return note_ ? note_(line) : Ok(); }
   Status EnsurePublication();
   Status Snapshot(const std::vector<Table*>& tables, const std::string& snapshot, int64_t position,
                   const sink::Cancellation* cancel);
   Status StartReplication();
   Status HandleMessage(const char* data, size_t len);
   Status HandleChange(char kind, Reader& r);
-  Status AddRow(Table* t, RowKind kind, const std::vector<TupleValue>& values, const std::vector<TupleValue>* old);
+  // `old`: the whole old row (REPLICA IDENTITY FULL); `old_key`: the old
+  // key of an update that moved it (where unchanged TOAST values are found).
+  Status AddRow(Table* t, RowKind kind, const std::vector<TupleValue>& values, const std::vector<TupleValue>* old,
+                const std::vector<TupleValue>* old_key = nullptr);
   Status Flush(Table* t);
   Status SendStatus(bool reply);
   Table* ByRelid(uint32_t relid) {
@@ -298,13 +372,21 @@ class PgSource final : public sink::Source {
 
   PgSourceConfig cfg_;
   std::vector<std::unique_ptr<Table>>& tables_;
+  catalog::Catalog* catalog_ = nullptr;
+  std::function<Status()> commit_;
+  std::function<Status(Table*)> open_sink_;
+  std::function<Status(const std::string&)> note_;
+  bool txn_flushed_ = false;   // rows of the open transaction reached a sink
+  std::map<uint32_t, std::pair<uint32_t, bool>> type_info_;  // type oid -> (element oid, is array)
   Conn query_, repl_;
   std::string system_id_, database_;
   std::string slot_snapshot_;  // the exported snapshot of a slot created now
   int64_t slot_point_ = 0;
   bool streaming_ = false;
+  bool commit_now_ = false;    // a snapshot was read: the loop commits it at once
   bool in_txn_ = false;
   int64_t txn_pos_ = 0;        // commit_lsn + 1 of the open transaction
+  int64_t change_lsn_ = 0;     // the LSN of the message being handled
   int64_t handed_pos_ = 0;     // position of the last transaction handed to the sinks
   uint64_t handed_end_ = 0;    // its end LSN
   uint64_t confirmed_ = 0;     // flushed to the slot
@@ -353,15 +435,12 @@ Status PgSource::LoadTable(Table* t) {
       Res cols,
       Exec(c, fmt::format("SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, "
                           "CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE 0 END, "
-                          "COALESCE(a.attnum = ANY(i.indkey), false) "
+                          "COALESCE(a.attnum = ANY(i.indkey), false), COALESCE(i.indkey[0] = a.attnum, false) "
                           "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
                           "LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary "
                           "WHERE a.attrelid = {} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
                           t->relid)));
-  std::vector<NestedField> fields;
-  std::vector<int32_t> key_ids;
   const int n = PQntuples(cols.get());
-  int32_t next_id = n + 1;
   for (int i = 0; i < n; ++i) {
     PgColumn col;
     col.name = PQgetvalue(cols.get(), i, 0);
@@ -370,18 +449,117 @@ Status PgSource::LoadTable(Table* t) {
     col.not_null = std::string(PQgetvalue(cols.get(), i, 3)) == "t";
     col.elem_oid = static_cast<uint32_t>(std::stoul(PQgetvalue(cols.get(), i, 4)));
     col.key = std::string(PQgetvalue(cols.get(), i, 5)) == "t";
-    TypePtr type = IcebergTypeOf(col, &next_id);
-    if (col.key) key_ids.push_back(i + 1);
-    fields.push_back({i + 1, col.name, col.key, type, ""});
+    if (std::string(PQgetvalue(cols.get(), i, 6)) == "t") t->chunk_column = i;
     t->columns.push_back(std::move(col));
   }
-  if (key_ids.empty()) {
+  if (std::none_of(t->columns.begin(), t->columns.end(), [](const PgColumn& col) { return col.key; })) {
     return InvalidArgument("PostgreSQL table {} has no primary key: floe needs one (it becomes the Iceberg table's "
                            "identifier fields); add one (ALTER TABLE ... ADD PRIMARY KEY)",
                            t->qualified());
   }
-  t->schema = std::make_shared<Schema>(std::move(fields), 0, key_ids);
+  t->schema = SchemaOf(t->columns);
   t->batch = Batch(t->schema);
+  return Ok();
+}
+
+// How a column's Iceberg type in the table (`have`) takes values of the
+// type its PostgreSQL column maps to now (`want`).
+enum class Fit { kSame, kWiden, kNo };
+Fit FitType(const Type& have, const Type& want) {
+  if (sink::SameShape(have, want)) return Fit::kSame;
+  const bool decimals = have.id == TypeId::kDecimal && want.id == TypeId::kDecimal && have.scale == want.scale;
+  // Iceberg's promotions: int to long, float to double, a wider decimal precision.
+  if ((have.id == TypeId::kInt && want.id == TypeId::kLong) ||
+      (have.id == TypeId::kFloat && want.id == TypeId::kDouble) || (decimals && want.precision > have.precision)) {
+    return Fit::kWiden;
+  }
+  // The other way (a relation older than a widening, or a column narrowed
+  // in PostgreSQL): its values are read into the table's wider type.
+  if ((have.id == TypeId::kLong && want.id == TypeId::kInt) ||
+      (have.id == TypeId::kDouble && want.id == TypeId::kFloat) || (decimals && want.precision < have.precision)) {
+    return Fit::kSame;
+  }
+  return Fit::kNo;
+}
+
+Status PgSource::BindTable(Table* t) {
+  FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::ParseTableIdentifier(t->iceberg));
+  FLOE_ASSIGN_OR_RETURN(bool exists, catalog_->TableExists(id));
+  if (!exists) {
+    t->schema = SchemaOf(t->columns);  // the sink creates the table from it
+    return Ok();
+  }
+  FLOE_ASSIGN_OR_RETURN(catalog::LoadedTable loaded, catalog_->LoadTable(id));
+  const SchemaPtr current = loaded.metadata.CurrentSchema();
+  if (!current) return Corrupt("Iceberg table {} has no current schema", t->iceberg);
+  std::vector<NestedField> fields = current->fields();
+  int32_t next_id = std::max(loaded.metadata.last_column_id, current->HighestFieldId()) + 1;
+  bool changed = false;
+  std::vector<NestedField> input;
+  std::vector<int32_t> input_keys;
+  std::vector<std::string> notes;
+  for (const PgColumn& col : t->columns) {
+    const int idx = current->IndexOf(col.name);
+    if (idx < 0) {  // added: a new optional column (ids: the column, then a list's element)
+      const int32_t field_id = next_id++;
+      TypePtr type = IcebergTypeOf(col, &next_id);
+      fields.push_back({field_id, col.name, false, type, ""});
+      input.push_back(fields.back());
+      changed = true;
+      notes.push_back("column " + col.name + " added");
+      continue;
+    }
+    int32_t scratch = 1 << 30;
+    TypePtr want = IcebergTypeOf(col, &scratch);
+    NestedField& f = fields[static_cast<size_t>(idx)];
+    switch (FitType(*f.type, *want)) {
+      case Fit::kSame: break;
+      case Fit::kWiden:
+        notes.push_back(fmt::format("column {} widened from {} to {}", col.name, f.type->ToString(), want->ToString()));
+        f.type = want;
+        changed = true;
+        break;
+      case Fit::kNo:
+        return Unsupported("PostgreSQL table {} column {}: its type changed and maps to {} now; the Iceberg table {} "
+                           "holds it as {}, and Iceberg's type promotions (int to long, float to double, a wider "
+                           "decimal precision) do not turn one into the other: floe stops here (give the column "
+                           "its earlier type back, or replicate into a new table)",
+                           t->qualified(), col.name, want->ToString(), t->iceberg, f.type->ToString());
+    }
+    input.push_back(f);
+    if (col.key) input_keys.push_back(f.id);
+  }
+  for (const NestedField& f : current->fields()) {
+    const bool present = std::any_of(t->columns.begin(), t->columns.end(),
+                                     [&](const PgColumn& col) { return col.name == f.name; });
+    if (present) continue;
+    const auto& ids = current->identifier_field_ids();
+    if (std::find(ids.begin(), ids.end(), f.id) != ids.end()) {
+      return Unsupported("PostgreSQL table {}: column {} of the Iceberg table's key ({}) is gone (dropped or "
+                         "renamed): floe stops here",
+                         t->qualified(), f.name, t->iceberg);
+    }
+    // Dropped (or renamed: seen as a drop and an add): the Iceberg column stays, null from here on.
+  }
+  if (input_keys.empty()) input_keys = current->identifier_field_ids();
+  if (changed) {
+    int32_t schema_id = 0;
+    for (const SchemaPtr& sc : loaded.metadata.schemas) schema_id = std::max(schema_id, sc->schema_id() + 1);
+    iceberg::TableUpdate add;
+    add.kind = iceberg::TableUpdate::Kind::kAddSchema;
+    add.schema = std::make_shared<Schema>(fields, schema_id, current->identifier_field_ids());
+    iceberg::TableUpdate set;
+    set.kind = iceberg::TableUpdate::Kind::kSetCurrentSchema;
+    set.id = -1;
+    FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata updated, iceberg::ApplyUpdates(loaded.metadata, {add, set}));
+    FLOE_ASSIGN_OR_RETURN(catalog::LoadedTable committed, catalog_->CommitTable(loaded, std::move(updated)));
+    (void)committed;
+    for (const std::string& note : notes) {
+      FLOE_RETURN_IF_ERROR(Note(fmt::format("PostgreSQL table {}: {}; Iceberg table {} evolved (schema {})",
+                                            t->qualified(), note, t->iceberg, schema_id)));
+    }
+  }
+  t->schema = std::make_shared<Schema>(std::move(input), 0, input_keys);
   return Ok();
 }
 
@@ -485,63 +663,293 @@ Status PgSource::Prepare() {
   return Ok();
 }
 
-Status PgSource::Snapshot(const std::vector<Table*>& tables, const std::string& snapshot, int64_t position,
-                          const sink::Cancellation* cancel) {
-  FLOE_ASSIGN_OR_RETURN(Conn c, pgsrc::Connect(cfg_.connection, false));
-  FLOE_ASSIGN_OR_RETURN(Res b, Exec(c.get(), "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", PGRES_COMMAND_OK));
-  FLOE_ASSIGN_OR_RETURN(Res s, Exec(c.get(), "SET TRANSACTION SNAPSHOT " + Literal(c.get(), snapshot), PGRES_COMMAND_OK));
-  for (Table* t : tables) {
-    std::string cols;
-    for (const auto& col : t->columns) cols += (cols.empty() ? "" : ", ") + Ident(c.get(), col.name);
-    const std::string sql = "COPY (SELECT " + cols + " FROM " + Ident(c.get(), t->schema_name) + "." +
-                            Ident(c.get(), t->name) + ") TO STDOUT";
-    FLOE_ASSIGN_OR_RETURN(Res copy, Exec(c.get(), sql, PGRES_COPY_OUT));
-    txn_pos_ = position;
-    std::vector<TupleValue> values(t->columns.size());
-    std::vector<std::string> texts(t->columns.size());
+// Where the values of unchanged TOAST columns come from when the old row
+// does not carry them: a stored row, `from` (its column for table column i:
+// column_of[i], or -1); with `as_null`, they are nulls (a key row to look up).
+struct Unchanged {
+  const Batch* from = nullptr;
+  std::vector<int> column_of;
+  bool as_null = false;
+};
+
+// One row into `b` (the table's schema): its values, or an unchanged TOAST
+// value from `old` (REPLICA IDENTITY FULL) or `unchanged`. Touches nothing
+// but `b`: the snapshot's workers call it on their own batches.
+Status AppendRow(const Table& t, Batch* b, RowKind kind, int64_t pos, int64_t seq,
+                 const std::vector<TupleValue>& values, const std::vector<TupleValue>* old,
+                 const Unchanged* unchanged = nullptr) {
+  if (values.size() != t.columns.size()) {
+    return Unsupported("PostgreSQL table {}: a row of {} columns, the table had {} (schema changes are not "
+                       "replicated yet)",
+                       t.qualified(), values.size(), t.columns.size());
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const TupleValue* v = &values[i];
+    if (v->kind == 'u') {
+      if (old && i < old->size() && (*old)[i].kind != 'u') {
+        v = &(*old)[i];  // REPLICA IDENTITY FULL: the old row holds the value
+      } else if (unchanged && unchanged->as_null) {
+        b->columns[i].AppendNull();
+        continue;
+      } else if (unchanged && unchanged->from && unchanged->column_of[i] >= 0) {
+        const int64_t first[] = {0};
+        AppendRows(unchanged->from->columns[static_cast<size_t>(unchanged->column_of[i])], first, &b->columns[i]);
+        continue;
+      } else {
+        return Unsupported(
+            "PostgreSQL table {} column {}: an UPDATE left this TOASTed value unchanged and pgoutput did not send "
+            "it, and the stored row it should come from was not found; floe will not write a placeholder",
+            t.qualified(), t.columns[i].name);
+      }
+    }
+    ColumnVector& col = b->columns[i];
+    if (v->kind == 'n') {
+      col.AppendNull();
+      continue;
+    }
+    if (Status st = AppendPgText(&col, *t.schema->fields()[i].type, t.columns[i].type_oid, v->text); !st) {
+      return InvalidArgument("PostgreSQL table {} column {}: {}", t.qualified(), t.columns[i].name,
+                             st.error().message);
+    }
+  }
+  ++b->num_rows;
+  b->row_kinds.push_back(kind);
+  b->sequence_numbers.push_back(seq);
+  b->positions.push_back(pos);
+  return Ok();
+}
+
+// A row's key as text (its key columns' values), for the TOAST look-ups.
+std::string KeyText(const Table& t, const std::vector<TupleValue>& values) {
+  std::string k;
+  for (size_t i = 0; i < t.columns.size() && i < values.size(); ++i) {
+    if (!t.columns[i].key) continue;
+    k += values[i].kind;
+    k += values[i].text;
+    k += '\0';
+  }
+  return k;
+}
+
+// The snapshot's chunks of `t`: predicates on its primary key's first
+// column that together select every row once (Flink CDC's incremental
+// snapshot splits; `snapshot_chunk_size` rows each, about). An integer
+// column is split evenly between its minimum and maximum (the row estimate
+// gives the number of chunks); another type by walking the key in order
+// (`... ORDER BY k OFFSET size - 1 LIMIT 1` gives each chunk's last value).
+// Read on `c`, under the snapshot.
+Result<std::vector<std::string>> PlanChunks(PGconn* c, const Table& t, int64_t chunk_size) {
+  if (t.chunk_column < 0 || chunk_size <= 0) return std::vector<std::string>{""};
+  const PgColumn& key = t.columns[static_cast<size_t>(t.chunk_column)];
+  const std::string k = Ident(c, key.name), rel = Ident(c, t.schema_name) + "." + Ident(c, t.name);
+  std::vector<std::string> chunks;
+  if (key.type_oid == 20 || key.type_oid == 21 || key.type_oid == 23) {  // int8, int2, int4
+    FLOE_ASSIGN_OR_RETURN(Res r, Exec(c, fmt::format("SELECT min({0}), max({0}), (SELECT reltuples::bigint FROM "
+                                                     "pg_class WHERE oid = {1}) FROM {2}",
+                                                     k, t.relid, rel)));
+    if (PQgetisnull(r.get(), 0, 0)) return std::vector<std::string>{""};  // empty
+    const __int128 lo = std::stoll(PQgetvalue(r.get(), 0, 0)), hi = std::stoll(PQgetvalue(r.get(), 0, 1));
+    const __int128 span = hi - lo + 1;
+    __int128 rows = PQgetisnull(r.get(), 0, 2) ? -1 : std::stoll(PQgetvalue(r.get(), 0, 2));
+    if (rows <= 0) rows = span;  // never analyzed: assume dense
+    const __int128 n = std::clamp<__int128>((std::min(rows, span) + chunk_size - 1) / chunk_size, 1, 1 << 16);
+    const __int128 step = (span + n - 1) / n;
+    auto bound = [&](__int128 i) { return fmt::format("{}", static_cast<int64_t>(lo + i * step)); };
+    for (__int128 i = 0; i < n; ++i) {
+      std::string where;
+      if (i > 0) where = k + " >= " + bound(i);
+      if (i + 1 < n && lo + (i + 1) * step <= hi) {
+        where += (where.empty() ? "" : " AND ") + k + " < " + bound(i + 1);
+      } else {
+        chunks.push_back(where);
+        break;
+      }
+      chunks.push_back(where);
+    }
+    return chunks;
+  }
+  std::optional<std::string> prev;
+  for (;;) {
+    const std::string after = prev ? " WHERE " + k + " > " + Literal(c, *prev) : "";
+    FLOE_ASSIGN_OR_RETURN(Res r, Exec(c, fmt::format("SELECT {0}::text FROM {1}{2} ORDER BY {0} OFFSET {3} LIMIT 1",
+                                                     k, rel, after, chunk_size - 1)));
+    if (PQntuples(r.get()) == 0) {
+      chunks.push_back(prev ? k + " > " + Literal(c, *prev) : "");
+      return chunks;
+    }
+    const std::string last = PQgetvalue(r.get(), 0, 0);
+    chunks.push_back((prev ? k + " > " + Literal(c, *prev) + " AND " : "") + k + " <= " + Literal(c, last));
+    prev = last;
+  }
+}
+
+// What the snapshot's workers share with the thread that writes their batches.
+struct SnapshotQueue {
+  std::mutex mu;
+  std::condition_variable changed;
+  std::deque<Batch> ready;
+  size_t capacity = 4;
+  size_t next_chunk = 0;
+  int running = 0;
+  bool stop = false;
+  std::optional<Error> error;
+
+  void Fail(Error e) {
+    std::lock_guard lock(mu);
+    if (!error) error = std::move(e);
+    stop = true;
+    changed.notify_all();
+  }
+  // False when the snapshot stops.
+  bool Push(Batch&& b) {
+    std::unique_lock lock(mu);
+    changed.wait(lock, [&] { return stop || ready.size() < capacity; });
+    if (stop) return false;
+    ready.push_back(std::move(b));
+    changed.notify_all();
+    return true;
+  }
+  std::optional<size_t> NextChunk(size_t chunks) {
+    std::lock_guard lock(mu);
+    if (stop || next_chunk >= chunks) return std::nullopt;
+    return next_chunk++;
+  }
+};
+
+// One connection's share of a table's snapshot: COPY of chunk after chunk
+// (text format), rows decoded into batches of the table's schema.
+void SnapshotWorker(PGconn* c, const Table& t, const std::vector<std::string>& chunks, int64_t position,
+                    SnapshotQueue* q) {
+  std::string cols;
+  for (const auto& col : t.columns) cols += (cols.empty() ? "" : ", ") + Ident(c, col.name);
+  const std::string from = Ident(c, t.schema_name) + "." + Ident(c, t.name);
+  const size_t ncols = t.columns.size();
+  std::vector<TupleValue> values(ncols);
+  std::vector<std::string> texts(ncols);
+  Batch b(t.schema);
+  constexpr int64_t kBatchRows = 8192;
+  while (auto chunk = q->NextChunk(chunks.size())) {
+    const std::string& where = chunks[*chunk];
+    const std::string sql =
+        "COPY (SELECT " + cols + " FROM " + from + (where.empty() ? "" : " WHERE " + where) + ") TO STDOUT";
+    auto copy = Exec(c, sql, PGRES_COPY_OUT);
+    if (!copy) return q->Fail(std::move(copy).error());
     for (;;) {
       char* buf = nullptr;
-      const int n = PQgetCopyData(c.get(), &buf, 0);
+      const int n = PQgetCopyData(c, &buf, 0);
       if (n == -1) break;
-      if (n < 0) return IoError("PostgreSQL: COPY of {} failed: {}", t->qualified(), ConnError(c.get()));
+      if (n < 0) return q->Fail(IoError("PostgreSQL: COPY of {} failed: {}", t.qualified(), ConnError(c)).error());
       std::string_view line(buf, static_cast<size_t>(n));
       if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
       size_t start = 0;
       Status st = Ok();
-      for (size_t i = 0; i < values.size(); ++i) {
+      for (size_t i = 0; i < ncols; ++i) {
         size_t tab = line.find('\t', start);
         if (tab == std::string_view::npos) tab = line.size();
-        if (i + 1 == values.size() ? tab != line.size() : tab == line.size()) {
-          st = Corrupt("PostgreSQL: a COPY row of {} has not {} fields", t->qualified(), values.size());
+        if (i + 1 == ncols ? tab != line.size() : tab == line.size()) {
+          st = Corrupt("PostgreSQL: a COPY row of {} has not {} fields", t.qualified(), ncols);
           break;
         }
-        const bool present = UnescapeCopyField(line.substr(start, tab - start), &texts[i]);
-        values[i].kind = present ? 't' : 'n';
-        values[i].text = texts[i];
+        const std::string_view field = line.substr(start, tab - start);
+        if (field == "\\N") {
+          values[i].kind = 'n';
+        } else if (field.find('\\') == std::string_view::npos) {
+          values[i].kind = 't';
+          values[i].text = field;  // no escapes: the value as it is in the buffer
+        } else {
+          UnescapeCopyField(field, &texts[i]);
+          values[i].kind = 't';
+          values[i].text = texts[i];
+        }
         start = tab + 1;
       }
-      if (st) st = AddRow(t, RowKind::kInsert, values, nullptr);
+      if (st) st = AppendRow(t, &b, RowKind::kInsert, position, position, values, nullptr);
       PQfreemem(buf);
-      FLOE_RETURN_IF_ERROR(st);
-      if (cancel && cancel->cancelled()) {
-        return Fail(Error{ErrorKind::kCommitFailed,
-                          fmt::format("stopped during the snapshot of {}: nothing was committed (a snapshot is "
-                                      "committed whole; the next run takes it again)",
-                                      t->qualified()),
-                          false});
+      if (!st) return q->Fail(std::move(st).error());
+      if (b.num_rows >= kBatchRows) {
+        if (!q->Push(std::move(b))) return;
+        b = Batch(t.schema);
       }
     }
-    Res done(PQgetResult(c.get()));
+    Res done(PQgetResult(c));
     if (!done || PQresultStatus(done.get()) != PGRES_COMMAND_OK) {
-      return IoError("PostgreSQL: COPY of {} failed: {}", t->qualified(), ConnError(c.get()));
+      return q->Fail(IoError("PostgreSQL: COPY of {} failed: {}", t.qualified(), ConnError(c)).error());
     }
-    while (Res more{PQgetResult(c.get())}) {
+    while (Res more{PQgetResult(c)}) {
     }
-    FLOE_RETURN_IF_ERROR(Flush(t));
+  }
+  if (b.num_rows > 0) (void)q->Push(std::move(b));
+}
+
+Status PgSource::Snapshot(const std::vector<Table*>& tables, const std::string& snapshot, int64_t position,
+                          const sink::Cancellation* cancel) {
+  // Every connection imports the exported snapshot: they all see the same rows.
+  std::vector<Conn> conns;
+  for (int i = 0; i < std::max(1, cfg_.snapshot_connections); ++i) {
+    FLOE_ASSIGN_OR_RETURN(Conn c, pgsrc::Connect(cfg_.connection, false));
+    FLOE_ASSIGN_OR_RETURN(Res b, Exec(c.get(), "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", PGRES_COMMAND_OK));
+    FLOE_ASSIGN_OR_RETURN(Res s,
+                          Exec(c.get(), "SET TRANSACTION SNAPSHOT " + Literal(c.get(), snapshot), PGRES_COMMAND_OK));
+    conns.push_back(std::move(c));
+  }
+  for (Table* t : tables) {
+    FLOE_ASSIGN_OR_RETURN(std::vector<std::string> chunks, PlanChunks(conns[0].get(), *t, cfg_.snapshot_chunk_size));
+    txn_pos_ = position;
+    SnapshotQueue q;
+    const size_t workers = std::min(conns.size(), chunks.size());
+    q.capacity = 2 * workers + 2;
+    q.running = static_cast<int>(workers);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < workers; ++i) {
+      threads.emplace_back([&, c = conns[i].get()] {
+        SnapshotWorker(c, *t, chunks, position, &q);
+        std::lock_guard lock(q.mu);
+        --q.running;
+        q.changed.notify_all();
+      });
+    }
+    // This thread writes the batches (the sink is not shared between threads).
+    Status st = Ok();
+    for (;;) {
+      std::optional<Batch> b;
+      {
+        std::unique_lock lock(q.mu);
+        q.changed.wait_for(lock, std::chrono::milliseconds(100),
+                           [&] { return !q.ready.empty() || q.running == 0 || q.stop; });
+        if (q.error) break;
+        if (!q.ready.empty()) {
+          b.emplace(std::move(q.ready.front()));
+          q.ready.pop_front();
+          q.changed.notify_all();
+        } else if (q.running == 0) {
+          break;
+        }
+      }
+      if (cancel && cancel->cancelled()) {
+        st = Fail(Error{ErrorKind::kCommitFailed,
+                        fmt::format("stopped during the snapshot of {}: nothing was committed (a snapshot is "
+                                    "committed whole; the next run takes it again)",
+                                    t->qualified()),
+                        false});
+        break;
+      }
+      if (b) {
+        st = t->sink->WriteInserts(std::move(*b));
+        if (!st) break;
+      }
+    }
+    {
+      std::lock_guard lock(q.mu);
+      q.stop = true;
+      q.changed.notify_all();
+    }
+    for (auto& th : threads) th.join();
+    if (q.error) return std::unexpected<Error>(std::move(*q.error));
+    FLOE_RETURN_IF_ERROR(st);
     t->skip_upto = position;
     t->needs_snapshot = false;
   }
-  FLOE_ASSIGN_OR_RETURN(Res e, Exec(c.get(), "COMMIT", PGRES_COMMAND_OK));
+  commit_now_ = true;  // the snapshot is committed before any change is streamed into the window
   return Ok();
 }
 
@@ -619,7 +1027,11 @@ Status PgSource::HandleMessage(const char* data, size_t len) {
     return Ok();
   }
   if (kind != 'w') return Corrupt("replication: unknown CopyData message '{}'", kind);
-  (void)r.U64();  // start
+  // A change's own LSN: its rows' sequence number. Changes of one
+  // transaction get increasing ones (their order, whatever their kinds);
+  // changes of one row in two transactions too (the second waited for the
+  // first's row lock, so its WAL record comes later).
+  change_lsn_ = static_cast<int64_t>(r.U64());
   (void)r.U64();  // WAL end
   (void)r.U64();  // time
   if (!r.ok) return Corrupt("replication: XLogData header cut short");
@@ -628,6 +1040,7 @@ Status PgSource::HandleMessage(const char* data, size_t len) {
     case 'B': {
       const uint64_t final_lsn = r.U64();
       in_txn_ = true;
+      txn_flushed_ = false;
       txn_pos_ = static_cast<int64_t>(final_lsn) + 1;
       return Ok();
     }
@@ -646,36 +1059,27 @@ Status PgSource::HandleMessage(const char* data, size_t len) {
       return Ok();  // origin, type: nothing to do (types are known by OID from the catalog)
     case 'R': {
       const uint32_t relid = r.U32();
-      const std::string_view ns = r.Str(), rel = r.Str();
-      (void)r.U8();
+      (void)r.Str();  // namespace
+      (void)r.Str();  // relation name
+      (void)r.U8();   // replica identity
       const uint16_t ncols = r.U16();
       Table* t = ByRelid(relid);
       if (!t) return Ok();
-      std::vector<std::pair<std::string, uint32_t>> cols;
+      std::vector<PgColumn> cols;
+      bool same = ncols == t->columns.size();
       for (uint16_t i = 0; i < ncols && r.ok; ++i) {
-        (void)r.U8();
-        std::string name(r.Str());
-        const uint32_t oid = r.U32();
-        (void)r.U32();
-        cols.emplace_back(std::move(name), oid);
+        (void)r.U8();  // flags (1: part of the key)
+        PgColumn col;
+        col.name = std::string(r.Str());
+        col.type_oid = r.U32();
+        col.typmod = static_cast<int32_t>(r.U32());
+        same = same && col.name == t->columns[i].name && col.type_oid == t->columns[i].type_oid &&
+               col.typmod == t->columns[i].typmod;
+        cols.push_back(std::move(col));
       }
       if (!r.ok) return Corrupt("pgoutput: a Relation message is cut short");
-      for (size_t i = 0; i < std::max(cols.size(), t->columns.size()); ++i) {
-        if (i >= cols.size()) {
-          return Unsupported("PostgreSQL table {}.{}: column {} was dropped; schema changes are not replicated yet",
-                             ns, rel, t->columns[i].name);
-        }
-        if (i >= t->columns.size() || cols[i].first != t->columns[i].name) {
-          return Unsupported("PostgreSQL table {}.{}: column {} was added or renamed; schema changes are not "
-                             "replicated yet",
-                             ns, rel, cols[i].first);
-        }
-        if (cols[i].second != t->columns[i].type_oid) {
-          return Unsupported("PostgreSQL table {}.{}: column {} changed its type; schema changes are not replicated yet",
-                             ns, rel, cols[i].first);
-        }
-      }
-      return Ok();
+      if (same) return Ok();
+      return ChangeLayout(t, std::move(cols));
     }
     case 'I':
     case 'U':
@@ -683,14 +1087,13 @@ Status PgSource::HandleMessage(const char* data, size_t len) {
       return HandleChange(msg, r);
     case 'T': {
       const uint32_t n = r.U32();
-      (void)r.U8();
-      for (uint32_t i = 0; i < n && r.ok; ++i) {
-        Table* t = ByRelid(r.U32());
-        if (t && txn_pos_ > t->skip_upto) {
-          return Unsupported("PostgreSQL table {} was truncated (transaction at LSN {}): floe does not apply TRUNCATE "
-                             "yet; the replication stops here",
-                             t->qualified(), FormatLsn(static_cast<uint64_t>(txn_pos_ - 1)));
-        }
+      (void)r.U8();  // options: CASCADE, RESTART IDENTITY
+      std::vector<uint32_t> relids;
+      for (uint32_t i = 0; i < n && r.ok; ++i) relids.push_back(r.U32());
+      if (!r.ok) return Corrupt("pgoutput: a Truncate message is cut short");
+      for (uint32_t relid : relids) {
+        Table* t = ByRelid(relid);
+        if (t && txn_pos_ > t->skip_upto) FLOE_RETURN_IF_ERROR(Truncate(t));
       }
       return Ok();
     }
@@ -717,6 +1120,7 @@ Status PgSource::HandleChange(char kind, Reader& r) {
     return skip ? Ok() : AddRow(t, RowKind::kDelete, old, nullptr);
   }
   std::optional<std::vector<TupleValue>> old;
+  const bool old_full = part == 'O';  // REPLICA IDENTITY FULL: the whole old row ('K': its key only)
   if (part == 'K' || part == 'O') {
     FLOE_ASSIGN_OR_RETURN(auto o, ReadTuple(r));
     old = std::move(o);
@@ -725,52 +1129,160 @@ Status PgSource::HandleChange(char kind, Reader& r) {
   if (part != 'N') return Corrupt("pgoutput: Update without a new tuple");
   FLOE_ASSIGN_OR_RETURN(auto row, ReadTuple(r));
   if (skip) return Ok();
-  // An old key (the key changed, or REPLICA IDENTITY FULL): the old row goes first.
+  const std::vector<TupleValue>* full = old && old_full ? &*old : nullptr;
+  if (old && KeyText(*t, *old) != KeyText(*t, row)) {
+    // The key moved: the new row first (an unchanged TOAST value comes from
+    // the old key's row), then the old key's delete (another key: the order
+    // does not matter to the sink).
+    FLOE_RETURN_IF_ERROR(AddRow(t, RowKind::kUpdateAfter, row, full, &*old));
+    return AddRow(t, RowKind::kDelete, *old, nullptr);
+  }
+  // REPLICA IDENTITY FULL: the old row goes first.
   if (old) FLOE_RETURN_IF_ERROR(AddRow(t, RowKind::kDelete, *old, nullptr));
-  return AddRow(t, RowKind::kUpdateAfter, row, old ? &*old : nullptr);
+  return AddRow(t, RowKind::kUpdateAfter, row, full);
 }
 
 Status PgSource::AddRow(Table* t, RowKind kind, const std::vector<TupleValue>& values,
-                        const std::vector<TupleValue>* old) {
-  if (values.size() != t->columns.size()) {
-    return Unsupported("PostgreSQL table {}: a row of {} columns, the table had {} (schema changes are not "
-                       "replicated yet)",
-                       t->qualified(), values.size(), t->columns.size());
-  }
-  Batch& b = t->batch;
+                        const std::vector<TupleValue>* old, const std::vector<TupleValue>* old_key) {
+  std::optional<Unchanged> unchanged;
+  bool missing = false;
   for (size_t i = 0; i < values.size(); ++i) {
-    const TupleValue* v = &values[i];
-    if (v->kind == 'u') {
-      if (old && i < old->size() && (*old)[i].kind != 'u') {
-        v = &(*old)[i];  // REPLICA IDENTITY FULL: the old row holds the value
-      } else {
-        return Unsupported(
-            "PostgreSQL table {} column {}: an UPDATE left this TOASTed value unchanged and pgoutput did not send "
-            "it; floe does not read it back from the table yet and will not write a placeholder: set REPLICA "
-            "IDENTITY FULL on the table (then the old row carries it)",
-            t->qualified(), t->columns[i].name);
+    missing = missing || (values[i].kind == 'u' && !(old && i < old->size() && (*old)[i].kind != 'u'));
+  }
+  std::optional<Batch> stored;
+  if (missing) {
+    // An unchanged TOAST value the old row does not carry (REPLICA IDENTITY
+    // DEFAULT): the key's newest row holds it — in this transaction's rows,
+    // or, committed first when an earlier transaction of the window changed
+    // the key, in the Iceberg table (the sink's key index finds it).
+    const std::vector<TupleValue>& key_values = old ? *old : old_key ? *old_key : values;
+    const std::string key = KeyText(*t, key_values);
+    unchanged.emplace();
+    unchanged->column_of.assign(values.size(), -1);
+    auto in_batch = t->batch_rows.find(key);
+    if (in_batch != t->batch_rows.end() && in_batch->second >= 0) {
+      const int64_t one[] = {in_batch->second};
+      stored = Take(t->batch, one);
+      for (size_t i = 0; i < values.size(); ++i) unchanged->column_of[i] = static_cast<int>(i);
+    } else {
+      const uint64_t hash = std::hash<std::string>()(key);
+      if (t->window_keys.contains(hash)) {
+        if (txn_flushed_) {
+          return Unsupported("PostgreSQL table {}: an UPDATE left a TOASTed value unchanged in a transaction (at LSN "
+                             "{}) so large that its rows reached the sink before it; floe reads the value back "
+                             "only from committed rows",
+                             t->qualified(), FormatLsn(static_cast<uint64_t>(txn_pos_ - 1)));
+        }
+        FLOE_RETURN_IF_ERROR(commit_());  // the transactions before this one
       }
+      Batch key_row(t->schema);
+      Unchanged as_null;
+      as_null.as_null = true;
+      FLOE_RETURN_IF_ERROR(
+          AppendRow(*t, &key_row, RowKind::kInsert, txn_pos_, change_lsn_, key_values, nullptr, &as_null));
+      std::vector<std::string> cols;
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (values[i].kind == 'u') cols.push_back(t->schema->fields()[i].name);
+      }
+      auto got = t->sink->ReadCommitted(key_row, 0, cols);
+      if (!got) {
+        return Fail(got.error().WithContext(fmt::format("PostgreSQL table {}: reading back an unchanged TOAST value",
+                                                        t->qualified())));
+      }
+      if (!*got) {
+        return Unsupported("PostgreSQL table {} column {}: an UPDATE left this TOASTed value unchanged (pgoutput did "
+                           "not send it) and the Iceberg table {} holds no row of its key to take it from; floe "
+                           "will not write a placeholder",
+                           t->qualified(), cols.empty() ? std::string("?") : cols.front(), t->iceberg);
+      }
+      stored = std::move(**got);
+      for (size_t i = 0; i < values.size(); ++i) unchanged->column_of[i] = stored->schema->IndexOf(t->columns[i].name);
     }
-    ColumnVector& col = b.columns[i];
-    if (v->kind == 'n') {
-      col.AppendNull();
-      continue;
+    unchanged->from = &*stored;
+  }
+  FLOE_RETURN_IF_ERROR(
+      AppendRow(*t, &t->batch, kind, txn_pos_, change_lsn_, values, old, unchanged ? &*unchanged : nullptr));
+  t->batch_rows[KeyText(*t, values)] = kind == RowKind::kDelete ? -1 : t->batch.num_rows - 1;
+  if (t->batch.num_rows >= 8192) return Flush(t);
+  return Ok();
+}
+
+// A table's columns changed (a Relation message that differs): the window
+// is committed (every transaction before this one: none of this one has
+// reached a sink), the Iceberg table evolves, and a new sink takes the rows
+// from here on.
+Status PgSource::ChangeLayout(Table* t, std::vector<PgColumn> columns) {
+  PGconn* c = query_.get();
+  for (PgColumn& col : columns) {
+    for (const PgColumn& old : t->columns) {
+      if (old.name == col.name) col.key = old.key;
     }
-    if (Status st = AppendPgText(&col, *t->schema->fields()[i].type, t->columns[i].type_oid, v->text); !st) {
-      return InvalidArgument("PostgreSQL table {} column {}: {}", t->qualified(), t->columns[i].name,
-                             st.error().message);
+    auto it = type_info_.find(col.type_oid);
+    if (it == type_info_.end()) {
+      FLOE_ASSIGN_OR_RETURN(Res ty, Exec(c, fmt::format("SELECT typelem, typcategory = 'A' FROM pg_type WHERE oid = {}",
+                                                        col.type_oid)));
+      std::pair<uint32_t, bool> info{0, false};
+      if (PQntuples(ty.get()) == 1) {
+        info = {static_cast<uint32_t>(std::stoul(PQgetvalue(ty.get(), 0, 0))),
+                std::string(PQgetvalue(ty.get(), 0, 1)) == "t"};
+      }
+      it = type_info_.emplace(col.type_oid, info).first;
+    }
+    col.elem_oid = it->second.second ? it->second.first : 0;
+  }
+  if (t->batch.num_rows > 0 || txn_flushed_) {
+    return Unsupported("PostgreSQL table {}: its columns changed inside a transaction (at LSN {}) that wrote rows "
+                       "before the change; floe applies a schema change only between the rows of two transactions",
+                       t->qualified(), FormatLsn(static_cast<uint64_t>(txn_pos_ - 1)));
+  }
+  FLOE_RETURN_IF_ERROR(commit_());
+  t->sink.reset();
+  t->columns = std::move(columns);
+  FLOE_RETURN_IF_ERROR(BindTable(t));
+  FLOE_RETURN_IF_ERROR(open_sink_(t));
+  t->batch = Batch(t->schema);
+  return Ok();
+}
+
+// TRUNCATE of a replicated table: the window is committed (the transactions
+// before this one), then a snapshot that removes every file of the Iceberg
+// table; the rest of the transaction follows in the next window.
+Status PgSource::Truncate(Table* t) {
+  const std::string lsn = FormatLsn(static_cast<uint64_t>(txn_pos_ - 1));
+  if (cfg_.truncate == "refuse") {
+    return Unsupported("PostgreSQL table {} was truncated (transaction at LSN {}) and the source's option "
+                       "'truncate: refuse' stops the replication here",
+                       t->qualified(), lsn);
+  }
+  if (t->batch.num_rows > 0 || txn_flushed_) {
+    return Unsupported("PostgreSQL table {} was truncated (transaction at LSN {}) after that transaction wrote "
+                       "rows: floe applies a TRUNCATE only before the rows of its transaction",
+                       t->qualified(), lsn);
+  }
+  FLOE_RETURN_IF_ERROR(commit_());
+  t->sink.reset();
+  FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::ParseTableIdentifier(t->iceberg));
+  FLOE_ASSIGN_OR_RETURN(bool exists, catalog_->TableExists(id));
+  if (exists) {
+    FLOE_ASSIGN_OR_RETURN(catalog::LoadedTable loaded, catalog_->LoadTable(id));
+    if (loaded.metadata.current_snapshot_id) {
+      table::Table table(catalog_, std::move(loaded));
+      table::SnapshotUpdate update(&table);
+      update.OverwriteAll().Set("floe.truncate", lsn);
+      FLOE_ASSIGN_OR_RETURN(table::CommitResult done, update.Commit());
+      FLOE_RETURN_IF_ERROR(Note(fmt::format("PostgreSQL table {} truncated at LSN {}: Iceberg table {} emptied "
+                                            "(snapshot {})",
+                                            t->qualified(), lsn, t->iceberg, done.snapshot_id)));
     }
   }
-  ++b.num_rows;
-  b.row_kinds.push_back(kind);
-  b.sequence_numbers.push_back(txn_pos_);
-  b.positions.push_back(txn_pos_);
-  if (b.num_rows >= 8192) return Flush(t);
-  return Ok();
+  return open_sink_(t);
 }
 
 Status PgSource::Flush(Table* t) {
   if (t->batch.num_rows == 0) return Ok();
+  if (in_txn_) txn_flushed_ = true;
+  for (const auto& [key, row] : t->batch_rows) t->window_keys.insert(std::hash<std::string>()(key));
+  t->batch_rows.clear();
   Batch out = std::move(t->batch);
   t->batch = Batch(t->schema);
   return t->sink->Write(std::move(out));
@@ -793,6 +1305,7 @@ Status PgSource::SendStatus(bool reply) {
 }
 
 Status PgSource::Committed() {
+  for (auto& t : tables_) t->window_keys.clear();
   confirmed_ = std::max(confirmed_, handed_end_);
   // Nothing pending and the server went past: the WAL between holds nothing of ours.
   if (!in_txn_) confirmed_ = std::max(confirmed_, idle_end_);
@@ -866,8 +1379,10 @@ Status RunPostgresWrite(const sink::WriteConfig& config, catalog::Catalog* catal
   }
   PgSource src(source, &tables);
   FLOE_RETURN_IF_ERROR(src.Connect());
+  PgTarget target(&src, &tables, options);
 
   // One change sink per table: merge-on-read on the primary key, the rows' kinds from the stream.
+  std::map<Table*, sink::WriteConfig> configs;
   for (auto& t : tables) {
     sink::WriteConfig cfg = config;
     cfg.table.clear();
@@ -880,16 +1395,25 @@ Status RunPostgresWrite(const sink::WriteConfig& config, catalog::Catalog* catal
     cfg.sink_options["mode"] = "merge-on-read";
     const std::string sink_id_key(config::keys::kBeamSinkId.name);
     if (!cfg.sink_options.contains(sink_id_key)) cfg.sink_options[sink_id_key] = "pg-" + source.slot;
+    configs.emplace(t.get(), std::move(cfg));
+  }
+  PgSource* s = &src;
+  auto open_sink = [&, s](Table* raw) -> Status {
     sink::ChangeSinkOptions copt = sink_options;
     copt.changes_in_batch = true;
-    copt.summary["floe.input"] = src.name();
-    Table* raw = t.get();
-    PgSource* s = &src;
+    copt.summary["floe.input"] = s->name();
     copt.resume = [s, raw](std::string_view stored, std::string_view, int64_t position) {
       return s->CheckStored(raw, stored, position);
     };
     copt.describe_position = [s](int64_t position) -> Result<std::string> { return s->DescribePosition(position); };
-    FLOE_ASSIGN_OR_RETURN(t->sink, sink::ChangeSink::Open(cfg, catalog, t->schema, std::move(copt)));
+    FLOE_ASSIGN_OR_RETURN(raw->sink, sink::ChangeSink::Open(configs.at(raw), catalog, raw->schema, std::move(copt)));
+    return Ok();
+  };
+  src.SetHooks(catalog, [&target] { return target.Commit(0); }, open_sink, options.on_note);
+  for (auto& t : tables) {
+    FLOE_RETURN_IF_ERROR(src.BindTable(t.get()));
+    FLOE_RETURN_IF_ERROR(open_sink(t.get()));
+    t->batch = Batch(t->schema);
   }
   FLOE_RETURN_IF_ERROR(src.Prepare());
 
@@ -899,7 +1423,6 @@ Status RunPostgresWrite(const sink::WriteConfig& config, catalog::Catalog* catal
   const auto& so = tables.front()->sink->options();
   lo.trigger = std::chrono::seconds(so.triggering_frequency_seconds.value_or(10));
   if (so.token_heartbeat_seconds) lo.heartbeat = std::chrono::seconds(*so.token_heartbeat_seconds);
-  PgTarget target(&src, &tables, options);
   return sink::RunStreamingLoop(src, target, lo);
 }
 

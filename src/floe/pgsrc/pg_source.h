@@ -33,9 +33,28 @@
 ///     own snapshot, under a TEMPORARY slot's exported snapshot, and skips the
 ///     streamed transactions before that slot's consistent point.
 ///
-/// Not done (refused by name): TRUNCATE, DDL of a replicated table (a changed
-/// column list), an unchanged TOASTed value ('u') of a table whose replica
-/// identity is not FULL (with FULL the old row carries it, and it is used).
+///   - The snapshot reads each table in chunks (ranges of its primary key's
+///     first column) on `snapshot_connections` connections that all imported
+///     the exported snapshot; its rows go to the sink as new keys
+///     (ChangeSink::WriteInserts: straight to data files), and the loop
+///     commits them as soon as they are read (Source::commit_due).
+///   - A changed column list (a Relation message) or a TRUNCATE commits the
+///     window first (the transactions before the one that holds it; refused
+///     when rows of that transaction already reached a sink), then evolves
+///     the Iceberg schema (added columns, Iceberg's type promotions; a
+///     dropped column stays, null) or empties the table, and opens a new
+///     sink for the table.
+///
+///   - An unchanged TOASTed value ('u'): with REPLICA IDENTITY FULL the old
+///     row carries it; with DEFAULT it comes from the key's newest row — in
+///     the transaction's own rows, or read back from the Iceberg table
+///     through the sink's key index (ChangeSink::ReadCommitted; the window
+///     is committed first when an earlier transaction of it changed the
+///     key). Never a placeholder.
+///
+/// Not done (refused by name): a type change Iceberg does not allow as a
+/// promotion; a schema change, TRUNCATE or unchanged TOAST value in a
+/// transaction so large that its rows reached a sink before it.
 #pragma once
 
 #include <chrono>
@@ -69,6 +88,16 @@ struct PgSourceConfig {
   /// Iceberg namespace of the tables (`NS.<pg table name>`); with one table
   /// the write's `table` may name it instead.
   std::string iceberg_namespace;
+  /// The snapshot reads a table in chunks of about this many rows (ranges
+  /// of its primary key's first column; Flink CDC's
+  /// `scan.incremental.snapshot.chunk.size`, whose default this is) ...
+  int64_t snapshot_chunk_size = 8096;
+  /// ... on this many connections at once, each under the slot's exported
+  /// snapshot.
+  int snapshot_connections = 2;
+  /// A TRUNCATE of a replicated table: `apply` empties the Iceberg table;
+  /// `refuse` stops the replication with an error naming the table.
+  std::string truncate = "apply";
 
   /// Reads the block; unknown keys and bad values are errors naming them.
   static Result<PgSourceConfig> FromMap(const std::map<std::string, std::string>& block, std::string_view origin);
@@ -79,6 +108,8 @@ struct PgWriteOptions {
   /// After every commit: one JSON line (the LSN and each table's stats).
   std::function<Status(const std::string& json)> on_commit;
   std::function<void(const sink::JobProgress&)> on_progress;
+  /// A line about the tables (a schema evolved, a table truncated).
+  std::function<Status(const std::string& line)> on_note;
 };
 
 /// Replicates until cancelled (or an error). `config` gives the catalog,

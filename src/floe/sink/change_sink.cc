@@ -52,6 +52,8 @@ class ChangeSink::Impl {
   Status Open(const WriteConfig& config, catalog::Catalog* catalog, SchemaPtr input_schema,
               ChangeSinkOptions options);
   Status Write(Batch&& batch);
+  Status WriteInserts(Batch&& batch);
+  Result<std::optional<Batch>> ReadCommitted(const Batch& rows, int64_t row, const std::vector<std::string>& cols);
   Status Reject(int64_t position, std::string_view reason, std::string text, std::string_view destination = {},
                 std::string row_json = {});
   Status Commit(int64_t position);
@@ -79,6 +81,7 @@ class ChangeSink::Impl {
   int64_t windows_committed_ = 0;  ///< triggers (the table cache counts in them)
   int64_t windows_published_ = 0;  ///< triggers that had a window to commit (the accounting)
   bool failed_ = false;
+  bool inserts_ = false;  ///< inside WriteInserts: rows go to the destination's append window
 
  private:
   Result<Destination*> DestinationFor(const std::string& name);
@@ -361,6 +364,55 @@ Status ChangeSink::Impl::Write(Batch&& batch) {
   return SpillIfOver();
 }
 
+Status ChangeSink::Impl::WriteInserts(Batch&& batch) {
+  if (options_.mode != WriteMode::kMergeOnRead || template_ || !sink_options_.changes_in_batch) {
+    return Fail(Internal("change sink: WriteInserts needs merge-on-read, one table and change batches").error());
+  }
+  for (RowKind k : batch.row_kinds) {
+    if (k != RowKind::kInsert) return Fail(Internal("change sink: WriteInserts of a {} row", RowKindName(k)).error());
+  }
+  inserts_ = true;
+  Status st = Write(std::move(batch));
+  inserts_ = false;
+  return st;
+}
+
+Result<std::optional<Batch>> ChangeSink::Impl::ReadCommitted(const Batch& rows, int64_t row,
+                                                             const std::vector<std::string>& cols) {
+  if (options_.mode != WriteMode::kMergeOnRead || template_) {
+    return Internal("change sink: ReadCommitted needs merge-on-read and one table");
+  }
+  FLOE_ASSIGN_OR_RETURN(Destination * d, DestinationFor(config_.table));
+  if (!d->position_deletes) {
+    return Unsupported("{}: reading a committed row back needs the key index (delete_kind: position)", d->name);
+  }
+  FLOE_RETURN_IF_ERROR(cache_->Ensure(d, destinations_, windows_committed_));
+  FLOE_RETURN_IF_ERROR(RefreshKeyIndex(d));
+  const int64_t one[] = {row};
+  Batch projected;
+  FLOE_RETURN_IF_ERROR(d->projector->Apply(Take(rows, one), &projected, 1));
+  std::string key, null_column;
+  if (!d->key.encoder->Encode(projected, 0, &key, &null_column)) {
+    return InvalidArgument("{}: key column '{}' is null", d->name, null_column);
+  }
+  const auto hit = d->index.Find(XXH3_64bits(key.data(), key.size()));
+  if (!hit) return std::optional<Batch>();
+  if (hit->ambiguous) {
+    return Unsupported("{}: two live rows share the hash of this key; reading one back is not supported", d->name);
+  }
+  const SchemaPtr schema = d->t()->metadata().CurrentSchema();
+  std::vector<std::string> with_key = cols;
+  for (int32_t id : d->key.eq_ids) {
+    const NestedField* f = schema->FindField(id);
+    if (f && std::find(with_key.begin(), with_key.end(), f->name) == with_key.end()) with_key.push_back(f->name);
+  }
+  const KeyIndex::FileRef& ref = d->index.file(hit->file);
+  FLOE_ASSIGN_OR_RETURN(Batch got, ReadFileRow(*d->t(), ref.file, ref.spec_id, with_key, hit->pos));
+  FLOE_ASSIGN_OR_RETURN(KeyEncoder enc, KeyEncoder::Make(*got.schema, d->key.eq_ids));
+  std::string stored;
+  if (!enc.Encode(got, 0, &stored, &null_column) || stored != key) return std::optional<Batch>();  // another key's hash
+  return std::optional<Batch>(std::move(got));
+}
 
 int ChangeSink::Impl::ShardOf(uint64_t hash, int64_t row, const std::vector<uint64_t>& phash) const {
   const uint64_t shards = static_cast<uint64_t>(options_.num_shards);
@@ -386,7 +438,17 @@ Status ChangeSink::Impl::AddRows(Destination* d, Batch&& rows, const std::vector
       for (int64_t r : g.rows) phash[static_cast<size_t>(r)] = h;
     }
   }
+  const int64_t appended = d->append ? d->append->rows() : 0;
+  if (inserts_) {
+    if (d->pending > appended) {
+      return Fail(Internal("{}: new keys written while the window holds changes (commit first)", d->name).error());
+    }
+    return AddAppend(d, std::move(rows), phash);
+  }
   if (options_.mode == WriteMode::kAppend) return AddAppend(d, std::move(rows), phash);
+  if (d->append) {
+    return Fail(Internal("{}: changes written while the window holds new keys (commit first)", d->name).error());
+  }
   return AddChanges(d, std::move(rows), kinds, seqs, phash);
 }
 
@@ -581,7 +643,8 @@ int ChangeSink::Impl::WritersFor(const Destination& d) const {
 Status ChangeSink::Impl::PrepareDestination(Destination* d) {
   WindowFiles files;
   if (options_.mode == WriteMode::kMergeOnRead) {
-    if (d->pending > 0) {
+    // Rows of WriteInserts are in the append window; the rest are changes.
+    if (d->pending > (d->append ? d->append->rows() : 0)) {
       ChangeFlush flush;
       flush.table = d->t();
       flush.writer_options = &d->writer_options;
@@ -614,13 +677,15 @@ Status ChangeSink::Impl::PrepareDestination(Destination* d) {
       }
       files = std::move(*prepared);
     }
-  } else if (d->append) {
+  }
+  if (d->append) {
     auto prepared = d->append->Prepare();
     if (!prepared) {
       d->AbortWindow();
       return Fail(prepared.error().WithContext(d->name));
     }
-    files.data = std::move(*prepared);
+    files.data.insert(files.data.end(), std::make_move_iterator(prepared->begin()),
+                      std::make_move_iterator(prepared->end()));
   }
   d->prepared = std::move(files);
   return Ok();
@@ -865,6 +930,11 @@ Result<std::unique_ptr<ChangeSink>> ChangeSink::Open(const WriteConfig& config, 
 const SchemaPtr& ChangeSink::input_schema() const { return impl_->input_schema_; }
 const SinkOptions& ChangeSink::options() const { return impl_->options_; }
 Status ChangeSink::Write(Batch&& batch) { return impl_->Write(std::move(batch)); }
+Status ChangeSink::WriteInserts(Batch&& batch) { return impl_->WriteInserts(std::move(batch)); }
+Result<std::optional<Batch>> ChangeSink::ReadCommitted(const Batch& rows, int64_t row,
+                                                       const std::vector<std::string>& cols) {
+  return impl_->ReadCommitted(rows, row, cols);
+}
 Status ChangeSink::Reject(int64_t position, std::string_view reason, std::string text) {
   ++impl_->unrouted_errors_;
   ++impl_->unrouted_read_;

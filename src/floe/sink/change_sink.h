@@ -151,6 +151,24 @@ class ChangeSink {
   /// numbered on from the last position seen. An invalid row goes to the
   /// error output, or fails the sink (nothing of the window is committed).
   Status Write(Batch&& batch);
+  /// Buffers INSERT rows whose keys the caller vouches are new to the
+  /// destination and distinct (a snapshot of a keyed source into a table
+  /// that holds none of its keys): written straight to data files, as in
+  /// mode append (no per-key state, no sort, no delete), and published by
+  /// the next Commit with the window's token. Merge-on-read, one fixed
+  /// table, change batches only; a window holds either such rows or changes
+  /// (commit between them). The key index reads the files' keys after the
+  /// commit, before the next window of changes resolves.
+  Status WriteInserts(Batch&& batch);
+  /// The committed row of the key of row `row` of `rows` (a batch of the
+  /// input schema; its key columns are read), in the one fixed table of a
+  /// merge-on-read sink with deletes by position: the key index gives its
+  /// data file and position, the row is read back (the table's columns
+  /// `cols`, by name, in the table's types) and checked to hold the key.
+  /// nullopt: no live row holds the key. Changes buffered in the open
+  /// window are not looked at (the caller commits first when the key has
+  /// some).
+  Result<std::optional<Batch>> ReadCommitted(const Batch& rows, int64_t row, const std::vector<std::string>& cols);
   /// A row that could not be decoded: to the error output, or an error.
   Status Reject(int64_t position, std::string_view reason, std::string text);
 

@@ -9,6 +9,7 @@
 #include "floe/sink/change_rows.h"
 #include "floe/table/scan.h"
 #include "floe/table/table_reader.h"
+#include "floe/types/column_ops.h"
 
 namespace floe::sink {
 
@@ -298,6 +299,23 @@ Result<std::vector<std::string>> ReadFileKeys(const table::Table& table, const i
     }
   }));
   return keys;
+}
+
+Result<Batch> ReadFileRow(const table::Table& table, const iceberg::DataFile& file, int32_t spec_id,
+                          const std::vector<std::string>& cols, int64_t pos) {
+  FLOE_ASSIGN_OR_RETURN(table::ScanPlan plan, FilesPlan(table, {file}, spec_id, cols));
+  plan.row_positions = true;
+  std::optional<Batch> found;
+  FLOE_RETURN_IF_ERROR(ReadRows(table, plan, {0}, [&](uint32_t, const Batch& b) {
+    for (int64_t i = 0; i < b.num_rows && !found; ++i) {
+      if (b.positions[static_cast<size_t>(i)] == pos) {
+        const int64_t one[] = {i};
+        found = Take(b, one);
+      }
+    }
+  }));
+  if (!found) return NotFound("data file {} has no row at position {}", file.file_path, pos);
+  return std::move(*found);
 }
 
 }  // namespace floe::sink

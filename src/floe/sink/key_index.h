@@ -130,4 +130,10 @@ Status IndexDataFiles(const table::Table& table, const std::vector<iceberg::Data
 Result<std::vector<std::string>> ReadFileKeys(const table::Table& table, const iceberg::DataFile& file,
                                               int32_t spec_id, const std::vector<int32_t>& eq_ids);
 
+/// Row `pos` of a data file: the top-level columns `cols` of the table's
+/// current schema, as a one-row batch (no deletes applied: the caller knows
+/// the row is live, from the index). kNotFound when the file has no such row.
+Result<Batch> ReadFileRow(const table::Table& table, const iceberg::DataFile& file, int32_t spec_id,
+                          const std::vector<std::string>& cols, int64_t pos);
+
 }  // namespace floe::sink

@@ -142,6 +142,11 @@ class Source {
   /// published): e.g. Kafka commits the group's offsets, for lag monitoring.
   virtual Status OnCommitted() { return Ok(); }
 
+  /// Whether the source asks for a commit now, before the trigger (an
+  /// unbounded source that read a whole PostgreSQL snapshot commits it
+  /// before it streams changes). Read once after every Read.
+  virtual bool commit_due() { return false; }
+
   /// The position up to which the input has been consumed whole (standard
   /// input: the lines handed to the decoder), which may lie past the last
   /// row (blank lines, rejected rows); 0 when only the rows tell.

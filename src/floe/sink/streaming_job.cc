@@ -178,9 +178,9 @@ Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& op
       if (options.on_progress) deadline = std::min(deadline, now + options.progress_interval);
       FLOE_ASSIGN_OR_RETURN(SourceState state, source.Read(deadline, cancel));
       if (state == SourceState::kEnd) break;
-      if (trigger && SourceClock::now() >= next_commit) {
+      if (source.commit_due() || (trigger && SourceClock::now() >= next_commit)) {
         FLOE_RETURN_IF_ERROR(commit());
-        next_commit = SourceClock::now() + *trigger;
+        next_commit = SourceClock::now() + trigger.value_or(milliseconds(0));
       }
       if (heartbeat) FLOE_RETURN_IF_ERROR(target.Heartbeat());
       reporter.Report(false, false, committed);
