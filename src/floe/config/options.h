@@ -37,6 +37,9 @@ enum class Scope : uint32_t {
   kRead = 4,     ///< Flink read option (scan `--set` / SQL hint)
   kCatalog = 8,  ///< catalog property (`--catalog`, CREATE CATALOG WITH)
   kBeam = 16,    ///< Beam Iceberg write configuration key (YAML `--config`)
+  /// A key of the Kafka `source:` block of `floe write --config` (Beam YAML's
+  /// ReadFromKafka names), declared as `source.<key>`.
+  kSource = 32,
 };
 constexpr uint32_t operator|(Scope a, Scope b) { return uint32_t(a) | uint32_t(b); }
 constexpr uint32_t operator|(uint32_t a, Scope b) { return a | uint32_t(b); }
@@ -223,6 +226,18 @@ inline constexpr Key<bool> kBeamUseSideInputTableCache{"use_side_input_table_cac
 inline constexpr Key<int64_t> kBeamTableCacheRefreshIntervalSeconds{"table_cache_refresh_interval_seconds"};
 inline constexpr Key<int32_t> kBeamMaximumTableCacheSize{"maximum_table_cache_size"};
 inline constexpr Key<int32_t> kBeamTableCachePollingBuckets{"table_cache_polling_buckets"};
+// The Kafka `source:` block of `floe write --config` (kafka/kafka_source.h):
+// declared as `source.<key>`, written in the block without the prefix.
+inline constexpr std::string_view kSourcePrefix = "source.";
+inline constexpr Key<std::string> kSourceType{"source.type"};
+inline constexpr Key<std::string> kSourceTopic{"source.topic"};
+inline constexpr Key<std::string> kSourceTopicPattern{"source.topic_pattern"};
+inline constexpr Key<std::string> kSourceBootstrapServers{"source.bootstrap_servers"};
+inline constexpr Key<std::string> kSourceFormat{"source.format"};
+inline constexpr Key<std::string> kSourceConsumerConfig{"source.consumer_config"};
+inline constexpr Key<std::string> kSourceAutoOffsetResetConfig{"source.auto_offset_reset_config"};
+inline constexpr Key<std::string> kSourceBoundedMode{"source.bounded_mode"};
+inline constexpr Key<int64_t> kSourcePartitionDiscoveryIntervalMs{"source.partition_discovery_interval_ms"};
 // Flink write option spellings of the same ideas
 inline constexpr Key<std::string> kEqualityFieldColumns{"equality-field-columns"};
 }  // namespace keys
