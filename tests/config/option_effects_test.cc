@@ -170,6 +170,16 @@ const std::map<std::string, std::string>& EffectTests() {
       {"s3.retry.max-wait-ms", "S3Config.RetryWaitsAreTakenBetweenTheAttempts"},
       {"s3.connection-timeout-ms", "S3Config.ConnectionTimeoutFailsAConnectThatHangs"},
       {"s3.socket-timeout-ms", "S3Config.SocketTimeoutFailsAStalledRequestNamingTheOption"},
+      // The Kafka source block
+      {"source.type", "KafkaCli.TopicIntoTableThenARelaunchResumesAtTheTableOffsets"},
+      {"source.topic", "KafkaCli.TopicIntoTableThenARelaunchResumesAtTheTableOffsets"},
+      {"source.bootstrap_servers", "KafkaCli.TopicIntoTableThenARelaunchResumesAtTheTableOffsets"},
+      {"source.consumer_config", "KafkaCli.BadSourceBlocksAreRefusedByName"},
+      {"source.bounded_mode", "KafkaCli.TopicIntoTableThenARelaunchResumesAtTheTableOffsets"},
+      {"source.format", "KafkaCli.DebeziumGoldenStreamsThroughATopic"},
+      {"source.topic_pattern", "KafkaCli.TopicPatternFindsTopicsCreatedLater"},
+      {"source.partition_discovery_interval_ms", "KafkaCli.TopicPatternFindsTopicsCreatedLater"},
+      {"source.auto_offset_reset_config", "KafkaCli.AutoOffsetResetLatestSkipsWhatCameBefore"},
   };
   return kTests;
 }

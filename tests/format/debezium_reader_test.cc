@@ -7,12 +7,17 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <cmath>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "floe/format/format_registry.h"
 #include "floe/format/jsonl_reader.h"
 #include "format/decode_test_util.h"
+#include "testing/debezium_reencode.h"
 #include "testing/files.h"
 #include "testing/matchers.h"
 
@@ -259,7 +264,10 @@ TEST(Debezium, EveryRejectionReason) {
   EXPECT_EQ(Rejection(sql, Event("c", "null", "[1]")),
             "line 2: 'after' must be an object (a row image) or null, found an array");
   // Op.
-  EXPECT_EQ(Rejection(sql, Event("t", "null", "null")), "line 2: truncate events are not supported");
+  EXPECT_EQ(Rejection(sql, Event("t", "null", "null")),
+            "line 2: truncate event (op 't'): floe does not apply truncates (a truncate is no row "
+            "change; filter them at the connector with skipped.operations=t, or pass them to the "
+            "error output)");
   EXPECT_EQ(Rejection(sql, Event("x", "null", R"({"id":1})")),
             "line 2: unknown op 'x' (expected c, r, u or d)");
   EXPECT_EQ(Rejection(sql, R"({"after":{"id":1},"source":{"lsn":1}})"),
@@ -439,6 +447,169 @@ TEST(Debezium, DepthAndSizeLimits) {
   ASSERT_OK_AND_ASSIGN(std::string rows, ReadAllRowsWithPositions(*reader));
   EXPECT_EQ(rows.size(), long_name.size() + 58) << rows.substr(0, 200);
   test::RemoveTestDirIfPassed(dir);
+}
+
+
+// --- Debezium's default value encodings ---
+
+/// The golden expected table with the added columns, as the JSONL decoder
+/// reads it.
+std::string ExpectedEncodedTable(const std::string& name) {
+  const std::string rows = test::ExpectedEncodedRows(GoldenCdc(name));
+  auto reader = JsonlReader::FromString(MakeSchema(test::kProductsEncoded), rows);
+  EXPECT_OK(reader);
+  if (!reader) return "";
+  auto out = ReadAllRows(**reader);
+  EXPECT_OK(out);
+  return out ? *out : "";
+}
+
+TEST(DebeziumEncodings, GoldenStreamsWithDefaultEncodingsGiveTheExpectedTables) {
+  for (bool with_schema : {true, false}) {
+    SCOPED_TRACE(with_schema ? "with the envelope's schema" : "from the column types");
+    const std::string input = test::ReencodeGolden(GoldenCdc("debezium_postgres_products.jsonl"), with_schema);
+    ASSERT_OK_AND_ASSIGN(std::string rows, Decode(test::kProductsEncoded, input));
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 20);
+    const std::string expected = ExpectedEncodedTable("debezium_postgres_products.expected.jsonl");
+    ASSERT_EQ(std::count(expected.begin(), expected.end(), '\n'), 10);
+    EXPECT_EQ(Fold(rows), expected);
+    // The weights are decimals now: 3.14 arrived as the bytes of 3140.
+    EXPECT_NE(rows.find(R"("weight":"3.140")"), std::string::npos) << rows.substr(0, 300);
+
+    // Replica identity default: the keyless delete is rejected, the rest applies.
+    const std::string ri = test::ReencodeGolden(GoldenCdc("debezium_postgres_replica_identity_default.jsonl"), with_schema);
+    std::vector<RejectedRow> rejected;
+    DecodeOptions opt;
+    opt.reject = CollectRejects(&rejected);
+    ASSERT_OK_AND_ASSIGN(rows, Decode(test::kProductsEncoded, ri, opt));
+    EXPECT_EQ(Fold(rows),
+              ExpectedEncodedTable("debezium_postgres_replica_identity_default.expected.jsonl"));
+    EXPECT_EQ(rejected.size(), 1u);
+  }
+}
+
+/// Decodes one `after` value of column `c` of type `type`, with the schema
+/// field `schema_field` (a Connect schema's field object without "field";
+/// empty: no schema), printed as a row; or the error.
+std::string One(std::string_view type, std::string_view value, std::string_view schema_field = "") {
+  const std::string event = fmt::format(
+      R"({{"before":null,"after":{{"c":{}}},"source":{{"lsn":1}},"op":"c"}})", value);
+  std::string line = event;
+  if (!schema_field.empty()) {
+    std::string field(schema_field);
+    field.insert(field.size() - 1, R"(,"field":"c")");
+    line = fmt::format(
+        R"({{"schema":{{"type":"struct","fields":[{{"type":"struct","fields":[{}],"field":"after"}}]}},"payload":{}}})",
+        field, event);
+  }
+  auto r = Decode(fmt::format("c {}", type), line);
+  if (!r) return r.error().message;
+  return r->substr(3, r->find(" @") - 3);
+}
+
+TEST(DebeziumEncodings, EachSemanticType) {
+  // io.debezium.time.Date and Connect's Date: days.
+  EXPECT_EQ(One("DATE", "18262"), R"({"c":"2020-01-01"})");
+  EXPECT_EQ(One("DATE", "-1", R"({"type":"int32","name":"org.apache.kafka.connect.data.Date"})"),
+            R"({"c":"1969-12-31"})");
+  EXPECT_EQ(One("DATE", R"("2020-01-01")"), R"({"c":"2020-01-01"})");  // ISO text still
+  // Time (ms), MicroTime, NanoTime; the default (no schema) is micros.
+  EXPECT_EQ(One("TIME", "3723500", R"({"type":"int32","name":"io.debezium.time.Time"})"),
+            R"({"c":"01:02:03.500000"})");
+  EXPECT_EQ(One("TIME", "3723500000", R"({"type":"int64","name":"io.debezium.time.MicroTime"})"),
+            R"({"c":"01:02:03.500000"})");
+  EXPECT_EQ(One("TIME", "3723500000000", R"({"type":"int64","name":"io.debezium.time.NanoTime"})"),
+            R"({"c":"01:02:03.500000"})");
+  EXPECT_EQ(One("TIME", "3723500000"), R"({"c":"01:02:03.500000"})");
+  // ZonedTime: ISO text with a zone, kept as UTC.
+  EXPECT_EQ(One("TIME", R"("01:02:03.5Z")", R"({"type":"string","name":"io.debezium.time.ZonedTime"})"),
+            R"({"c":"01:02:03.500000"})");
+  EXPECT_EQ(One("TIME", R"("01:02:03+02:00")"), R"({"c":"23:02:03.000000"})");
+  // Timestamp (ms), MicroTimestamp, NanoTimestamp; the default is the column's unit.
+  EXPECT_EQ(One("TIMESTAMP", "1577836800123", R"({"type":"int64","name":"io.debezium.time.Timestamp"})"),
+            R"({"c":"2020-01-01T00:00:00.123000"})");
+  EXPECT_EQ(One("TIMESTAMP", "1577836800123456", R"({"type":"int64","name":"io.debezium.time.MicroTimestamp"})"),
+            R"({"c":"2020-01-01T00:00:00.123456"})");
+  EXPECT_EQ(One("TIMESTAMP_NS", "1577836800123456789", R"({"type":"int64","name":"io.debezium.time.NanoTimestamp"})"),
+            R"({"c":"2020-01-01T00:00:00.123456789"})");
+  EXPECT_EQ(One("TIMESTAMP", "1577836800123456"), R"({"c":"2020-01-01T00:00:00.123456"})");
+  EXPECT_EQ(One("TIMESTAMP", "1577836800123456789", R"({"type":"int64","name":"io.debezium.time.NanoTimestamp"})"),
+            "line 1, column 'c' of the after image: value 1577836800123456789 (ns) is finer than "
+            "TIMESTAMP holds");
+  EXPECT_EQ(One("TIMESTAMP", "9223372036854775807", R"({"type":"int64","name":"io.debezium.time.Timestamp"})"),
+            "line 1, column 'c' of the after image: value 9223372036854775807 (ms) overflows TIMESTAMP");
+  // ZonedTimestamp: ISO text.
+  EXPECT_EQ(One("TIMESTAMPTZ", R"("2020-01-01T02:00:00+02:00")", R"({"type":"string","name":"io.debezium.time.ZonedTimestamp"})"),
+            R"({"c":"2020-01-01T00:00:00.000000+00:00"})");
+  // Decimal: base64 of the unscaled bytes at the schema's scale, rescaled to the column's.
+  const std::string dec = R"({"type":"bytes","name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"2"}})";
+  EXPECT_EQ(One("DECIMAL(10,3)", "\"" + test::DecimalBase64(12345) + "\"", dec), R"({"c":"123.450"})");
+  EXPECT_EQ(One("DECIMAL(10,2)", "\"" + test::DecimalBase64(-1) + "\"", dec), R"({"c":"-0.01"})");
+  EXPECT_EQ(One("DECIMAL(10,1)", "\"" + test::DecimalBase64(12345) + "\"", dec),
+            "line 1, column 'c' of the after image: value '" + test::DecimalBase64(12345) +
+                "' (scale 2) has more than 1 fraction digits (DECIMAL(10, 1))");
+  EXPECT_EQ(One("DECIMAL(3,2)", "\"" + test::DecimalBase64(12345) + "\"", dec),
+            "line 1, column 'c' of the after image: value '" + test::DecimalBase64(12345) +
+                "' (scale 2) does not fit DECIMAL(3, 2)");
+  // Without a schema: base64 at the column's scale; text with other characters as text.
+  EXPECT_EQ(One("DECIMAL(10,2)", "\"" + test::DecimalBase64(12345) + "\""), R"({"c":"123.45"})");
+  EXPECT_EQ(One("DECIMAL(10,2)", R"("123.45")"), R"({"c":"123.45"})");
+  EXPECT_EQ(One("DECIMAL(10,2)", "123.45"), R"({"c":"123.45"})");  // decimal.handling.mode=double
+  // A string schema (decimal.handling.mode=string): text, even of digits only.
+  EXPECT_EQ(One("DECIMAL(10,0)", R"("1234")", R"({"type":"string"})"), R"({"c":"1234"})");
+  EXPECT_EQ(One("DECIMAL(10,0)", R"("1234")"), R"({"c":"-2658824"})");  // base64 D76DF8
+  // VariableScaleDecimal.
+  EXPECT_EQ(One("DECIMAL(10,3)", R"({"scale":1,"value":")" + test::DecimalBase64(-15) + R"("})",
+                R"({"type":"struct","name":"io.debezium.data.VariableScaleDecimal"})"),
+            R"({"c":"-1.500"})");
+  EXPECT_EQ(One("DECIMAL(10,3)", R"({"value":"AA=="})"),
+            "line 1, column 'c' of the after image: expected {\"scale\":S,\"value\":\"<base64>\"} "
+            "(io.debezium.data.VariableScaleDecimal) for DECIMAL(10, 3)");
+  // Bytes and Bits: base64.
+  EXPECT_EQ(One("BINARY", R"("3q2+7w==")", R"({"type":"bytes"})"), R"({"c":"deadbeef"})");
+  EXPECT_EQ(One("BINARY", R"("BQ==")", R"({"type":"bytes","name":"io.debezium.data.Bits","parameters":{"length":"3"}})"),
+            R"({"c":"05"})");
+  EXPECT_EQ(One("BINARY", R"("3q2+7w")"),
+            "line 1, column 'c' of the after image: value '3q2+7w' is not base64 (its length is "
+            "not a multiple of 4)");
+  EXPECT_EQ(One("BINARY", R"("deadbeef")", R"({"type":"string"})"), R"({"c":"deadbeef"})");  // hex mode
+  // Json, Uuid, Enum, Year: strings and integers as the JSONL rules take them.
+  EXPECT_EQ(One("STRING", R"("{\"a\":1}")", R"({"type":"string","name":"io.debezium.data.Json"})"),
+            R"({"c":"{\"a\":1}"})");
+  EXPECT_EQ(One("UUID", R"("f81d4fae-7dec-11d0-a765-00a0c91e6bf6")", R"({"type":"string","name":"io.debezium.data.Uuid"})"),
+            R"({"c":"f81d4fae-7dec-11d0-a765-00a0c91e6bf6"})");
+  EXPECT_EQ(One("STRING", R"("red")", R"({"type":"string","name":"io.debezium.data.Enum","parameters":{"allowed":"red,green"}})"),
+            R"({"c":"red"})");
+  EXPECT_EQ(One("INT", "2024", R"({"type":"int32","name":"io.debezium.time.Year"})"), R"({"c":2024})");
+}
+
+TEST(DebeziumEncodings, NewColumnInTheSchemaTransactionsAndTruncates) {
+  // A column of the event's schema that the table lacks: an error naming it
+  // (rejectable), or dropped with ignore_unknown_keys.
+  const std::string line =
+      R"({"schema":{"type":"struct","fields":[{"type":"struct","fields":[{"type":"int32","field":"id"},{"type":"int32","name":"io.debezium.time.Date","field":"born"}],"field":"after"}]},"payload":)" +
+      Event("c", "null", R"({"id":1,"born":3})") + "}";
+  EXPECT_EQ(Rejection("id INT", line),
+            "line 2: the event's schema has a column 'born' that the table lacks: floe does not "
+            "evolve the table's schema from a change stream yet (add the column to the table, or "
+            "set ignore_unknown_keys to drop it)");
+  DecodeOptions ignore;
+  ignore.ignore_unknown_keys = true;
+  EXPECT_EQ(*Decode("id INT", line, ignore), "+I {\"id\":1} @1 #7\n");
+  EXPECT_EQ(*Decode("id INT, born DATE", line), "+I {\"id\":1,\"born\":\"1970-01-04\"} @1 #7\n");
+  // Transaction metadata (provide.transaction.metadata) is skipped.
+  const std::string input =
+      R"({"status":"BEGIN","id":"571:53195829","event_count":null,"data_collections":null})" "\n" +
+      Event("c", "null", R"({"id":1})") + "\n" +
+      R"({"status":"END","id":"571:53195829","event_count":1,"data_collections":[{"data_collection":"s.a","event_count":1}]})" "\n";
+  ASSERT_OK_AND_ASSIGN(auto reader, DebeziumReader::FromString(MakeSchema("id INT"), input));
+  ASSERT_OK_AND_ASSIGN(std::string rows, ReadAllRowsWithPositions(*reader));
+  EXPECT_EQ(rows, "+I {\"id\":1} @2 #7\n");
+  EXPECT_EQ(reader->transaction_events(), 2);
+  EXPECT_EQ(reader->events_read(), 1);
+  // A status that is no transaction's is still an event without an op.
+  EXPECT_EQ(Rejection("id INT", R"({"status":"OPEN","id":"1"})"),
+            "line 2: the event has no 'op' (expected c, r, u or d)");
 }
 
 TEST(Debezium, RegisteredAsAnInputFormat) {

@@ -190,7 +190,7 @@ Status RunOptions(bool markdown) {
   for (const config::OptionDef& def : config::AllOptions()) {
     std::string scopes;
     for (config::Scope s : {config::Scope::kTable, config::Scope::kWrite, config::Scope::kRead,
-                            config::Scope::kCatalog, config::Scope::kBeam, config::Scope::kRewrite}) {
+                            config::Scope::kCatalog, config::Scope::kBeam, config::Scope::kRewrite, config::Scope::kSource}) {
       if (def.scopes & uint32_t(s)) {
         if (!scopes.empty()) scopes += ", ";
         scopes += config::ScopeName(s);

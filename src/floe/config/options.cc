@@ -20,6 +20,7 @@ constexpr uint32_t kR = uint32_t(Scope::kRead);
 constexpr uint32_t kC = uint32_t(Scope::kCatalog);
 constexpr uint32_t kB = uint32_t(Scope::kBeam);
 constexpr uint32_t kM = uint32_t(Scope::kRewrite);
+constexpr uint32_t kSrc = uint32_t(Scope::kSource);
 using T = OptionType;
 
 // The registry. Iceberg table properties keep Iceberg's names and defaults
@@ -539,6 +540,42 @@ const std::vector<OptionDef>& Registry() {
        .doc = "With the table cache: destinations are spread over this many buckets whose refreshes are "
               "staggered across the refresh interval, so they do not all reload at once.",
        .min = 1, .max = 65536},
+      // The Kafka source block (kafka/kafka_source.h).
+      {K(kSourceType), .scopes = kSrc, .type = T::kEnum,
+       .doc = "kafka (or ReadFromKafka, Beam YAML's name): the rows come from Kafka topics instead of --input. "
+              "(type: postgres is the PostgreSQL source, whose keys are its own.)",
+       .enum_values = {"kafka", "ReadFromKafka"}},
+      {K(kSourceTopic), .scopes = kSrc, .type = T::kList,
+       .doc = "The topic to read, or a list of topics (every partition of each).",
+       .conflicts = {keys::kSourceTopicPattern.name}},
+      {K(kSourceTopicPattern), .scopes = kSrc, .type = T::kString,
+       .doc = "A regular expression (ECMAScript) searched in every topic name (anchor it with ^ and $ for whole "
+              "names; topics starting with __ never match): every topic that matches is read, also those "
+              "created later (found every partition_discovery_interval_ms).",
+       .conflicts = {keys::kSourceTopic.name}},
+      {K(kSourceBootstrapServers), .scopes = kSrc, .type = T::kString,
+       .doc = "host:port[,host:port...] of the Kafka brokers (required)."},
+      {K(kSourceFormat), .scopes = kSrc, .type = T::kEnum, .default_value = "json",
+       .doc = "How a message's value is decoded: json (one JSON object, the JSONL rules), debezium-json (one "
+              "Debezium change event, with or without its schema; Debezium's value encodings). A null value "
+              "(a tombstone) is no record.",
+       .enum_values = {"json", "debezium-json", "avro-confluent", "canal-json"},
+       .values_not_yet = {"avro-confluent", "canal-json"}},
+      {K(kSourceConsumerConfig), .scopes = kSrc, .type = T::kMap,
+       .doc = "librdkafka consumer properties passed as they are (group.id, security.protocol, sasl.*, ssl.*, "
+              "client.id, ...); an unknown property is an error naming it. group.id: the group whose offsets "
+              "are committed after each Iceberg commit (lag monitoring); the table's offsets decide where a "
+              "relaunch starts. enable.auto.commit is refused (offsets are committed with the data)."},
+      {K(kSourceAutoOffsetResetConfig), .scopes = kSrc, .type = T::kEnum, .default_value = "earliest",
+       .doc = "Where a partition that no destination table and no group offset names starts.",
+       .enum_values = {"earliest", "latest"}},
+      {K(kSourceBoundedMode), .scopes = kSrc, .type = T::kEnum, .default_value = "unbounded",
+       .doc = "unbounded: read until stopped (SIGINT / SIGTERM commit what was read). latest-offset: read up "
+              "to the partitions' high watermarks taken at start, commit and end.",
+       .enum_values = {"unbounded", "latest-offset", "timestamp", "specific-offsets"},
+       .values_not_yet = {"timestamp", "specific-offsets"}},
+      {K(kSourcePartitionDiscoveryIntervalMs), .scopes = kSrc, .type = T::kLong, .default_value = "10000",
+       .doc = "How often new partitions (and, with topic_pattern, new topics) are looked for.", .min = 100},
   };
   return kOptions;
 }
@@ -613,6 +650,7 @@ std::string_view ScopeName(Scope scope) {
     case Scope::kCatalog: return "catalog option";
     case Scope::kBeam: return "Beam write configuration";
     case Scope::kRewrite: return "rewrite option";
+    case Scope::kSource: return "Kafka source block key";
   }
   return "?";
 }
@@ -869,11 +907,12 @@ std::string RenderMarkdown() {
       "kept in the metadata of a table floe creates (`table_properties`) for the engines that act on\n"
       "them, and refused as job options; **not yet** options are refused with a message naming the\n"
       "issue that brings them.\n";
-  for (Scope scope : {Scope::kTable, Scope::kWrite, Scope::kRead, Scope::kCatalog, Scope::kBeam, Scope::kRewrite}) {
+  for (Scope scope : {Scope::kTable, Scope::kWrite, Scope::kRead, Scope::kCatalog, Scope::kBeam, Scope::kRewrite, Scope::kSource}) {
     std::string title(ScopeName(scope));
     title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
     if (title.ends_with("property")) title.replace(title.size() - 1, 1, "ie");
     if (scope != Scope::kBeam) title += "s";
+    if (scope == Scope::kSource) title += " (`source:` of `floe write --config`, written there without `source.`)";
     out += fmt::format(
         "\n## {}\n\n| name | type | default | status | description |\n| --- | --- | --- | --- | --- |\n", title);
     for (const auto& d : Registry()) {

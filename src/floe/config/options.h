@@ -40,6 +40,9 @@ enum class Scope : uint32_t {
   /// Table maintenance option (`floe rewrite-data-files --set`; Spark's
   /// `rewrite_data_files` / `rewrite_position_delete_files` option names)
   kRewrite = 32,
+  /// A key of the Kafka `source:` block of `floe write --config` (Beam YAML's
+  /// ReadFromKafka names), declared as `source.<key>`.
+  kSource = 64,
 };
 constexpr uint32_t operator|(Scope a, Scope b) { return uint32_t(a) | uint32_t(b); }
 constexpr uint32_t operator|(uint32_t a, Scope b) { return a | uint32_t(b); }
@@ -241,6 +244,18 @@ inline constexpr Key<int32_t> kPartialProgressMaxFailedCommits{"partial-progress
 inline constexpr Key<double> kDeleteRatioThreshold{"delete-ratio-threshold"};
 inline constexpr Key<int32_t> kOutputSpecId{"output-spec-id"};
 inline constexpr Key<bool> kRemoveDanglingDeletes{"remove-dangling-deletes"};
+// The Kafka `source:` block of `floe write --config` (kafka/kafka_source.h):
+// declared as `source.<key>`, written in the block without the prefix.
+inline constexpr std::string_view kSourcePrefix = "source.";
+inline constexpr Key<std::string> kSourceType{"source.type"};
+inline constexpr Key<std::string> kSourceTopic{"source.topic"};
+inline constexpr Key<std::string> kSourceTopicPattern{"source.topic_pattern"};
+inline constexpr Key<std::string> kSourceBootstrapServers{"source.bootstrap_servers"};
+inline constexpr Key<std::string> kSourceFormat{"source.format"};
+inline constexpr Key<std::string> kSourceConsumerConfig{"source.consumer_config"};
+inline constexpr Key<std::string> kSourceAutoOffsetResetConfig{"source.auto_offset_reset_config"};
+inline constexpr Key<std::string> kSourceBoundedMode{"source.bounded_mode"};
+inline constexpr Key<int64_t> kSourcePartitionDiscoveryIntervalMs{"source.partition_discovery_interval_ms"};
 // Flink write option spellings of the same ideas
 inline constexpr Key<std::string> kEqualityFieldColumns{"equality-field-columns"};
 }  // namespace keys

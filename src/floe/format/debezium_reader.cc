@@ -7,6 +7,7 @@
 // JSONL decoder's JsonRowDecoder, so values follow exactly the JSONL rules.
 #include "floe/format/debezium_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -53,7 +54,7 @@ std::vector<std::string> SplitPath(std::string_view path) {
   }
 }
 
-enum class Op { kCreate, kRead, kUpdate, kDelete };
+enum class Op { kCreate, kRead, kUpdate, kDelete, kTransaction };
 
 const char* OpName(Op op) {
   switch (op) {
@@ -61,6 +62,7 @@ const char* OpName(Op op) {
     case Op::kRead: return "read";
     case Op::kUpdate: return "update";
     case Op::kDelete: return "delete";
+    case Op::kTransaction: return "transaction";
   }
   return "change";
 }
@@ -75,7 +77,9 @@ class DebeziumReader::Impl {
         in_(std::move(in)),
         options_(std::move(options)),
         sequence_path_(std::move(sequence_path)),
-        rows_decoder_(schema_, options_.ignore_unknown_keys) {}
+        rows_decoder_(schema_, options_.ignore_unknown_keys) {
+    rows_decoder_.EnableDebezium();
+  }
 
   Result<bool> Next(Batch* batch) {
     if (failed_) return Fail(*failed_);
@@ -98,6 +102,7 @@ class DebeziumReader::Impl {
   int64_t events() const { return events_; }
   int64_t rejected() const { return rejected_; }
   int64_t tombstones() const { return tombstones_; }
+  int64_t transactions() const { return transactions_; }
   int64_t line() const { return line_no_; }
 
  private:
@@ -234,9 +239,23 @@ class DebeziumReader::Impl {
         return JsonError(err);
       }
     }
+    if (wrapped_) {
+      if (!ReadSchema(doc)) return false;
+    } else if (!schema_text_.empty()) {
+      // An event without its schema: the column types' defaults again.
+      schema_text_.clear();
+      schema_error_.clear();
+      rows_decoder_.ResetEncodings();
+    }
 
     Op op = Op::kCreate;
     if (!ReadOp(doc, &op)) return false;
+    if (op == Op::kTransaction) {
+      if (!CheckWhole(doc)) return false;
+      ++transactions_;  // transaction metadata (BEGIN / END): not a change
+      return true;
+    }
+    if (!schema_error_.empty()) return Rule(schema_error_);
     int64_t seq = 0;
     if (!ReadSequence(doc, &seq)) return false;
 
@@ -290,7 +309,13 @@ class DebeziumReader::Impl {
     if (auto err = Envelope(doc, env)) return JsonError(err);
     od::value v;
     auto err = env.find_field_unordered("op").get(v);
-    if (err == simdjson::NO_SUCH_FIELD) return Rule("the event has no 'op' (expected c, r, u or d)");
+    if (err == simdjson::NO_SUCH_FIELD) {
+      if (IsTransactionMetadata(doc)) {
+        *op = Op::kTransaction;
+        return true;
+      }
+      return Rule("the event has no 'op' (expected c, r, u or d)");
+    }
     if (err) return JsonError(err);
     od::json_type jt;
     if ((err = v.type().get(jt))) return JsonError(err);
@@ -308,9 +333,138 @@ class DebeziumReader::Impl {
     } else if (s == "d") {
       *op = Op::kDelete;
     } else if (s == "t") {
-      return Rule("truncate events are not supported");
+      return Rule(
+          "truncate event (op 't'): floe does not apply truncates (a truncate is no row change; "
+          "filter them at the connector with skipped.operations=t, or pass them to the error "
+          "output)");
     } else {
       return Rule(fmt::format("unknown op '{}' (expected c, r, u or d)", Shown(s)));
+    }
+    return true;
+  }
+
+  /// Whether the event is Debezium's transaction metadata ({"status":"BEGIN"
+  /// or "END","id":...}, provide.transaction.metadata), which has no op.
+  bool IsTransactionMetadata(od::document& doc) {
+    od::object env;
+    if (Envelope(doc, env)) return false;
+    std::string_view status;
+    if (env.find_field_unordered("status").get_string().get(status)) return false;
+    if (status != "BEGIN" && status != "END") return false;
+    if (Envelope(doc, env)) return false;
+    od::value id;
+    return env.find_field_unordered("id").get(id) == simdjson::SUCCESS;
+  }
+
+  /// Reads the envelope's `schema` (Kafka Connect's JSON schema of the event)
+  /// and sets each column's encoding from the field of the `after` (or
+  /// `before`) struct of its name; the same schema text as the event before
+  /// reuses what was read then.
+  bool ReadSchema(od::document& doc) {
+    doc.rewind();
+    od::object top;
+    auto err = doc.get_object().get(top);
+    if (err) return JsonError(err);
+    od::value sv;
+    err = top.find_field_unordered("schema").get(sv);
+    std::string_view text;
+    if (err == simdjson::SUCCESS) {
+      od::json_type jt;
+      if ((err = sv.type().get(jt))) return JsonError(err);
+      if (jt == od::json_type::object) {
+        od::object so;
+        if ((err = sv.get_object().get(so))) return JsonError(err);
+        if ((err = so.raw_json().get(text))) return JsonError(err);
+      } else if (jt != od::json_type::null) {
+        return Rule(fmt::format("'schema' must be an object (Kafka Connect's schema of the event), found {}",
+                                JsonTypeName(jt)));
+      }
+    } else if (err != simdjson::NO_SUCH_FIELD) {
+      return JsonError(err);
+    }
+    text = Trim(text);
+    if (text == schema_text_) return true;
+    schema_text_.assign(text);
+    schema_error_.clear();
+    rows_decoder_.ResetEncodings();
+    if (text.empty()) return true;
+    return ApplySchema();
+  }
+
+  /// Sets the encodings from schema_text_ (a DOM parse: schemas change rarely).
+  bool ApplySchema() {
+    simdjson::padded_string padded(schema_text_);
+    simdjson::dom::element root;
+    if (auto err = dom_parser_.parse(padded).get(root)) return JsonError(err);
+    simdjson::dom::array fields;
+    if (root["fields"].get_array().get(fields)) return true;  // no fields described
+    simdjson::dom::array image;
+    bool found = false;
+    for (const char* name : {"after", "before"}) {
+      for (simdjson::dom::element f : fields) {
+        std::string_view fname;
+        if (f["field"].get_string().get(fname) || fname != name) continue;
+        if (f["fields"].get_array().get(image)) continue;
+        found = true;
+        break;
+      }
+      if (found) break;
+    }
+    if (!found) return true;
+    for (simdjson::dom::element f : image) {
+      std::string_view field, type, semantic;
+      if (f["field"].get_string().get(field)) continue;
+      if (f["type"].get_string().get(type)) type = {};
+      if (f["name"].get_string().get(semantic)) semantic = {};
+      const int column = schema_->IndexOf(field);
+      if (column < 0) {
+        if (options_.ignore_unknown_keys) continue;
+        schema_error_ = fmt::format(
+            "the event's schema has a column '{}' that the table lacks: floe does not evolve the "
+            "table's schema from a change stream yet (add the column to the table, or set "
+            "ignore_unknown_keys to drop it)",
+            Shown(field));
+        return true;
+      }
+      internal::DebeziumEncoding e;
+      using Strings = internal::DebeziumEncoding::Strings;
+      constexpr int64_t kMs = 1000000, kUs = 1000, kNs = 1, kDay = int64_t{86400} * 1000000000;
+      if (semantic == "io.debezium.time.Date" || semantic == "org.apache.kafka.connect.data.Date") {
+        e.unit_ns = kDay;
+      } else if (semantic == "io.debezium.time.Time" ||
+                 semantic == "org.apache.kafka.connect.data.Time" ||
+                 semantic == "io.debezium.time.Timestamp" ||
+                 semantic == "org.apache.kafka.connect.data.Timestamp") {
+        e.unit_ns = kMs;
+      } else if (semantic == "io.debezium.time.MicroTime" ||
+                 semantic == "io.debezium.time.MicroTimestamp") {
+        e.unit_ns = kUs;
+      } else if (semantic == "io.debezium.time.NanoTime" ||
+                 semantic == "io.debezium.time.NanoTimestamp") {
+        e.unit_ns = kNs;
+      } else if (semantic == "org.apache.kafka.connect.data.Decimal") {
+        e.strings = Strings::kBase64;
+        std::string_view scale;
+        simdjson::dom::element params;
+        if (!f["parameters"].get(params)) {
+          int64_t n = 0;
+          if (!params["scale"].get_string().get(scale)) {
+            auto [p, ec] = std::from_chars(scale.data(), scale.data() + scale.size(), n);
+            if (ec != std::errc() || p != scale.data() + scale.size() || n < 0 || n > 1000) {
+              return Rule(fmt::format("column '{}': the schema's Decimal scale '{}' is not a scale",
+                                      Shown(field), Shown(scale)));
+            }
+            e.decimal_scale = static_cast<int32_t>(n);
+          } else if (!params["scale"].get_int64().get(n)) {
+            e.decimal_scale = static_cast<int32_t>(std::clamp<int64_t>(n, 0, 1000));
+          }
+        }
+      } else if (type == "bytes") {
+        e.strings = Strings::kBase64;  // bytes, io.debezium.data.Bits
+      } else if (type == "string") {
+        e.strings = Strings::kText;    // decimal.handling.mode=string, binary as hex, ISO text
+      }
+      rows_decoder_.SetEncoding(static_cast<size_t>(column), e);
     }
     return true;
   }
@@ -450,6 +604,10 @@ class DebeziumReader::Impl {
   std::string_view line_;  ///< the line being decoded
   bool wrapped_ = false;   ///< the current event is the payload of {"schema","payload"}
   std::string image_;      ///< the image being decoded when an error happened
+  std::string schema_text_;   ///< the envelope schema the encodings were set from
+  std::string schema_error_;  ///< what that schema breaks (every event with it fails)
+  simdjson::dom::parser dom_parser_;
+  int64_t transactions_ = 0;
   int64_t line_no_ = 0;
   int64_t rows_ = 0;
   int64_t events_ = 0;
@@ -503,6 +661,7 @@ int64_t DebeziumReader::rows_read() const { return impl_->rows(); }
 int64_t DebeziumReader::events_read() const { return impl_->events(); }
 int64_t DebeziumReader::rows_rejected() const { return impl_->rejected(); }
 int64_t DebeziumReader::tombstones() const { return impl_->tombstones(); }
+int64_t DebeziumReader::transaction_events() const { return impl_->transactions(); }
 int64_t DebeziumReader::line_number() const { return impl_->line(); }
 
 }  // namespace floe::format

@@ -5,8 +5,10 @@
 // records the rule, each level on the way out adds its column name.
 #include "floe/format/json_row_decoder_internal.h"
 
+#include <charconv>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "floe/format/byte_stream.h"
 #include "floe/format/json_syntax_internal.h"
@@ -31,7 +33,43 @@ struct Node {
   std::unordered_map<std::string_view, int> index;
   std::vector<uint64_t> seen;
   uint64_t gen = 0;
+  /// Debezium mode, on a column whose type has encodings beyond the JSONL
+  /// rules (date, time, timestamps, decimal, binary, fixed).
+  bool debezium = false;
+  DebeziumEncoding encoding;
 };
+
+bool HasDebeziumEncodings(TypeId id) {
+  switch (id) {
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+    case TypeId::kDecimal:
+    case TypeId::kBinary:
+    case TypeId::kFixed: return true;
+    default: return false;
+  }
+}
+
+void EnableDebeziumNode(Node* n) {
+  if (n->type) n->debezium = HasDebeziumEncodings(n->type->id);
+  for (auto& c : n->children) EnableDebeziumNode(&c);
+}
+
+bool IsBase64Text(std::string_view s) {
+  for (char c : s) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+          c == '/' || c == '=')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+constexpr int64_t kNanosPerDay = int64_t{86400} * 1000000000;
 
 void BuildNode(const NestedField& f, Node* n) {
   n->type = f.type.get();
@@ -366,6 +404,10 @@ class JsonRowDecoder::Impl {
       col.AppendNull();
       return true;
     }
+    if (n.debezium) {
+      const int r = DecodeDebezium(n, col, v, jt);
+      if (r >= 0) return r != 0;
+    }
     const Type& type = *n.type;
     switch (type.id) {
       case TypeId::kBoolean: {
@@ -507,6 +549,194 @@ class JsonRowDecoder::Impl {
     }
   }
 
+  /// A value in one of Debezium's encodings (Node::debezium): 1 decoded, 0
+  /// an error, -1 not such a value (the JSONL rules apply; `v` is not
+  /// consumed then).
+  int DecodeDebezium(Node& n, ColumnVector& col, od::value& v, od::json_type jt) {
+    const Type& type = *n.type;
+    const DebeziumEncoding& e = n.encoding;
+    switch (type.id) {
+      case TypeId::kDate:
+      case TypeId::kTime:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+      case TypeId::kTimestampNs:
+      case TypeId::kTimestampTzNs: {
+        if (jt == od::json_type::string && type.id == TypeId::kTime) return ZonedTime(col, v);
+        if (jt != od::json_type::number) return -1;
+        int64_t x;
+        if (v.get_int64().get(x) != simdjson::SUCCESS) {
+          return Rule(fmt::format("expected an integer ({}) for {}, found {}", UnitName(n),
+                                  SqlTypeName(type), QuoteValue(TrimRight(v.raw_json_token()))));
+        }
+        int64_t unit = e.unit_ns;
+        if (unit == 0) {
+          unit = type.id == TypeId::kDate ? kNanosPerDay
+                 : (type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs) ? 1
+                                                                                         : 1000;
+        }
+        const int64_t target = type.id == TypeId::kDate ? kNanosPerDay
+                               : (type.id == TypeId::kTimestampNs || type.id == TypeId::kTimestampTzNs)
+                                   ? 1
+                                   : 1000;
+        int64_t out;
+        if (unit >= target) {
+          if (__builtin_mul_overflow(x, unit / target, &out)) {
+            return Rule(fmt::format("value {} ({}) overflows {}", x, UnitName(n), SqlTypeName(type)));
+          }
+        } else {
+          const int64_t d = target / unit;
+          if (x % d != 0) {
+            return Rule(fmt::format("value {} ({}) is finer than {} holds", x, UnitName(n),
+                                    SqlTypeName(type)));
+          }
+          out = x / d;
+        }
+        if (type.id == TypeId::kDate) {
+          if (out < std::numeric_limits<int32_t>::min() || out > std::numeric_limits<int32_t>::max()) {
+            return Rule(fmt::format("value {} ({}) overflows DATE", x, UnitName(n)));
+          }
+          col.Append<int32_t>(static_cast<int32_t>(out));
+        } else {
+          if (type.id == TypeId::kTime && (out < 0 || out >= int64_t{86400} * 1000000)) {
+            return Rule(fmt::format("value {} ({}) is not a time of day", x, UnitName(n)));
+          }
+          col.Append<int64_t>(out);
+        }
+        return 1;
+      }
+      case TypeId::kDecimal: {
+        if (jt == od::json_type::object) return VariableScaleDecimal(n, col, v);
+        if (jt != od::json_type::string || e.strings == DebeziumEncoding::Strings::kText) return -1;
+        std::string_view s;
+        if (!PlainToken(v.raw_json_token(), &s)) return -1;
+        if (e.strings == DebeziumEncoding::Strings::kAuto && !IsBase64Text(s)) return -1;
+        hex_.clear();
+        if (auto st = ParseBase64Text(s, -1, &hex_); !st) {
+          return Rule(st.error().message + " (a decimal's unscaled bytes, Kafka Connect's Decimal)");
+        }
+        auto r = DecimalFromUnscaledBytes(hex_, e.decimal_scale < 0 ? type.scale : e.decimal_scale,
+                                          type, s);
+        if (!r) return Rule(r.error().message);
+        col.Append<int128_t>(*r);
+        return 1;
+      }
+      case TypeId::kBinary:
+      case TypeId::kFixed: {
+        if (jt != od::json_type::string || e.strings == DebeziumEncoding::Strings::kText) return -1;
+        std::string_view s;
+        if (!PlainToken(v.raw_json_token(), &s)) return -1;
+        hex_.clear();
+        auto st = ParseBase64Text(s, type.id == TypeId::kFixed ? type.length : -1, &hex_);
+        if (!st) return Rule(st.error().message);
+        col.AppendBytes(hex_);
+        return 1;
+      }
+      default: return -1;
+    }
+  }
+
+  /// "days", "ms", ...: the unit of an integer time value, for messages.
+  static std::string UnitName(const Node& n) {
+    int64_t unit = n.encoding.unit_ns;
+    if (unit == 0) {
+      const TypeId id = n.type->id;
+      unit = id == TypeId::kDate ? kNanosPerDay
+             : (id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs) ? 1
+                                                                           : 1000;
+    }
+    switch (unit) {
+      case kNanosPerDay: return "days";
+      case 1000000: return "ms";
+      case 1000: return "us";
+      case 1: return "ns";
+      default: return fmt::format("units of {} ns", unit);
+    }
+  }
+
+  /// A time of day with a zone (io.debezium.time.ZonedTime, "10:15:30Z",
+  /// "10:15:30.5+02:00") as UTC; -1 for a time without a zone.
+  int ZonedTime(ColumnVector& col, od::value& v) {
+    std::string_view s;
+    if (!PlainToken(v.raw_json_token(), &s)) return -1;
+    int64_t offset_us = 0;
+    std::string_view time = s;
+    if (!s.empty() && s.back() == 'Z') {
+      time = s.substr(0, s.size() - 1);
+    } else if (s.size() > 6 && (s[s.size() - 6] == '+' || s[s.size() - 6] == '-') &&
+               s[s.size() - 3] == ':') {
+      std::string_view z = s.substr(s.size() - 5);
+      int hh = 0, mm = 0;
+      auto r1 = std::from_chars(z.data(), z.data() + 2, hh);
+      auto r2 = std::from_chars(z.data() + 3, z.data() + 5, mm);
+      if (r1.ec != std::errc() || r2.ec != std::errc() || r1.ptr != z.data() + 2 ||
+          r2.ptr != z.data() + 5 || hh > 18 || mm > 59) {
+        return Rule(fmt::format("value {} is not a time of day with a zone", QuoteValue(s)));
+      }
+      offset_us = (int64_t{hh} * 3600 + mm * 60) * 1000000;
+      if (s[s.size() - 6] == '-') offset_us = -offset_us;
+      time = s.substr(0, s.size() - 6);
+    } else {
+      return -1;
+    }
+    auto r = ParseTimeText(time);
+    if (!r) return Rule(r.error().message);
+    const int64_t day = int64_t{86400} * 1000000;
+    col.Append<int64_t>((((*r - offset_us) % day) + day) % day);
+    return 1;
+  }
+
+  /// io.debezium.data.VariableScaleDecimal: {"scale":S,"value":"<base64>"}.
+  int VariableScaleDecimal(Node& n, ColumnVector& col, od::value& v) {
+    const Type& type = *n.type;
+    od::object obj;
+    auto err = v.get_object().get(obj);
+    if (err) return JsonError(err);
+    std::optional<int64_t> scale;
+    std::string value;
+    bool have_value = false;
+    auto shape = [&] {
+      return Rule(fmt::format(
+          "expected {{\"scale\":S,\"value\":\"<base64>\"}} (io.debezium.data.VariableScaleDecimal) "
+          "for {}",
+          SqlTypeName(type)));
+    };
+    for (auto fr : obj) {
+      od::field field;
+      if ((err = std::move(fr).get(field))) return JsonError(err);
+      std::string_view key;
+      if ((err = field.unescaped_key().get(key))) return JsonError(err);
+      od::value fv = field.value();
+      if (key == "scale") {
+        int64_t x;
+        if (fv.get_int64().get(x) != simdjson::SUCCESS) return shape();
+        scale = x;
+      } else if (key == "value") {
+        std::string_view s;
+        if (fv.get_string().get(s) != simdjson::SUCCESS) return shape();
+        value.assign(s);
+        have_value = true;
+      } else {
+        return shape();
+      }
+    }
+    if (!scale || !have_value || *scale < -1000 || *scale > 1000) return shape();
+    hex_.clear();
+    if (auto st = ParseBase64Text(value, -1, &hex_); !st) return Rule(st.error().message);
+    auto r = DecimalFromUnscaledBytes(hex_, static_cast<int32_t>(*scale), type, value);
+    if (!r) return Rule(r.error().message);
+    col.Append<int128_t>(*r);
+    return 1;
+  }
+
+  void EnableDebezium() { EnableDebeziumNode(&root_); }
+  void SetEncoding(size_t column, const DebeziumEncoding& e) {
+    if (column < root_.children.size()) root_.children[column].encoding = e;
+  }
+  void ResetEncodings() {
+    for (auto& c : root_.children) c.encoding = DebeziumEncoding{};
+  }
+
   bool DecodeNested(Node& n, ColumnVector& col, od::value& v, od::json_type jt) {
     const Type& type = *n.type;
     simdjson::error_code err;
@@ -632,6 +862,11 @@ bool JsonRowDecoder::Fail(std::string rule) { return impl_->Rule(std::move(rule)
 bool JsonRowDecoder::FailJson(simdjson::error_code code) { return impl_->JsonError(code); }
 bool JsonRowDecoder::FailBadUtf8() { return impl_->BadUtf8(); }
 RowError JsonRowDecoder::TakeError() { return impl_->TakeError(); }
+void JsonRowDecoder::EnableDebezium() { impl_->EnableDebezium(); }
+void JsonRowDecoder::SetEncoding(size_t column, const DebeziumEncoding& encoding) {
+  impl_->SetEncoding(column, encoding);
+}
+void JsonRowDecoder::ResetEncodings() { impl_->ResetEncodings(); }
 
 Status CheckSimdjsonCpu() {
 #if defined(__x86_64__) && defined(__PCLMUL__)

@@ -74,6 +74,24 @@ class RowMark {
   int64_t num_rows_ = 0;
 };
 
+/// How the values of one column of a Debezium change event are encoded
+/// (Kafka Connect's JSON converter, Debezium's default modes): from the
+/// event's schema, or the defaults of the column's type (see
+/// debezium_reader.h).
+struct DebeziumEncoding {
+  enum class Strings : uint8_t {
+    kAuto,    ///< the column type's default (decimal: base64 unless it holds other characters; binary: base64)
+    kBase64,  ///< bytes in base64 (Connect `bytes`, Decimal, Bits)
+    kText,    ///< the JSONL rules (Connect `string`: decimal text, hex bytes, ISO times)
+  };
+  /// An integer time value: nanoseconds per unit (days, ms, us, ns); 0: the
+  /// column type's default (date: days, time and timestamp: us, timestamp_ns: ns).
+  int64_t unit_ns = 0;
+  /// Decimal bytes: their scale (Connect Decimal's `scale` parameter); -1: the column's.
+  int32_t decimal_scale = -1;
+  Strings strings = Strings::kAuto;
+};
+
 /// Decodes JSON objects into rows of a schema's columns (simdjson On-Demand).
 class JsonRowDecoder {
  public:
@@ -108,6 +126,17 @@ class JsonRowDecoder {
 
   /// The error of the last failed call; clears it.
   RowError TakeError();
+
+  /// Also takes Debezium's encodings (debezium_reader.h) where the JSONL
+  /// rules take no such value: integers for date, time and timestamp
+  /// columns, base64 for decimal and binary columns, ZonedTime text for time
+  /// columns, {"scale","value"} objects (VariableScaleDecimal) for decimal
+  /// columns; every column at its type's default encoding.
+  void EnableDebezium();
+  /// Sets the encoding of top-level column `column` (EnableDebezium first).
+  void SetEncoding(size_t column, const DebeziumEncoding& encoding);
+  /// Puts every top-level column back to its type's default encoding.
+  void ResetEncodings();
 
   class Impl;
 

@@ -250,4 +250,100 @@ Status ParseHexText(std::string_view text, int32_t expected_len, std::string* ou
   return Ok();
 }
 
+namespace {
+
+int Base64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+}  // namespace
+
+Status ParseBase64Text(std::string_view text, int32_t expected_len, std::string* out) {
+  if (text.size() % 4 != 0) {
+    return InvalidArgument("value {} is not base64 (its length is not a multiple of 4)",
+                           QuoteValue(text));
+  }
+  size_t pad = 0;
+  while (pad < 2 && pad < text.size() && text[text.size() - 1 - pad] == '=') ++pad;
+  const size_t at = out->size();
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i + pad < text.size(); ++i) {
+    const int v = Base64Value(text[i]);
+    if (v < 0) {
+      out->resize(at);
+      return InvalidArgument("value {} is not base64 (bad character at position {})",
+                             QuoteValue(text), i + 1);
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  // The bits left over from the padded group must be zero (canonical form).
+  if (bits > 0 && (acc & ((1u << bits) - 1)) != 0) {
+    out->resize(at);
+    return InvalidArgument("value {} is not base64 (non-zero padding bits)", QuoteValue(text));
+  }
+  const size_t n = out->size() - at;
+  if (expected_len >= 0 && static_cast<int64_t>(n) != expected_len) {
+    out->resize(at);
+    return InvalidArgument("value {} has {} bytes; FIXED({}) needs exactly {}", QuoteValue(text),
+                           n, expected_len, expected_len);
+  }
+  return Ok();
+}
+
+Result<int128_t> DecimalFromUnscaledBytes(std::string_view bytes, int32_t scale, const Type& type,
+                                          std::string_view text) {
+  if (bytes.empty()) {
+    return InvalidArgument("value {} is no decimal: no bytes ({})", QuoteValue(text),
+                           SqlTypeName(type));
+  }
+  const bool neg = static_cast<unsigned char>(bytes[0]) & 0x80;
+  // Leading sign bytes beyond 16 carry nothing.
+  while (bytes.size() > 16 &&
+         static_cast<unsigned char>(bytes[0]) == (neg ? 0xff : 0x00) &&
+         ((static_cast<unsigned char>(bytes[1]) & 0x80) != 0) == neg) {
+    bytes.remove_prefix(1);
+  }
+  auto overflow = [&] {
+    return InvalidArgument("value {} (scale {}) does not fit {}", QuoteValue(text), scale,
+                           SqlTypeName(type));
+  };
+  if (bytes.size() > 16) return overflow();
+  unsigned __int128 u = neg ? ~static_cast<unsigned __int128>(0) : 0;
+  for (char c : bytes) u = (u << 8) | static_cast<unsigned char>(c);
+  int128_t v = static_cast<int128_t>(u);
+  // |v| < 10^38 for every value that can fit a decimal (P <= 38).
+  int128_t p10_38 = 1;
+  for (int i = 0; i < 38; ++i) p10_38 *= 10;
+  if (v >= p10_38 || v <= -p10_38) return overflow();
+  if (scale < type.scale) {
+    for (int32_t s = scale; s < type.scale; ++s) {
+      if (v >= p10_38 / 10 || v <= -p10_38 / 10) return overflow();
+      v *= 10;
+    }
+  } else {
+    for (int32_t s = type.scale; s < scale; ++s) {
+      if (v % 10 != 0) {
+        return InvalidArgument("value {} (scale {}) has more than {} fraction digits ({})",
+                               QuoteValue(text), scale, type.scale, SqlTypeName(type));
+      }
+      v /= 10;
+    }
+  }
+  int128_t limit = 1;
+  for (int32_t i = 0; i < type.precision; ++i) limit *= 10;
+  if (v >= limit || v <= -limit) return overflow();
+  return v;
+}
+
 }  // namespace floe::format

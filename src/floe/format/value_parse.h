@@ -63,4 +63,18 @@ Status ParseUuidText(std::string_view text, uint8_t out[16]);
 /// Hex digits into bytes appended to `out`; `expected_len` >= 0 requires that many bytes.
 Status ParseHexText(std::string_view text, int32_t expected_len, std::string* out);
 
+/// Standard base64 (RFC 4648 section 4, `=` padding required when the length
+/// is not a multiple of 4 of the encoded bytes: Java's Base64 encoder, which
+/// Kafka Connect's JSON converter uses for bytes) into bytes appended to `out`;
+/// `expected_len` >= 0 requires that many bytes.
+Status ParseBase64Text(std::string_view text, int32_t expected_len, std::string* out);
+
+/// A decimal(P, S) column's unscaled value from `bytes`, a big-endian two's
+/// complement integer (Kafka Connect's Decimal, Java's
+/// BigInteger.toByteArray()) of scale `scale`: rescaled to S exactly (a value
+/// with non-zero digits beyond S is an error), then checked against P.
+/// `text` is the encoded value, for messages.
+Result<int128_t> DecimalFromUnscaledBytes(std::string_view bytes, int32_t scale, const Type& type,
+                                          std::string_view text);
+
 }  // namespace floe::format

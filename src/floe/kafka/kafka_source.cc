@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 
+#include "floe/config/options.h"
 #include "floe/format/format_registry.h"
 #include "floe/format/string_input.h"
 
@@ -39,6 +40,9 @@ struct ListDeleter {
   void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
 };
 using ListPtr = std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter>;
+
+/// upsert mode: the key of the event envelope that holds the message's offset.
+constexpr const char* kUpsertOffsetKey = "kafka_offset";
 
 class KafkaSource final : public sink::Source {
  public:
@@ -126,6 +130,11 @@ class KafkaSource final : public sink::Source {
     output_ = std::move(output);
     decode_ = o_.decode;
     decode_.with_positions = true;
+    if (o_.upsert) {
+      // Each message becomes a change event (Take): ordered by its offset.
+      registry_format_ = "debezium-json";
+      decode_.sequence_path = kUpsertOffsetKey;
+    }
     decode_.reject = [this](format::RejectedRow&& r) -> Status {
       r.position += chunk_base_;
       return output_.reject(std::move(r));
@@ -410,7 +419,7 @@ class KafkaSource final : public sink::Source {
         open.push_back(i);
       }
     }
-    if (!open.empty() && !group_.empty()) {
+    if (!open.empty() && !group_.empty() && o_.group_offsets) {
       ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(open.size())));
       for (size_t i : open) rd_kafka_topic_partition_list_add(list.get(), parts_[i].topic.c_str(), parts_[i].partition);
       rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -491,12 +500,30 @@ class KafkaSource final : public sink::Source {
     }
     p.next = m->offset + 1;
     // One line per message: a raw line end can only be white space in JSON.
-    const size_t at = chunk_.size();
-    if (m->payload != nullptr && m->len > 0) {
-      chunk_.append(static_cast<const char*>(m->payload), m->len);
+    auto append = [&](const void* data, size_t len) {
+      const size_t at = chunk_.size();
+      chunk_.append(static_cast<const char*>(data), len);
       for (size_t i = at; i < chunk_.size(); ++i) {
         if (chunk_[i] == '\n' || chunk_[i] == '\r') chunk_[i] = ' ';
       }
+    };
+    if (o_.upsert) {
+      // upsert-kafka: a value is its key's row, a tombstone deletes the row
+      // of its key; as a change event for the Debezium decoder.
+      if (m->payload != nullptr && m->len > 0) {
+        chunk_ += R"({"op":"u","before":null,"after":)";
+        append(m->payload, m->len);
+      } else {
+        chunk_ += R"({"op":"d","before":)";
+        if (m->key != nullptr && m->key_len > 0) {
+          append(m->key, m->key_len);
+        } else {
+          chunk_ += "null";  // a tombstone without a key: rejected (no row to delete)
+        }
+      }
+      chunk_ += fmt::format(R"(,"{}":{}}})", kUpsertOffsetKey, m->offset);
+    } else if (m->payload != nullptr && m->len > 0) {
+      append(m->payload, m->len);
     }
     chunk_.push_back('\n');
     lines_.push_back({static_cast<int32_t>(it->second), m->offset});
@@ -575,11 +602,18 @@ Result<std::unique_ptr<sink::Source>> OpenKafkaSource(KafkaSourceOptions options
   return std::unique_ptr<sink::Source>(std::move(s));
 }
 
+namespace {
+
+/// A source block key as written in the block: the registry name without `source.`.
+std::string BlockKey(std::string_view registry_name) {
+  return std::string(registry_name.substr(config::keys::kSourcePrefix.size()));
+}
+
+}  // namespace
+
 Result<KafkaSourceOptions> ParseKafkaSourceBlock(const std::string& yaml_block, std::string_view origin) {
-  static const std::vector<std::string> kKeys = {"type",   "topic",           "topic_pattern",
-                                                 "bootstrap_servers", "format", "consumer_config",
-                                                 "auto_offset_reset_config", "bounded_mode",
-                                                 "partition_discovery_interval_ms"};
+  namespace k = config::keys;
+  constexpr uint32_t kSource = uint32_t(config::Scope::kSource);
   KafkaSourceOptions o;
   YAML::Node n;
   try {
@@ -589,52 +623,67 @@ Result<KafkaSourceOptions> ParseKafkaSourceBlock(const std::string& yaml_block, 
   }
   if (!n.IsMap()) return InvalidArgument("{}: source: expected a map (type: kafka, topic: ..., bootstrap_servers: ...)", origin);
   try {
+    // Every key through the option registry (`source.<key>`): unknown keys
+    // are refused by name, scalar values checked against their declaration,
+    // values floe does not implement refused, conflicting keys refused together.
+    std::set<std::string> given;
+    for (const auto& kv : n) given.insert(kv.first.as<std::string>());
     for (const auto& kv : n) {
       const std::string key = kv.first.as<std::string>();
-      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
-        return InvalidArgument("{}: source: unknown key '{}': valid keys are {}", origin, key, fmt::join(kKeys, ", "));
+      const std::string full = std::string(k::kSourcePrefix) + key;
+      const config::OptionDef* def = config::FindOption(full, kSource);
+      if (def == nullptr) {
+        std::vector<std::string> valid;
+        for (const auto& d : config::AllOptions()) {
+          if (d.scopes & kSource) valid.push_back(BlockKey(d.key));
+        }
+        return InvalidArgument("{}: source: unknown key '{}': valid keys are {}", origin, key, fmt::join(valid, ", "));
+      }
+      if (kv.second.IsScalar()) {
+        const std::string value = kv.second.Scalar();
+        if (Status st = config::CheckValue(*def, full, value); !st) return Fail(st.error().WithContext(origin));
+        if (Status st = config::CheckSupport(*def, full, value, config::Use::kJob); !st) {
+          return Fail(st.error().WithContext(origin));
+        }
+      }
+      for (std::string_view other : def->conflicts) {
+        if (given.contains(BlockKey(other))) {
+          return InvalidArgument("{}: source: give either {} or {}, not both", origin, key, BlockKey(other));
+        }
       }
     }
-    const std::string type = n["type"] ? n["type"].as<std::string>() : std::string();
+    auto get = [&](std::string_view registry_name) { return n[BlockKey(registry_name)]; };
+    const std::string type = get(k::kSourceType.name) ? get(k::kSourceType.name).as<std::string>() : std::string();
     if (type != "kafka" && type != "ReadFromKafka") {
       return InvalidArgument("{}: source: type '{}': the source types are kafka (or ReadFromKafka) and postgres",
                              origin, type);
     }
-    if (auto t = n["topic"]) {
+    if (auto t = get(k::kSourceTopic.name)) {
       if (t.IsSequence()) {
         for (const auto& e : t) o.topics.push_back(e.as<std::string>());
       } else {
         o.topics.push_back(t.as<std::string>());
       }
     }
-    if (auto t = n["topic_pattern"]) o.topic_pattern = t.as<std::string>();
-    if (auto t = n["bootstrap_servers"]) o.bootstrap_servers = t.as<std::string>();
-    if (auto t = n["format"]) o.format = t.as<std::string>();
-    if (auto t = n["consumer_config"]) {
+    if (auto t = get(k::kSourceTopicPattern.name)) o.topic_pattern = t.as<std::string>();
+    if (auto t = get(k::kSourceBootstrapServers.name)) o.bootstrap_servers = t.as<std::string>();
+    if (auto t = get(k::kSourceFormat.name)) o.format = t.as<std::string>();
+    if (auto t = get(k::kSourceConsumerConfig.name)) {
       if (!t.IsMap()) return InvalidArgument("{}: source: consumer_config: expected a map of librdkafka properties", origin);
       for (const auto& kv : t) o.consumer_config[kv.first.as<std::string>()] = kv.second.as<std::string>();
     }
-    if (auto t = n["auto_offset_reset_config"]) {
-      const std::string v = t.as<std::string>();
-      if (v != "earliest" && v != "latest") {
-        return InvalidArgument("{}: source: auto_offset_reset_config '{}': earliest or latest", origin, v);
-      }
+    if (auto t = get(k::kSourceAutoOffsetResetConfig.name)) {
+      std::string v = t.as<std::string>();
+      std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
       o.consumer_config["auto.offset.reset"] = v;
     }
-    if (auto t = n["bounded_mode"]) {
-      const std::string v = t.as<std::string>();
-      if (v == "latest-offset") {
-        o.bounded = true;
-      } else if (v == "timestamp" || v == "specific-offsets") {
-        return Unsupported("{}: source: bounded_mode '{}' is not implemented (unbounded and latest-offset are)", origin, v);
-      } else if (v != "unbounded") {
-        return InvalidArgument("{}: source: bounded_mode '{}': unbounded or latest-offset", origin, v);
-      }
+    if (auto t = get(k::kSourceBoundedMode.name)) {
+      std::string v = t.as<std::string>();
+      std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+      o.bounded = v == "latest-offset";
     }
-    if (auto t = n["partition_discovery_interval_ms"]) {
-      const int64_t ms = t.as<int64_t>();
-      if (ms < 100) return InvalidArgument("{}: source: partition_discovery_interval_ms: at least 100", origin);
-      o.discovery_interval = std::chrono::milliseconds(ms);
+    if (auto t = get(k::kSourcePartitionDiscoveryIntervalMs.name)) {
+      o.discovery_interval = std::chrono::milliseconds(t.as<int64_t>());
     }
   } catch (const YAML::Exception& e) {
     return InvalidArgument("{}: source: {}", origin, e.what());

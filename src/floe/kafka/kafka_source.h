@@ -7,7 +7,8 @@
 /// partitions and new matching topics are picked up every
 /// `discovery_interval`. The value of each message is one record of the
 /// format (`json`: one JSON object, the jsonl decoder; `debezium-json`: one
-/// change event); a null value (a tombstone) is no record.
+/// change event); a null value (a tombstone) is no record, except in upsert
+/// mode (KafkaSourceOptions::upsert), where it deletes its key's row.
 ///
 /// Positions are ordinals of the run (the n-th message handed over, counted
 /// on from the run's start time in ms * 2^20, so that they also grow from run
@@ -54,6 +55,16 @@ struct KafkaSourceOptions {
   /// `debezium-json`).
   std::string format = "json";
   bool bounded = false;
+  /// A partition that no destination table names starts at the group's
+  /// committed offset when it has one (false: at `auto.offset.reset` even
+  /// then: Flink's scan.startup.mode earliest-offset / latest-offset).
+  bool group_offsets = true;
+  /// Flink's `upsert-kafka`: the value of a message is the whole row of its
+  /// key (an upsert: an UPDATE_AFTER row), and a null value (a tombstone)
+  /// deletes the row of the message's key, a JSON object of the key columns
+  /// (a DELETE row with only those set). Decoded as change events (the
+  /// Debezium decoder's value rules), ordered within a key by offset.
+  bool upsert = false;
   std::chrono::milliseconds discovery_interval{10000};
   /// How long the first metadata request may take before the topics are
   /// declared missing.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "floe/sqlengine/builtin_connectors.h"
+#include "floe/sqlengine/kafka_connector.h"
 #include "floe/sqlengine/value_text.h"
 
 namespace floe::sqlengine {
@@ -114,6 +115,8 @@ void RegisterBuiltinConnectors() {
     RegisterConnector(MakePrintConnector());
     RegisterConnector(MakeBlackholeConnector());
     RegisterConnector(MakeUserDefinedConnector());
+    RegisterConnector(MakeKafkaConnector());
+    RegisterConnector(MakeUpsertKafkaConnector());
     return true;
   }();
   (void)once;

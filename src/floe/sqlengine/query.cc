@@ -21,7 +21,10 @@
 #include <fmt/format.h>
 
 #include "floe/config/duration.h"
+#include "floe/config/options.h"
+#include "floe/kafka/kafka_source.h"
 #include "floe/sink/streaming_job.h"
+#include "floe/sqlengine/kafka_connector.h"
 #include "floe/sql/printer.h"
 #include "floe/sqlengine/expr_eval.h"
 #include "floe/sqlengine/session_internal.h"
@@ -745,7 +748,57 @@ struct QueryPlanner {
     WriteRequest request;
     PlannedQuery query;
     std::optional<Projector> to_sink;
+    /// INSERT INTO <iceberg> SELECT <its columns> FROM <kafka table>: the
+    /// Kafka table, whose rows go through floe write's streaming job.
+    std::optional<TableHandle> kafka_source;
   };
+
+  /// An INSERT into an Iceberg table from a Kafka table runs as `floe write`
+  /// runs a Kafka `source:` (exactly-once: the offsets in every commit); the
+  /// query must then hand the Kafka table's columns over as they are.
+  Status PlanKafkaInsert(const sql::Insert& ins, PlannedInsert* p) {
+    const auto* sel = std::get_if<sql::Select>(&ins.query.body);
+    if (sel == nullptr || !sel->from) return Ok();
+    FLOE_ASSIGN_OR_RETURN(TableHandle src, s.LoadTableHandle(sel->from->name));
+    if (!IsKafkaTable(src)) return Ok();
+    // Into another connector (print, blackhole, ...): the engine's loop;
+    // nothing there stores offsets.
+    if (!p->table.iceberg) return Ok();
+    std::vector<std::string> names;
+    bool plain = !sel->where && !sel->limit && sel->hints.empty() && sel->from->hints.empty() &&
+                 ins.partition.empty() && ins.hints.empty();
+    for (const sql::SelectItem& item : sel->items) {
+      if (item.expr.kind == sql::ExprKind::kStar) {
+        for (const auto& c : src.schema.columns) names.push_back(c.name);
+      } else if (item.expr.kind == sql::ExprKind::kColumn && !item.expr.names.empty() &&
+                 (!item.alias || *item.alias == item.expr.names.back())) {
+        names.push_back(item.expr.names.back());
+      } else {
+        plain = false;
+      }
+    }
+    const RelSchema& sink = p->table.schema;
+    plain = plain && static_cast<int>(names.size()) == sink.size() && src.schema.size() == sink.size();
+    for (int c = 0; plain && c < sink.size(); ++c) {
+      plain = names[c] == src.schema.columns[c].name && names[c] == sink.columns[c].name &&
+              SameLogical(src.schema.columns[c].type, sink.columns[c].type);
+    }
+    if (!ins.columns.empty()) {
+      for (size_t c = 0; plain && c < ins.columns.size(); ++c) {
+        plain = static_cast<int>(c) < sink.size() && ins.columns[c] == sink.columns[c].name;
+      }
+      plain = plain && static_cast<int>(ins.columns.size()) == sink.size();
+    }
+    if (!plain) {
+      return Fail(NotSupportedYet(fmt::format(
+          "INSERT INTO {} from the Kafka table {} with a query other than SELECT * (or every column in order, "
+          "the Kafka table's columns named and typed as the sink's; no WHERE, LIMIT, hints or PARTITION: floe "
+          "runs it as the exactly-once streaming job of floe write)",
+          p->table.FullName(), src.FullName())));
+    }
+    p->kafka_source = std::move(src);
+    return Ok();
+  }
 
   Error Mismatch(const TableHandle& t, const RelSchema& query, const std::string& cause) {
     return Validation(
@@ -863,6 +916,7 @@ struct QueryPlanner {
       exprs[c] = std::move(e);
     }
     p.to_sink.emplace(std::move(exprs), sink.Physical());
+    FLOE_RETURN_IF_ERROR(PlanKafkaInsert(ins, &p));
     return p;
   }
 };
@@ -1039,6 +1093,57 @@ Status RunInserts(std::vector<QueryPlanner::PlannedInsert>& inserts, Session::Im
   return Ok();
 }
 
+// INSERT INTO <iceberg table> SELECT ... FROM <kafka table>, planned as
+// PlannedInsert::kafka_source: the streaming job of `floe write` with the
+// Kafka source (sink/streaming_job.h), so that every commit stores the
+// offsets it covers and a relaunch resumes from them (sink_id
+// `sql:<kafka table>`). debezium-json is merge-on-read and upsert-kafka an
+// upsert, by the table's PRIMARY KEY. Commits at every checkpoint
+// (`execution.checkpointing.interval`, at least a second) and at the end
+// (bounded) or stop (a signal).
+Status RunKafkaInsert(QueryPlanner::PlannedInsert& ins, Session::Impl& s) {
+  namespace k = config::keys;
+  const TableHandle& src = *ins.kafka_source;
+  FLOE_ASSIGN_OR_RETURN(kafka::KafkaSourceOptions ko, KafkaSourceOptionsOf(src));
+  const bool changes = ko.upsert || ko.format == "debezium-json";
+  if (!ins.table.loaded) return Internal("iceberg table {} not loaded", ins.table.FullName());
+  sink::WriteConfig cfg;
+  FLOE_RETURN_IF_ERROR(cfg.SetTable(ins.table.loaded->id.ToString(), "INSERT"));
+  FLOE_RETURN_IF_ERROR(cfg.Set(k::kBeamSinkId.name, "sql:" + src.FullName(), "INSERT"));
+  if (changes) {
+    if (ins.table.primary_key.empty()) {
+      return Fail(Error{ErrorKind::kInvalidArgument,
+                        fmt::format("INSERT INTO {} from {}: its rows are changes ({}), which need the table's PRIMARY "
+                                    "KEY (its equality fields) to be applied",
+                                    ins.table.FullName(), src.FullName(), ko.upsert ? "upsert-kafka" : ko.format),
+                        false});
+    }
+    if (ko.upsert) {
+      FLOE_RETURN_IF_ERROR(cfg.Set(k::kUpsertEnabled.name, "true", "upsert-kafka"));
+    } else {
+      FLOE_RETURN_IF_ERROR(cfg.Set(k::kBeamMode.name, "merge-on-read", "debezium-json"));
+    }
+  }
+  if (auto it = s.options.find("execution.checkpointing.interval"); it != s.options.end()) {
+    FLOE_ASSIGN_OR_RETURN(auto interval, config::ParseDuration(it->second));
+    const int64_t secs = std::max<int64_t>(
+        1, (std::chrono::duration_cast<std::chrono::milliseconds>(interval).count() + 999) / 1000);
+    FLOE_RETURN_IF_ERROR(cfg.Set(k::kBeamTriggeringFrequencySeconds.name, std::to_string(secs), "INSERT"));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto source, kafka::OpenKafkaSource(std::move(ko)));
+  sink::Cancellation stop;
+  if (s.interrupt) stop.Follow(s.interrupt);
+  sink::StreamingJobOptions jo;
+  jo.cancel = &stop;
+  sink::ChangeSinkOptions copt;
+  copt.changes_in_batch = changes;
+  FLOE_ASSIGN_OR_RETURN(auto job, sink::StreamingJob::Open(cfg, ins.table.iceberg, ins.table.schema.Physical(),
+                                                           std::move(copt), std::move(source), std::move(jo)));
+  Status st = job->Run();
+  if (st && s.interrupt && s.interrupt->cancelled()) s.stopped = true;
+  return st;
+}
+
 }  // namespace
 
 // Plans the INSERTs (one, or a statement set's) and runs them as one job.
@@ -1048,6 +1153,18 @@ static Result<StatementResult> RunPlannedInserts(Session::Impl& s, std::span<con
   for (const sql::Insert& ins : inserts) {
     FLOE_ASSIGN_OR_RETURN(auto p, planner.PlanInsert(ins));
     plans.push_back(std::move(p));
+  }
+  for (const auto& p : plans) {
+    if (!p.kafka_source) continue;
+    if (plans.size() > 1) {
+      return Fail(NotSupportedYet(
+          fmt::format("An INSERT from the Kafka table {} in a statement set", p.kafka_source->FullName())));
+    }
+    FLOE_RETURN_IF_ERROR(RunKafkaInsert(plans[0], s));
+    StatementResult r;
+    r.kind = StatementResult::Kind::kInfo;
+    r.message = "Complete execution of the SQL update statement.";
+    return r;
   }
   FLOE_RETURN_IF_ERROR(RunInserts(plans, s));
   StatementResult r;
