@@ -332,7 +332,9 @@ TEST_F(PgSource, TypesThroughSnapshotAndStream) {
   EXPECT_EQ(b["e"], "happy");
   EXPECT_EQ(b["a"], json::array());
   for (auto& [k, v] : got[3].items()) {
-    if (k != "id") EXPECT_TRUE(v.is_null()) << k << " = " << v;
+    if (k != "id") {
+      EXPECT_TRUE(v.is_null()) << k << " = " << v;
+    }
   }
   EXPECT_EQ(got[4]["t"], "streamed null row");
   EXPECT_TRUE(got[4]["a"].is_null());

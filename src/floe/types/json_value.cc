@@ -1,6 +1,7 @@
 // Canonical JSON printer (see json_value.h for the forms and their source).
 #include "floe/types/json_value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -247,26 +248,30 @@ bool FewDecimalDigits(double a, char* digits, size_t* k_out, int* n) {
 
 }  // namespace
 
-void AppendJsonDouble(double v, std::string* out) {
-  if (AppendNonFinite(v, out)) return;
-  {
-    char digits[24];
-    size_t k;
-    int n;
-    if (FewDecimalDigits(std::fabs(v), digits, &k, &n)) {
-      char text[64];
-      out->append(text, PutJsNumber(text, std::signbit(v), std::string_view(digits, k), n));
-      return;
-    }
-  }
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  bool neg;
+namespace {
+
+// AppendJsonDouble into a buffer of at least 64 bytes at `p`.
+char* PutJsonDouble(char* p, double v) {
+  if (std::isnan(v)) return std::copy_n("\"NaN\"", 5, p);
+  if (std::isinf(v)) return v > 0 ? std::copy_n("\"Infinity\"", 10, p) : std::copy_n("\"-Infinity\"", 11, p);
+  if (v == 0) return std::signbit(v) ? std::copy_n("-0", 2, p) : std::copy_n("0", 1, p);
   char digits[64];
+  size_t k;
   int n;
-  const size_t k = SplitScientific(std::string_view(buf, r.ptr - buf), &neg, digits, &n);
-  char text[128];
-  out->append(text, PutJsNumber(text, neg, std::string_view(digits, k), n));
+  bool neg = std::signbit(v);
+  if (!FewDecimalDigits(std::fabs(v), digits, &k, &n)) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    k = SplitScientific(std::string_view(buf, r.ptr - buf), &neg, digits, &n);
+  }
+  return PutJsNumber(p, neg, std::string_view(digits, k), n);
+}
+
+}  // namespace
+
+void AppendJsonDouble(double v, std::string* out) {
+  char text[64];
+  out->append(text, PutJsonDouble(text, v));
 }
 
 void AppendJsonFloat(float v, std::string* out) {
@@ -454,12 +459,69 @@ JsonRowWriter::JsonRowWriter(const Schema& schema) {
 }
 
 void JsonRowWriter::Append(const Batch& batch, int64_t row, std::string* out) const {
-  if (keys_.empty()) out->push_back('{');
+  // The keys and the fixed-size values (numbers, booleans, dates,
+  // timestamps) are written into a buffer on the stack that goes to `out`
+  // in one append; strings and nested values are appended as they are.
+  constexpr size_t kRoom = 96;  // the longest fixed-size value and more
+  char buf[2048];
+  char* p = buf;
+  char* const end = buf + sizeof buf;
+  auto flush = [&] {
+    out->append(buf, p);
+    p = buf;
+  };
+  if (keys_.empty()) *p++ = '{';
   for (size_t i = 0; i < keys_.size(); ++i) {
-    out->append(keys_[i]);
-    AppendJsonValue(batch.columns[i], row, out);
+    const std::string& key = keys_[i];
+    if (static_cast<size_t>(end - p) < key.size() + kRoom) {
+      flush();
+      if (key.size() + kRoom > sizeof buf) {
+        out->append(key);
+        AppendJsonValue(batch.columns[i], row, out);
+        continue;
+      }
+    }
+    std::memcpy(p, key.data(), key.size());
+    p += key.size();
+    const ColumnVector& col = batch.columns[i];
+    if (col.IsNull(row)) {
+      std::memcpy(p, "null", 4);
+      p += 4;
+      continue;
+    }
+    switch (col.type->id) {
+      case TypeId::kBoolean:
+        if (col.data<uint8_t>()[row]) {
+          std::memcpy(p, "true", 4);
+          p += 4;
+        } else {
+          std::memcpy(p, "false", 5);
+          p += 5;
+        }
+        break;
+      case TypeId::kInt: p = std::to_chars(p, end, col.data<int32_t>()[row]).ptr; break;
+      case TypeId::kLong: p = std::to_chars(p, end, col.data<int64_t>()[row]).ptr; break;
+      case TypeId::kDouble: p = PutJsonDouble(p, col.data<double>()[row]); break;
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+      case TypeId::kTimestampNs:
+      case TypeId::kTimestampTzNs:
+        *p++ = '"';
+        p = civil::PutTimestamp(p, col.data<int64_t>()[row], IsNanosTimestamp(col.type->id) ? 9 : 6,
+                                civil::YearStyle::kJavaScript);
+        if (IsZonedTimestamp(col.type->id)) {
+          std::memcpy(p, "+00:00", 6);
+          p += 6;
+        }
+        *p++ = '"';
+        break;
+      default:
+        flush();
+        AppendJsonValue(col, row, out);
+    }
   }
-  out->push_back('}');
+  *p++ = '}';
+  flush();
 }
 
 void AppendJsonRow(const Batch& batch, int64_t row, std::string* out) {

@@ -229,9 +229,8 @@ void AppendTimeOfDay(int64_t units, int digits, std::string* out) {
   out->append(buf, PutTimeOfDay(buf, units, digits));
 }
 
-void AppendTimestamp(int64_t units, int digits, YearStyle style, std::string* out) {
+char* PutTimestamp(char* p, int64_t units, int digits, YearStyle style) {
   const int64_t per_day = kSecondsPerDay * (digits == 9 ? kNanosPerSecond : kMicrosPerSecond);
-  char buf[kTextBuffer];
   // The date of the last call is kept: rows of a table tend to share days.
   thread_local struct {
     int64_t days = INT64_MIN;
@@ -245,10 +244,15 @@ void AppendTimestamp(int64_t units, int digits, YearStyle style, std::string* ou
     last.days = days;
     last.style = style;
   }
-  std::memcpy(buf, last.text, last.size);
-  char* p = buf + last.size;
+  std::memcpy(p, last.text, last.size);
+  p += last.size;
   *p++ = 'T';
-  out->append(buf, PutTimeOfDay(p, FloorMod(units, per_day), digits));
+  return PutTimeOfDay(p, FloorMod(units, per_day), digits);
+}
+
+void AppendTimestamp(int64_t units, int digits, YearStyle style, std::string* out) {
+  char buf[kTextBuffer];
+  out->append(buf, PutTimestamp(buf, units, digits, style));
 }
 
 void AppendJavaLocalTime(int64_t nanos_of_day, std::string* out) {

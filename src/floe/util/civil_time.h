@@ -247,6 +247,10 @@ void AppendTimeOfDay(int64_t units, int digits, std::string* out);
 /// Appends "<date>T<time>" with `digits` (6 or 9) fraction digits for an
 /// instant in units of 10^-digits seconds since the epoch (no zone suffix).
 void AppendTimestamp(int64_t units, int digits, YearStyle style, std::string* out);
+/// AppendTimestamp into a caller's buffer of at least kTimestampTextMax
+/// bytes at `p`; returns the end of what it wrote.
+inline constexpr size_t kTimestampTextMax = 64;
+char* PutTimestamp(char* p, int64_t units, int digits, YearStyle style);
 /// Appends java.time.LocalTime#toString of nanoseconds since midnight: HH:mm,
 /// then :ss when seconds or fraction are non-zero, then the fraction in
 /// groups of 3 digits (Iceberg partition paths follow Java's forms).
