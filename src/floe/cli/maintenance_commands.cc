@@ -2,6 +2,10 @@
 // rewrite_data_files procedure, with its option names given as --set).
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <memory>
+#include <optional>
+
 #include "floe/catalog/identifier.h"
 #include "floe/cli/table_args.h"
 #include "floe/config/options.h"
@@ -21,25 +25,45 @@ struct MaintenanceArgs {
   std::string where;
 };
 
-Status RunRewriteDataFiles(const MaintenanceArgs& a) {
+// What both rewrite commands start with: their --set options checked, the
+// table loaded through the catalog (which the Table points into).
+struct RewriteTarget {
+  std::map<std::string, std::string> sets;
+  std::unique_ptr<catalog::Catalog> catalog;
+  std::optional<table::Table> table;
+};
+
+Result<RewriteTarget> OpenRewriteTarget(const MaintenanceArgs& a) {
+  RewriteTarget t;
   FLOE_ASSIGN_OR_RETURN(auto sets, ParseKeyValues(a.sets, "--set"));
   if (Status st = config::CheckOptions(sets, uint32_t(config::Scope::kRewrite), "--set"); !st) {
     return UsageError(st.error().message);
   }
+  t.sets = std::move(sets);
   if (!a.where.empty()) {
     if (auto e = expr::Parse(a.where); !e) return UsageError(fmt::format("--where: {}", e.error().message));
   }
   FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(a.table));
-  FLOE_ASSIGN_OR_RETURN(auto cat, a.catalog.Open());
-  FLOE_RETURN_IF_ERROR(ApplyMaps(cat.get(), a.maps));
-  FLOE_ASSIGN_OR_RETURN(auto loaded, cat->LoadTable(id));
-  table::Table t(cat.get(), std::move(loaded));
-  auto options = table::RewriteDataFilesOptions::Resolve(t.metadata(), sets);
-  if (!options) {
-    if (options.error().kind == ErrorKind::kInvalidArgument || options.error().kind == ErrorKind::kUnsupported)
-      return UsageError(options.error().message);
-    return Fail(std::move(options).error());
+  FLOE_ASSIGN_OR_RETURN(t.catalog, a.catalog.Open());
+  FLOE_RETURN_IF_ERROR(ApplyMaps(t.catalog.get(), a.maps));
+  FLOE_ASSIGN_OR_RETURN(auto loaded, t.catalog->LoadTable(id));
+  t.table.emplace(t.catalog.get(), std::move(loaded));
+  return t;
+}
+
+// A refused option is a usage error (exit 2); anything else fails the command.
+Error OptionsError(Error e) {
+  if (e.kind == ErrorKind::kInvalidArgument || e.kind == ErrorKind::kUnsupported) {
+    return UsageError(e.message).error();
   }
+  return e;
+}
+
+Status RunRewriteDataFiles(const MaintenanceArgs& a) {
+  FLOE_ASSIGN_OR_RETURN(RewriteTarget target, OpenRewriteTarget(a));
+  table::Table& t = *target.table;
+  auto options = table::RewriteDataFilesOptions::Resolve(t.metadata(), target.sets);
+  if (!options) return std::unexpected<Error>(OptionsError(std::move(options).error()));
   options->where = a.where;
   FLOE_ASSIGN_OR_RETURN(auto r, table::RewriteDataFiles(&t, *options));
   nlohmann::ordered_json j;
@@ -64,21 +88,10 @@ Status RunRewriteDataFiles(const MaintenanceArgs& a) {
 }
 
 Status RunRewritePositionDeletes(const MaintenanceArgs& a) {
-  FLOE_ASSIGN_OR_RETURN(auto sets, ParseKeyValues(a.sets, "--set"));
-  if (Status st = config::CheckOptions(sets, uint32_t(config::Scope::kRewrite), "--set"); !st) {
-    return UsageError(st.error().message);
-  }
-  FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(a.table));
-  FLOE_ASSIGN_OR_RETURN(auto cat, a.catalog.Open());
-  FLOE_RETURN_IF_ERROR(ApplyMaps(cat.get(), a.maps));
-  FLOE_ASSIGN_OR_RETURN(auto loaded, cat->LoadTable(id));
-  table::Table t(cat.get(), std::move(loaded));
-  auto options = table::RewritePositionDeletesOptions::Resolve(t.metadata(), sets);
-  if (!options) {
-    if (options.error().kind == ErrorKind::kInvalidArgument || options.error().kind == ErrorKind::kUnsupported)
-      return UsageError(options.error().message);
-    return Fail(std::move(options).error());
-  }
+  FLOE_ASSIGN_OR_RETURN(RewriteTarget target, OpenRewriteTarget(a));
+  table::Table& t = *target.table;
+  auto options = table::RewritePositionDeletesOptions::Resolve(t.metadata(), target.sets);
+  if (!options) return std::unexpected<Error>(OptionsError(std::move(options).error()));
   FLOE_ASSIGN_OR_RETURN(auto r, table::RewritePositionDeletes(&t, *options));
   nlohmann::ordered_json j;
   j["table"] = a.table;
