@@ -14,10 +14,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "floe/avro/container.h"
 #include "floe/avro/iceberg_schema.h"
 #include "floe/io/file.h"
+#include "testing/avro_java.h"
 #include "testing/oracle.h"
 #include "testing/files.h"
 #include "testing/hex.h"
@@ -342,6 +344,46 @@ TEST(AvroGolden, JavaWrittenManifestsReadLikeAvsc) {
     EXPECT_TRUE(iceberg) << iceberg.error().ToString();
   }
   EXPECT_GT(records, 50u);
+}
+
+// testing/avro_java.h reads many files in one JVM (the CDC and deletion
+// vector tests check every manifest of a table with it): its output is
+// avro_java.sh's (one JVM per file) for the same files, and a file it cannot
+// read fails the call, named, after the files before it were read.
+TEST(AvroJavaBatch, ReadsLikeAvroJavaShAndNamesTheFileItCannotRead) {
+  if (!test::AvroJavaInstalled()) GTEST_SKIP() << "Avro Java is not installed (libavro-java)";
+  auto golden = GoldenAvroFiles();
+  ASSERT_GE(golden.size(), 3u);
+  const std::vector<std::string> files = {golden[0].string(), golden[1].string(), golden[2].string()};
+  auto without_slf4j = [](const std::string& text) {
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("SLF4J", 0) != 0) out += line + "\n";
+    }
+    return out;
+  };
+  const test::AvroJavaResult batch = test::AvroJava(files);
+  ASSERT_EQ(batch.code, 0) << batch.command << "\n" << batch.out;
+  const std::string script = "bash " + test::ShellQuote(test::SharedDir() + "/interop/avro_java.sh");
+  std::string cmd = script;
+  for (const auto& f : files) cmd += " " + test::ShellQuote(f);
+  const auto one_by_one = RunCommand(cmd);
+  ASSERT_EQ(one_by_one.status, 0) << one_by_one.output;
+  EXPECT_EQ(without_slf4j(batch.out), without_slf4j(one_by_one.output));
+  EXPECT_NE(batch.out.find("records "), std::string::npos);
+
+  const fs::path dir = test::FreshTestDir("floe_avro_java_batch_");
+  const std::string bytes = test::ReadFile(golden[1]);
+  const fs::path damaged = dir / "damaged.avro";
+  ASSERT_TRUE(test::WriteFile(damaged, bytes.substr(0, bytes.size() / 2)));
+  const test::AvroJavaResult bad = test::AvroJava({files[0], damaged.string(), files[2]});
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("damaged.avro"), std::string::npos) << bad.out;
+  const std::string first = without_slf4j(RunCommand(script + " " + test::ShellQuote(files[0])).output);
+  EXPECT_EQ(without_slf4j(bad.out).rfind(first, 0), 0u)
+      << "the file before the damaged one was not read first:\n" << bad.out;
+  test::RemoveTestDirIfPassed(dir);
 }
 
 // A v1 manifest (no sequence numbers, no content) read with a v2 reader schema:

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cli/cdc_model.h"
+#include "testing/avro_java.h"
 
 namespace cdc_position_deletes_cli_test {
 
@@ -121,13 +122,13 @@ TEST_F(CdcPositionDeletes, RestartOnAnExistingTableDeletesByPosition) {
   EXPECT_EQ(DeleteFiles(), (std::pair<int64_t, int64_t>{3, 0}));
   // Apache Avro Java reads the manifests (when installed: Debian's
   // libavro-java; shared/interop/avro_java.sh).
-  if (fs::exists("/usr/share/java/avro.jar")) {
-    std::string files;
+  if (floe::test::AvroJavaInstalled()) {
+    std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(dir_ / "wh" / "db" / "t" / "metadata")) {
-      if (e.path().extension() == ".avro") files += " " + Shell(e.path().string());
+      if (e.path().extension() == ".avro") files.push_back(e.path().string());
     }
-    const std::string cmd = "bash " + Shell(floe::test::SharedDir() + "/interop/avro_java.sh") + files + " >/dev/null";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    const floe::test::AvroJavaResult avro = floe::test::AvroJava(files);
+    EXPECT_EQ(avro.code, 0) << avro.command << "\n" << avro.out;
   } else {
     std::printf("note: Avro Java is not installed (libavro-java): the manifests were not read by it\n");
   }

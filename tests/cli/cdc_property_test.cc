@@ -18,6 +18,7 @@
 #include <cstdlib>
 
 #include "cli/cdc_model.h"
+#include "testing/avro_java.h"
 #include "testing/scale.h"
 
 namespace cdc_property_test {
@@ -257,15 +258,14 @@ bool RunSeed(uint64_t seed, const fs::path& dir) {
     g_coverage.v3_seeds_with_vectors += vectors ? 1 : 0;
     // Apache Avro Java reads the manifests and manifest lists of the v3
     // table (when installed: Debian's libavro-java).
-    if (vectors && fs::exists("/usr/share/java/avro.jar")) {
-      std::string files;
+    if (vectors && floe::test::AvroJavaInstalled()) {
+      std::vector<std::string> files;
       for (const auto& e : fs::directory_iterator(dir / "wh" / "db" / "t" / "metadata")) {
-        if (e.path().extension() == ".avro") files += " " + Shell(e.path().string());
+        if (e.path().extension() == ".avro") files.push_back(e.path().string());
       }
-      const std::string cmd =
-          "bash " + Shell(floe::test::SharedDir() + "/interop/avro_java.sh") + files + " >/dev/null";
-      if (std::system(cmd.c_str()) != 0) {
-        ADD_FAILURE() << what << ": Avro Java does not read the manifests: " << cmd;
+      const floe::test::AvroJavaResult avro = floe::test::AvroJava(files);
+      if (avro.code != 0) {
+        ADD_FAILURE() << what << ": Avro Java does not read the manifests: " << avro.command << "\n" << avro.out;
         return false;
       }
     }

@@ -35,6 +35,7 @@
 #include "floe/table/table.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
+#include "testing/avro_java.h"
 #include "testing/files.h"
 #include "testing/matchers.h"
 #include "testing/oracle.h"
@@ -123,23 +124,16 @@ class DvTable : public testing_util::WarehouseTest {
   }
 
   // Apache Avro Java reads the current snapshot's manifest list and every
-  // manifest it lists (one JVM per file: kept to a few checks).
+  // manifest it lists (in one JVM).
   void ExpectAvroJavaReadsCurrentSnapshot(Table& t) {
     ASSERT_OK(t.Refresh());
     const iceberg::Snapshot* s = t.metadata().CurrentSnapshot();
     ASSERT_NE(s, nullptr);
-    auto local = [&](const std::string& location) { return test::ShellQuote(*t.LocalPath(location)); };
-    std::string files = " " + local(s->manifest_list);
-    for (const auto& m : ListOf(t, *s)) files += " " + local(m.manifest_path);
-    const std::string cmd = "bash " + test::ShellQuote(test::SharedDir() + "/interop/avro_java.sh") + files + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    const int rc = ::pclose(p);
-    EXPECT_EQ(rc, 0) << cmd << "\n" << out;
+    std::vector<std::string> files = {*t.LocalPath(s->manifest_list)};
+    for (const auto& m : ListOf(t, *s)) files.push_back(*t.LocalPath(m.manifest_path));
+    const test::AvroJavaResult avro = test::AvroJava(files);
+    const std::string& out = avro.out;
+    EXPECT_EQ(avro.code, 0) << avro.command << "\n" << out;
     EXPECT_THAT(out, HasSubstr("records"));
   }
 
