@@ -45,14 +45,11 @@ class Buffer {
   template <typename T>
   const T* as() const { return reinterpret_cast<const T*>(data_.get()); }
 
+  /// The check is all that is inlined (the growing is out of line): callers
+  /// in hot loops (the JSONL scanner appends every value through it) get a
+  /// compare and a branch whatever the compiler decides about the rest.
   void Reserve(size_t n) {
-    if (n <= capacity_) return;
-    size_t cap = std::max<size_t>(n, capacity_ * 2);
-    cap = std::max<size_t>(cap, 64);
-    std::unique_ptr<uint8_t[]> grown(new uint8_t[cap]);
-    if (size_) std::memcpy(grown.get(), data_.get(), size_);
-    data_ = std::move(grown);
-    capacity_ = cap;
+    if (n > capacity_) [[unlikely]] Grow(n);
   }
   /// Resizes without initializing new bytes.
   void Resize(size_t n) {
@@ -69,6 +66,14 @@ class Buffer {
   void Push(const T& v) { Append(&v, sizeof(T)); }
 
  private:
+  [[gnu::noinline]] void Grow(size_t n) {
+    size_t cap = std::max<size_t>(n, capacity_ * 2);
+    cap = std::max<size_t>(cap, 64);
+    std::unique_ptr<uint8_t[]> grown(new uint8_t[cap]);
+    if (size_) std::memcpy(grown.get(), data_.get(), size_);
+    data_ = std::move(grown);
+    capacity_ = cap;
+  }
   void Assign(const uint8_t* src, size_t n) {
     Reserve(n);
     if (n) std::memcpy(data_.get(), src, n);
