@@ -5,7 +5,10 @@
 // - maps could not be given with --set (`error_handling='{output: e.jsonl}'`);
 // - a table location that holds another table's metadata (two catalogs
 //   sharing a warehouse folder) is refused, not written into (the refusal
-//   is the last stop's; this is its test for the README's case).
+//   is the last stop's; this is its test for the README's case);
+// - a streaming write printed its whole accounting every second, idle or
+//   not: now after the commits that changed it, and --progress keeps a live
+//   line on stderr.
 // The commands run in-process (floe::cli::Run); standard input is a pipe the
 // test holds open where the point is that floe does not wait for it.
 
@@ -14,8 +17,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -148,6 +153,90 @@ TEST_F(PapercutsCli, ATableIsNotCreatedWhereAnotherTablesMetadataIs) {
             static_cast<std::ptrdiff_t>(files));
   EXPECT_FALSE(fs::exists(dir_ / "warehouse/db/t/metadata/version-hint.text"));
   EXPECT_EQ(FloeRun(dir_, "scan --table db.t" + sql).out, "{\"id\":1}\n");
+}
+
+// A streaming write (standard input held open, a commit every second) prints
+// its accounting line after a commit that changed it, nothing while the
+// stream is idle (two heartbeat commits pass, each a new metadata version),
+// and nothing more at the end when nothing changed since. --progress adds a
+// live line on stderr (carriage returns, one newline at the end); without it
+// (stderr is not a terminal here) stderr has no such line.
+TEST_F(PapercutsCli, AStreamingWritePrintsOnCommitsNotWhileIdle) {
+  for (const bool progress : {false, true}) {
+    SCOPED_TRACE(progress ? "--progress" : "no --progress");
+    const fs::path wh = dir_ / (progress ? "wh_progress" : "wh");
+    int in[2];
+    ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+    const int out = ::memfd_create("floe-out", MFD_CLOEXEC);
+    const int err = ::memfd_create("floe-err", MFD_CLOEXEC);
+    ASSERT_GE(out, 0);
+    ASSERT_GE(err, 0);
+    std::vector<std::string> argv = {"floe", "write", "--catalog", "warehouse=" + wh.string(), "--table", "db.t",
+                                     "--schema", "id BIGINT, seq BIGINT", "-i", "-", "--set", "mode=merge-on-read",
+                                     "--set", "equality_columns=id", "--set", "sequence_number_column=seq", "--set",
+                                     "sink_id=idle", "--set", "triggering_frequency_seconds=1", "--set",
+                                     "token_heartbeat_seconds=1"};
+    if (progress) argv.push_back("--progress");
+    std::atomic<int> rc{-1};
+    std::thread job([&] { rc = floe::cli::Run(argv, floe::cli::Io{in[0], out, err}); });
+    // What the command has written so far (pread: the command's offset stays).
+    auto text = [](int fd) {
+      std::string s;
+      char buf[1 << 16];
+      for (ssize_t n; (n = ::pread(fd, buf, sizeof buf, static_cast<off_t>(s.size()))) > 0;) {
+        s.append(buf, static_cast<size_t>(n));
+      }
+      return s;
+    };
+    auto lines = [&] {
+      const std::string s = text(out);
+      return std::count(s.begin(), s.end(), '\n');
+    };
+    auto versions = [&] {
+      std::error_code ec;
+      int n = 0;
+      for (const auto& e : fs::directory_iterator(wh / "db/t/metadata", ec)) {
+        n += e.path().string().ends_with(".metadata.json") ? 1 : 0;
+      }
+      return n;
+    };
+    // Polls for an event (at most 60 s).
+    auto wait_for = [](const std::function<bool()>& event) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (!event()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      return true;
+    };
+    auto send = [&](const std::string& s) { return ::write(in[1], s.data(), s.size()) == static_cast<ssize_t>(s.size()); };
+
+    ASSERT_TRUE(send("{\"id\":1,\"seq\":1}\n{\"id\":2,\"seq\":2}\n"));
+    EXPECT_TRUE(wait_for([&] { return text(out).find("\"applied\":2") != std::string::npos; })) << text(err);
+    EXPECT_EQ(lines(), 1) << text(out);
+    const int v = versions();
+    EXPECT_TRUE(wait_for([&] { return versions() >= v + 2; })) << "no heartbeat commits";
+    EXPECT_EQ(lines(), 1) << "an idle stream printed:\n" << text(out);
+    ASSERT_TRUE(send("{\"id\":3,\"seq\":3}\n"));
+    EXPECT_TRUE(wait_for([&] { return text(out).find("\"applied\":3") != std::string::npos; })) << text(err);
+    EXPECT_EQ(lines(), 2) << text(out);
+    ::close(in[1]);  // the end of the input: the job commits (nothing new) and returns
+    job.join();
+    ::close(in[0]);
+    EXPECT_EQ(rc, 0) << text(err);
+    EXPECT_EQ(lines(), 2) << "the end printed an unchanged accounting again:\n" << text(out);
+    const std::string e = text(err);
+    if (progress) {
+      EXPECT_NE(e.find("\rfloe: read 2 applied 2"), std::string::npos) << e;
+      EXPECT_NE(e.find("\rfloe: read 3 applied 3"), std::string::npos) << e;
+      EXPECT_TRUE(e.ends_with("\n")) << "the live line ends with a newline at the end of the run";
+      EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 1) << e;
+    } else {
+      EXPECT_EQ(e.find("\rfloe:"), std::string::npos) << e;
+    }
+    ::close(out);
+    ::close(err);
+  }
 }
 
 }  // namespace papercuts_cli_test

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 
 namespace floe::sink {
 
@@ -197,10 +198,11 @@ Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& op
 class StreamingJob::SinkTarget final : public JobTarget {
  public:
   SinkTarget(ChangeSink* sink, const StreamingJobOptions& o) : sink_(sink), o_(o) {
-    if (o_.on_commit) last_ = sink_->StatsJson();
+    if (o_.on_commit) last_ = Counts();
   }
   /// Reports after a trigger that changed the accounting (an idle stream's
-  /// triggers report nothing).
+  /// triggers report nothing, nor do its token heartbeats: they commit a
+  /// snapshot, which the destinations' figures count, but no row).
   Status Commit(int64_t consumed) override {
     FLOE_RETURN_IF_ERROR(sink_->Commit(consumed));
     return Report(false);
@@ -219,18 +221,24 @@ class StreamingJob::SinkTarget final : public JobTarget {
   }
 
  private:
+  // The run's own counts: rows and windows (not the destinations' snapshot
+  // figures, which a heartbeat advances).
+  std::array<int64_t, 8> Counts() const {
+    const SinkStats st = sink_->stats();
+    return {st.read, st.applied, st.errors, st.dead_letter, st.dropped, st.skipped, st.unrouted_errors, st.commits};
+  }
   Status Report(bool final) {
     if (!o_.on_commit) return Ok();
-    std::string now = sink_->StatsJson();
+    const std::array<int64_t, 8> now = Counts();
     if (now == last_ && (reported_any_ || !final)) return Ok();
-    last_ = std::move(now);
+    last_ = now;
     reported_any_ = true;
     return o_.on_commit(*sink_);
   }
 
   ChangeSink* sink_;
   const StreamingJobOptions& o_;
-  std::string last_;  ///< the accounting last reported (at first: before any row)
+  std::array<int64_t, 8> last_{};  ///< the counts last reported (at first: before any row)
   bool reported_any_ = false;
 };
 
