@@ -6,8 +6,13 @@
 // The test waits for events (a checkpoint's snapshot, a data file), never on
 // a wall-clock guess.
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <string>
 #include <thread>
 
@@ -151,6 +156,75 @@ TEST_F(SqlSignalCli, AStreamingSelectPrintsRowsAsTheyComeAndKeepsThemOnSigint) {
             "Received a total of 4 rows\n");
   EXPECT_NE(floe.err().find("stopped by a signal; the query printed what it had read"), std::string::npos)
       << floe.err();
+}
+
+// The same on a terminal (a pseudo-terminal: standard input, output and
+// error of `floe sql`): the rows print as they are read as the lines of a
+// tableau with an `op` column, the header first (its widths come from the
+// types: the rows are not known yet), the closing rule and the count after
+// SIGINT. Flink's SQL client shows a streaming result the same way.
+TEST_F(SqlSignalCli, OnATerminalAStreamingSelectPrintsTableauRowsAsTheyCome) {
+  const std::string catalog =
+      "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh'); ";
+  RunResult made = FloeIn(dir_, {"sql", "-e",
+                                 catalog +
+                                     "CREATE DATABASE ice.db; CREATE TABLE ice.db.t (id BIGINT, name "
+                                     "STRING); INSERT INTO ice.db.t VALUES (1, 'a'), (3, 'c')"});
+  ASSERT_EQ(made.rc, 0) << made.out << made.err;
+  const std::string select = catalog +
+                             "SELECT * FROM ice.db.t /*+ OPTIONS('streaming'='true', 'monitor-interval'='20ms', "
+                             "'starting-strategy'='INCREMENTAL_FROM_EARLIEST_SNAPSHOT') */";
+  int master = -1;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::chdir(dir_.c_str()) != 0) ::_exit(126);
+    ::execl(FLOE_BIN, FLOE_BIN, "sql", "-e", select.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // What the terminal showed so far ("\r\n" as "\n").
+  std::string screen;
+  auto read_some = [&] {
+    pollfd p{master, POLLIN, 0};
+    while (::poll(&p, 1, 0) > 0 && (p.revents & POLLIN)) {
+      char buf[4096];
+      const ssize_t n = ::read(master, buf, sizeof buf);
+      if (n <= 0) break;
+      for (ssize_t i = 0; i < n; ++i) {
+        if (buf[i] != '\r') screen += buf[i];
+      }
+    }
+    return screen;
+  };
+  auto shows = [&](const std::string& text) { return read_some().find(text) != std::string::npos; };
+  // BIGINT: 20 characters wide, STRING: 30 (Flink's tableau widths by type).
+  const std::string rule = "+----+" + std::string(22, '-') + "+" + std::string(32, '-') + "+\n";
+  const std::string header =
+      rule + "| op | " + std::string(18, ' ') + "id | " + std::string(26, ' ') + "name |\n" + rule;
+  auto row = [](const std::string& id, const std::string& name) {
+    return "| +I | " + std::string(20 - id.size(), ' ') + id + " | " + std::string(30 - name.size(), ' ') + name +
+           " |\n";
+  };
+  EXPECT_TRUE(WaitFor([&] { return shows(row("3", "c")); })) << screen;
+  RunResult more = FloeIn(dir_, {"sql", "-e", catalog + "INSERT INTO ice.db.t VALUES (4, 'd')"});
+  ASSERT_EQ(more.rc, 0) << more.out << more.err;
+  EXPECT_TRUE(WaitFor([&] { return shows(row("4", "d")); })) << screen;
+  EXPECT_EQ(::waitpid(pid, nullptr, WNOHANG), 0) << "the query ended by itself";
+  ::kill(pid, SIGINT);
+  int status = 0;
+  EXPECT_TRUE(WaitFor([&] {
+    read_some();
+    return ::waitpid(pid, &status, WNOHANG) == pid;
+  })) << screen;
+  read_some();
+  ::close(master);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << screen;
+  const size_t at = screen.find(header);
+  ASSERT_NE(at, std::string::npos) << screen;
+  EXPECT_EQ(screen.substr(at, header.size() + 3 * row("1", "a").size() + rule.size()),
+            header + row("1", "a") + row("3", "c") + row("4", "d") + rule)
+      << screen;
+  EXPECT_NE(screen.find("Received a total of 3 rows\n"), std::string::npos) << screen;
 }
 
 }  // namespace sql_signal_cli_test
