@@ -50,6 +50,26 @@ class SqlSignalCli : public ::testing::Test {
     return static_cast<int64_t>(std::count(r.out.begin(), r.out.end(), '\n'));
   }
 
+  static constexpr const char* kCatalog =
+      "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh'); ";
+  // A streaming read of ice.db.t from its first snapshot (it never ends by itself).
+  static constexpr const char* kStreamingSelect =
+      "SELECT * FROM ice.db.t /*+ OPTIONS('streaming'='true', 'monitor-interval'='20ms', "
+      "'starting-strategy'='INCREMENTAL_FROM_EARLIEST_SNAPSHOT') */";
+  // Creates ice.db.t (id BIGINT, name STRING) holding `values` (a VALUES list).
+  void MakeTable(const std::string& values) {
+    RunResult made = FloeIn(dir_, {"sql", "-e",
+                                   std::string(kCatalog) +
+                                       "CREATE DATABASE ice.db; CREATE TABLE ice.db.t (id BIGINT, name STRING); "
+                                       "INSERT INTO ice.db.t VALUES " + values});
+    ASSERT_EQ(made.rc, 0) << made.out << made.err;
+  }
+  // Inserts `values` into ice.db.t.
+  void Insert(const std::string& values) {
+    RunResult more = FloeIn(dir_, {"sql", "-e", std::string(kCatalog) + "INSERT INTO ice.db.t VALUES " + values});
+    ASSERT_EQ(more.rc, 0) << more.out << more.err;
+  }
+
   static std::string Script(const std::string& gen_options, bool checkpoints) {
     return "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh');\n"
            "CREATE DATABASE ice.db;\n"
@@ -118,20 +138,8 @@ TEST_F(SqlSignalCli, ABoundedInsertIsGivenUpWithNothingCommitted) {
 // committed while it waits. SIGINT then ends it with the count, and what was
 // read stays printed.
 TEST_F(SqlSignalCli, AStreamingSelectPrintsRowsAsTheyComeAndKeepsThemOnSigint) {
-  const std::string catalog =
-      "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh'); ";
-  RunResult made = FloeIn(dir_, {"sql", "-e",
-                                 catalog +
-                                     "CREATE DATABASE ice.db; CREATE TABLE ice.db.t (id BIGINT, name "
-                                     "STRING); INSERT INTO ice.db.t VALUES (1, 'a'), (2, CAST(NULL AS "
-                                     "STRING)), (3, 'c')"});
-  ASSERT_EQ(made.rc, 0) << made.out << made.err;
-  FloeProcess floe(dir_, "select",
-                   {"sql", "-e",
-                    catalog +
-                        "SELECT * FROM ice.db.t /*+ OPTIONS('streaming'='true', "
-                        "'monitor-interval'='20ms', "
-                        "'starting-strategy'='INCREMENTAL_FROM_EARLIEST_SNAPSHOT') */"});
+  ASSERT_NO_FATAL_FAILURE(MakeTable("(1, 'a'), (2, CAST(NULL AS STRING)), (3, 'c')"));
+  FloeProcess floe(dir_, "select", {"sql", "-e", std::string(kCatalog) + kStreamingSelect});
   auto lines = [&] {
     const std::string out = floe.out();
     return std::count(out.begin(), out.end(), '\n');
@@ -140,8 +148,7 @@ TEST_F(SqlSignalCli, AStreamingSelectPrintsRowsAsTheyComeAndKeepsThemOnSigint) {
   ASSERT_TRUE(WaitFor([&] { return floe.out().find("+I[3, c]") != std::string::npos; })) << floe.out()
                                                                                        << floe.err();
   EXPECT_TRUE(floe.running());
-  RunResult more = FloeIn(dir_, {"sql", "-e", catalog + "INSERT INTO ice.db.t VALUES (4, 'd')"});
-  ASSERT_EQ(more.rc, 0) << more.out << more.err;
+  ASSERT_NO_FATAL_FAILURE(Insert("(4, 'd')"));
   ASSERT_TRUE(WaitFor([&] { return floe.out().find("+I[4, d]") != std::string::npos; })) << floe.out();
   EXPECT_GE(lines(), 5);
   floe.Signal(SIGINT);
@@ -164,16 +171,8 @@ TEST_F(SqlSignalCli, AStreamingSelectPrintsRowsAsTheyComeAndKeepsThemOnSigint) {
 // types: the rows are not known yet), the closing rule and the count after
 // SIGINT. Flink's SQL client shows a streaming result the same way.
 TEST_F(SqlSignalCli, OnATerminalAStreamingSelectPrintsTableauRowsAsTheyCome) {
-  const std::string catalog =
-      "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='wh'); ";
-  RunResult made = FloeIn(dir_, {"sql", "-e",
-                                 catalog +
-                                     "CREATE DATABASE ice.db; CREATE TABLE ice.db.t (id BIGINT, name "
-                                     "STRING); INSERT INTO ice.db.t VALUES (1, 'a'), (3, 'c')"});
-  ASSERT_EQ(made.rc, 0) << made.out << made.err;
-  const std::string select = catalog +
-                             "SELECT * FROM ice.db.t /*+ OPTIONS('streaming'='true', 'monitor-interval'='20ms', "
-                             "'starting-strategy'='INCREMENTAL_FROM_EARLIEST_SNAPSHOT') */";
+  ASSERT_NO_FATAL_FAILURE(MakeTable("(1, 'a'), (3, 'c')"));
+  const std::string select = std::string(kCatalog) + kStreamingSelect;
   int master = -1;
   const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
   ASSERT_GE(pid, 0);
@@ -206,8 +205,7 @@ TEST_F(SqlSignalCli, OnATerminalAStreamingSelectPrintsTableauRowsAsTheyCome) {
            " |\n";
   };
   EXPECT_TRUE(WaitFor([&] { return shows(row("3", "c")); })) << screen;
-  RunResult more = FloeIn(dir_, {"sql", "-e", catalog + "INSERT INTO ice.db.t VALUES (4, 'd')"});
-  ASSERT_EQ(more.rc, 0) << more.out << more.err;
+  ASSERT_NO_FATAL_FAILURE(Insert("(4, 'd')"));
   EXPECT_TRUE(WaitFor([&] { return shows(row("4", "d")); })) << screen;
   EXPECT_EQ(::waitpid(pid, nullptr, WNOHANG), 0) << "the query ended by itself";
   ::kill(pid, SIGINT);
