@@ -11,7 +11,8 @@
 # floe's table and DuckDB's Parquet hold the same number of rows.
 #   bench/cdc.sh                               # 10,000,000 changes
 #   CHANGES=1000000 KEYS=100000 bench/cdc.sh   # smaller
-# Needs a release build (build/release/floe) and the interop oracles.
+# Needs a release build (build/release/floe, or FLOE_BUILD) and the interop oracles.
+# CDC_WORK_DIR (default BUILD/bench/cdc) holds the generated changes and the tables.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 shared=${FLOE_SHARED:-$(cd "$root/../shared" && pwd)}
@@ -21,7 +22,7 @@ keys=${KEYS:-1000000}
 # The sink's buffer (Beam's sorter_memory_mb, default 100): the 1,000,000 keys'
 # states take ~300 MB, so the default spills; SORTER_MB=100 measures that.
 sorter_mb=${SORTER_MB:-512}
-work="$build/bench/cdc"
+work="${CDC_WORK_DIR:-$build/bench/cdc}"
 mkdir -p "$work"
 eval "$(bash "$shared/interop/install.sh")"
 export ICEBERG_INTEROP_NODE_MODULES
