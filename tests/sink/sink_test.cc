@@ -7,6 +7,7 @@
 #include <atomic>
 
 #include "floe/format/jsonl_reader.h"
+#include "floe/sink/change_rows.h"
 #include "floe/sink/pipeline.h"
 #include "floe/sink/projection.h"
 #include "floe/sink/write_config.h"
@@ -162,6 +163,59 @@ std::string Rows(const Batch& b) {
     out += "\n";
   }
   return out;
+}
+
+// ReadAll (a batch's change types and sequence numbers at once, what the
+// sink calls) gives what Read gives row by row, and lists exactly the rows
+// Read refuses, once each and in order: a null or unknown change type, a
+// null sequence number, both in one row; the change types in runs and
+// alternating (ReadAll remembers the last spelling); a nested sequence column.
+TEST(ControlColumns, ReadAllAgreesWithReadRowByRow) {
+  for (const char* seq_column : {"seq", "meta.seq"}) {
+    SCOPED_TRACE(seq_column);
+    auto config = WriteConfig::FromYaml(std::string("mode: merge-on-read\nchange_type_column: op\n"
+                                                    "change_type_map: {i: INSERT, u: UPDATE_AFTER, d: DELETE}\n"
+                                                    "sequence_number_column: ") + seq_column + "\n",
+                                        "t.yaml");
+    ASSERT_OK(config);
+    auto options = SinkOptions::Resolve(*config);
+    ASSERT_OK(options);
+    SchemaPtr in = Sql("id BIGINT, op STRING, seq BIGINT, meta STRUCT<seq INT>");
+    auto control = ControlColumns::Make(in, *options, {});
+    ASSERT_OK(control);
+    const std::string rows =
+        R"({"id":1,"op":"i","seq":1,"meta":{"seq":1}})" "\n"
+        R"({"id":2,"op":"i","seq":2,"meta":{"seq":2}})" "\n"
+        R"({"id":3,"op":"u","seq":3,"meta":{"seq":3}})" "\n"
+        R"({"id":4,"op":null,"seq":4,"meta":{"seq":4}})" "\n"
+        R"({"id":5,"op":"x","seq":5,"meta":{"seq":5}})" "\n"
+        R"({"id":6,"op":"d","seq":null,"meta":null})" "\n"
+        R"({"id":7,"op":"zz","seq":null,"meta":{"seq":null}})" "\n"
+        R"({"id":8,"op":"u","seq":8,"meta":{"seq":8}})" "\n"
+        R"({"id":9,"op":"d","seq":9,"meta":{"seq":9}})" "\n"
+        R"({"id":10,"op":"u","seq":10,"meta":{"seq":10}})" "\n";
+    Batch batch = Decode(in, rows);
+    std::vector<RowKind> kinds;
+    std::vector<int64_t> seqs, refused;
+    control->ReadAll(batch, &kinds, &seqs, &refused);
+    ASSERT_EQ(kinds.size(), 10u);
+    ASSERT_EQ(seqs.size(), 10u);
+    std::vector<int64_t> want_refused;
+    for (int64_t i = 0; i < batch.num_rows; ++i) {
+      auto one = control->Read(batch, i, *options);
+      if (!one) {
+        want_refused.push_back(i);
+        continue;
+      }
+      EXPECT_EQ(kinds[static_cast<size_t>(i)], one->kind) << "row " << i;
+      EXPECT_EQ(seqs[static_cast<size_t>(i)], one->seq) << "row " << i;
+    }
+    EXPECT_EQ(refused, (std::vector<int64_t>{3, 4, 5, 6}));
+    EXPECT_EQ(refused, want_refused);
+    EXPECT_EQ(kinds[9], RowKind::kUpdateAfter);
+    EXPECT_EQ(kinds[8], RowKind::kDelete);
+    EXPECT_EQ(seqs[9], 10);
+  }
 }
 
 TEST(Projector, KeepDropOnlyAndBind) {

@@ -252,14 +252,17 @@ Status ChangeSink::Impl::Write(Batch&& batch) {
     kinds = batch.row_kinds;
     seqs = batch.sequence_numbers;
   } else {
-    for (int64_t i = 0; i < n; ++i) {
+    std::vector<int64_t> refused;
+    control_->ReadAll(batch, &kinds, &seqs, &refused);
+    for (int64_t i : refused) {
       auto rc = control_->Read(batch, i, options_);
-      if (!rc) {
-        FLOE_RETURN_IF_ERROR(reject_row(i, rc.error().message));
-        continue;
+      if (rc) return Fail(Internal("change sink: row {} read as valid one by one but not in its batch", i).error());
+      FLOE_RETURN_IF_ERROR(reject_row(i, rc.error().message));
+    }
+    if (options_.arrival_order) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (valid[static_cast<size_t>(i)]) seqs[static_cast<size_t>(i)] = ++arrival_seq_;
       }
-      kinds[static_cast<size_t>(i)] = rc->kind;
-      seqs[static_cast<size_t>(i)] = options_.arrival_order ? ++arrival_seq_ : rc->seq;
     }
   }
 

@@ -32,7 +32,7 @@ std::optional<RowKind> KindByName(std::string_view name) {
 Result<std::map<std::string, RowKind>> ChangeTypes(const std::map<std::string, std::string>& map) {
   std::map<std::string, RowKind> out;
   if (map.empty()) {
-    // The names themselves (any case is matched by KindOf) and Flink's RowKind short strings.
+    // The names themselves, as spelled here, and Flink's RowKind short strings.
     for (RowKind kind : {RowKind::kInsert, RowKind::kUpdateBefore, RowKind::kUpdateAfter, RowKind::kDelete}) {
       out[std::string(RowKindName(kind))] = kind;
     }
@@ -68,11 +68,6 @@ Result<std::map<std::string, RowKind>> ChangeTypes(const std::map<std::string, s
 }
 
 }  // namespace
-
-std::optional<RowKind> SinkOptions::KindOf(std::string_view value) const {
-  if (auto it = change_types.find(std::string(value)); it != change_types.end()) return it->second;
-  return std::nullopt;
-}
 
 Result<SinkOptions> SinkOptions::Resolve(const WriteConfig& config) {
   SinkOptions o;

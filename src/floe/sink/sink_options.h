@@ -84,9 +84,6 @@ struct SinkOptions {
   /// Resolves and cross-checks the options of `config` (its sink_options,
   /// maps, and the Flink write options in write_properties).
   static Result<SinkOptions> Resolve(const WriteConfig& config);
-
-  /// The change kind of a change type column value; nullopt when unknown.
-  std::optional<RowKind> KindOf(std::string_view value) const;
 };
 
 /// INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE.
