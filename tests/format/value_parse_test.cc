@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 
 namespace floe::format {
@@ -50,7 +52,7 @@ TEST(ValueParse, FixedPositionTimestampsAgreeWithTheGeneralParser) {
                   static_cast<int>(h >> 35 & 63) % 61,
                   static_cast<int>(h >> 41 & 0xfffff) % 1000000);
     std::string text = buf;
-    if (h >> 62 & 1) text.resize(19);  // no fraction
+    if (h >> 62 & 1) text.resize(19 + (h >> 57 & 7));  // no fraction, or 0 to 6 of its digits
     if ((h >> 60 & 3) == 0) {
       // one byte broken
       text[(h >> 50) % text.size()] = "0/:-. Tx\x7f\xff"[(h >> 56) % 10];
@@ -86,6 +88,75 @@ TEST(ValueParse, FixedPositionTimestampValues) {
   EXPECT_FALSE(ParseTimestampFast("2023-01-01t00:00:00", ts, nullptr, &v));
   EXPECT_FALSE(
       ParseTimestampFast("1000-01-01T00:00:00", ns, nullptr, &v));  // the general path range-checks
+}
+
+// The CSV decoder's fast integer and double shapes (ParseInt64Fast,
+// ParseDoubleFast) give the general parsers' value whenever they take a text,
+// bit for bit (-0.0 included), and take the common shapes: random texts of
+// digits, signs, points, exponents and letters, then the edges.
+TEST(ValueParse, FastIntegersAndDoublesAgreeWithTheGeneralParsers) {
+  const Type long_type = Of(TypeId::kLong);
+  auto check = [&](const std::string& text, int* fast_ints, int* fast_doubles) {
+    SCOPED_TRACE(text);
+    int64_t i = 0;
+    if (ParseInt64Fast(text, &i)) {
+      ++*fast_ints;
+      auto general = ParseIntegerText(text, long_type);
+      ASSERT_TRUE(general.has_value());
+      EXPECT_EQ(*general, i);
+    }
+    double d = 0;
+    if (ParseDoubleFast(text, &d)) {
+      ++*fast_doubles;
+      auto general = ParseDoubleText(text);
+      ASSERT_TRUE(general.has_value());
+      EXPECT_EQ(std::memcmp(&*general, &d, sizeof d), 0) << *general << " vs " << d;
+    }
+  };
+  int fast_ints = 0, fast_doubles = 0;
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  for (int n = 0; n < 300000; ++n) {
+    h ^= h << 13;
+    h ^= h >> 7;
+    h ^= h << 17;
+    std::string text;
+    const int len = 1 + static_cast<int>(h % 22);
+    uint64_t g = h;
+    for (int k = 0; k < len; ++k) {
+      g = g * 6364136223846793005ULL + 1442695040888963407ULL;
+      const unsigned pick = static_cast<unsigned>(g >> 59);  // 0..31
+      text += pick < 24 ? static_cast<char>('0' + pick % 10) : "-+.eEx -."[pick - 24];
+    }
+    check(text, &fast_ints, &fast_doubles);
+  }
+  for (const char* text : {"0", "-0", "7", "-7", "007", "123456789012345678", "-123456789012345678",
+                           "1234567890123456789", "9223372036854775807", "-9223372036854775808", "+5", "+-5",
+                           "--5", "-", "", "0.0", "-0.0", "1.5", "-1.5", "1.", ".5", "1.50", "0.1", "0.3",
+                           "123456789012345", "12345678901234.5", "1234567890123456", "0.000000000000001",
+                           "9007199254740993", "1e5", "1.5e-3", "nan", "inf", " 1", "1 "}) {
+    check(text, &fast_ints, &fast_doubles);
+  }
+  // The shapes CSV and JSON writers print go the fast way.
+  EXPECT_GT(fast_ints, 1000);
+  EXPECT_GT(fast_doubles, 1000);
+  int64_t i = 0;
+  double d = 0;
+  EXPECT_TRUE(ParseInt64Fast("-123456789012345678", &i));
+  EXPECT_EQ(i, -123456789012345678);
+  EXPECT_TRUE(ParseDoubleFast("7583.94", &d));
+  EXPECT_EQ(d, 7583.94);
+  EXPECT_TRUE(ParseDoubleFast("-0.0", &d));
+  EXPECT_TRUE(std::signbit(d));
+  // Left to the general parser: a sign it must judge, more digits than are exact.
+  EXPECT_FALSE(ParseInt64Fast("+5", &i));
+  EXPECT_FALSE(ParseInt64Fast("1234567890123456789", &i));
+  EXPECT_FALSE(ParseDoubleFast("1234567890123456", &d));
+  EXPECT_FALSE(ParseDoubleFast("1.", &d));
+  // A '-' after a sign is no number (from_chars took it: "--5" read as 5, "+-5" as -5).
+  EXPECT_FALSE(ParseIntegerText("+-5", long_type).has_value());
+  EXPECT_FALSE(ParseDoubleText("--5").has_value());
+  EXPECT_FALSE(ParseDoubleText("+-5").has_value());
+  EXPECT_FALSE(ParseFloatText("--5").has_value());
 }
 
 }  // namespace value_parse_test

@@ -28,9 +28,59 @@ Result<bool> ParseBoolText(std::string_view text) {
   return InvalidArgument("value {} is not a BOOLEAN (expected true or false)", QuoteValue(text));
 }
 
+bool ParseInt64Fast(std::string_view text, int64_t* out) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  const bool neg = p != end && *p == '-';
+  p += neg;
+  const size_t digits = static_cast<size_t>(end - p);
+  if (digits == 0 || digits > 18) return false;  // 18 digits cannot overflow
+  uint64_t v = 0;
+  for (; p != end; ++p) {
+    const unsigned d = static_cast<unsigned char>(*p) - '0';
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return true;
+}
+
+bool ParseDoubleFast(std::string_view text, double* out) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                      1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const char* p = text.data();
+  const char* end = p + text.size();
+  const bool neg = p != end && *p == '-';
+  p += neg;
+  uint64_t m = 0;
+  int digits = 0, frac = -1;  // frac: digits after the point, -1 without one
+  for (; p != end; ++p) {
+    const unsigned d = static_cast<unsigned char>(*p) - '0';
+    if (d <= 9) {
+      m = m * 10 + d;
+      ++digits;
+      if (frac >= 0) ++frac;
+    } else if (*p == '.' && frac < 0 && digits > 0) {
+      frac = 0;
+    } else {
+      return false;
+    }
+  }
+  if (digits == 0 || digits > 15 || frac == 0) return false;
+  const double v = frac > 0 ? static_cast<double>(m) / kPow10[frac] : static_cast<double>(m);
+  *out = neg ? -v : v;
+  return true;
+}
+
 Result<int64_t> ParseIntegerText(std::string_view text, const Type& type) {
   std::string_view s = text;
-  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  if (!s.empty() && s[0] == '+') {
+    s.remove_prefix(1);
+    // from_chars takes a '-' of its own: "+-5" is no integer.
+    if (s.empty() || !IsDigit(s[0])) {
+      return InvalidArgument("value {} is not an integer ({})", QuoteValue(text), SqlTypeName(type));
+    }
+  }
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec == std::errc::result_out_of_range) {
@@ -54,6 +104,10 @@ Result<T> ParseFloating(std::string_view text, const char* name) {
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
     neg = s[0] == '-';
     s.remove_prefix(1);
+    // from_chars takes a '-' of its own: "--5" and "+-5" are no numbers.
+    if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+      return InvalidArgument("value {} is not a number ({})", QuoteValue(text), name);
+    }
   }
   if (EqualsIgnoreCase(s, "nan")) return std::numeric_limits<T>::quiet_NaN();
   if (EqualsIgnoreCase(s, "infinity") || EqualsIgnoreCase(s, "inf")) {

@@ -39,6 +39,13 @@ Result<bool> ParseBoolText(std::string_view text);
 Result<int64_t> ParseIntegerText(std::string_view text, const Type& type);
 Result<double> ParseDoubleText(std::string_view text);
 Result<float> ParseFloatText(std::string_view text);
+/// The common shapes only, for a decoder's hot loop: true with the value the
+/// Text parser gives, false when the Text parser must decide (any other
+/// shape, and every error). Int64: "-"? and 1 to 18 digits. Double: "-"?,
+/// digits, then "." and digits, at most 15 digits in all (so m / 10^k of two
+/// exact doubles, which one division rounds correctly).
+bool ParseInt64Fast(std::string_view text, int64_t* out);
+bool ParseDoubleFast(std::string_view text, double* out);
 /// The unscaled value of a decimal(P, S) column.
 Result<int128_t> ParseDecimalText(std::string_view text, const Type& type);
 /// Days since 1970-01-01.

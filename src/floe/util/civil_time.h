@@ -161,7 +161,7 @@ inline bool AllDigits(uint64_t w, uint64_t mask) {
 }  // namespace internal
 
 /// The most common timestamp spelling, "YYYY-MM-DDTHH:MM:SS.ffffff" (or with
-/// a space, or without the fraction), read at fixed positions 8 bytes at a
+/// a space, with 1 to 5 fraction digits, or without the fraction), read at fixed positions 8 bytes at a
 /// time, for the JSONL fast path. Sets `*out` to microseconds (nanoseconds
 /// when `ns`) since the epoch and returns true, or returns false to leave the
 /// text to ParseTimestamp, which accepts everything this accepts with the same
@@ -174,6 +174,11 @@ inline bool ParseTimestampFixed(std::string_view s, bool ns, DateCache* cache, i
   if (s.size() == 19) {
     std::memcpy(buf, p, 19);
     std::memcpy(buf + 19, ".000000", 7);
+    p = buf;
+  } else if (s.size() > 20 && s.size() < 26 && p[19] == '.') {
+    // 1 to 5 fraction digits (writers that trim trailing zeros: DuckDB, Spark), read as 6.
+    std::memcpy(buf, p, s.size());
+    std::memset(buf + s.size(), '0', 26 - s.size());
     p = buf;
   } else if (s.size() != 26) {
     return false;
