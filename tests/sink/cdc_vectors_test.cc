@@ -9,6 +9,12 @@
 // the windows in commit order, by floe's reader and by verify_table.mjs
 // --deletion-vectors. A copy of a sink whose commit number another copy took
 // publishes nothing and leaves no Puffin file behind.
+//
+// Every test runs on format version 2 as well, where the sink writes a Parquet
+// position delete file per data file at the commit, merged with the data
+// file's live file-scoped one, which the commit removes (the same writer, its
+// position_files_on_v2 form): a data file keeps one position delete file
+// however many commits change it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -32,7 +38,7 @@ namespace cdc_vectors_test {
 
 namespace fs = std::filesystem;
 
-class CdcVectors : public ::testing::Test {
+class CdcVectors : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     dir_ = test::FreshTestDir("floe_cdc_vectors_");
@@ -40,7 +46,7 @@ class CdcVectors : public ::testing::Test {
     ASSERT_OK(catalog_->CreateNamespace(*catalog::ParseNamespace("db"), {}));
     catalog::TableDefinition def;
     def.schema = Schema({{1, "id", true, LongType(), {}}, {2, "name", false, StringType(), {}}}, 0, {1});
-    def.properties["format-version"] = "3";
+    def.properties["format-version"] = std::to_string(GetParam());
     ASSERT_OK(catalog_->CreateTable(*catalog::ParseTableIdentifier("db.t"), def));
     schema_ = std::make_shared<const Schema>(def.schema);
   }
@@ -139,11 +145,14 @@ class CdcVectors : public ::testing::Test {
     EXPECT_EQ(ids.size(), rows.size()) << "a key holds two rows";
   }
 
-  // Every Puffin file in the data folder, and those some snapshot references.
-  std::pair<std::set<std::string>, std::set<std::string>> PuffinFiles() {
+  // Every delete file (Puffin, or v2's Parquet position delete files) in the
+  // data folder, and those some snapshot references.
+  std::pair<std::set<std::string>, std::set<std::string>> DeleteFiles() {
     std::set<std::string> on_disk, referenced;
     for (const auto& e : fs::recursive_directory_iterator(dir_ / "db" / "t" / "data")) {
-      if (e.path().extension() == ".puffin") on_disk.insert(fs::canonical(e.path()).string());
+      if (e.path().filename().string().find("-deletes.") != std::string::npos) {
+        on_disk.insert(fs::canonical(e.path()).string());
+      }
     }
     auto md = Metadata();
     table::FileManifestSource source(*md, catalog_->io());
@@ -156,14 +165,30 @@ class CdcVectors : public ::testing::Test {
         EXPECT_OK(entries);
         if (!entries) continue;
         for (const auto& e : *entries) {
+          if (e.data_file.content == iceberg::DataFileContent::kData) continue;
           std::string p = e.data_file.file_path;
           if (p.rfind("file:", 0) == 0) p = p.substr(5);
-          if (p.ends_with(".puffin")) referenced.insert(p);
+          referenced.insert(p);
         }
       }
     }
     return {on_disk, referenced};
   }
+  // The live delete files of each data file of the current snapshot, by the
+  // data file's path (a data file without deletes is left out).
+  std::map<std::string, std::vector<iceberg::DataFile>> LiveDeletes() {
+    std::map<std::string, std::vector<iceberg::DataFile>> out;
+    auto md = Metadata();
+    table::FileManifestSource source(*md, catalog_->io());
+    auto plan = table::PlanScan(md, {}, &source);
+    EXPECT_OK(plan);
+    if (!plan) return out;
+    for (const auto& t : plan->files) {
+      for (const auto& d : t.deletes) out[t.data_file.file_path].push_back(d->file);
+    }
+    return out;
+  }
+
   // The snapshots committed by sink `sink_id`, by their commit number.
   std::multiset<int64_t> CommitNumbers(const std::string& sink_id) {
     std::multiset<int64_t> out;
@@ -192,7 +217,7 @@ class CdcVectors : public ::testing::Test {
   int64_t next_seq_ = 1;
 };
 
-TEST_F(CdcVectors, TwoSinksOnOverlappingKeysBothCommitAndTheTableIsTheFold) {
+TEST_P(CdcVectors, TwoSinksOnOverlappingKeysBothCommitAndTheTableIsTheFold) {
   ChangeSink* a = OpenSink("a");
   ChangeSink* b = OpenSink("b");
   ASSERT_TRUE(a && b);
@@ -239,18 +264,19 @@ TEST_F(CdcVectors, TwoSinksOnOverlappingKeysBothCommitAndTheTableIsTheFold) {
   for (int64_t id : {1, 21, 2, 22}) model_.erase(id);
   ExpectTableIsTheModel();
 
-  // Each commit number of each sink once; no Puffin file left unreferenced.
+  // Each commit number of each sink once; no delete file left unreferenced.
   EXPECT_EQ(CommitNumbers("a"), (std::multiset<int64_t>{1, 2, 3, 4}));
   EXPECT_EQ(CommitNumbers("b"), (std::multiset<int64_t>{1, 2, 3}));
-  auto [on_disk, referenced] = PuffinFiles();
+  auto [on_disk, referenced] = DeleteFiles();
   EXPECT_FALSE(on_disk.empty());
   EXPECT_EQ(on_disk, referenced);
 }
 
 // A second copy of a sink (the same sink_id) commits the number the first
 // was about to: the first's commit is refused by the token check, publishes
-// nothing, and removes the Puffin file of its vectors.
-TEST_F(CdcVectors, ACopyOfTheSinkThatLostTheTokenLeavesNoPuffinFile) {
+// nothing, and removes the file of its deletes (the Puffin file of its
+// vectors, or on v2 its position delete file).
+TEST_P(CdcVectors, ACopyOfTheSinkThatLostTheTokenLeavesNoDeleteFile) {
   ChangeSink* a = OpenSink("a");
   ASSERT_TRUE(a);
   Update(a, Range(1, 10), "a0", RowKind::kInsert);
@@ -267,10 +293,57 @@ TEST_F(CdcVectors, ACopyOfTheSinkThatLostTheTokenLeavesNoPuffinFile) {
   EXPECT_THAT(st.error().message, ::testing::HasSubstr("already in the table"));
   ExpectTableIsTheModel();
   EXPECT_EQ(CommitNumbers("a"), (std::multiset<int64_t>{1, 2}));
-  auto [on_disk, referenced] = PuffinFiles();
+  auto [on_disk, referenced] = DeleteFiles();
   EXPECT_EQ(on_disk.size(), 1u);
   EXPECT_EQ(on_disk, referenced);
 }
+
+// One sink, commits of updates spread over the rows of one data file: after
+// each, the data file has one live delete file (a vector, or on v2 a position
+// delete file with every position deleted so far: its record count), and the
+// earlier ones are no longer live (the commit removed them).
+TEST_P(CdcVectors, ADataFileKeepsOneDeleteFileOverManyCommits) {
+  ChangeSink* a = OpenSink("a");
+  ASSERT_TRUE(a);
+  Update(a, Range(1, 100), "v0", RowKind::kInsert);
+  ASSERT_OK(a->Commit());
+  Fold(Range(1, 100), "v0");
+  auto first = LiveDeletes();
+  EXPECT_TRUE(first.empty());
+  int64_t deleted = 0;
+  for (int round = 1; round <= 6; ++round) {
+    std::vector<int64_t> ids;
+    for (int64_t id = round; id <= 100; id += 7) ids.push_back(id);  // each round other rows of the file
+    Update(a, ids, "v" + std::to_string(round));
+    ASSERT_OK(a->Commit());
+    Fold(ids, "v" + std::to_string(round));
+    deleted += static_cast<int64_t>(ids.size());
+    ExpectTableIsTheModel();
+    const auto live = LiveDeletes();
+    // The first data file (1..100) and no other has deletes: each round's new
+    // rows are in a file of their own that no later round changes.
+    ASSERT_EQ(live.size(), 1u) << "round " << round;
+    const std::vector<iceberg::DataFile>& files = live.begin()->second;
+    ASSERT_EQ(files.size(), 1u) << "round " << round << ": " << files.size() << " live delete files";
+    EXPECT_EQ(files[0].record_count, deleted) << "round " << round;
+    EXPECT_EQ(files[0].referenced_data_file, live.begin()->first);
+    EXPECT_EQ(files[0].file_format, GetParam() >= 3 ? iceberg::FileFormat::kPuffin : iceberg::FileFormat::kParquet);
+    // The summary counts the replaced one as Java does (a vector, or a position delete file).
+    const auto md = Metadata();  // held: summary refers into it
+    const auto& summary = md->CurrentSnapshot()->summary;
+    const char* removed_key = GetParam() >= 3 ? "removed-dvs" : "removed-position-delete-files";
+    if (round == 1) {
+      EXPECT_FALSE(summary.contains(removed_key));
+    } else {
+      EXPECT_EQ(summary.count(removed_key) ? summary.at(removed_key) : "", "1") << "round " << round;
+    }
+    EXPECT_FALSE(summary.contains(GetParam() >= 3 ? "removed-position-delete-files" : "removed-dvs"));
+  }
+  EXPECT_EQ(a->stats().destinations.at(0).vector_replans, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(FormatVersion, CdcVectors, ::testing::Values(2, 3),
+                         [](const ::testing::TestParamInfo<int>& info) { return "v" + std::to_string(info.param); });
 
 }  // namespace cdc_vectors_test
 }  // namespace floe::sink

@@ -3,7 +3,8 @@
 // an overwrite that also adds delete files and an empty append, each commit's
 // operation and full summary compared with the values the one-function
 // SnapshotUpdate::Commit produced before it was split into per-operation
-// classes (so the split changed no byte of any summary). The scenario runs
+// classes (so the split changed no byte of any summary; since then the summaries
+// also count removed position and equality delete files, as Java's do). The scenario runs
 // through the SnapshotUpdate facade and through AppendFiles / OverwriteFiles /
 // RowDelta directly.
 #include <gtest/gtest.h>
@@ -214,8 +215,10 @@ class SnapshotOperationsTest : public ::testing::Test {
            {"deleted-data-files", "2"},
            {"deleted-records", "9"},
            {"removed-delete-files", "2"},
+           {"removed-equality-delete-files", "1"},
            {"removed-equality-deletes", "1"},
            {"removed-files-size", "414"},
+           {"removed-position-delete-files", "1"},
            {"removed-position-deletes", "4"},
            {"total-data-files", "3"},
            {"total-delete-files", "2"},
@@ -242,6 +245,7 @@ class SnapshotOperationsTest : public ::testing::Test {
            {"deleted-records", "10"},
            {"removed-delete-files", "2"},
            {"removed-files-size", "513"},
+           {"removed-position-delete-files", "2"},
            {"removed-position-deletes", "3"},
            {"total-data-files", "1"},
            {"total-delete-files", "0"},

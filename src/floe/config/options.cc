@@ -79,9 +79,10 @@ const std::vector<OptionDef>& Registry() {
        .enum_values = {"copy-on-write", "merge-on-read"}, .support = Support::kStoredOnly,
        .missing = kOtherEngines},
       {K(kWriteDeleteGranularity), .scopes = kT | kW, .type = T::kEnum, .default_value = "file",
-       .doc = "Position deletes of the change sink (delete_kind position): file writes one position delete file "
-              "per data file per commit (referenced_data_file set; a reader of a data file opens only its own); "
-              "partition one per partition per commit (fewer files: cheaper to scan after many commits).",
+       .doc = "Position deletes of the change sink (delete_kind position) on format version 2: file keeps one "
+              "position delete file per data file (referenced_data_file set; each commit merges the data file's "
+              "live one into the new one and removes it; a reader of a data file opens only its own); partition "
+              "adds one per partition per commit, merging nothing. Format version 3 writes deletion vectors.",
        .enum_values = {"file", "partition"}},
       {K(kWriteUpdateMode), .scopes = kT, .type = T::kEnum, .default_value = "copy-on-write",
        .doc = "Row-level update mode of engines that run UPDATE (Spark).",

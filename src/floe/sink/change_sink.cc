@@ -667,7 +667,10 @@ Status ChangeSink::Impl::PrepareDestination(Destination* d) {
         }
         flush.index = &d->index;
         flush.delete_per_file = d->delete_per_file;
-        flush.deletion_vectors = d->t()->metadata().format_version >= 3;
+        // Format version 3: deletion vectors; version 2 with file granularity:
+        // position delete files merged with the data file's live one. Both are
+        // written at the commit, against the table as it is then.
+        flush.deletion_vectors = d->t()->metadata().format_version >= 3 || d->delete_per_file;
       }
       ChangeFlushStats fs;
       auto prepared = d->changes->Prepare(flush, &fs);
@@ -741,7 +744,9 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
     commit.token = std::move(token);
   }
   // Format version 3: the window's positions become deletion vectors, each
-  // merged with its data file's live vector as the table is loaded now. A
+  // merged with its data file's live vector as the table is loaded now
+  // (version 2 with file granularity: a position delete file per data file,
+  // merged with the live file-scoped one, which the commit removes). A
   // commit that meets another writer's changes fails as known-failed, not
   // retried by the commit (another vector for one of the data files, a vector
   // it replaces gone, a data file removed, rows of the window's keys added):
@@ -754,6 +759,7 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   auto write_vectors = [&]() -> Status {
     d->vectors = std::make_unique<table::DeletionVectorWriter>(
         d->t(), nullptr, d->branch.empty() ? std::string(iceberg::kMainBranch) : d->branch);
+    d->vectors->set_position_files_on_v2(true);
     for (const auto& v : files.vector_deletes) FLOE_RETURN_IF_ERROR(d->vectors->Delete(v.data_file, v.positions));
     FLOE_ASSIGN_OR_RETURN(table::DeletionVectorUpdate u, d->vectors->Write());
     vectors = std::move(u);

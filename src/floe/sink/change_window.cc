@@ -134,7 +134,9 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
   std::vector<std::string> referenced;
   std::vector<uint64_t> unindexed, window_keys;
   std::vector<WindowFiles::VectorDeletes> files_vectors;
-  std::vector<WindowFiles::AppliedKey> applied;
+  std::string applied_keys;
+  std::vector<uint64_t> applied_ends;
+  std::vector<int64_t> applied_seqs;
 
   // One key's collapsed changes: at most one delete and one row.
   auto resolve = [&](const KeyState& st, std::string_view row) -> Status {
@@ -149,7 +151,11 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
     const bool maybe_live = f.late->Update(st.hash, st.newest.seq, st.newest.cls, f.flush_ms);
     if (f.index) window_keys.push_back(st.hash);
     if (!st.kept) return Ok();
-    if (f.index && f.deletion_vectors) applied.push_back({st.hash, st.newest.seq, current_key});
+    if (f.index && f.deletion_vectors) {
+      applied_keys += current_key;
+      applied_ends.push_back(applied_keys.size());
+      if (f.index->has_sequence()) applied_seqs.push_back(st.newest.seq);
+    }
     if (f.index) {
       // The index knows whether the key is live and where: a position
       // delete (verified below), an equality delete for an ambiguous hash,
@@ -327,7 +333,9 @@ Result<WindowFiles> ChangeWindow::Prepare(const ChangeFlush& f, ChangeFlushStats
     for (auto& file : *closed) files.position_deletes.emplace_back(std::move(file), position_specs_[i]);
   }
   files.vector_deletes = std::move(files_vectors);
-  files.applied = std::move(applied);
+  files.applied_keys = std::move(applied_keys);
+  files.applied_ends = std::move(applied_ends);
+  files.applied_seqs = std::move(applied_seqs);
   files.deletion_vectors = f.deletion_vectors && f.index;
   files.referenced = std::move(referenced);
   files.unindexed = std::move(unindexed);

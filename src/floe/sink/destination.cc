@@ -235,12 +235,12 @@ Status ReplanVectorDeletes(Destination* d, WindowFiles* files) {
   struct Target {
     uint32_t file;
     int64_t pos;
-    size_t key;  ///< in files->applied
+    size_t key;  ///< in files->AppliedKey
   };
   std::vector<Target> targets;
-  for (size_t i = 0; i < files->applied.size(); ++i) {
-    const WindowFiles::AppliedKey& k = files->applied[i];
-    const auto hit = index.Find(k.hash);
+  for (size_t i = 0; i < files->applied_count(); ++i) {
+    const std::string_view key = files->AppliedKey(i);
+    const auto hit = index.Find(XXH3_64bits(key.data(), key.size()));
     if (!hit) continue;  // not live (another writer may have deleted it)
     if (hit->ambiguous) {
       return CommitFailed("table {}: after another writer's commit two live rows share the hash of a key this "
@@ -248,11 +248,13 @@ Status ReplanVectorDeletes(Destination* d, WindowFiles* files) {
                           "table)",
                           d->name);
     }
-    if (index.has_sequence() && hit->seq != KeyIndex::kNoSeq && hit->seq >= k.seq) {
+    // (The window kept sequence numbers when the index has them.)
+    if (index.has_sequence() && i < files->applied_seqs.size() && hit->seq != KeyIndex::kNoSeq &&
+        hit->seq >= files->applied_seqs[i]) {
       return CommitFailed("table {}: another writer committed a change of a key this window changes, with "
                           "sequence number {} (this window's: {}), after this sink read the table; the window is "
                           "not committed (restart the sink, which re-reads the table and finds the change late)",
-                          d->name, hit->seq, k.seq);
+                          d->name, hit->seq, files->applied_seqs[i]);
     }
     targets.push_back({hit->file, hit->pos, i});
   }
@@ -270,15 +272,15 @@ Status ReplanVectorDeletes(Destination* d, WindowFiles* files) {
     WindowFiles::VectorDeletes v{ref.file.file_path, {}};
     for (size_t c = i; c < j; ++c) {
       const Target& t = targets[c];
-      const WindowFiles::AppliedKey& k = files->applied[t.key];
-      if (static_cast<size_t>(t.pos) >= keys.size() || keys[static_cast<size_t>(t.pos)] != k.key) {
+      const std::string_view key = files->AppliedKey(t.key);
+      if (static_cast<size_t>(t.pos) >= keys.size() || keys[static_cast<size_t>(t.pos)] != key) {
         return CommitFailed("table {}: after another writer's commit a key this window changes shares its hash with "
                             "the row at position {} of data file {}; the window is not committed (restart the "
                             "sink, which re-reads the table)",
                             d->name, t.pos, ref.file.file_path);
       }
       if (v.positions.empty() || v.positions.back() != t.pos) v.positions.push_back(t.pos);
-      files->unindexed.push_back(k.hash);
+      files->unindexed.push_back(XXH3_64bits(key.data(), key.size()));
     }
     files->referenced.push_back(ref.file.file_path);
     files->vector_deletes.push_back(std::move(v));

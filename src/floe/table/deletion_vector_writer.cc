@@ -8,6 +8,7 @@
 #include "floe/iceberg/deletion_vector.h"
 #include "floe/iceberg/puffin.h"
 #include "floe/iceberg/reserved_ids.h"
+#include "floe/table/delete_writer.h"
 #include "floe/table/row_delta.h"
 #include "floe/table/scan.h"
 #include "floe/table/table_internal.h"
@@ -50,7 +51,9 @@ void DeletionVectorWriter::AddedDataFile(const DataFile& file, int32_t spec_id) 
 }
 
 void DeletionVectorWriter::Abort() {
-  if (!written_.empty() && factory_) factory_->Remove(written_);
+  if (factory_) {
+    for (const auto& location : written_) factory_->Remove(location);
+  }
   written_.clear();
 }
 
@@ -60,7 +63,8 @@ Result<DeletionVectorUpdate> DeletionVectorWriter::Write() {
   DeletionVectorUpdate out;
   const iceberg::TableMetadata& md = table_->metadata();
   const std::string table_name = table_->id().ToString();
-  if (md.format_version < 3) {
+  const bool v2_files = md.format_version < 3;
+  if (v2_files && !position_files_on_v2_) {
     return InvalidArgument("table {} is format version {}: deletion vectors need format version 3 (raise it "
                            "with the table property format-version=3)",
                            table_name, md.format_version);
@@ -125,12 +129,11 @@ Result<DeletionVectorUpdate> DeletionVectorWriter::Write() {
   FLOE_RETURN_IF_ERROR(AttachDeletes(md, deletes, &files));
   FLOE_ASSIGN_OR_RETURN(ScanPlan plan, PlanShape(std::make_shared<const iceberg::TableMetadata>(md), ScanOptions{}));
 
-  if (!factory_) {
-    FLOE_ASSIGN_OR_RETURN(auto options, DataWriterOptions::Resolve(md, config::Resolver(md.properties)));
-    factory_ = std::make_shared<OutputFileFactory>(table_->io(), options.data_location);
-  }
+  FLOE_ASSIGN_OR_RETURN(auto options, DataWriterOptions::Resolve(md, config::Resolver(md.properties)));
+  if (!factory_) factory_ = std::make_shared<OutputFileFactory>(table_->io(), options.data_location);
+  if (v2_files) return WritePositionFiles(md, plan, files, options, std::move(out));
   FLOE_ASSIGN_OR_RETURN(auto nf, factory_->Open("", "deletes", "puffin"));
-  written_ = nf.location;
+  written_.push_back(nf.location);
   auto fail = [&](Error e) -> Result<DeletionVectorUpdate> {
     Abort();
     return Fail(std::move(e));
@@ -171,6 +174,53 @@ Result<DeletionVectorUpdate> DeletionVectorWriter::Write() {
   if (!size) return fail(size.error());
   for (auto& v : out.added) v.file.file_size_in_bytes = *size;
   out.puffin_location = nf.location;
+  return out;
+}
+
+// Format version 2 (position_files_on_v2): each data file's merged positions
+// go to a Parquet position delete file of its own, and the live file-scoped
+// position delete files of that data file (merged into it) are removed.
+Result<DeletionVectorUpdate> DeletionVectorWriter::WritePositionFiles(const iceberg::TableMetadata& md,
+                                                                      const ScanPlan& plan,
+                                                                      const std::vector<FileScanTask>& files,
+                                                                      const DataWriterOptions& options,
+                                                                      DeletionVectorUpdate out) {
+  auto fail = [&](Error e) -> Result<DeletionVectorUpdate> {
+    Abort();
+    return Fail(std::move(e));
+  };
+  for (const FileScanTask& t : files) {
+    const std::string& path = t.data_file.file_path;
+    std::vector<int64_t> positions = deletes_.find(path)->second;
+    auto existing = DeletedPositions(plan, t, *table_->io());
+    if (!existing) return fail(existing.error().WithContext(fmt::format("merging the deletes of {}", path)));
+    positions.insert(positions.end(), existing->begin(), existing->end());
+    const iceberg::PartitionSpec* spec = md.SpecById(t.spec_id);
+    if (!spec) return fail(Corrupt("data file {} names unknown spec {}", path, t.spec_id).error());
+    auto writer = PositionDeleteWriter::Make(factory_, options, *spec, md.CurrentSchema());
+    if (!writer) return fail(writer.error());
+    if (Status st = (*writer)->Delete(path, positions, t.data_file.partition); !st) {
+      (*writer)->Abort();
+      return fail(std::move(st).error());
+    }
+    auto closed = (*writer)->Close();
+    if (!closed) return fail(closed.error().WithContext(fmt::format("the position deletes of {}", path)));
+    for (auto& f : *closed) {
+      written_.push_back(f.file_path);
+      if (f.referenced_data_file != path) {
+        return fail(Internal("the position delete file written for {} references {}", path,
+                             f.referenced_data_file.value_or("several data files"))
+                        .error());
+      }
+      out.added.push_back({std::move(f), t.spec_id});
+    }
+    for (const auto& d : t.deletes) {
+      if (d->file.content == DataFileContent::kPositionDeletes && !iceberg::IsDeletionVector(d->file) &&
+          d->file.referenced_data_file == path) {
+        out.removed.push_back(d->file);
+      }
+    }
+  }
   return out;
 }
 

@@ -10,6 +10,15 @@
 /// vector per data file). A RowDelta that meets a vector it did not merge
 /// (another writer's) fails as known-failed, not retried: write the vectors
 /// again from the reloaded table.
+///
+/// With position_files_on_v2 set, a format version 2 table gets the same
+/// merge written as Parquet position delete files instead: one per data file
+/// (`referenced_data_file` set, Iceberg's write.delete.granularity=file),
+/// holding the file's new positions and those its live deletes had, and the
+/// live file-scoped position delete files of that data file are removed in
+/// the same commit — a data file keeps one position delete file however many
+/// commits change it (as Iceberg's Spark writer keeps file-scoped deletes),
+/// instead of one more per commit that every scan must open.
 #pragma once
 
 #include <cstdint>
@@ -29,18 +38,22 @@
 namespace floe::table {
 
 class RowDelta;
+struct FileScanTask;
+struct ScanPlan;
 
 /// What one DeletionVectorWriter::Write produced.
 struct DeletionVectorUpdate {
-  /// One new vector, for the data file its referenced_data_file names.
+  /// One new vector (or, on v2, position delete file), for the data file its
+  /// referenced_data_file names.
   struct Vector {
-    iceberg::DataFile file;  ///< content 1, PUFFIN, offset, size, record_count = cardinality
+    iceberg::DataFile file;  ///< content 1, PUFFIN, offset, size, record_count = cardinality (v2: PARQUET)
     int32_t spec_id = 0;     ///< the data file's spec (the vector shares its partition)
   };
   /// The Puffin file written (empty when nothing was deleted).
   std::string puffin_location;
   std::vector<Vector> added;
-  /// The live vectors the added ones replace (merged into them).
+  /// The live vectors (v2: file-scoped position delete files) the added ones
+  /// replace (merged into them).
   std::vector<iceberg::DataFile> removed;
   /// The snapshot the vectors were merged against (none for an empty table).
   std::optional<int64_t> base_snapshot_id;
@@ -79,12 +92,15 @@ class DeletionVectorWriter {
 
   /// Data files with deletes so far.
   size_t data_files() const { return deletes_.size(); }
+  /// On a format version 2 table, Write writes Parquet position delete files
+  /// (see the file comment) instead of refusing the table.
+  void set_position_files_on_v2(bool on) { position_files_on_v2_ = on; }
 
   /// Merges and writes (see the file comment). Reads the manifests of the
   /// branch head once, and the existing deletes of each named data file.
   /// Call once.
   Result<DeletionVectorUpdate> Write();
-  /// Removes the Puffin file written (the commit failed before publishing).
+  /// Removes the files written (the commit failed before publishing).
   void Abort();
 
  private:
@@ -97,7 +113,12 @@ class DeletionVectorWriter {
     int32_t spec_id = 0;
   };
   std::map<std::string, Added, std::less<>> added_files_;
-  std::string written_;  ///< the Puffin file's location once written
+  Result<DeletionVectorUpdate> WritePositionFiles(const iceberg::TableMetadata& md, const ScanPlan& plan,
+                                                  const std::vector<FileScanTask>& files,
+                                                  const DataWriterOptions& options, DeletionVectorUpdate out);
+
+  std::vector<std::string> written_;  ///< the files written (the Puffin file, or v2's position delete files)
+  bool position_files_on_v2_ = false;
   bool done_ = false;
 };
 

@@ -65,11 +65,11 @@ Result<std::vector<ManifestFile>> ManifestFilter::Apply(const Table& table,
   std::set<std::string> found;  // delete_files_: the keys seen live
   std::set<std::string> found_files;  // files_: data paths and delete keys seen live
   auto conflict = [&](std::string what) -> Error {
-    Error e = CommitFailed("table {}: {}; the deletion vectors were merged without it, so this commit is not "
+    Error e = CommitFailed("table {}: {}; the deletes were merged without it, so this commit is not "
                            "published (write them again from the table as it is now)",
                            table.id().ToString(), what)
                   .error();
-    e.retryable = false;  // a retry would list the same stale vectors
+    e.retryable = false;  // a retry would list the same stale deletes
     return e;
   };
   for (const auto& m : parent) {

@@ -60,7 +60,12 @@ void SnapshotSummaryBuilder::AddedFile(int32_t spec_id, const DataFile& file) {
 
 void SnapshotSummaryBuilder::RemovedFile(int32_t spec_id, const DataFile& file) {
   removed_.Add(file, 1);
-  if (file.file_format == iceberg::FileFormat::kPuffin) ++removed_dvs_;
+  if (file.file_format == iceberg::FileFormat::kPuffin) {
+    ++removed_dvs_;
+  } else if (file.content == DataFileContent::kPositionDeletes) {
+    ++removed_position_delete_files_;
+  }
+  if (file.content == DataFileContent::kEqualityDeletes) ++removed_equality_delete_files_;
   changed_partitions_.insert(internal::PartitionKey(spec_id, file.partition));
 }
 
@@ -78,6 +83,8 @@ std::map<std::string, std::string> SnapshotSummaryBuilder::Build(
   put("removed-delete-files", removed_.delete_files);
   put("added-position-delete-files", added_position_delete_files_);
   put("added-equality-delete-files", added_equality_delete_files_);
+  put("removed-position-delete-files", removed_position_delete_files_);
+  put("removed-equality-delete-files", removed_equality_delete_files_);
   put("added-dvs", added_dvs_);
   put("removed-dvs", removed_dvs_);
   put("added-position-deletes", added_.position_deletes);

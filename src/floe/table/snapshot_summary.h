@@ -57,6 +57,8 @@ class SnapshotSummaryBuilder {
   FileTotals added_, removed_;
   int64_t added_position_delete_files_ = 0;
   int64_t added_equality_delete_files_ = 0;
+  int64_t removed_position_delete_files_ = 0;  ///< Java's `removed-position-delete-files` (Parquet/Avro/ORC, not vectors)
+  int64_t removed_equality_delete_files_ = 0;
   int64_t added_dvs_ = 0;    ///< deletion vectors (Java's `added-dvs`)
   int64_t removed_dvs_ = 0;
   std::set<std::string>
