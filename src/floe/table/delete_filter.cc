@@ -49,7 +49,10 @@ void PositionDeletes::AddAll(std::span<const int64_t> positions) {
 
 void PositionDeletes::Sort() {
   if (sorted_) return;
-  std::sort(positions_.begin(), positions_.end());
+  // One position delete file or vector per data file (floe's, Spark's) lists
+  // its positions in order: a check, not a sort (the sort was 11 % of a scan
+  // after 100 commits of updates).
+  if (!std::is_sorted(positions_.begin(), positions_.end())) std::sort(positions_.begin(), positions_.end());
   positions_.erase(std::unique(positions_.begin(), positions_.end()), positions_.end());
   sorted_ = true;
 }

@@ -1116,7 +1116,7 @@ Result<std::vector<int64_t>> DeletedPositions(const ScanPlan& plan, const FileSc
       if (auto it = all->find(path); it != all->end()) out.insert(out.end(), it->second.begin(), it->second.end());
     }
   }
-  std::sort(out.begin(), out.end());
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
