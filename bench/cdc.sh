@@ -11,6 +11,7 @@
 # floe's table and DuckDB's Parquet hold the same number of rows.
 #   bench/cdc.sh                               # 10,000,000 changes
 #   CHANGES=1000000 KEYS=100000 bench/cdc.sh   # smaller
+#   SORTER_MB=100 DUCK_MEMORY_MB=256 bench/cdc.sh  # both sides in about the same memory
 # Needs a release build (build/release/floe, or FLOE_BUILD) and the interop oracles.
 # CDC_WORK_DIR (default BUILD/bench/cdc) holds the generated changes and the tables.
 set -euo pipefail
@@ -55,14 +56,18 @@ floe_rows=$("$build/floe" scan --catalog "warehouse=$work/wh" --table b.cdc | wc
 read -r app_wall app_cpu app_rss < <(measure "${floe[@]}" write --catalog "warehouse=$work/wh" \
   --table b.app -i "$data" --schema "$schema" --set "partition_fields=bucket(id, 16)" --set write-parallelism=1)
 columns="{id: 'BIGINT', region: 'VARCHAR', name: 'VARCHAR', amount: 'DOUBLE', op: 'VARCHAR', seq: 'BIGINT'}"
-sql="COPY (SELECT id, region, name, amount FROM (SELECT *, row_number() OVER (PARTITION BY id ORDER BY seq DESC) AS rn
+# DUCK_MEMORY_MB: DuckDB's memory_limit (default: DuckDB's own, 80 % of RAM), e.g.
+# floe's peak RSS, to compare at equal memory (DuckDB spills past its limit too).
+duck_limit=""
+[ -n "${DUCK_MEMORY_MB:-}" ] && duck_limit="SET memory_limit='${DUCK_MEMORY_MB}MB'; "
+sql="${duck_limit}COPY (SELECT id, region, name, amount FROM (SELECT *, row_number() OVER (PARTITION BY id ORDER BY seq DESC) AS rn
   FROM read_json('$data', format='newline_delimited', columns=$columns)) WHERE rn = 1 AND op <> 'DELETE')
   TO '$work/duck.parquet' (FORMAT parquet, COMPRESSION zstd)"
 read -r duck_wall duck_cpu duck_rss < <(measure taskset -c 0 node "$shared/interop/duckdb_sql.mjs" --threads 1 --timing "$sql")
 duck_stmt=$(tail -1 "$work/err.txt" | awk '{sub("s$","",$1); print $1}')
 duck_rows=$(node "$shared/interop/duckdb_sql.mjs" "SELECT count(*) AS n FROM '$work/duck.parquet'" | sed 's/[^0-9]//g')
 
-echo "cdc: $changes changes over $keys keys, one core each (taskset -c 0), sorter_memory_mb=$sorter_mb"
+echo "cdc: $changes changes over $keys keys, one core each (taskset -c 0), sorter_memory_mb=$sorter_mb${DUCK_MEMORY_MB:+, DuckDB memory_limit=${DUCK_MEMORY_MB}MB}"
 spilled=$(sed -n 's/.*"spilled_runs":\([0-9]*\).*/\1/p' "$work/mor.json")
 printf "  floe merge-on-read : %6.2f s wall, %6.2f s cpu, %9s changes/s per core, peak RSS %d MB, %s rows, %s runs spilled\n" \
   "$mor_wall" "$mor_cpu" "$(rate "$mor_cpu")" "$((mor_rss / 1024))" "$floe_rows" "$spilled"
