@@ -118,10 +118,15 @@ char* PutPadded(char* p, uint64_t v, int width) {
   return p;
 }
 
+// "00" to "99" one after another: a number below 100 is two bytes copied.
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 // Two digits 00..99 (month, day, hour, minute, second).
 inline char* Put2(char* p, uint64_t v) {
-  p[0] = static_cast<char>('0' + v / 10);
-  p[1] = static_cast<char>('0' + v % 10);
+  std::memcpy(p, kDigitPairs + 2 * v, 2);
   return p + 2;
 }
 
@@ -146,6 +151,23 @@ char* PutDate(char* p, int64_t days, YearStyle style) {
 }
 
 char* PutTimeOfDay(char* p, int64_t units, int digits) {
+  if (digits == 6 && units >= 0 && units < 100 * int64_t{3600} * 1000000) {
+    // Microseconds (the common case: every timestamp of floe scan's output),
+    // each quotient taken once: ~60 instructions, not ~190.
+    const uint64_t u = static_cast<uint64_t>(units);
+    const uint64_t secs = u / 1000000, f = u - secs * 1000000;
+    const uint64_t h = secs / 3600, in_hour = secs - h * 3600, m = in_hour / 60, s = in_hour - m * 60;
+    const uint64_t f1 = f / 10000, f23 = f - f1 * 10000, f2 = f23 / 100, f3 = f23 - f2 * 100;
+    p = Put2(p, h);
+    *p++ = ':';
+    p = Put2(p, m);
+    *p++ = ':';
+    p = Put2(p, s);
+    *p++ = '.';
+    p = Put2(p, f1);
+    p = Put2(p, f2);
+    return Put2(p, f3);
+  }
   int64_t scale = 1;
   for (int i = 0; i < digits; ++i) scale *= 10;
   // (Constant divisors for the common scales: a division by a variable is
