@@ -458,6 +458,45 @@ JsonRowWriter::JsonRowWriter(const Schema& schema) {
   }
 }
 
+namespace {
+// PutFixedScalarText, inlined into JsonRowWriter::Append (a call per value
+// there cost 4 % of floe scan to JSONL).
+[[gnu::always_inline]] inline char* FixedScalarText(const ColumnVector& col, int64_t row, char* p, bool json) {
+  switch (col.type->id) {
+    case TypeId::kBoolean:
+      if (col.data<uint8_t>()[row]) return std::copy_n("true", 4, p);
+      return std::copy_n("false", 5, p);
+    case TypeId::kInt: return std::to_chars(p, p + 16, col.data<int32_t>()[row]).ptr;
+    case TypeId::kLong: return std::to_chars(p, p + 24, col.data<int64_t>()[row]).ptr;
+    case TypeId::kDouble: {
+      const double v = col.data<double>()[row];
+      if (!json && !std::isfinite(v)) {  // "NaN" and "Infinity" without JSON's quotes
+        char* q = PutJsonDouble(p, v);
+        std::memmove(p, p + 1, static_cast<size_t>(q - p - 2));
+        return q - 2;
+      }
+      return PutJsonDouble(p, v);
+    }
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      if (json) *p++ = '"';
+      p = civil::PutTimestamp(p, col.data<int64_t>()[row], IsNanosTimestamp(col.type->id) ? 9 : 6,
+                              civil::YearStyle::kJavaScript);
+      if (IsZonedTimestamp(col.type->id)) p = std::copy_n("+00:00", 6, p);
+      if (json) *p++ = '"';
+      return p;
+    default:
+      return nullptr;
+  }
+}
+}  // namespace
+
+char* PutFixedScalarText(const ColumnVector& col, int64_t row, char* p, bool json) {
+  return FixedScalarText(col, row, p, json);
+}
+
 void JsonRowWriter::Append(const Batch& batch, int64_t row, std::string* out) const {
   // The keys and the fixed-size values (numbers, booleans, dates,
   // timestamps) are written into a buffer on the stack that goes to `out`
@@ -489,35 +528,11 @@ void JsonRowWriter::Append(const Batch& batch, int64_t row, std::string* out) co
       p += 4;
       continue;
     }
-    switch (col.type->id) {
-      case TypeId::kBoolean:
-        if (col.data<uint8_t>()[row]) {
-          std::memcpy(p, "true", 4);
-          p += 4;
-        } else {
-          std::memcpy(p, "false", 5);
-          p += 5;
-        }
-        break;
-      case TypeId::kInt: p = std::to_chars(p, end, col.data<int32_t>()[row]).ptr; break;
-      case TypeId::kLong: p = std::to_chars(p, end, col.data<int64_t>()[row]).ptr; break;
-      case TypeId::kDouble: p = PutJsonDouble(p, col.data<double>()[row]); break;
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampTz:
-      case TypeId::kTimestampNs:
-      case TypeId::kTimestampTzNs:
-        *p++ = '"';
-        p = civil::PutTimestamp(p, col.data<int64_t>()[row], IsNanosTimestamp(col.type->id) ? 9 : 6,
-                                civil::YearStyle::kJavaScript);
-        if (IsZonedTimestamp(col.type->id)) {
-          std::memcpy(p, "+00:00", 6);
-          p += 6;
-        }
-        *p++ = '"';
-        break;
-      default:
-        flush();
-        AppendJsonValue(col, row, out);
+    if (char* q = FixedScalarText(col, row, p, /*json=*/true)) {
+      p = q;
+    } else {
+      flush();
+      AppendJsonValue(col, row, out);
     }
   }
   *p++ = '}';

@@ -51,6 +51,13 @@ class JsonRowWriter {
   std::vector<std::string> keys_;  ///< `{"a":`, `,"b":`, ... (the separator first)
 };
 
+/// The text of a fixed-size scalar (boolean, int, long, double, the four
+/// timestamps) of row `row` of `col`, written at `p` (room for 96 bytes), as
+/// AppendJsonValue writes it — with `json` false without the quotes of a
+/// timestamp or of NaN / Infinity. Returns the end, or nullptr for a value of
+/// another type (and writes nothing). The value must not be null.
+char* PutFixedScalarText(const ColumnVector& col, int64_t row, char* p, bool json);
+
 /// Appends a JSON string literal of `text` (quotes and escapes as JSON.stringify).
 void AppendJsonString(std::string_view text, std::string* out);
 
