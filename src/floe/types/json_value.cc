@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "floe/util/civil_time.h"
+#include "floe/util/decimal_digits.h"
 #include "floe/util/strings.h"
 
 namespace floe {
@@ -466,8 +467,8 @@ namespace {
     case TypeId::kBoolean:
       if (col.data<uint8_t>()[row]) return std::copy_n("true", 4, p);
       return std::copy_n("false", 5, p);
-    case TypeId::kInt: return std::to_chars(p, p + 16, col.data<int32_t>()[row]).ptr;
-    case TypeId::kLong: return std::to_chars(p, p + 24, col.data<int64_t>()[row]).ptr;
+    case TypeId::kInt: return PutInt64(p, col.data<int32_t>()[row]);
+    case TypeId::kLong: return PutInt64(p, col.data<int64_t>()[row]);
     case TypeId::kDouble: {
       const double v = col.data<double>()[row];
       if (!json && !std::isfinite(v)) {  // "NaN" and "Infinity" without JSON's quotes

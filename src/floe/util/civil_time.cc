@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstring>
 
+#include "floe/util/decimal_digits.h"
+
 namespace floe::civil {
 namespace {
 
@@ -118,17 +120,8 @@ char* PutPadded(char* p, uint64_t v, int width) {
   return p;
 }
 
-// "00" to "99" one after another: a number below 100 is two bytes copied.
-constexpr char kDigitPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
 // Two digits 00..99 (month, day, hour, minute, second).
-inline char* Put2(char* p, uint64_t v) {
-  std::memcpy(p, kDigitPairs + 2 * v, 2);
-  return p + 2;
-}
+inline char* Put2(char* p, uint64_t v) { return PutTwoDigits(p, v); }
 
 char* PutYear(char* p, int64_t y, YearStyle style) {
   if (y >= 0 && y <= 9999) return PutPadded(p, static_cast<uint64_t>(y), 4);
