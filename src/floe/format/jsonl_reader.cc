@@ -29,6 +29,7 @@ class JsonlReader::Impl {
     if (!batch->schema || batch->schema.get() != schema_.get() ||
         batch->columns.size() != num_columns_) {
       *batch = Batch(schema_);
+      ReserveAsLastBatch(batch);
     } else {
       batch->Clear();
     }
@@ -107,6 +108,7 @@ class JsonlReader::Impl {
       ++rows_;
     }
     if (fast_lines) internal::AddJsonlFastPathLines(fast_lines);
+    RememberSizes(*batch);
     return batch->num_rows > 0;
   }
 
@@ -115,6 +117,28 @@ class JsonlReader::Impl {
   int64_t line() const { return line_no_; }
 
  private:
+  // A fresh batch (the caller moved the last one on, as the sinks do)
+  // starts with the capacity the last one's top-level columns ended with,
+  // instead of growing to it again (the growth copies were ~4 % of a
+  // merge-on-read write).
+  void ReserveAsLastBatch(Batch* b) const {
+    if (last_.size() != b->columns.size()) return;
+    for (size_t i = 0; i < last_.size(); ++i) {
+      ColumnVector& c = b->columns[i];
+      c.values.Reserve(last_[i].values);
+      c.offsets.reserve(last_[i].offsets);
+    }
+    if (options_.with_positions) b->positions.reserve(last_rows_);
+  }
+  void RememberSizes(const Batch& b) {
+    last_.resize(b.columns.size());
+    for (size_t i = 0; i < last_.size(); ++i) {
+      last_[i].values = b.columns[i].values.size();
+      last_[i].offsets = b.columns[i].offsets.size();
+    }
+    last_rows_ = static_cast<size_t>(b.num_rows);
+  }
+
   static bool IsBlank(std::string_view s) {
     for (char c : s) {
       if (c != ' ' && c != '\t' && c != '\r') return false;
@@ -162,6 +186,11 @@ class JsonlReader::Impl {
   int64_t rows_ = 0;
   int64_t rejected_ = 0;
   std::optional<Error> failed_;
+  struct ColumnSizes {
+    size_t values = 0, offsets = 0;
+  };
+  std::vector<ColumnSizes> last_;  ///< the last batch's top-level columns, for ReserveAsLastBatch
+  size_t last_rows_ = 0;
   std::unique_ptr<JsonlFastPath> fast_;  ///< null when disabled
   int fast_streak_ = 0;                  ///< consecutive lines the fast path rejected
   int fast_skip_ = 0;                    ///< lines left before it is tried again
