@@ -57,6 +57,16 @@ void DeletionVectorWriter::Abort() {
   written_.clear();
 }
 
+Result<std::vector<int64_t>> DeletionVectorWriter::MergedPositions(const ScanPlan& plan,
+                                                                   const FileScanTask& t) const {
+  const std::string& path = t.data_file.file_path;
+  std::vector<int64_t> positions = deletes_.find(path)->second;
+  auto existing = DeletedPositions(plan, t, *table_->io());
+  if (!existing) return Fail(existing.error().WithContext(fmt::format("merging the deletes of {}", path)));
+  positions.insert(positions.end(), existing->begin(), existing->end());
+  return positions;
+}
+
 Result<DeletionVectorUpdate> DeletionVectorWriter::Write() {
   if (done_) return InvalidArgument("deletion vector writer: Write called twice");
   done_ = true;
@@ -142,10 +152,9 @@ Result<DeletionVectorUpdate> DeletionVectorWriter::Write() {
   if (!puffin) return fail(puffin.error());
   for (const FileScanTask& t : files) {
     const std::string& path = t.data_file.file_path;
-    std::vector<int64_t> positions = deletes_.find(path)->second;
-    auto existing = DeletedPositions(plan, t, *table_->io());
-    if (!existing) return fail(existing.error().WithContext(fmt::format("merging the deletes of {}", path)));
-    positions.insert(positions.end(), existing->begin(), existing->end());
+    auto merged = MergedPositions(plan, t);
+    if (!merged) return fail(merged.error());
+    std::vector<int64_t>& positions = *merged;
     int64_t cardinality = 0;
     auto blob = iceberg::EncodeDeletionVectorBlob(positions, &cardinality);
     if (!blob) return fail(blob.error().WithContext(fmt::format("data file {}", path)));
@@ -191,10 +200,9 @@ Result<DeletionVectorUpdate> DeletionVectorWriter::WritePositionFiles(const iceb
   };
   for (const FileScanTask& t : files) {
     const std::string& path = t.data_file.file_path;
-    std::vector<int64_t> positions = deletes_.find(path)->second;
-    auto existing = DeletedPositions(plan, t, *table_->io());
-    if (!existing) return fail(existing.error().WithContext(fmt::format("merging the deletes of {}", path)));
-    positions.insert(positions.end(), existing->begin(), existing->end());
+    auto merged = MergedPositions(plan, t);
+    if (!merged) return fail(merged.error());
+    std::vector<int64_t>& positions = *merged;
     const iceberg::PartitionSpec* spec = md.SpecById(t.spec_id);
     if (!spec) return fail(Corrupt("data file {} names unknown spec {}", path, t.spec_id).error());
     auto writer = PositionDeleteWriter::Make(factory_, options, *spec, md.CurrentSchema());

@@ -113,6 +113,8 @@ class DeletionVectorWriter {
     int32_t spec_id = 0;
   };
   std::map<std::string, Added, std::less<>> added_files_;
+  /// The new positions of `t`'s data file with those its live deletes have.
+  Result<std::vector<int64_t>> MergedPositions(const ScanPlan& plan, const FileScanTask& t) const;
   Result<DeletionVectorUpdate> WritePositionFiles(const iceberg::TableMetadata& md, const ScanPlan& plan,
                                                   const std::vector<FileScanTask>& files,
                                                   const DataWriterOptions& options, DeletionVectorUpdate out);
