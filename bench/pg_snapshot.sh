@@ -11,15 +11,18 @@
 # thread in floe, all on core 0), so the anchor is measured twice: one
 # `\copy` (1 backend, 1 client process), and CONNECTIONS `\copy`s of key
 # ranges at once (CONNECTIONS backends, CONNECTIONS client processes on
-# core 0). Prints seconds, rows/s and the ratios floe / anchor (target <= 1.3).
+# core 0). ROUNDS rounds (default 5) alternate the three; prints the medians
+# (seconds, rows/s) and the ratios floe / anchor (target <= 1.3).
 # A throwaway cluster (wal_level=logical), stopped on exit.
 #   bench/pg_snapshot.sh
 #   SCALE=100 CONNECTIONS=4 bench/pg_snapshot.sh
+#   ROUNDS=1 FLOE_WRAP="valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p" bench/pg_snapshot.sh
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${FLOE_BUILD:-$root/build/release}
 scale=${SCALE:-10}
 conns=${CONNECTIONS:-2}
+rounds=${ROUNDS:-5}
 floe="$build/floe"
 [ -x "$floe" ] || { echo "bench: $floe missing (cmake --build --preset release --target floe)" >&2; exit 1; }
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
@@ -46,27 +49,25 @@ trap cleanup EXIT
 rows=$("$pg_bin/psql" -X -A -t -h 127.0.0.1 -p "$port" -U postgres -c "SELECT count(*) FROM pgbench_accounts" postgres)
 now() { date +%s.%N; }
 
-# Anchor: PostgreSQL's own export to nowhere (once to warm the cache, then timed).
+# Anchor: PostgreSQL's own export to nowhere.
 copy() { taskset -c 0 "$pg_bin/psql" -X -h 127.0.0.1 -p "$port" -U postgres -c "\\copy pgbench_accounts to /dev/null" postgres >/dev/null; }
-copy
-t0=$(now); copy; t1=$(now)
-anchor=$(echo "$t1 - $t0" | bc -l)
 # The same on $conns connections at once: key ranges of aid (1 .. rows).
 copy_range() {
   taskset -c 0 "$pg_bin/psql" -X -h 127.0.0.1 -p "$port" -U postgres \
     -c "\\copy (SELECT * FROM pgbench_accounts WHERE aid > $1 AND aid <= $2) to /dev/null" postgres >/dev/null
 }
-t0=$(now)
-pids=()
-for ((i = 0; i < conns; i++)); do
-  copy_range $((rows * i / conns)) $((rows * (i + 1) / conns)) &
-  pids+=($!)
-done
-wait "${pids[@]}"
-t1=$(now)
-anchor_par=$(echo "$t1 - $t0" | bc -l)
+copy_par() {
+  local pids=() i
+  for ((i = 0; i < conns; i++)); do
+    copy_range $((rows * i / conns)) $((rows * (i + 1) / conns)) &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+}
+psql_c() { "$pg_bin/psql" -X -A -t -h 127.0.0.1 -p "$port" -U postgres -c "$1" postgres; }
 
-# floe: the snapshot of the same table, until its commit line.
+# floe: the snapshot of the same table into a fresh warehouse with a fresh
+# slot, until its commit line.
 cat >"$work/pg.yaml" <<YAML
 table: bench.pgbench_accounts
 triggering_frequency_seconds: 1
@@ -79,18 +80,35 @@ source:
   slot: bench_slot
   snapshot_connections: $conns
 YAML
-t0=$(now)
-taskset -c 0 "$floe" write --config "$work/pg.yaml" --no-progress >"$work/floe.out" 2>"$work/floe.err" &
-floe_pid=$!
-while [ ! -s "$work/floe.out" ]; do
-  kill -0 "$floe_pid" 2>/dev/null || { echo "bench: floe exited: $(cat "$work/floe.err")" >&2; exit 1; }
-  sleep 0.02
-done
-t1=$(now)
-kill "$floe_pid"; wait "$floe_pid" || true; floe_pid=""
-floe_s=$(echo "$t1 - $t0" | bc -l)
+snapshot() {
+  rm -rf "$work/warehouse" "$work/floe.out"
+  while [ "$(psql_c "SELECT count(*) FROM pg_replication_slots WHERE active")" != 0 ]; do sleep 0.05; done
+  psql_c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots" >/dev/null
+  local t0 t1
+  t0=$(now)
+  taskset -c 0 ${FLOE_WRAP:-} "$floe" write --config "$work/pg.yaml" --no-progress >"$work/floe.out" 2>"$work/floe.err" &
+  floe_pid=$!
+  while [ ! -s "$work/floe.out" ]; do
+    kill -0 "$floe_pid" 2>/dev/null || { echo "bench: floe exited: $(cat "$work/floe.err")" >&2; exit 1; }
+    sleep 0.01
+  done
+  t1=$(now)
+  kill "$floe_pid"; wait "$floe_pid" || true; floe_pid=""
+  echo "$t1 - $t0" | bc -l
+}
+timed() { local t0 t1; t0=$(now); "$@"; t1=$(now); echo "$t1 - $t0" | bc -l; }
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-printf 'pgbench_accounts rows %d (scale %d)\n' "$rows" "$scale"
+copy  # warms the cache
+a1=(); ap=(); fl=()
+for ((r = 0; r < rounds; r++)); do  # alternating, so that the machine's moods fall on every side
+  a1+=("$(timed copy)")
+  ap+=("$(timed copy_par)")
+  fl+=("$(snapshot)")
+done
+anchor=$(median "${a1[@]}"); anchor_par=$(median "${ap[@]}"); floe_s=$(median "${fl[@]}")
+
+printf 'pgbench_accounts rows %d (scale %d), medians of %d rounds\n' "$rows" "$scale" "$rounds"
 printf 'anchor psql \\copy to /dev/null, 1 connection   %.3f s  %.0f rows/s\n' "$anchor" "$(echo "$rows / $anchor" | bc -l)"
 printf 'anchor psql \\copy to /dev/null, %d connections  %.3f s  %.0f rows/s\n' "$conns" "$anchor_par" "$(echo "$rows / $anchor_par" | bc -l)"
 printf 'floe snapshot, %d connections (commit included)  %.3f s  %.0f rows/s\n' "$conns" "$floe_s" "$(echo "$rows / $floe_s" | bc -l)"

@@ -112,6 +112,8 @@ class PgSource : public ::testing::Test {
   // table outside the publication makes a WAL position that only a confirmed
   // flush after floe's commits reaches.
   void WaitCaughtUp(const std::string& slot, int seconds = 120) {
+    // (A FAIL below returns from this function only: a later call finds no floe.)
+    ASSERT_GT(pid_, 0) << "floe is not running: " << ReadFile(dir_ / "floe.err");
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     while (Trim(Sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active")) != "1") {
       int status = 0;

@@ -1,8 +1,11 @@
-// PostgreSQL text values into floe columns (pgsrc/pg_value.h): the type
+// PostgreSQL values into floe columns (pgsrc/pg_value.h): the type
 // mapping, the text forms (arrays with quoting and NULL, bytea hex, floats'
-// words, timestamptz in UTC), the values refused with a message, and COPY's
-// text-format escapes. The end-to-end path is tests/cli/pg_source_cli_test.cc.
+// words, timestamptz in UTC), the binary send forms of the snapshot's COPY,
+// and the values refused with a message. The end-to-end path is
+// tests/cli/pg_source_cli_test.cc.
 #include <gtest/gtest.h>
+
+#include <bit>
 
 #include "floe/pgsrc/pg_source.h"
 #include "floe/pgsrc/pg_value.h"
@@ -85,13 +88,61 @@ TEST(PgValue, TextForms) {
   EXPECT_NE(multi.error().message.find("multi-dimensional"), std::string::npos);
 }
 
-TEST(PgValue, CopyEscapes) {
-  std::string out;
-  EXPECT_FALSE(UnescapeCopyField("\\N", &out));
-  ASSERT_TRUE(UnescapeCopyField("a\\tb\\\\c\\nd\\101\\x41", &out));
-  EXPECT_EQ(out, "a\tb\\c\nd" "AA");
-  ASSERT_TRUE(UnescapeCopyField("", &out));
-  EXPECT_EQ(out, "");
+// Binary send forms (what the snapshot's binary COPY sends), and the
+// values the text path refuses refused here too.
+TEST(PgValue, BinaryForms) {
+  auto be = [](uint64_t v, int n) {
+    std::string s;
+    for (int i = n - 1; i >= 0; --i) s += static_cast<char>((v >> (8 * i)) & 0xff);
+    return s;
+  };
+  ColumnVector i2(IntType()), i4(IntType()), i8(LongType()), o(LongType());
+  ASSERT_TRUE(AppendPgBinary(&i2, *i2.type, 21, be(0x8000, 2)));
+  ASSERT_TRUE(AppendPgBinary(&i4, *i4.type, 23, be(0xfffffffe, 4)));
+  ASSERT_TRUE(AppendPgBinary(&i8, *i8.type, 20, be(0x8000000000000000ull, 8)));
+  ASSERT_TRUE(AppendPgBinary(&o, *o.type, 26, be(0xffffffff, 4)));
+  EXPECT_EQ(i2.data<int32_t>()[0], -32768);
+  EXPECT_EQ(i4.data<int32_t>()[0], -2);
+  EXPECT_EQ(i8.data<int64_t>()[0], std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(o.data<int64_t>()[0], 4294967295LL);
+  EXPECT_FALSE(AppendPgBinary(&i4, *i4.type, 23, be(1, 2)));  // a cut value
+
+  ColumnVector f8(DoubleType());
+  ASSERT_TRUE(AppendPgBinary(&f8, *f8.type, 701, be(std::bit_cast<uint64_t>(-1.5), 8)));
+  EXPECT_EQ(f8.data<double>()[0], -1.5);
+
+  // Dates: days since 2000-01-01; the text path's range (years 1 to 9999), no infinities.
+  ColumnVector d(DateType());
+  ASSERT_TRUE(AppendPgBinary(&d, *d.type, 1082, be(static_cast<uint32_t>(-10957), 4)));
+  EXPECT_EQ(d.data<int32_t>()[0], 0);  // 1970-01-01
+  auto inf = AppendPgBinary(&d, *d.type, 1082, be(0x7fffffff, 4));
+  ASSERT_FALSE(inf);
+  EXPECT_NE(inf.error().message.find("infinity"), std::string::npos);
+  EXPECT_FALSE(AppendPgBinary(&d, *d.type, 1082, be(static_cast<uint32_t>(-730120), 4)));  // 1 BC
+  ASSERT_TRUE(AppendPgBinary(&d, *d.type, 1082, be(static_cast<uint32_t>(-730119), 4)));    // 0001-01-01
+  EXPECT_FALSE(AppendPgBinary(&d, *d.type, 1082, be(2932897 - 10957, 4)));                  // 10000-01-01
+
+  ColumnVector ts(TimestampType()), tm(TimeType());
+  ASSERT_TRUE(AppendPgBinary(&ts, *ts.type, 1114, be(1, 8)));
+  EXPECT_EQ(ts.data<int64_t>()[0], 946684800000001LL);
+  EXPECT_FALSE(AppendPgBinary(&ts, *ts.type, 1114, be(0x7fffffffffffffffull, 8)));
+  EXPECT_FALSE(AppendPgBinary(&ts, *ts.type, 1184, be(0x8000000000000000ull, 8)));
+  EXPECT_FALSE(AppendPgBinary(&tm, *tm.type, 1083, be(86400000000ull, 8)));  // 24:00:00
+  ASSERT_TRUE(AppendPgBinary(&tm, *tm.type, 1083, be(86399999999ull, 8)));
+
+  ColumnVector j(StringType());
+  ASSERT_TRUE(AppendPgBinary(&j, *j.type, 3802, std::string("\x01{}", 3)));
+  EXPECT_EQ(j.bytes(0), "{}");
+  EXPECT_FALSE(AppendPgBinary(&j, *j.type, 3802, std::string("\x02{}", 3)));  // an unknown jsonb version
+  ASSERT_TRUE(AppendPgBinary(&j, *j.type, 1042, "ab   "));                    // char(5): padded, as text
+  EXPECT_EQ(j.bytes(1), "ab   ");
+
+  // Numeric, arrays, enums, ... have no binary form floe reads: selected as text.
+  EXPECT_TRUE(HasPgBinaryForm(Col(23)));
+  EXPECT_TRUE(HasPgBinaryForm(Col(3802)));
+  EXPECT_FALSE(HasPgBinaryForm(Col(1700)));
+  EXPECT_FALSE(HasPgBinaryForm(Col(1007, -1, 23)));
+  EXPECT_FALSE(HasPgBinaryForm(Col(869)));
 }
 
 TEST(PgValue, Lsn) {

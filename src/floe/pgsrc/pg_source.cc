@@ -816,60 +816,235 @@ struct SnapshotQueue {
   }
 };
 
+// How the snapshot decodes a column of its binary COPY: the common forms
+// inline, the other binary forms through AppendPgBinary, and the columns
+// selected as text through AppendPgText.
+enum class CopyDecode : uint8_t { kText, kBinary, kInt32, kInt64, kBytes };
+
+CopyDecode CopyDecodeOf(const PgColumn& col, const Type& type) {
+  if (!HasPgBinaryForm(col)) return CopyDecode::kText;
+  switch (col.type_oid) {
+    case 23: return CopyDecode::kInt32;                 // int4
+    case 20: return CopyDecode::kInt64;                 // int8
+    case 17: case 19: case 25: case 114: case 1042: case 1043:  // bytea, name, text, json, bpchar, varchar
+      return type.id == TypeId::kString || type.id == TypeId::kBinary ? CopyDecode::kBytes : CopyDecode::kBinary;
+    default: return CopyDecode::kBinary;
+  }
+}
+
+// One row of a binary COPY into `b` (the table's schema): fields[i] is
+// column i's bytes (data() null: a null). Touches nothing but `b`.
+Status AppendCopyRow(const Table& t, Batch* b, const std::vector<CopyDecode>& decode,
+                     const std::vector<std::string_view>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    ColumnVector& col = b->columns[i];
+    const std::string_view v = fields[i];
+    if (v.data() == nullptr) {
+      col.AppendNull();
+      continue;
+    }
+    const auto* u = reinterpret_cast<const uint8_t*>(v.data());
+    switch (decode[i]) {
+      case CopyDecode::kInt32:
+        if (v.size() != 4) break;
+        col.Append<int32_t>(static_cast<int32_t>((uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) |
+                                                 (uint32_t{u[2]} << 8) | uint32_t{u[3]}));
+        continue;
+      case CopyDecode::kInt64: {
+        if (v.size() != 8) break;
+        uint64_t x = 0;
+        for (int k = 0; k < 8; ++k) x = (x << 8) | u[k];
+        col.Append<int64_t>(static_cast<int64_t>(x));
+        continue;
+      }
+      case CopyDecode::kBytes:
+        col.AppendBytes(v);
+        continue;
+      default:
+        break;
+    }
+    const Type& type = *t.schema->fields()[i].type;
+    Status st = decode[i] == CopyDecode::kText ? AppendPgText(&col, type, t.columns[i].type_oid, v)
+                                               : AppendPgBinary(&col, type, t.columns[i].type_oid, v);
+    if (!st) {
+      return Fail(Error{st.error().kind,
+                        fmt::format("PostgreSQL table {} column {}: {}", t.qualified(), t.columns[i].name,
+                                    st.error().message),
+                        false});
+    }
+  }
+  ++b->num_rows;  // row kinds, sequence numbers and positions: FinishSnapshotBatch
+  return Ok();
+}
+
+// A snapshot batch's rows are inserts, each at the snapshot's position.
+void FinishSnapshotBatch(Batch* b, int64_t position) {
+  const auto n = static_cast<size_t>(b->num_rows);
+  b->row_kinds.assign(n, RowKind::kInsert);
+  b->sequence_numbers.assign(n, position);
+  b->positions.assign(n, position);
+}
+
+// PostgreSQL's binary COPY stream (COPY ... TO STDOUT (FORMAT binary)):
+// the signature, flags and header extension, then per row a field count
+// (int16) and per field a length (int32, -1: null) and its bytes, then a
+// count of -1. Fed the CopyData messages as they come (a row may span them;
+// PostgreSQL sends one per row and the header with the first), it hands
+// every whole row to `row`.
+class BinaryCopyParser {
+ public:
+  BinaryCopyParser(std::string table, size_t columns) : table_(std::move(table)), fields_(columns) {}
+
+  template <typename OnRow>
+  Status Feed(std::string_view message, OnRow&& row) {
+    std::string_view data = message;
+    if (!carry_.empty()) {
+      carry_.append(message);
+      data = carry_;
+    }
+    size_t p = 0;
+    Status st = Ok();
+    if (!header_) {
+      static constexpr char kSignature[] = "PGCOPY\n\377\r\n";  // and a zero byte: 11 bytes
+      if (data.size() < 19) return Keep(data, 0);
+      if (data.substr(0, 11) != std::string_view(kSignature, 11)) return Bad("no PGCOPY signature");
+      const uint32_t flags = Get32(data, 11);
+      if (flags & 0xffff0000u) return Bad(fmt::format("header flags {:#x}", flags));
+      const uint32_t ext = Get32(data, 15);
+      if (ext > (1u << 20)) return Bad("a header extension of over 1 MiB");
+      if (data.size() < 19 + size_t{ext}) return Keep(data, 0);
+      p = 19 + ext;
+      header_ = true;
+    }
+    while (p < data.size()) {
+      if (ended_) return Bad("bytes after the end of the rows");
+      if (data.size() - p < 2) break;
+      const int16_t n = static_cast<int16_t>(Get16(data, p));
+      if (n == -1) {
+        ended_ = true;
+        p += 2;
+        continue;
+      }
+      if (n < 0 || static_cast<size_t>(n) != fields_.size()) {
+        return Bad(fmt::format("a row of {} fields, the table has {} columns", n, fields_.size()));
+      }
+      size_t q = p + 2;
+      bool whole = true;
+      for (size_t i = 0; i < fields_.size(); ++i) {
+        if (data.size() - q < 4) {
+          whole = false;
+          break;
+        }
+        const int32_t len = static_cast<int32_t>(Get32(data, q));
+        q += 4;
+        if (len == -1) {
+          fields_[i] = std::string_view();  // data() null: a null (an empty value points into data)
+          continue;
+        }
+        if (len < 0) return Bad(fmt::format("a field length of {}", len));
+        if (data.size() - q < static_cast<size_t>(len)) {
+          whole = false;
+          break;
+        }
+        fields_[i] = std::string_view(data.data() + q, static_cast<size_t>(len));
+        q += static_cast<size_t>(len);
+      }
+      if (!whole) break;
+      st = row(fields_);
+      if (!st) return st;
+      p = q;
+    }
+    return Keep(data, p);
+  }
+  // After the last message: the rows ended with their trailer.
+  Status Finish() const {
+    if (!header_ || !ended_ || !carry_.empty()) return Bad("the rows end without their trailer");
+    return Ok();
+  }
+
+ private:
+  static uint16_t Get16(std::string_view d, size_t at) {
+    return static_cast<uint16_t>((static_cast<uint8_t>(d[at]) << 8) | static_cast<uint8_t>(d[at + 1]));
+  }
+  static uint32_t Get32(std::string_view d, size_t at) {
+    return (uint32_t{static_cast<uint8_t>(d[at])} << 24) | (uint32_t{static_cast<uint8_t>(d[at + 1])} << 16) |
+           (uint32_t{static_cast<uint8_t>(d[at + 2])} << 8) | uint32_t{static_cast<uint8_t>(d[at + 3])};
+  }
+  // Keeps data[from..] for the next message (a row cut between two).
+  Status Keep(std::string_view data, size_t from) {
+    if (from >= data.size()) {
+      carry_.clear();
+    } else if (data.data() == carry_.data()) {
+      carry_.erase(0, from);
+    } else {
+      carry_.assign(data.substr(from));
+    }
+    if (carry_.size() > (size_t{1} << 30)) return Bad("a row of over 1 GiB");
+    return Ok();
+  }
+  Status Bad(std::string_view what) const {
+    return Corrupt("PostgreSQL: the binary COPY of {} is damaged: {}", table_, what);
+  }
+
+  std::string table_;
+  std::vector<std::string_view> fields_;
+  std::string carry_;
+  bool header_ = false;
+  bool ended_ = false;
+};
+
 // One connection's share of a table's snapshot: COPY of chunk after chunk
-// (text format), rows decoded into batches of the table's schema.
+// in binary format (the columns with a binary form floe reads as they are,
+// the others as their text: HasPgBinaryForm), rows decoded into batches of
+// the table's schema.
 void SnapshotWorker(PGconn* c, const Table& t, const std::vector<std::string>& chunks, int64_t position,
                     SnapshotQueue* q) {
   std::string cols;
-  for (const auto& col : t.columns) cols += (cols.empty() ? "" : ", ") + Ident(c, col.name);
+  std::vector<CopyDecode> decode;
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    decode.push_back(CopyDecodeOf(t.columns[i], *t.schema->fields()[i].type));
+    const std::string id = Ident(c, t.columns[i].name);
+    cols += (cols.empty() ? "" : ", ") + (decode.back() != CopyDecode::kText ? id : id + "::text AS " + id);
+  }
   const std::string from = Ident(c, t.schema_name) + "." + Ident(c, t.name);
-  const size_t ncols = t.columns.size();
-  std::vector<TupleValue> values(ncols);
-  std::vector<std::string> texts(ncols);
   Batch b(t.schema);
   constexpr int64_t kBatchRows = 8192;
   while (auto chunk = q->NextChunk(chunks.size())) {
     const std::string& where = chunks[*chunk];
-    const std::string sql =
-        "COPY (SELECT " + cols + " FROM " + from + (where.empty() ? "" : " WHERE " + where) + ") TO STDOUT";
+    const std::string sql = "COPY (SELECT " + cols + " FROM " + from + (where.empty() ? "" : " WHERE " + where) +
+                            ") TO STDOUT (FORMAT binary)";
     auto copy = Exec(c, sql, PGRES_COPY_OUT);
     if (!copy) return q->Fail(std::move(copy).error());
+    BinaryCopyParser parser(t.qualified(), t.columns.size());
+    bool stopped = false;
+    auto on_row = [&](const std::vector<std::string_view>& fields) -> Status {
+      FLOE_RETURN_IF_ERROR(AppendCopyRow(t, &b, decode, fields));
+      if (b.num_rows >= kBatchRows) {
+        FinishSnapshotBatch(&b, position);
+        // The next batch starts with this one's capacity (not grown again from nothing).
+        std::vector<std::pair<size_t, size_t>> sizes;
+        for (const ColumnVector& col : b.columns) sizes.emplace_back(col.values.size(), col.offsets.size());
+        if (!q->Push(std::move(b))) {
+          stopped = true;
+          return Internal("the snapshot stopped");
+        }
+        b = Batch(t.schema);
+        for (size_t i = 0; i < sizes.size(); ++i) {
+          b.columns[i].values.Reserve(sizes[i].first);
+          b.columns[i].offsets.reserve(sizes[i].second);
+        }
+      }
+      return Ok();
+    };
     for (;;) {
       char* buf = nullptr;
       const int n = PQgetCopyData(c, &buf, 0);
       if (n == -1) break;
       if (n < 0) return q->Fail(IoError("PostgreSQL: COPY of {} failed: {}", t.qualified(), ConnError(c)).error());
-      std::string_view line(buf, static_cast<size_t>(n));
-      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-      size_t start = 0;
-      Status st = Ok();
-      for (size_t i = 0; i < ncols; ++i) {
-        size_t tab = line.find('\t', start);
-        if (tab == std::string_view::npos) tab = line.size();
-        if (i + 1 == ncols ? tab != line.size() : tab == line.size()) {
-          st = Corrupt("PostgreSQL: a COPY row of {} has not {} fields", t.qualified(), ncols);
-          break;
-        }
-        const std::string_view field = line.substr(start, tab - start);
-        if (field == "\\N") {
-          values[i].kind = 'n';
-        } else if (field.find('\\') == std::string_view::npos) {
-          values[i].kind = 't';
-          values[i].text = field;  // no escapes: the value as it is in the buffer
-        } else {
-          UnescapeCopyField(field, &texts[i]);
-          values[i].kind = 't';
-          values[i].text = texts[i];
-        }
-        start = tab + 1;
-      }
-      if (st) st = AppendRow(t, &b, RowKind::kInsert, position, position, values, nullptr);
+      Status st = parser.Feed(std::string_view(buf, static_cast<size_t>(n)), on_row);
       PQfreemem(buf);
+      if (stopped) return;
       if (!st) return q->Fail(std::move(st).error());
-      if (b.num_rows >= kBatchRows) {
-        if (!q->Push(std::move(b))) return;
-        b = Batch(t.schema);
-      }
     }
     Res done(PQgetResult(c));
     if (!done || PQresultStatus(done.get()) != PGRES_COMMAND_OK) {
@@ -877,8 +1052,12 @@ void SnapshotWorker(PGconn* c, const Table& t, const std::vector<std::string>& c
     }
     while (Res more{PQgetResult(c)}) {
     }
+    if (Status st = parser.Finish(); !st) return q->Fail(std::move(st).error());
   }
-  if (b.num_rows > 0) (void)q->Push(std::move(b));
+  if (b.num_rows > 0) {
+    FinishSnapshotBatch(&b, position);
+    (void)q->Push(std::move(b));
+  }
 }
 
 Status PgSource::Snapshot(const std::vector<Table*>& tables, const std::string& snapshot, int64_t position,

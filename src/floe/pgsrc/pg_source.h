@@ -7,7 +7,8 @@
 /// How it stays exact:
 ///   - The slot is created with an exported snapshot (CREATE_REPLICATION_SLOT
 ///     ... LOGICAL pgoutput (SNAPSHOT 'export')); every table is read under
-///     that snapshot (SET TRANSACTION SNAPSHOT, COPY ... TO STDOUT) before
+///     that snapshot (SET TRANSACTION SNAPSHOT, COPY ... TO STDOUT (FORMAT
+///     binary): pg_value.h's AppendPgBinary) before
 ///     START_REPLICATION. A transaction whose commit record lies before the
 ///     slot's consistent point C is in the snapshot, one at or after it is
 ///     streamed: snapshot rows get position C, a streamed transaction the

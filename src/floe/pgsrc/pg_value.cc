@@ -1,7 +1,9 @@
-// PostgreSQL text values into floe columns (pg_value.h).
+// PostgreSQL values, text and binary, into floe columns (pg_value.h).
 #include "floe/pgsrc/pg_value.h"
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "floe/format/value_parse.h"
@@ -13,6 +15,8 @@ namespace {
 constexpr uint32_t kBool = 16, kBytea = 17, kInt8 = 20, kInt2 = 21, kInt4 = 23, kOid = 26, kFloat4 = 700,
                    kFloat8 = 701, kDate = 1082, kTime = 1083, kTimestamp = 1114, kTimestampTz = 1184,
                    kNumeric = 1700, kUuid = 2950;
+// Types whose binary form is their text's bytes (or, for jsonb, a version byte and the text).
+constexpr uint32_t kName = 19, kText = 25, kJson = 114, kBpchar = 1042, kVarchar = 1043, kJsonb = 3802;
 
 TypePtr ScalarType(uint32_t oid, int32_t typmod) {
   switch (oid) {
@@ -200,7 +204,145 @@ Result<std::vector<std::optional<std::string>>> SplitArray(std::string_view text
   return items;
 }
 
+// A big-endian integer of N bytes at `p`.
+template <typename T>
+T BigEndian(const char* p) {
+  using U = std::make_unsigned_t<T>;
+  U v = 0;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::little) {
+    if constexpr (sizeof v == 2) v = __builtin_bswap16(v);
+    if constexpr (sizeof v == 4) v = __builtin_bswap32(v);
+    if constexpr (sizeof v == 8) v = __builtin_bswap64(v);
+  }
+  return static_cast<T>(v);
+}
+
+// Days and microseconds between PostgreSQL's epoch (2000-01-01) and 1970-01-01, and the
+// range the text path takes (years 1 to 9999: PostgreSQL writes a later year with five
+// digits, and BC years with a suffix, which the date parser refuses).
+constexpr int64_t kPgEpochDays = 10957;
+constexpr int64_t kPgEpochMicros = kPgEpochDays * 86400 * 1000000LL;
+constexpr int64_t kMinDays = -719162;  // 0001-01-01
+constexpr int64_t kMaxDays = 2932896;  // 9999-12-31
+constexpr int64_t kMicrosPerDay = 86400 * 1000000LL;
+
 }  // namespace
+
+bool HasPgBinaryForm(const PgColumn& column) {
+  if (column.elem_oid != 0) return false;
+  switch (column.type_oid) {
+    case kBool: case kBytea: case kInt8: case kInt2: case kInt4: case kOid: case kFloat4: case kFloat8:
+    case kDate: case kTime: case kTimestamp: case kTimestampTz: case kUuid:
+    case kName: case kText: case kJson: case kBpchar: case kVarchar: case kJsonb:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Status AppendPgBinary(ColumnVector* out, const Type& type, uint32_t oid, std::string_view v) {
+  auto size_is = [&](size_t n) -> Status {
+    if (v.size() == n) return Ok();
+    return Corrupt("a binary value of type oid {} has {} bytes, not {}", oid, v.size(), n);
+  };
+  switch (oid) {
+    case kBool:
+      FLOE_RETURN_IF_ERROR(size_is(1));
+      out->Append<uint8_t>(v[0] != 0 ? 1 : 0);
+      return Ok();
+    case kInt2:
+      FLOE_RETURN_IF_ERROR(size_is(2));
+      out->Append<int32_t>(BigEndian<int16_t>(v.data()));
+      return Ok();
+    case kInt4:
+      FLOE_RETURN_IF_ERROR(size_is(4));
+      out->Append<int32_t>(BigEndian<int32_t>(v.data()));
+      return Ok();
+    case kOid:
+      FLOE_RETURN_IF_ERROR(size_is(4));
+      out->Append<int64_t>(BigEndian<uint32_t>(v.data()));
+      return Ok();
+    case kInt8:
+      FLOE_RETURN_IF_ERROR(size_is(8));
+      out->Append<int64_t>(BigEndian<int64_t>(v.data()));
+      return Ok();
+    case kFloat4: {
+      FLOE_RETURN_IF_ERROR(size_is(4));
+      const float f = std::bit_cast<float>(BigEndian<uint32_t>(v.data()));
+      out->Append<float>(std::isnan(f) ? std::numeric_limits<float>::quiet_NaN() : f);  // as the text "NaN" gives
+      return Ok();
+    }
+    case kFloat8: {
+      FLOE_RETURN_IF_ERROR(size_is(8));
+      const double d = std::bit_cast<double>(BigEndian<uint64_t>(v.data()));
+      out->Append<double>(std::isnan(d) ? std::numeric_limits<double>::quiet_NaN() : d);
+      return Ok();
+    }
+    case kDate: {
+      FLOE_RETURN_IF_ERROR(size_is(4));
+      const int32_t pg = BigEndian<int32_t>(v.data());
+      if (pg == std::numeric_limits<int32_t>::max() || pg == std::numeric_limits<int32_t>::min()) {
+        return InvalidArgument("date {} has no Iceberg form (infinity and BC dates are refused)",
+                               pg > 0 ? "infinity" : "-infinity");
+      }
+      const int64_t days = int64_t{pg} + kPgEpochDays;
+      if (days < kMinDays || days > kMaxDays) {
+        return InvalidArgument("date {} days from 1970-01-01 has no Iceberg form floe takes (years 1 to 9999; "
+                               "infinity and BC dates are refused)",
+                               days);
+      }
+      out->Append<int32_t>(static_cast<int32_t>(days));
+      return Ok();
+    }
+    case kTime: {
+      FLOE_RETURN_IF_ERROR(size_is(8));
+      const int64_t us = BigEndian<int64_t>(v.data());
+      if (us < 0 || us >= kMicrosPerDay) {
+        return InvalidArgument("time of {} microseconds has no Iceberg form (24:00:00 is refused)", us);
+      }
+      out->Append<int64_t>(us);
+      return Ok();
+    }
+    case kTimestamp:
+    case kTimestampTz: {
+      FLOE_RETURN_IF_ERROR(size_is(8));
+      const int64_t pg = BigEndian<int64_t>(v.data());
+      if (pg == std::numeric_limits<int64_t>::max() || pg == std::numeric_limits<int64_t>::min()) {
+        return InvalidArgument("timestamp {} has no Iceberg form (infinity and BC dates are refused)",
+                               pg > 0 ? "infinity" : "-infinity");
+      }
+      const int64_t us = pg + kPgEpochMicros;  // no overflow: |pg| < 2^63 - 2^50 for every finite value
+      if (us < kMinDays * kMicrosPerDay || us >= (kMaxDays + 1) * kMicrosPerDay) {
+        return InvalidArgument("timestamp {} microseconds from 1970-01-01 has no Iceberg form floe takes (years 1 "
+                               "to 9999; infinity and BC dates are refused)",
+                               us);
+      }
+      out->Append<int64_t>(us);
+      return Ok();
+    }
+    case kUuid:
+      FLOE_RETURN_IF_ERROR(size_is(16));
+      out->AppendBytes(v);
+      return Ok();
+    case kJsonb:
+      if (v.empty() || v[0] != 1) return Corrupt("a binary jsonb value without version 1");
+      out->AppendBytes(v.substr(1));
+      return Ok();
+    case kBytea:
+    case kName:
+    case kText:
+    case kJson:
+    case kBpchar:
+    case kVarchar:
+      if (type.id != TypeId::kString && type.id != TypeId::kBinary) break;
+      out->AppendBytes(v);
+      return Ok();
+    default:
+      break;
+  }
+  return Internal("no binary PostgreSQL conversion of type oid {} into {}", oid, static_cast<int>(type.id));
+}
 
 TypePtr IcebergTypeOf(const PgColumn& column, int32_t* next_id) {
   if (column.elem_oid != 0) {
@@ -226,53 +368,6 @@ Status AppendPgText(ColumnVector* out, const Type& type, uint32_t type_oid, std:
   }
   out->CloseListRow();
   return Ok();
-}
-
-bool UnescapeCopyField(std::string_view f, std::string* out) {
-  out->clear();
-  if (f == "\\N") return false;
-  if (f.find('\\') == std::string_view::npos) {
-    out->assign(f);
-    return true;
-  }
-  for (size_t i = 0; i < f.size(); ++i) {
-    char c = f[i];
-    if (c != '\\' || i + 1 >= f.size()) {
-      *out += c;
-      continue;
-    }
-    c = f[++i];
-    switch (c) {
-      case 'b': *out += '\b'; break;
-      case 'f': *out += '\f'; break;
-      case 'n': *out += '\n'; break;
-      case 'r': *out += '\r'; break;
-      case 't': *out += '\t'; break;
-      case 'v': *out += '\v'; break;
-      case 'x': {
-        int v = 0, n = 0;
-        while (n < 2 && i + 1 < f.size() && std::isxdigit(static_cast<unsigned char>(f[i + 1]))) {
-          const char h = f[++i];
-          v = v * 16 + (std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
-          ++n;
-        }
-        *out += static_cast<char>(v);
-        break;
-      }
-      default:
-        if (c >= '0' && c <= '7') {
-          int v = c - '0', n = 1;
-          while (n < 3 && i + 1 < f.size() && f[i + 1] >= '0' && f[i + 1] <= '7') {
-            v = v * 8 + (f[++i] - '0');
-            ++n;
-          }
-          *out += static_cast<char>(v);
-        } else {
-          *out += c;
-        }
-    }
-  }
-  return true;
 }
 
 }  // namespace floe::pgsrc

@@ -1,7 +1,8 @@
 /// \file
 /// PostgreSQL values into floe columns: the Iceberg type of a PostgreSQL
-/// column, and its text output (what `pgoutput` sends and `COPY ... TO`
-/// writes, with DateStyle ISO and TimeZone UTC) appended to a ColumnVector.
+/// column, and a value appended to a ColumnVector from its text output (what
+/// `pgoutput` sends, with DateStyle ISO and TimeZone UTC) or from its binary
+/// send form (what the snapshot's `COPY ... TO STDOUT (FORMAT binary)` sends).
 ///
 /// | PostgreSQL | Iceberg |
 /// |---|---|
@@ -50,7 +51,21 @@ TypePtr IcebergTypeOf(const PgColumn& column, int32_t* next_id);
 /// and column.
 Status AppendPgText(ColumnVector* out, const Type& type, uint32_t type_oid, std::string_view text);
 
-/// One field of a `COPY ... TO STDOUT` text-format row, unescaped; false for \N (null).
-bool UnescapeCopyField(std::string_view field, std::string* out);
+/// Whether the snapshot's binary COPY (`COPY ... TO STDOUT (FORMAT binary)`)
+/// selects `column` as it is, in PostgreSQL's binary send form that
+/// AppendPgBinary reads: booleans, integers, oid, floats, date, time,
+/// timestamp(tz), uuid, bytea, text, varchar, char(n), name, json, jsonb.
+/// The others (numeric, arrays, enums, inet, interval, ... : forms whose
+/// binary layout floe does not decode) are selected as `column::text`, their
+/// text output, which AppendPgText reads.
+bool HasPgBinaryForm(const PgColumn& column);
+
+/// Appends one value of `column` (typed `type`) in PostgreSQL's binary send
+/// form (big-endian integers and floats; dates as days and timestamps as
+/// microseconds since 2000-01-01; text as its bytes). The same values as
+/// AppendPgText of the value's text output, and the same refusals (infinity,
+/// BC and years after 9999, a time of 24:00:00). An error names nothing: the
+/// caller adds table and column.
+Status AppendPgBinary(ColumnVector* out, const Type& type, uint32_t type_oid, std::string_view bytes);
 
 }  // namespace floe::pgsrc

@@ -394,7 +394,13 @@ Status PartitionedWriter::WriteGroups(const Batch& rows, const std::vector<Parti
     if (n >= kPendingRows || (groups.size() == 1 && p.num_rows == 0)) {
       // Large groups go straight to the file (after what is pending, to keep order).
       FLOE_RETURN_IF_ERROR(FlushPending(w));
-      FLOE_RETURN_IF_ERROR(writers_[w]->Write(groups.size() == 1 ? rows : Take(rows, g.rows)));
+      // (Not `groups.size() == 1 ? rows : Take(...)`: a conditional with a
+      // prvalue operand copies the whole batch.)
+      if (groups.size() == 1) {
+        FLOE_RETURN_IF_ERROR(writers_[w]->Write(rows));
+      } else {
+        FLOE_RETURN_IF_ERROR(writers_[w]->Write(Take(rows, g.rows)));
+      }
       continue;
     }
     if (rows.columns.size() != p.columns.size()) {
