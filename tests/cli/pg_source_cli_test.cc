@@ -451,10 +451,40 @@ TEST_F(PgSource, PgbenchTablesEqualTheirIcebergTables) {
   ExpectPgbenchEqual();
 }
 
+// The run: `pgbench -i -s 10` (1 M accounts), then a 60-second
+// `pgbench -c 4` during which floe starts (its snapshot read under the load)
+// and replicates; after it, every pgbench table equals its Iceberg table row
+// for row. Its own suite (ctest case cli_pg_source_load, label release: the
+// asan part runs it at FLOE_TEST_SCALE, scale 1 for 6 seconds).
+class PgSourceLoad : public PgSource {};
+
+TEST_F(PgSourceLoad, PgbenchScale10For60Seconds) {
+  const int scale = static_cast<int>(floe::test::Scaled(10, 1));
+  const int seconds = static_cast<int>(floe::test::Scaled(60, 6));
+  PgbenchInit(scale);
+  Config("pgbench_accounts, pgbench_tellers, pgbench_branches, pgbench_history", "load_slot");
+  const pid_t load = Background(PgbenchCommand("-c 4 -j 2 -T " + std::to_string(seconds)) + " > pgbench.out 2>&1");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the snapshot is taken under the load
+  Start();
+  ASSERT_EQ(Join(load), 0) << ReadFile(dir_ / "pgbench.out");
+  WaitCaughtUp("load_slot");
+  ASSERT_EQ(Stop(), 0) << ReadFile(dir_ / "floe.err");
+  const int64_t history = std::stoll(Trim(Sql("SELECT count(*) FROM pgbench_history")));
+  EXPECT_GT(history, 0);
+  EXPECT_EQ(std::stoll(Trim(Sql("SELECT count(*) FROM pgbench_accounts"))), scale * 100000LL);
+  ExpectPgbenchEqual();
+  RunResult snaps = FloeIn(dir_, {"snapshots", "--table", "db.pgbench_accounts"});
+  ASSERT_EQ(snaps.rc, 0) << snaps.err;
+  std::cout << "[ info ] scale " << scale << ", " << seconds << " s of pgbench -c 4: " << history
+            << " transactions, " << std::count(snaps.out.begin(), snaps.out.end(), '\n')
+            << " snapshots of pgbench_accounts\n";
+}
+
 // kill -9 of floe at random moments (the snapshot included) while pgbench
-// runs; relaunches resume from the tables' LSN. At the end every table
-// equals PostgreSQL's; transactions of 50 rows each (one batch per
-// transaction) are never split across the Iceberg table's snapshots.
+// runs without a pause (one run for all the trials); relaunches resume from
+// the tables' LSN. At the end every table equals PostgreSQL's; transactions
+// of 50 rows each (one batch per transaction) are never split across the
+// Iceberg table's snapshots.
 // Its own suite: a ctest case of its own, labelled release (CMakeLists.txt).
 class PgSourceCrash : public PgSource {};
 
@@ -468,27 +498,35 @@ TEST_F(PgSourceCrash, PgbenchKillTrials) {
   const int trials = static_cast<int>(floe::test::Scaled(50, 3));
   std::mt19937 rng(20261206);
   int killed_in_snapshot = 0;
+  // The load runs until the trials are done (then stopped by a signal).
+  const pid_t load = Background("exec " + PgbenchCommand("-c 2 -T 3600 -f " + (dir_ / "batch.sql").string() +
+                                                          "@1 -b tpcb-like@4") +
+                                " > pgbench.out 2>&1");
   for (int trial = 0; trial < trials; ++trial) {
-    const pid_t load = Background(
-        PgbenchCommand("-c 2 -T 2 -f " + (dir_ / "batch.sql").string() + "@1 -b tpcb-like@4") + " > pgbench.out 2>&1");
     Start();
     auto committed = [&] { return fs::exists(dir_ / "floe.out") && !ReadFile(dir_ / "floe.out").empty(); };
-    // The first trial is killed during the snapshot; the others once it was
-    // committed (whatever the machine's speed), at a random moment of the stream.
-    if (trial > 0) {
+    // The first three trials are killed during the snapshot (each run takes
+    // it again: nothing of it was committed); the others once the snapshot
+    // was committed (by this run or an earlier one, whatever the machine's
+    // speed), at a random moment from start-up on.
+    const bool snapshot_trial = trial < 3;
+    if (!snapshot_trial) {
       const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
       while (!committed()) {
         ASSERT_LT(std::chrono::steady_clock::now(), until) << "no commit: " << ReadFile(dir_ / "floe.err");
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     }
-    const int ms = trial == 0 ? std::uniform_int_distribution<int>(20, 300)(rng)
-                              : std::uniform_int_distribution<int>(0, 2000)(rng);
+    const int ms = snapshot_trial ? std::uniform_int_distribution<int>(20, 300)(rng)
+                              : std::uniform_int_distribution<int>(0, 1500)(rng);
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     if (!committed()) ++killed_in_snapshot;
     ASSERT_EQ(Stop(SIGKILL), 128 + SIGKILL) << ReadFile(dir_ / "floe.err");
-    ASSERT_EQ(Join(load), 0) << ReadFile(dir_ / "pgbench.out");
   }
+  int status = 0;
+  ASSERT_EQ(::waitpid(load, &status, WNOHANG), 0) << "pgbench ended early: " << ReadFile(dir_ / "pgbench.out");
+  ::kill(load, SIGINT);
+  ::waitpid(load, &status, 0);
   Start();
   WaitCaughtUp("kill_slot");
   ASSERT_EQ(Stop(), 0) << ReadFile(dir_ / "floe.err");
