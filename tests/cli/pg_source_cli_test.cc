@@ -472,7 +472,7 @@ TEST_F(PgSourceLoad, PgbenchScale10For60Seconds) {
   const int64_t history = std::stoll(Trim(Sql("SELECT count(*) FROM pgbench_history")));
   EXPECT_GT(history, 0);
   EXPECT_EQ(std::stoll(Trim(Sql("SELECT count(*) FROM pgbench_accounts"))), scale * 100000LL);
-  ExpectPgbenchEqual();
+  ExpectPgbenchEqual(/*verify_accounts=*/true);
   RunResult snaps = FloeIn(dir_, {"snapshots", "--table", "db.pgbench_accounts"});
   ASSERT_EQ(snaps.rc, 0) << snaps.err;
   std::cout << "[ info ] scale " << scale << ", " << seconds << " s of pgbench -c 4: " << history
