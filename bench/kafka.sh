@@ -49,7 +49,7 @@ config() {  # table topic format [extra]
 config b.kjson rows json >"$work/json.yaml"
 config b.kdbz dbz debezium-json "mode: merge-on-read
 " >"$work/dbz.yaml"
-floe=(taskset -c 0 "$build/floe")
+floe=(taskset -c 0 ${FLOE_WRAP:-} "$build/floe")
 wh=(--catalog "warehouse=$work/wh")
 
 read -r kj_wall kj_cpu kj_rss < <(measure "${floe[@]}" write --no-progress "${wh[@]}" --config "$work/json.yaml" --schema "$schema")
