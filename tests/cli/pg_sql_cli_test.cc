@@ -5,7 +5,7 @@
 #include "pg_fixture.h"
 
 namespace floe_cli_test {
-namespace {
+namespace pg_sql_cli_test {
 
 class PgSql : public PgSource {
  protected:
@@ -273,5 +273,5 @@ TEST_F(PgSql, AddedColumnStopsTheJob) {
   EXPECT_EQ(d.out.find("extra"), std::string::npos) << d.out;
 }
 
-}  // namespace
+}  // namespace pg_sql_cli_test
 }  // namespace floe_cli_test
