@@ -225,11 +225,12 @@ Result<PgSourceConfig> PgSourceConfig::FromMap(const std::map<std::string, std::
   static const char* kKeys[] = {"type",      "connection",          "tables",
                                 "publication", "slot",              "startup",
                                 "namespace", "snapshot_chunk_size", "snapshot_connections",
-                                "truncate"};
+                                "truncate",  "heartbeat_interval_ms"};
   for (const auto& [k, v] : block) {
     if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys)) {
       return InvalidArgument("{}: source key '{}' is unknown (valid keys: type, connection, tables, publication, "
-                             "slot, startup, namespace, snapshot_chunk_size, snapshot_connections, truncate)",
+                             "slot, startup, namespace, snapshot_chunk_size, snapshot_connections, truncate, "
+                             "heartbeat_interval_ms)",
                              origin, k);
     }
   }
@@ -258,8 +259,9 @@ Result<PgSourceConfig> PgSourceConfig::FromMap(const std::map<std::string, std::
   c.publication = get("publication");
   if (c.publication.empty()) c.publication = "floe_" + c.slot;
   if (!get("startup").empty()) c.startup = get("startup");
-  if (c.startup != "initial" && c.startup != "latest-offset") {
-    return InvalidArgument("{}: source startup '{}': valid values are initial, latest-offset", origin, c.startup);
+  if (c.startup != "initial" && c.startup != "latest-offset" && c.startup != "snapshot") {
+    return InvalidArgument("{}: source startup '{}': valid values are initial, latest-offset, snapshot", origin,
+                           c.startup);
   }
   c.iceberg_namespace = get("namespace");
   if (!get("truncate").empty()) c.truncate = get("truncate");
@@ -279,6 +281,7 @@ Result<PgSourceConfig> PgSourceConfig::FromMap(const std::map<std::string, std::
   };
   FLOE_RETURN_IF_ERROR(number("snapshot_chunk_size", 1, int64_t{1} << 40, &c.snapshot_chunk_size));
   FLOE_RETURN_IF_ERROR(number("snapshot_connections", 1, 64, &c.snapshot_connections));
+  FLOE_RETURN_IF_ERROR(number("heartbeat_interval_ms", 0, int64_t{24} * 3600 * 1000, &c.heartbeat_interval_ms));
   return c;
 }
 
@@ -362,7 +365,13 @@ class PgSource final : public sink::Source {
   Status AddRow(Table* t, RowKind kind, const std::vector<TupleValue>& values, const std::vector<TupleValue>* old,
                 const std::vector<TupleValue>* old_key = nullptr);
   Status Flush(Table* t);
+  // `reply`: ask the server for a keepalive (its WAL end) at once.
   Status SendStatus(bool reply);
+  Status Heartbeat();
+  bool HeartbeatDue(Clock::time_point now) const {
+    return streaming_ && cfg_.heartbeat_interval_ms > 0 &&
+           now - last_status_ >= std::chrono::milliseconds(cfg_.heartbeat_interval_ms);
+  }
   Table* ByRelid(uint32_t relid) {
     for (auto& t : tables_) {
       if (t->relid == relid) return t.get();
@@ -391,8 +400,39 @@ class PgSource final : public sink::Source {
   uint64_t handed_end_ = 0;    // its end LSN
   uint64_t confirmed_ = 0;     // flushed to the slot
   uint64_t idle_end_ = 0;      // a keepalive's WAL end while nothing is pending
+  int64_t handed_txns_ = 0;    // transactions handed to the sinks (their Commit message read) ...
+  int64_t committed_txns_ = 0; // ... and how many of them were when the last commit ended
+  bool snapshot_done_ = false; // startup snapshot: read (the next Read ends the run)
   Clock::time_point last_status_ = Clock::now();
 };
+
+// A table's columns from the catalog (attnum order); `chunk_column`: the
+// index of its primary key's first column (else unchanged).
+Result<std::vector<PgColumn>> ReadColumns(PGconn* c, uint32_t relid, int* chunk_column) {
+  FLOE_ASSIGN_OR_RETURN(
+      Res cols,
+      Exec(c, fmt::format("SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, "
+                          "CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE 0 END, "
+                          "COALESCE(a.attnum = ANY(i.indkey), false), COALESCE(i.indkey[0] = a.attnum, false) "
+                          "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+                          "LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary "
+                          "WHERE a.attrelid = {} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+                          relid)));
+  std::vector<PgColumn> out;
+  const int n = PQntuples(cols.get());
+  for (int i = 0; i < n; ++i) {
+    PgColumn col;
+    col.name = PQgetvalue(cols.get(), i, 0);
+    col.type_oid = static_cast<uint32_t>(std::stoul(PQgetvalue(cols.get(), i, 1)));
+    col.typmod = std::stoi(PQgetvalue(cols.get(), i, 2));
+    col.not_null = std::string(PQgetvalue(cols.get(), i, 3)) == "t";
+    col.elem_oid = static_cast<uint32_t>(std::stoul(PQgetvalue(cols.get(), i, 4)));
+    col.key = std::string(PQgetvalue(cols.get(), i, 5)) == "t";
+    if (std::string(PQgetvalue(cols.get(), i, 6)) == "t" && chunk_column) *chunk_column = i;
+    out.push_back(std::move(col));
+  }
+  return out;
+}
 
 Status PgSource::Connect() {
   FLOE_ASSIGN_OR_RETURN(query_, pgsrc::Connect(cfg_.connection, false));
@@ -409,6 +449,7 @@ Status PgSource::Connect() {
     }
   }
   for (auto& t : tables_) FLOE_RETURN_IF_ERROR(LoadTable(t.get()));
+  if (cfg_.startup == "snapshot") return Ok();  // nothing is streamed: no publication
   return EnsurePublication();
 }
 
@@ -431,27 +472,7 @@ Status PgSource::LoadTable(Table* t) {
                                            "cannot be replicated (use DEFAULT or FULL)", t->qualified());
   if (ident == "i") return Unsupported("PostgreSQL table {} has REPLICA IDENTITY USING INDEX: not supported yet (use "
                                        "DEFAULT or FULL)", t->qualified());
-  FLOE_ASSIGN_OR_RETURN(
-      Res cols,
-      Exec(c, fmt::format("SELECT a.attname, a.atttypid, a.atttypmod, a.attnotnull, "
-                          "CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE 0 END, "
-                          "COALESCE(a.attnum = ANY(i.indkey), false), COALESCE(i.indkey[0] = a.attnum, false) "
-                          "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
-                          "LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary "
-                          "WHERE a.attrelid = {} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
-                          t->relid)));
-  const int n = PQntuples(cols.get());
-  for (int i = 0; i < n; ++i) {
-    PgColumn col;
-    col.name = PQgetvalue(cols.get(), i, 0);
-    col.type_oid = static_cast<uint32_t>(std::stoul(PQgetvalue(cols.get(), i, 1)));
-    col.typmod = std::stoi(PQgetvalue(cols.get(), i, 2));
-    col.not_null = std::string(PQgetvalue(cols.get(), i, 3)) == "t";
-    col.elem_oid = static_cast<uint32_t>(std::stoul(PQgetvalue(cols.get(), i, 4)));
-    col.key = std::string(PQgetvalue(cols.get(), i, 5)) == "t";
-    if (std::string(PQgetvalue(cols.get(), i, 6)) == "t") t->chunk_column = i;
-    t->columns.push_back(std::move(col));
-  }
+  FLOE_ASSIGN_OR_RETURN(t->columns, ReadColumns(c, t->relid, &t->chunk_column));
   if (std::none_of(t->columns.begin(), t->columns.end(), [](const PgColumn& col) { return col.key; })) {
     return InvalidArgument("PostgreSQL table {} has no primary key: floe needs one (it becomes the Iceberg table's "
                            "identifier fields); add one (ALTER TABLE ... ADD PRIMARY KEY)",
@@ -501,6 +522,12 @@ Status PgSource::BindTable(Table* t) {
   for (const PgColumn& col : t->columns) {
     const int idx = current->IndexOf(col.name);
     if (idx < 0) {  // added: a new optional column (ids: the column, then a list's element)
+      if (!cfg_.evolve_schema) {
+        return Unsupported("PostgreSQL table {} has column {}, which the Iceberg table {} does not: floe adds no "
+                           "column to a table declared in floe sql (add it to the Iceberg table, ALTER TABLE ... "
+                           "ADD, and relaunch)",
+                           t->qualified(), col.name, t->iceberg);
+      }
       const int32_t field_id = next_id++;
       TypePtr type = IcebergTypeOf(col, &next_id);
       fields.push_back({field_id, col.name, false, type, ""});
@@ -515,6 +542,12 @@ Status PgSource::BindTable(Table* t) {
     switch (FitType(*f.type, *want)) {
       case Fit::kSame: break;
       case Fit::kWiden:
+        if (!cfg_.evolve_schema) {
+          return Unsupported("PostgreSQL table {} column {} maps to {} now; the Iceberg table {} holds it as {}: "
+                             "floe does not widen a column of a table declared in floe sql (widen it there, ALTER "
+                             "TABLE ... MODIFY, and relaunch)",
+                             t->qualified(), col.name, want->ToString(), t->iceberg, f.type->ToString());
+        }
         notes.push_back(fmt::format("column {} widened from {} to {}", col.name, f.type->ToString(), want->ToString()));
         f.type = want;
         changed = true;
@@ -591,6 +624,11 @@ Status PgSource::EnsurePublication() {
 
 Status PgSource::Prepare() {
   PGconn* c = query_.get();
+  if (cfg_.startup == "snapshot") {
+    // The slot is not touched: the snapshot comes from a temporary one (Read).
+    for (auto& t : tables_) t->needs_snapshot = !t->stored;
+    return Ok();
+  }
   FLOE_ASSIGN_OR_RETURN(Res s, Exec(c, "SELECT plugin, database, wal_status, confirmed_flush_lsn FROM "
                                        "pg_replication_slots WHERE slot_name = " + Literal(c, cfg_.slot)));
   const Table* with_token = nullptr;
@@ -1142,6 +1180,25 @@ Status PgSource::StartReplication() {
 }
 
 Result<sink::SourceState> PgSource::Read(sink::SourceClock::time_point deadline, const sink::Cancellation* cancel) {
+  if (cfg_.startup == "snapshot") {
+    if (snapshot_done_) return sink::SourceState::kEnd;
+    std::vector<Table*> todo;
+    for (auto& t : tables_) {
+      if (t->needs_snapshot) todo.push_back(t.get());
+    }
+    snapshot_done_ = true;
+    if (todo.empty()) return sink::SourceState::kEnd;  // every table holds a commit of this sink already
+    // A temporary slot gives the exported snapshot and its consistent point;
+    // it is dropped when this connection closes (at the end of this block,
+    // or by the server when floe dies).
+    FLOE_ASSIGN_OR_RETURN(Conn tmp, pgsrc::Connect(cfg_.connection, true));
+    FLOE_ASSIGN_OR_RETURN(Res r, Exec(tmp.get(), "CREATE_REPLICATION_SLOT " + Ident(tmp.get(), cfg_.slot + "_snap") +
+                                                     " TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')"));
+    FLOE_ASSIGN_OR_RETURN(uint64_t point, ParseLsn(PQgetvalue(r.get(), 0, 1)));
+    handed_pos_ = static_cast<int64_t>(point);  // the commit covers the snapshot
+    FLOE_RETURN_IF_ERROR(Snapshot(todo, PQgetvalue(r.get(), 0, 2), static_cast<int64_t>(point), cancel));
+    return sink::SourceState::kEnd;
+  }
   if (!streaming_) {
     std::vector<Table*> from_slot, later;
     for (auto& t : tables_) {
@@ -1164,7 +1221,7 @@ Result<sink::SourceState> PgSource::Read(sink::SourceClock::time_point deadline,
   for (;;) {
     const auto now = Clock::now();
     if (!in_txn_ && ((cancel && cancel->cancelled()) || now >= deadline)) {
-      if (now - last_status_ > std::chrono::seconds(10)) FLOE_RETURN_IF_ERROR(SendStatus(false));
+      if (HeartbeatDue(now)) FLOE_RETURN_IF_ERROR(Heartbeat());
       return sink::SourceState::kIdle;
     }
     char* buf = nullptr;
@@ -1187,10 +1244,15 @@ Result<sink::SourceState> PgSource::Read(sink::SourceClock::time_point deadline,
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
       timeout_ms = static_cast<int>(std::clamp<int64_t>(left, 0, 1000));
     }
+    if (cfg_.heartbeat_interval_ms > 0) {
+      const auto next = last_status_ + std::chrono::milliseconds(cfg_.heartbeat_interval_ms);
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count();
+      timeout_ms = static_cast<int>(std::clamp<int64_t>(left, 0, timeout_ms));
+    }
     pollfd fds[2] = {{PQsocket(c), POLLIN, 0}, {cancel ? cancel->wake_fd() : -1, POLLIN, 0}};
     (void)::poll(fds, fds[1].fd >= 0 ? 2 : 1, timeout_ms);  // a signal or time-out: the loop decides
     if (PQconsumeInput(c) == 0) return IoError("PostgreSQL: replication: {}", ConnError(c));
-    if (Clock::now() - last_status_ > std::chrono::seconds(10)) FLOE_RETURN_IF_ERROR(SendStatus(false));
+    if (HeartbeatDue(Clock::now())) FLOE_RETURN_IF_ERROR(Heartbeat());
   }
 }
 
@@ -1229,6 +1291,7 @@ Status PgSource::HandleMessage(const char* data, size_t len) {
       const uint64_t end = r.U64();
       for (auto& t : tables_) FLOE_RETURN_IF_ERROR(Flush(t.get()));
       in_txn_ = false;
+      ++handed_txns_;
       handed_pos_ = std::max(handed_pos_, txn_pos_);
       handed_end_ = std::max(handed_end_, end);
       return Ok();
@@ -1483,8 +1546,17 @@ Status PgSource::SendStatus(bool reply) {
   return Ok();
 }
 
+// Every transaction received so far committed (none open, none handed
+// since the last commit): the slot may move to the WAL end the server last
+// reported (pg_source.h, the heartbeat). Asks for the next report.
+Status PgSource::Heartbeat() {
+  if (!in_txn_ && handed_txns_ == committed_txns_) confirmed_ = std::max({confirmed_, handed_end_, idle_end_});
+  return SendStatus(true);
+}
+
 Status PgSource::Committed() {
   for (auto& t : tables_) t->window_keys.clear();
+  committed_txns_ = handed_txns_;
   confirmed_ = std::max(confirmed_, handed_end_);
   // Nothing pending and the server went past: the WAL between holds nothing of ours.
   if (!in_txn_) confirmed_ = std::max(confirmed_, idle_end_);
@@ -1603,6 +1675,27 @@ Status RunPostgresWrite(const sink::WriteConfig& config, catalog::Catalog* catal
   lo.trigger = std::chrono::seconds(so.triggering_frequency_seconds.value_or(10));
   if (so.token_heartbeat_seconds) lo.heartbeat = std::chrono::seconds(*so.token_heartbeat_seconds);
   return sink::RunStreamingLoop(src, target, lo);
+}
+
+Result<std::vector<PgTableInfo>> FindPgTables(const std::string& connection, const std::string& schema_regex,
+                                              const std::string& table_regex) {
+  FLOE_ASSIGN_OR_RETURN(Conn c, pgsrc::Connect(connection, false));
+  auto whole = [&](const std::string& re) { return Literal(c.get(), "^(?:" + re + ")$"); };
+  FLOE_ASSIGN_OR_RETURN(Res r, Exec(c.get(), "SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON "
+                                             "n.oid = c.relnamespace WHERE c.relkind = 'r' AND n.nspname NOT IN "
+                                             "('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%' "
+                                             "AND n.nspname ~ " + whole(schema_regex) + " AND c.relname ~ " +
+                                             whole(table_regex) + " ORDER BY 2, 3"));
+  std::vector<PgTableInfo> out;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    PgTableInfo t;
+    t.schema_name = PQgetvalue(r.get(), i, 1);
+    t.name = PQgetvalue(r.get(), i, 2);
+    FLOE_ASSIGN_OR_RETURN(t.columns,
+                          ReadColumns(c.get(), static_cast<uint32_t>(std::stoul(PQgetvalue(r.get(), i, 0))), nullptr));
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 }  // namespace floe::pgsrc

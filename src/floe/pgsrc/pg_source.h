@@ -53,6 +53,23 @@
 ///     is committed first when an earlier transaction of it changed the
 ///     key). Never a placeholder.
 ///
+///   - `startup: snapshot` reads the snapshot only: under a TEMPORARY slot's
+///     exported snapshot (the slot is gone when its connection closes, also
+///     when floe is killed: nothing pins WAL afterwards), committed with that
+///     slot's consistent point, and the run ends. No publication is made and
+///     the slot named `slot` is neither created nor touched (it only names
+///     the input in the commits). A table that holds a commit of the sink
+///     already is not read again.
+///   - The heartbeat (`heartbeat_interval_ms`): every interval a standby
+///     status update asks the server for a keepalive; when every transaction
+///     received so far is committed (none is open, none handed over since
+///     the last commit), the slot's confirmed position moves to the WAL end
+///     the last keepalive reported: everything before it was decoded and is
+///     either committed or of no table of the source, so a relaunch (which
+///     streams from there, each table skipping what its token covers) misses
+///     nothing. An idle source's slot so keeps up with the WAL of other
+///     tables and databases between two commits.
+///
 /// Not done (refused by name): a type change Iceberg does not allow as a
 /// promotion; a schema change, TRUNCATE or unchanged TOAST value in a
 /// transaction so large that its rows reached a sink before it.
@@ -66,6 +83,7 @@
 #include <vector>
 
 #include "floe/catalog/catalog.h"
+#include "floe/pgsrc/pg_value.h"
 #include "floe/sink/change_sink.h"
 #include "floe/sink/streaming_job.h"
 #include "floe/sink/write_config.h"
@@ -84,7 +102,8 @@ struct PgSourceConfig {
   /// `floe_<slot>`.
   std::string publication;
   std::string slot;
-  /// `initial`: snapshot, then stream; `latest-offset`: stream only (no snapshot).
+  /// `initial`: snapshot, then stream; `latest-offset`: stream only (no
+  /// snapshot); `snapshot`: the snapshot only, then the run ends (see above).
   std::string startup = "initial";
   /// Iceberg namespace of the tables (`NS.<pg table name>`); with one table
   /// the write's `table` may name it instead.
@@ -99,6 +118,14 @@ struct PgSourceConfig {
   /// A TRUNCATE of a replicated table: `apply` empties the Iceberg table;
   /// `refuse` stops the replication with an error naming the table.
   std::string truncate = "apply";
+  /// Every this many milliseconds a standby status update (the heartbeat,
+  /// see above; Flink CDC's `heartbeat.interval.ms`); 0: only after commits
+  /// and when the server asks.
+  int64_t heartbeat_interval_ms = 10000;
+  /// Whether the Iceberg table takes the PostgreSQL table's added and
+  /// widened columns. false (floe sql: the user declared the table): such a
+  /// change stops the replication with an error naming the column.
+  bool evolve_schema = true;
 
   /// Reads the block; unknown keys and bad values are errors naming them.
   static Result<PgSourceConfig> FromMap(const std::map<std::string, std::string>& block, std::string_view origin);
@@ -118,6 +145,18 @@ struct PgWriteOptions {
 /// default `pg-<slot>`) and, with one table, the Iceberg table.
 Status RunPostgresWrite(const sink::WriteConfig& config, catalog::Catalog* catalog, const PgSourceConfig& source,
                         sink::ChangeSinkOptions sink_options, const PgWriteOptions& options);
+
+/// A PostgreSQL table as its catalog describes it.
+struct PgTableInfo {
+  std::string schema_name, name;
+  std::vector<PgColumn> columns;  ///< in attnum order; `key`: part of the primary key
+};
+
+/// The plain tables (not in pg_catalog / information_schema) whose schema
+/// and name each match a regular expression whole (PostgreSQL's `~`,
+/// anchored), with their columns; sorted by schema and name.
+Result<std::vector<PgTableInfo>> FindPgTables(const std::string& connection, const std::string& schema_regex,
+                                              const std::string& table_regex);
 
 /// "X/Y" to a number, and back.
 Result<uint64_t> ParseLsn(std::string_view text);

@@ -3,8 +3,8 @@
 /// (TableHandle), the row sources and sinks the connectors open for it, and
 /// the registry of connectors by their `connector` identifier (STYLE habit
 /// 6: registries, not if-chains). Built in: `iceberg` (tables of an Iceberg
-/// catalog), `filesystem`, `datagen`, `print`, `blackhole`; the plugin
-/// module adds `user-defined`.
+/// catalog), `filesystem`, `datagen`, `print`, `blackhole`, `kafka`,
+/// `upsert-kafka`, `postgres-cdc`; the plugin module adds `user-defined`.
 ///
 /// Options are checked when a table is first used, as Flink's FactoryUtil
 /// does (a CREATE TABLE with a bad option succeeds; the SELECT fails), with

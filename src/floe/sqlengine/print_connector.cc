@@ -7,6 +7,7 @@
 
 #include "floe/sqlengine/builtin_connectors.h"
 #include "floe/sqlengine/kafka_connector.h"
+#include "floe/sqlengine/postgres_cdc_connector.h"
 #include "floe/sqlengine/value_text.h"
 
 namespace floe::sqlengine {
@@ -117,6 +118,7 @@ void RegisterBuiltinConnectors() {
     RegisterConnector(MakeUserDefinedConnector());
     RegisterConnector(MakeKafkaConnector());
     RegisterConnector(MakeUpsertKafkaConnector());
+    RegisterConnector(MakePostgresCdcConnector());
     return true;
   }();
   (void)once;

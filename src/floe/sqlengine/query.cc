@@ -25,6 +25,8 @@
 #include "floe/kafka/kafka_source.h"
 #include "floe/sink/streaming_job.h"
 #include "floe/sqlengine/kafka_connector.h"
+#include "floe/pgsrc/pg_source.h"
+#include "floe/sqlengine/postgres_cdc_connector.h"
 #include "floe/sql/printer.h"
 #include "floe/sqlengine/expr_eval.h"
 #include "floe/sqlengine/session_internal.h"
@@ -751,6 +753,8 @@ struct QueryPlanner {
     /// INSERT INTO <iceberg> SELECT <its columns> FROM <kafka table>: the
     /// Kafka table, whose rows go through floe write's streaming job.
     std::optional<TableHandle> kafka_source;
+    /// ... or from a postgres-cdc table: the PostgreSQL source of floe write.
+    std::optional<TableHandle> pg_source;
   };
 
   /// An INSERT into an Iceberg table from a Kafka table runs as `floe write`
@@ -760,9 +764,10 @@ struct QueryPlanner {
     const auto* sel = std::get_if<sql::Select>(&ins.query.body);
     if (sel == nullptr || !sel->from) return Ok();
     FLOE_ASSIGN_OR_RETURN(TableHandle src, s.LoadTableHandle(sel->from->name));
-    if (!IsKafkaTable(src)) return Ok();
+    const bool pg = IsPostgresCdcTable(src);
+    if (!IsKafkaTable(src) && !pg) return Ok();
     // Into another connector (print, blackhole, ...): the engine's loop;
-    // nothing there stores offsets.
+    // nothing there stores offsets (a postgres-cdc table refuses it).
     if (!p->table.iceberg) return Ok();
     std::vector<std::string> names;
     bool plain = !sel->where && !sel->limit && sel->hints.empty() && sel->from->hints.empty() &&
@@ -790,11 +795,30 @@ struct QueryPlanner {
       plain = plain && static_cast<int>(ins.columns.size()) == sink.size();
     }
     if (!plain) {
+      const char* kind = pg ? "postgres-cdc" : "Kafka";
       return Fail(NotSupportedYet(fmt::format(
-          "INSERT INTO {} from the Kafka table {} with a query other than SELECT * (or every column in order, "
-          "the Kafka table's columns named and typed as the sink's; no WHERE, LIMIT, hints or PARTITION: floe "
+          "INSERT INTO {} from the {} table {} with a query other than SELECT * (or every column in order, "
+          "the {} table's columns named and typed as the sink's; no WHERE, LIMIT, hints or PARTITION: floe "
           "runs it as the exactly-once streaming job of floe write)",
-          p->table.FullName(), src.FullName())));
+          p->table.FullName(), kind, src.FullName(), kind)));
+    }
+    if (pg) {
+      std::vector<std::string> a = src.primary_key, b = p->table.primary_key;
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      if (a != b) {
+        auto names = [](const std::vector<std::string>& v) {
+          std::string out;
+          for (const auto& n : v) out += (out.empty() ? "" : ", ") + n;
+          return out.empty() ? std::string("none") : out;
+        };
+        return Fail(Validation(fmt::format(
+            "INSERT INTO {} from the postgres-cdc table {}: the Iceberg table's PRIMARY KEY (identifier fields: {}) "
+            "must be the source's ({}): the changes are applied by it",
+            p->table.FullName(), src.FullName(), names(b), names(a))));
+      }
+      p->pg_source = std::move(src);
+      return Ok();
     }
     p->kafka_source = std::move(src);
     return Ok();
@@ -1144,6 +1168,37 @@ Status RunKafkaInsert(QueryPlanner::PlannedInsert& ins, Session::Impl& s) {
   return st;
 }
 
+// INSERT INTO <iceberg table> SELECT * FROM <postgres-cdc table>, planned
+// as PlannedInsert::pg_source: the PostgreSQL source of `floe write`
+// (pgsrc::RunPostgresWrite: snapshot, then logical replication, the LSN in
+// every commit; sink_id `sql:<postgres-cdc table>`), committing at every
+// checkpoint (`execution.checkpointing.interval`, at least a second) until
+// the session's interrupt (a last commit) or, with scan.startup.mode
+// snapshot, the snapshot's commit.
+Status RunPostgresCdcInsert(QueryPlanner::PlannedInsert& ins, Session::Impl& s) {
+  namespace k = config::keys;
+  const TableHandle& src = *ins.pg_source;
+  FLOE_ASSIGN_OR_RETURN(PostgresCdcSource pg, PostgresCdcSourceOf(src));
+  FLOE_RETURN_IF_ERROR(ResolvePostgresCdcTable(src, &pg));
+  if (!ins.table.loaded) return Internal("iceberg table {} not loaded", ins.table.FullName());
+  sink::WriteConfig cfg;
+  FLOE_RETURN_IF_ERROR(cfg.SetTable(ins.table.loaded->id.ToString(), "INSERT"));
+  FLOE_RETURN_IF_ERROR(cfg.Set(k::kBeamSinkId.name, "sql:" + src.FullName(), "INSERT"));
+  if (auto it = s.options.find("execution.checkpointing.interval"); it != s.options.end()) {
+    FLOE_ASSIGN_OR_RETURN(auto interval, config::ParseDuration(it->second));
+    const int64_t secs = std::max<int64_t>(
+        1, (std::chrono::duration_cast<std::chrono::milliseconds>(interval).count() + 999) / 1000);
+    FLOE_RETURN_IF_ERROR(cfg.Set(k::kBeamTriggeringFrequencySeconds.name, std::to_string(secs), "INSERT"));
+  }
+  sink::Cancellation stop;
+  if (s.interrupt) stop.Follow(s.interrupt);
+  pgsrc::PgWriteOptions po;
+  po.cancel = &stop;
+  Status st = pgsrc::RunPostgresWrite(cfg, ins.table.iceberg, pg.config, sink::ChangeSinkOptions{}, po);
+  if (st && s.interrupt && s.interrupt->cancelled()) s.stopped = true;
+  return st;
+}
+
 }  // namespace
 
 // Plans the INSERTs (one, or a statement set's) and runs them as one job.
@@ -1153,6 +1208,18 @@ static Result<StatementResult> RunPlannedInserts(Session::Impl& s, std::span<con
   for (const sql::Insert& ins : inserts) {
     FLOE_ASSIGN_OR_RETURN(auto p, planner.PlanInsert(ins));
     plans.push_back(std::move(p));
+  }
+  for (const auto& p : plans) {
+    if (!p.pg_source) continue;
+    if (plans.size() > 1) {
+      return Fail(NotSupportedYet(
+          fmt::format("An INSERT from the postgres-cdc table {} in a statement set", p.pg_source->FullName())));
+    }
+    FLOE_RETURN_IF_ERROR(RunPostgresCdcInsert(plans[0], s));
+    StatementResult r;
+    r.kind = StatementResult::Kind::kInfo;
+    r.message = "Complete execution of the SQL update statement.";
+    return r;
   }
   for (const auto& p : plans) {
     if (!p.kafka_source) continue;
