@@ -401,6 +401,39 @@ TEST_F(PgSource, ChunkedSnapshotOnSeveralConnections) {
   EXPECT_EQ(std::count(snaps.out.begin(), snaps.out.end(), '\n'), 1) << snaps.out;
 }
 
+// A table added to the source later (the slot exists, the table holds no
+// commit of the sink) gets a snapshot of its own under a temporary slot; its
+// commit must record that snapshot's position (its rows' position: the sink
+// commits the largest it saw), not the stream's, which is 0 on a relaunch
+// until a transaction streams: else a relaunch before the slot's confirmed
+// position passed the changes the snapshot holds would apply them again.
+TEST_F(PgSource, ATableAddedLaterRecordsItsOwnSnapshotPosition) {
+  Sql("CREATE TABLE la (id int PRIMARY KEY)");
+  Sql("CREATE TABLE lb (id int PRIMARY KEY)");
+  Sql("INSERT INTO la VALUES (1)");
+  Config("la", "later_slot");
+  Start();
+  WaitCaughtUp("later_slot");
+  ASSERT_EQ(Stop(), 0) << ReadFile(dir_ / "floe.err");
+  Sql("INSERT INTO lb SELECT generate_series(1, 10)");  // while floe is down: in lb's snapshot
+  const std::string before = Trim(Sql("SELECT pg_current_wal_lsn()"));
+  const std::string lb_lsn = Trim(Sql("SELECT ('" + before + "'::pg_lsn - '0/0'::pg_lsn)::bigint"));
+  Sql("ALTER PUBLICATION floe_later_slot ADD TABLE lb");
+  Config("la, lb", "later_slot");
+  Start();
+  WaitCaughtUp("later_slot");
+  ASSERT_EQ(Stop(), 0) << ReadFile(dir_ / "floe.err");
+  EXPECT_EQ(JsonLines(Scan("db.lb"), {"id"}), PgLines("SELECT id FROM lb"));
+  RunResult snaps = FloeIn(dir_, {"snapshots", "--table", "db.lb"});
+  ASSERT_EQ(snaps.rc, 0) << snaps.err;
+  std::istringstream in(snaps.out);
+  std::string first;
+  ASSERT_TRUE(std::getline(in, first)) << snaps.out;
+  const json pos = json::parse(json::parse(first).at("summary").at("floe.source-position").get<std::string>());
+  EXPECT_GT(pos.at("position").get<int64_t>(), std::stoll(lb_lsn))
+      << "lb's snapshot commit records " << pos << ", before the changes its snapshot holds (" << before << ")";
+}
+
 // A slot that disappeared under committed tables is an error, never a new snapshot.
 TEST_F(PgSource, DroppedSlotIsAnError) {
   Sql("CREATE TABLE ds (id int PRIMARY KEY)");
