@@ -32,8 +32,21 @@ awk -v n="$records" 'BEGIN { for (i = 1; i <= n; i++)
 coproc MOCK { exec "$build/kafka_mock" rows:256 dbz:256; }
 read -r -u "${MOCK[0]}" boot
 trap 'kill $MOCK_PID 2>/dev/null || true' EXIT
-kcat -P -b "$boot" -t rows -X log_level=0 -X queue.buffering.max.messages=10000000 -X queue.buffering.max.kbytes=2097151 -l "$work/rows.jsonl"
-kcat -P -b "$boot" -t dbz -X log_level=0 -X queue.buffering.max.messages=10000000 -X queue.buffering.max.kbytes=2097151 -l "$work/dbz.jsonl"
+# Keyed messages (the line number, tab-separated: kcat -K), so that the
+# partitioner spreads them evenly: without keys librdkafka's sticky
+# partitioner fills a few partitions, and the mock cluster keeps at most
+# 100,000 messages a partition (older ones are deleted, the log start moves
+# on: a topic that silently holds less than what was produced).
+produce() {  # topic file
+  awk '{ printf "%d\t%s\n", NR, $0 }' "$2" |
+    kcat -P -b "$boot" -t "$1" -K '\t' -X log_level=0 -X queue.buffering.max.messages=10000000 \
+      -X queue.buffering.max.kbytes=2097151
+  local held
+  held=$(kcat -C -b "$boot" -t "$1" -e -q -X log_level=0 -f 'x\n' | wc -l)
+  [ "$held" = "$records" ] || { echo "kafka: topic $1 holds $held messages, $records were produced" >&2; exit 1; }
+}
+produce rows "$work/rows.jsonl"
+produce dbz "$work/dbz.jsonl"
 
 schema="id BIGINT, name STRING, amount DOUBLE, seq BIGINT"
 measure() {
