@@ -434,6 +434,33 @@ TEST_F(PgSource, ATableAddedLaterRecordsItsOwnSnapshotPosition) {
       << "lb's snapshot commit records " << pos << ", before the changes its snapshot holds (" << before << ")";
 }
 
+// A `publication` without `tables`: the tables are the publication's
+// (schema-qualified and quoted names included); a publication that does not
+// exist is an error naming it.
+TEST_F(PgSource, TablesOfAnExistingPublication) {
+  Sql("CREATE SCHEMA \"Sales\"");
+  Sql("CREATE TABLE \"Sales\".\"Orders\" (id int PRIMARY KEY, v text)");
+  Sql("CREATE TABLE items (id int PRIMARY KEY)");
+  Sql("CREATE TABLE other (id int PRIMARY KEY)");
+  Sql("INSERT INTO \"Sales\".\"Orders\" VALUES (1, 'a'); INSERT INTO items VALUES (7); INSERT INTO other VALUES (9)");
+  WriteFile(dir_ / "pg.yaml", fmt::format("triggering_frequency_seconds: 1\nsource:\n  type: postgres\n"
+                                          "  connection: {}\n  publication: shop\n  slot: pub_slot\n  namespace: db\n",
+                                          Conn()));
+  EXPECT_EQ(RunToExit(), 2);
+  EXPECT_NE(ReadFile(dir_ / "floe.err").find("publication shop does not exist"), std::string::npos)
+      << ReadFile(dir_ / "floe.err");
+  Sql("CREATE PUBLICATION shop FOR TABLE \"Sales\".\"Orders\", items");
+  Start();
+  WaitCaughtUp("pub_slot");
+  Sql("INSERT INTO \"Sales\".\"Orders\" VALUES (2, 'b'); INSERT INTO items VALUES (8); INSERT INTO other VALUES (10)");
+  WaitCaughtUp("pub_slot");
+  ASSERT_EQ(Stop(), 0) << ReadFile(dir_ / "floe.err");
+  EXPECT_EQ(JsonLines(Scan("db.Orders"), {"id", "v"}), (std::vector<std::string>{"1|a", "2|b"}));
+  EXPECT_EQ(JsonLines(Scan("db.items"), {"id"}), (std::vector<std::string>{"7", "8"}));
+  RunResult other = FloeIn(dir_, {"describe", "--table", "db.other"});
+  EXPECT_NE(other.rc, 0) << "a table outside the publication was replicated";
+}
+
 // A slot that disappeared under committed tables is an error, never a new snapshot.
 TEST_F(PgSource, DroppedSlotIsAnError) {
   Sql("CREATE TABLE ds (id int PRIMARY KEY)");
@@ -470,20 +497,6 @@ TEST_F(PgSource, LatestOffsetStreamsWithoutSnapshot) {
   EXPECT_EQ(JsonLines(Scan("db.lo"), {"id"}), (std::vector<std::string>{"6", "7"}));
 }
 
-// pgbench -i, then pgbench -c 4 while floe replicates (it started during the
-// load, its snapshot at the slot's consistent point): every table equal.
-TEST_F(PgSource, PgbenchTablesEqualTheirIcebergTables) {
-  PgbenchInit();
-  Config("pgbench_accounts, pgbench_tellers, pgbench_branches, pgbench_history", "bench_slot");
-  const pid_t load = Background(PgbenchCommand("-c 4 -T 4") + " > pgbench.out 2>&1");
-  Start();
-  ASSERT_EQ(Join(load), 0) << ReadFile(dir_ / "pgbench.out");
-  WaitCaughtUp("bench_slot");
-  ASSERT_EQ(Stop(), 0) << ReadFile(dir_ / "floe.err");
-  EXPECT_GT(std::stoll(Trim(Sql("SELECT count(*) FROM pgbench_history"))), 0);
-  ExpectPgbenchEqual();
-}
-
 // The run: `pgbench -i -s 10` (1 M accounts), then a 60-second
 // `pgbench -c 4` during which floe starts (its snapshot read under the load)
 // and replicates; after it, every pgbench table equals its Iceberg table row
@@ -496,7 +509,11 @@ TEST_F(PgSourceLoad, PgbenchScale10For60Seconds) {
   const int seconds = static_cast<int>(floe::test::Scaled(60, 6));
   PgbenchInit(scale);
   Config("pgbench_accounts, pgbench_tellers, pgbench_branches, pgbench_history", "load_slot");
-  const pid_t load = Background(PgbenchCommand("-c 4 -j 2 -T " + std::to_string(seconds)) + " > pgbench.out 2>&1");
+  // At 1,000 transactions a second (60,000 in all, each three updates and an
+  // insert): a steady load that leaves the cores to the rest of CI (the
+  // highest rate floe keeps up with is bench/pg_stream.sh's figure).
+  const pid_t load =
+      Background(PgbenchCommand("-c 4 -j 2 -R 1000 -T " + std::to_string(seconds)) + " > pgbench.out 2>&1");
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the snapshot is taken under the load
   Start();
   ASSERT_EQ(Join(load), 0) << ReadFile(dir_ / "pgbench.out");
@@ -532,8 +549,9 @@ TEST_F(PgSourceCrash, PgbenchKillTrials) {
   const int trials = static_cast<int>(floe::test::Scaled(50, 3));
   std::mt19937 rng(20261206);
   int killed_in_snapshot = 0;
-  // The load runs until the trials are done (then stopped by a signal).
-  const pid_t load = Background("exec " + PgbenchCommand("-c 2 -T 3600 -f " + (dir_ / "batch.sql").string() +
+  // The load runs until the trials are done (then stopped by a signal), at
+  // 400 transactions a second (a fifth of them 50-row batches).
+  const pid_t load = Background("exec " + PgbenchCommand("-c 2 -R 400 -T 3600 -f " + (dir_ / "batch.sql").string() +
                                                           "@1 -b tpcb-like@4") +
                                 " > pgbench.out 2>&1");
   for (int trial = 0; trial < trials; ++trial) {

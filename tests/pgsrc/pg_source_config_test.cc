@@ -1,5 +1,5 @@
 // The `source:` block of the PostgreSQL source (PgSourceConfig::FromMap):
-// startup modes and heartbeat_interval_ms.
+// startup modes, heartbeat_interval_ms, tables or a publication.
 #include <gtest/gtest.h>
 
 #include "floe/pgsrc/pg_source.h"
@@ -30,6 +30,25 @@ TEST(PgSourceConfig, StartupAndHeartbeat) {
   c = PgSourceConfig::FromMap(Block({{"heartbeat_interval_ms", "1s"}}), "pg.yaml");
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("heartbeat_interval_ms '1s'"), std::string::npos) << c.error().message;
+}
+
+// Without `tables`, an existing publication's tables (read at run time);
+// without both, an error naming both keys.
+TEST(PgSourceConfig, TablesOrAPublication) {
+  auto b = Block({});
+  b.erase("tables");
+  auto c = PgSourceConfig::FromMap(b, "pg.yaml");
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("give 'tables'"), std::string::npos) << c.error().message;
+  EXPECT_NE(c.error().message.find("'publication'"), std::string::npos) << c.error().message;
+  b["publication"] = "shop";
+  c = PgSourceConfig::FromMap(b, "pg.yaml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE(c->tables_from_publication);
+  EXPECT_EQ(c->publication, "shop");
+  c = PgSourceConfig::FromMap(Block({{"publication", "shop"}}), "pg.yaml");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_FALSE(c->tables_from_publication);
 }
 
 }  // namespace pg_source_config_test

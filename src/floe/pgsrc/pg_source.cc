@@ -247,7 +247,14 @@ Result<PgSourceConfig> PgSourceConfig::FromMap(const std::map<std::string, std::
   for (auto& t : sink::SplitTopLevelCommas(get("tables"))) {
     if (!t.empty()) c.tables.push_back(t);
   }
-  if (c.tables.empty()) return InvalidArgument("{}: source: give 'tables' (PostgreSQL tables to replicate)", origin);
+  if (c.tables.empty()) {
+    if (get("publication").empty()) {
+      return InvalidArgument("{}: source: give 'tables' (PostgreSQL tables to replicate) or 'publication' (an existing "
+                             "publication: its tables are replicated)",
+                             origin);
+    }
+    c.tables_from_publication = true;
+  }
   c.slot = get("slot");
   if (c.slot.empty()) return InvalidArgument("{}: source: give 'slot' (the replication slot's name)", origin);
   for (char ch : c.slot) {
@@ -1616,8 +1623,24 @@ class PgTarget final : public sink::JobTarget {
 
 Status RunPostgresWrite(const sink::WriteConfig& config, catalog::Catalog* catalog, const PgSourceConfig& source,
                         sink::ChangeSinkOptions sink_options, const PgWriteOptions& options) {
+  std::vector<std::string> names = source.tables;
+  if (source.tables_from_publication) {
+    // The tables of an existing publication, as they are when the run starts.
+    FLOE_ASSIGN_OR_RETURN(Conn c, pgsrc::Connect(source.connection, false));
+    FLOE_ASSIGN_OR_RETURN(Res p, Exec(c.get(), "SELECT 1 FROM pg_publication WHERE pubname = " +
+                                                   Literal(c.get(), source.publication)));
+    if (PQntuples(p.get()) == 0) {
+      return InvalidArgument("source: publication {} does not exist (give 'tables' too, and floe creates it)",
+                      source.publication);
+    }
+    FLOE_ASSIGN_OR_RETURN(Res r, Exec(c.get(), "SELECT format('%I.%I', schemaname, tablename) FROM "
+                                               "pg_publication_tables WHERE pubname = " +
+                                                   Literal(c.get(), source.publication) + " ORDER BY 1"));
+    for (int i = 0; i < PQntuples(r.get()); ++i) names.emplace_back(PQgetvalue(r.get(), i, 0));
+    if (names.empty()) return InvalidArgument("source: publication {} has no tables", source.publication);
+  }
   std::vector<std::unique_ptr<Table>> tables;
-  for (const std::string& name : source.tables) {
+  for (const std::string& name : names) {
     auto t = std::make_unique<Table>();
     t->name = name;
     tables.push_back(std::move(t));

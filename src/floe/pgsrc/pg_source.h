@@ -101,6 +101,9 @@ struct PgSourceConfig {
   /// Reused when it exists, else created FOR TABLE the tables. Default
   /// `floe_<slot>`.
   std::string publication;
+  /// No `tables`, a `publication`: the tables are the publication's (it
+  /// must exist), read when the run starts.
+  bool tables_from_publication = false;
   std::string slot;
   /// `initial`: snapshot, then stream; `latest-offset`: stream only (no
   /// snapshot); `snapshot`: the snapshot only, then the run ends (see above).
