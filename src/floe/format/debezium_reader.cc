@@ -388,7 +388,13 @@ class DebeziumReader::Impl {
     schema_error_.clear();
     rows_decoder_.ResetEncodings();
     if (text.empty()) return true;
-    return ApplySchema();
+    if (ApplySchema()) return true;
+    // A schema that could not be read is not remembered: the next event with
+    // the same text fails the same way (a rejected event leaves no trace).
+    schema_text_.clear();
+    schema_error_.clear();
+    rows_decoder_.ResetEncodings();
+    return false;
   }
 
   /// Sets the encodings from schema_text_ (a DOM parse: schemas change rarely).
