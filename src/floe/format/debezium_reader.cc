@@ -248,42 +248,33 @@ class DebeziumReader::Impl {
       rows_decoder_.ResetEncodings();
     }
 
-    // One walk of the envelope's fields: the op (usually after the images and
-    // the source), then, wrapping around to the start, the images in their
-    // order, then the sequence (usually in `source`, after them): no rewind
-    // and no second skip over the images per field looked up. The images'
-    // rows get the sequence number once it is read (an error after them
-    // takes the event's rows back: the caller's mark).
-    od::object env;
-    if (auto err = Envelope(doc, env)) return JsonError(err);
     Op op = Op::kCreate;
-    if (!ReadOp(doc, env, &op)) return false;
+    if (!ReadOp(doc, &op)) return false;
     if (op == Op::kTransaction) {
       if (!CheckWhole(doc)) return false;
       ++transactions_;  // transaction metadata (BEGIN / END): not a change
       return true;
     }
     if (!schema_error_.empty()) return Rule(schema_error_);
+    int64_t seq = 0;
+    if (!ReadSequence(doc, &seq)) return false;
 
-    const size_t first_row = batch->sequence_numbers.size();
     bool present = false;
     if (op == Op::kDelete) {
-      if (!DecodeImage(env, "before", RowKind::kDelete, batch, &present)) return false;
+      if (!DecodeImage(doc, "before", RowKind::kDelete, seq, batch, &present)) return false;
       if (!present) {
         return Rule("delete event has no 'before' image: the source table needs REPLICA "
                     "IDENTITY FULL (or a key)");
       }
     } else {
-      if (op == Op::kUpdate && !DecodeImage(env, "before", RowKind::kUpdateBefore, batch, &present)) {
+      if (op == Op::kUpdate &&
+          !DecodeImage(doc, "before", RowKind::kUpdateBefore, seq, batch, &present)) {
         return false;
       }
       const RowKind kind = op == Op::kUpdate ? RowKind::kUpdateAfter : RowKind::kInsert;
-      if (!DecodeImage(env, "after", kind, batch, &present)) return false;
+      if (!DecodeImage(doc, "after", kind, seq, batch, &present)) return false;
       if (!present) return Rule(fmt::format("{} event has no 'after' image", OpName(op)));
     }
-    int64_t seq = 0;
-    if (!ReadSequence(env, &seq)) return false;
-    for (size_t i = first_row; i < batch->sequence_numbers.size(); ++i) batch->sequence_numbers[i] = seq;
     if (!CheckWhole(doc)) return false;
     ++events_;
     return true;
@@ -313,9 +304,9 @@ class DebeziumReader::Impl {
     return top.find_field_unordered("payload").get_object().get(env);
   }
 
-  /// The event's op, from `env` (the envelope, positioned anywhere: the
-  /// search wraps around).
-  bool ReadOp(od::document& doc, od::object& env, Op* op) {
+  bool ReadOp(od::document& doc, Op* op) {
+    od::object env;
+    if (auto err = Envelope(doc, env)) return JsonError(err);
     od::value v;
     auto err = env.find_field_unordered("op").get(v);
     if (err == simdjson::NO_SUCH_FIELD) {
@@ -484,11 +475,10 @@ class DebeziumReader::Impl {
     return true;
   }
 
-  /// The sequence number at sequence_path, from `env` (the envelope,
-  /// positioned anywhere: the search wraps around).
-  bool ReadSequence(od::object& env, int64_t* seq) {
+  bool ReadSequence(od::document& doc, int64_t* seq) {
     const std::string& path = options_.sequence_path;
-    od::object obj = env;
+    od::object obj;
+    if (auto err = Envelope(doc, obj)) return JsonError(err);
     std::string where = "the event";
     for (size_t i = 0; i < sequence_path_.size(); ++i) {
       const std::string& part = sequence_path_[i];
@@ -555,11 +545,11 @@ class DebeziumReader::Impl {
 
   /// Decodes image `name` ("before" / "after") as a row of `kind`, when it is
   /// present and not null (`*present`).
-  /// The image `name` of the envelope `env` (positioned anywhere: the search
-  /// wraps around) as a row of `kind`, its sequence number 0 until the
-  /// caller sets it.
-  bool DecodeImage(od::object& env, const char* name, RowKind kind, Batch* batch, bool* present) {
+  bool DecodeImage(od::document& doc, const char* name, RowKind kind, int64_t seq, Batch* batch,
+                   bool* present) {
     *present = false;
+    od::object env;
+    if (auto err = Envelope(doc, env)) return JsonError(err);
     od::value v;
     auto err = env.find_field_unordered(name).get(v);
     if (err == simdjson::NO_SUCH_FIELD) return true;
@@ -585,7 +575,7 @@ class DebeziumReader::Impl {
     }
     *present = true;
     batch->row_kinds.push_back(kind);
-    batch->sequence_numbers.push_back(0);
+    batch->sequence_numbers.push_back(seq);
     batch->positions.push_back(line_no_);
     ++batch->num_rows;
     ++rows_;
