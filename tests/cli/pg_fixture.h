@@ -59,7 +59,9 @@ class PgSource : public ::testing::Test {
   }
 
   // `floe write --config pg.yaml` in the background (stdout and stderr appended to files).
-  void Start() {
+  void Start() { StartFloe({"write", "--config", "pg.yaml", "--no-progress"}); }
+  // `floe <args>` in the background, the same way.
+  void StartFloe(const std::vector<std::string>& args) {
     ASSERT_EQ(pid_, 0);
     // A killed floe's walsender lingers a moment: gone before the next launch.
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -79,7 +81,10 @@ class PgSource : public ::testing::Test {
       ::dup2(o, 1);
       ::dup2(e, 2);
       ::dup2(in, 0);
-      ::execl(FLOE_BIN, "floe", "write", "--config", "pg.yaml", "--no-progress", static_cast<char*>(nullptr));
+      std::vector<char*> argv{const_cast<char*>("floe")};
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(FLOE_BIN, argv.data());
       ::_exit(127);
     }
   }

@@ -30,28 +30,8 @@ class PgSql : public PgSource {
 
   // `floe sql -f q.sql` in the background (as Start runs floe write).
   void StartSql(const std::string& script) {
-    ASSERT_EQ(pid_, 0);
     WriteFile(dir_ / "q.sql", script);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (Trim(Sql("SELECT count(*) FROM pg_replication_slots WHERE active")) != "0") {
-      ASSERT_LT(std::chrono::steady_clock::now(), until) << "a replication slot stays active";
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    const std::string out = (dir_ / "floe.out").string(), err = (dir_ / "floe.err").string();
-    std::fflush(nullptr);
-    pid_ = ::fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      if (::chdir(dir_.c_str()) != 0) ::_exit(126);
-      const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      const int in = ::open("/dev/null", O_RDONLY);
-      ::dup2(o, 1);
-      ::dup2(e, 2);
-      ::dup2(in, 0);
-      ::execl(FLOE_BIN, "floe", "sql", "-f", "q.sql", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
+    StartFloe({"sql", "-f", "q.sql"});
   }
   // Waits for the background floe to exit by itself; its exit status.
   int WaitExit(int seconds = 60) {
