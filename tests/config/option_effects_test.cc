@@ -179,6 +179,7 @@ const std::map<std::string, std::string>& EffectTests() {
       {"source.format", "KafkaCli.DebeziumGoldenStreamsThroughATopic"},
       {"source.topic_pattern", "KafkaCli.TopicPatternFindsTopicsCreatedLater"},
       {"source.partition_discovery_interval_ms", "KafkaCli.TopicPatternFindsTopicsCreatedLater"},
+      {"source.partition_assignment", "KafkaGroup.ThreeProcessesShareSixPartitionsThroughAKillAndAJoin"},
       {"source.auto_offset_reset_config", "KafkaCli.AutoOffsetResetLatestSkipsWhatCameBefore"},
   };
   return kTests;

@@ -158,6 +158,26 @@ TEST_F(KafkaCli, BadSourceBlocksAreRefusedByName) {
   r = Floe("write --config c.yaml --schema 'id BIGINT'");
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("enable.auto.commit"), std::string::npos) << r.err;
+  // A group's partitions: group.id needed, unbounded only, no error outputs yet.
+  const std::string group = "table: db.t\nsink_id: s\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n"
+                            "  partition_assignment: group\n";
+  WriteFile(dir_ / "c.yaml", group);
+  r = Floe("write --config c.yaml --schema 'id BIGINT'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("partition_assignment: group needs consumer_config group.id"), std::string::npos) << r.err;
+  WriteFile(dir_ / "c.yaml", group + "  bounded_mode: latest-offset\n  consumer_config:\n    group.id: g\n");
+  r = Floe("write --config c.yaml --schema 'id BIGINT'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("bounded_mode: latest-offset reads every partition in one process"), std::string::npos) << r.err;
+  WriteFile(dir_ / "c.yaml", group + "  consumer_config:\n    group.id: g\nerror_handling:\n  output: errors.jsonl\n");
+  r = Floe("write --config c.yaml --schema 'id BIGINT'");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("an error or dead-letter output is not implemented yet"), std::string::npos) << r.err;
+  WriteFile(dir_ / "c.yaml", "table: db.t\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n"
+                            "  partition_assignment: everyone\n");
+  r = Floe("write --config c.yaml --schema 'id BIGINT'");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("everyone"), std::string::npos) << r.err;
 }
 
 TEST_F(KafkaCli, MissingTopicIsAnErrorNamingIt) {
@@ -471,6 +491,229 @@ TEST_F(KafkaCli, MockClusterFaultsDelayButNeverCorrupt) {
   auto ids = Ids(dir_, "db.ev");
   EXPECT_EQ(ids.size(), 3000u);
   EXPECT_EQ(std::set<int64_t>(ids.begin(), ids.end()).size(), 3000u);
+}
+
+// ---------------------------------------------------------- consumer groups
+
+/// A floe in its own process group, its standard error in `log`.
+pid_t StartFloeLogged(const fs::path& dir, const std::string& args, const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    const int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(devnull, 1);
+    ::dup2(err, 2);
+    ::execl("/bin/sh", "sh", "-c", ("exec " + Shell(FLOE_BIN) + " " + args).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  return pid;
+}
+
+/// The snapshots of a table's newest metadata file, oldest first.
+std::vector<json> Snapshots(const fs::path& table_dir) {
+  const fs::path hint = table_dir / "metadata" / "version-hint.text";
+  if (!fs::exists(hint)) return {};
+  std::string version = ReadFile(hint);
+  while (!version.empty() && std::isspace(static_cast<unsigned char>(version.back()))) version.pop_back();
+  const fs::path newest = table_dir / "metadata" / ("v" + version + ".metadata.json");
+  json md = json::parse(ReadFile(newest));
+  std::vector<json> snaps(md["snapshots"].begin(), md["snapshots"].end());
+  std::sort(snaps.begin(), snaps.end(),
+            [](const json& a, const json& b) { return a["sequence-number"] < b["sequence-number"]; });
+  return snaps;
+}
+
+// Scale-out: three processes of one group (partition_assignment: group)
+// share a 6-partition topic while records are produced; one is killed -9
+// once it has committed, its partitions go to the others when its session
+// expires, and a fourth joins mid-stream (every process's partitions are
+// revoked and assigned again). At the end the table holds every record once,
+// no partition's offset ever moved back, and the newest token stores every
+// partition's end. The rebalances and which process committed which
+// partitions are printed.
+TEST(KafkaGroup, ThreeProcessesShareSixPartitionsThroughAKillAndAJoin) {
+  const fs::path dir = FreshTestDir("floe_kafka_group_");
+  KafkaMock mock({"ev:6"});
+  auto config = [&](const std::string& process) {
+    return "table: db.ev\nsink_id: k1\ntriggering_frequency_seconds: 1\nsnapshot_properties:\n  floe-test.process: " +
+           process + "\nsource:\n  type: kafka\n  topic: ev\n  bootstrap_servers: " + mock.bootstrap() +
+           "\n  format: json\n  partition_assignment: group\n  consumer_config:\n    group.id: g1\n"
+           "    session.timeout.ms: 6000\n    heartbeat.interval.ms: 500\n";
+  };
+  const std::vector<std::string> names = {"p1", "p2", "p3", "p4"};
+  std::map<std::string, pid_t> pids;
+  auto start = [&](const std::string& n) {
+    WriteFile(dir / (n + ".yaml"), config(n));
+    pids[n] = StartFloeLogged(dir, "write --batch-rows 64 --config " + n + ".yaml" + kSchema, dir / (n + ".log"));
+  };
+  auto assignments = [&](const std::string& n) {
+    const std::string log = fs::exists(dir / (n + ".log")) ? ReadFile(dir / (n + ".log")) : std::string();
+    size_t count = 0;
+    for (size_t at = log.find("assigned "); at != std::string::npos; at = log.find("assigned ", at + 1)) ++count;
+    return count;
+  };
+  auto committed_by = [&](const std::string& n) {
+    if (!fs::exists(dir / "warehouse" / "db" / "ev" / "metadata")) return false;
+    for (const json& snap : Snapshots(dir / "warehouse" / "db" / "ev")) {
+      if (snap["summary"].value("floe-test.process", "") == n) return true;
+    }
+    return false;
+  };
+  auto wait_for = [](const std::function<bool()>& done, int seconds) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > give_up) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return true;
+  };
+  const int batches = 24, per_batch = 250;
+  int produced = 0;
+  auto produce = [&](int upto) {
+    for (; produced < upto; ++produced) {
+      const fs::path f = dir / ("b" + std::to_string(produced));
+      WriteFile(f, Records(1 + int64_t{produced} * per_batch, int64_t{produced + 1} * per_batch));
+      Produce(dir, mock.bootstrap(), "ev", f.string(), true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  };
+  for (const char* n : {"p1", "p2", "p3"}) start(n);
+  ASSERT_TRUE(wait_for([&] { return assignments("p1") && assignments("p2") && assignments("p3"); }, 60))
+      << "the three processes did not all get partitions";
+  produce(8);
+  ASSERT_TRUE(wait_for([&] { return committed_by("p1"); }, 30)) << "p1 never committed";
+  std::printf("killing p1\n");
+  ::kill(-pids["p1"], SIGKILL);
+  int status = 0;
+  ::waitpid(pids["p1"], &status, 0);
+  pids.erase("p1");
+  produce(14);
+  // p1's session expires: the others share its partitions.
+  ASSERT_TRUE(wait_for([&] { return assignments("p2") >= 2 && assignments("p3") >= 2; }, 60))
+      << "p1's partitions were not assigned again";
+  std::printf("starting p4\n");
+  start("p4");
+  produce(18);
+  ASSERT_TRUE(wait_for([&] { return assignments("p4") >= 1; }, 60)) << "p4 got no partitions";
+  produce(batches);
+  const size_t total = size_t{batches} * per_batch;
+  size_t seen = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (fs::exists(dir / "warehouse" / "db" / "ev" / "metadata")) {
+      seen = Ids(dir, "db.ev").size();
+      if (seen >= total) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_GE(seen, total) << "the group did not catch up";
+  for (auto& [n, pid] : pids) ::kill(pid, SIGTERM);
+  for (auto& [n, pid] : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << n << " " << status << ": " << ReadFile(dir / (n + ".log"));
+  }
+  auto ids = Ids(dir, "db.ev");
+  EXPECT_EQ(ids.size(), total);
+  EXPECT_EQ(std::set<int64_t>(ids.begin(), ids.end()).size(), total) << "a record applied twice";
+  // The rebalances, and per snapshot which process committed which partitions.
+  for (const auto& n : names) {
+    std::printf("--- %s\n%s", n.c_str(), ReadFile(dir / (n + ".log")).c_str());
+  }
+  std::map<std::string, int64_t> last;
+  std::map<std::string, std::set<std::string>> by_process;
+  for (const json& snap : Snapshots(dir / "warehouse" / "db" / "ev")) {
+    const json& sum = snap["summary"];
+    if (!sum.contains("floe.source-position")) continue;
+    const json pos = json::parse(sum["floe.source-position"].get<std::string>());
+    std::string moved;
+    for (const auto& [k, v] : pos["offsets"].items()) {
+      if (!last.contains(k) || last[k] != v.get<int64_t>()) {
+        moved += (moved.empty() ? "" : " ") + k + "@" + std::to_string(v.get<int64_t>());
+        if (sum.contains("floe-test.process")) by_process[sum["floe-test.process"].get<std::string>()].insert(k);
+      }
+      EXPECT_GE(v.get<int64_t>(), last[k]) << "an offset moved back in commit " << sum.value("floe.commit-number", "");
+      last[k] = v.get<int64_t>();
+    }
+    std::printf("commit %s by %s: %s\n", sum.value("floe.commit-number", "?").c_str(),
+                sum.value("floe-test.process", "?").c_str(), moved.c_str());
+  }
+  int64_t sum_offsets = 0;
+  for (const auto& [k, v] : last) sum_offsets += v;
+  EXPECT_EQ(last.size(), 6u);
+  EXPECT_EQ(sum_offsets, static_cast<int64_t>(total)) << "the newest token does not store every partition's end";
+  for (const auto& [p, parts] : by_process) {
+    std::printf("%s committed %zu partitions: %s\n", p.c_str(), parts.size(), fmt::format("{}", fmt::join(parts, " ")).c_str());
+  }
+  EXPECT_GE(by_process.size(), 3u) << "the partitions were not shared";
+  RemoveTestDirIfPassed(dir);
+}
+
+// A process paused past its session (a zombie, SIGSTOP) with records of its
+// partitions read and not committed: the other process takes the partitions
+// over and commits them; woken (SIGCONT), the zombie's commit finds its
+// partitions committed further by another process and publishes nothing.
+// The table holds every record once.
+TEST(KafkaGroup, AZombieThatLostItsPartitionsCommitsNothing) {
+  const fs::path dir = FreshTestDir("floe_kafka_zombie_");
+  KafkaMock mock({"ev:4"});
+  auto config = [&](int trigger) {
+    return "table: db.ev\nsink_id: k1\ntriggering_frequency_seconds: " + std::to_string(trigger) +
+           "\nsource:\n  type: kafka\n  topic: ev\n  bootstrap_servers: " + mock.bootstrap() +
+           "\n  format: json\n  partition_assignment: group\n  consumer_config:\n    group.id: g1\n"
+           "    session.timeout.ms: 6000\n    heartbeat.interval.ms: 500\n";
+  };
+  WriteFile(dir / "zombie.yaml", config(8));
+  WriteFile(dir / "live.yaml", config(1));
+  const pid_t zombie = StartFloeLogged(dir, "write --config zombie.yaml" + std::string(kSchema), dir / "zombie.log");
+  const pid_t live = StartFloeLogged(dir, "write --config live.yaml" + std::string(kSchema), dir / "live.log");
+  auto log_has = [&](const std::string& n, const std::string& what, size_t times = 1) {
+    const std::string log = fs::exists(dir / (n + ".log")) ? ReadFile(dir / (n + ".log")) : std::string();
+    size_t count = 0;
+    for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++count;
+    return count >= times;
+  };
+  auto wait_for = [](const std::function<bool()>& done, int seconds) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > give_up) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return true;
+  };
+  ASSERT_TRUE(wait_for([&] { return log_has("zombie", "assigned") && log_has("live", "assigned"); }, 60));
+  WriteFile(dir / "p1", Records(1, 2000));
+  Produce(dir, mock.bootstrap(), "ev", (dir / "p1").string(), true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // read by both; the zombie commits in 8 s
+  ::kill(zombie, SIGSTOP);
+  // The zombie's session expires; the live process takes its partitions
+  // over and commits them (from the offsets in the table).
+  ASSERT_TRUE(wait_for([&] { return log_has("live", "assigned", 2); }, 60)) << ReadFile(dir / "live.log");
+  ASSERT_TRUE(wait_for([&] { return Ids(dir, "db.ev").size() >= 2000; }, 60));
+  ::kill(zombie, SIGCONT);
+  int status = 0;
+  ASSERT_TRUE(wait_for([&] { return ::waitpid(zombie, &status, WNOHANG) == zombie; }, 60)) << "the zombie did not stop";
+  const std::string zlog = ReadFile(dir / "zombie.log");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status << ": " << zlog;
+  // Either it learns first that its session expired, or its commit finds
+  // the partitions committed further by the other process.
+  EXPECT_TRUE(zlog.find("session expired") != std::string::npos ||
+              zlog.find("lost it in a rebalance") != std::string::npos)
+      << zlog;
+  std::printf("%s", zlog.c_str());
+  WriteFile(dir / "p2", Records(2001, 2500));
+  Produce(dir, mock.bootstrap(), "ev", (dir / "p2").string(), true);
+  ASSERT_TRUE(wait_for([&] { return Ids(dir, "db.ev").size() >= 2500; }, 60));
+  ::kill(live, SIGTERM);
+  ::waitpid(live, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(dir / "live.log");
+  auto ids = Ids(dir, "db.ev");
+  EXPECT_EQ(ids.size(), 2500u);
+  EXPECT_EQ(std::set<int64_t>(ids.begin(), ids.end()).size(), 2500u) << "a record applied twice";
+  RemoveTestDirIfPassed(dir);
 }
 
 // ------------------------------------------------------------ kill -9 trials

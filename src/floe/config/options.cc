@@ -577,6 +577,14 @@ const std::vector<OptionDef>& Registry() {
        .values_not_yet = {"timestamp", "specific-offsets"}},
       {K(kSourcePartitionDiscoveryIntervalMs), .scopes = kSrc, .type = T::kLong, .default_value = "10000",
        .doc = "How often new partitions (and, with topic_pattern, new topics) are looked for.", .min = 100},
+      {K(kSourcePartitionAssignment), .scopes = kSrc, .type = T::kEnum, .default_value = "all",
+       .doc = "all: this process reads every partition of the topics. group: the processes started with the "
+              "same consumer_config group.id and sink_id share the partitions, Kafka's group coordinator "
+              "assigning them (subscribe); a process commits what it read of a partition before letting it "
+              "go, one that dies is covered by the offsets in the tables, and every commit merges its "
+              "partitions' offsets into the ones the other processes stored. Unbounded runs only; error and "
+              "dead-letter outputs are not implemented with it yet.",
+       .enum_values = {"all", "group"}},
   };
   return kOptions;
 }

@@ -256,6 +256,7 @@ inline constexpr Key<std::string> kSourceConsumerConfig{"source.consumer_config"
 inline constexpr Key<std::string> kSourceAutoOffsetResetConfig{"source.auto_offset_reset_config"};
 inline constexpr Key<std::string> kSourceBoundedMode{"source.bounded_mode"};
 inline constexpr Key<int64_t> kSourcePartitionDiscoveryIntervalMs{"source.partition_discovery_interval_ms"};
+inline constexpr Key<std::string> kSourcePartitionAssignment{"source.partition_assignment"};
 // Flink write option spellings of the same ideas
 inline constexpr Key<std::string> kEqualityFieldColumns{"equality-field-columns"};
 }  // namespace keys

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
@@ -49,6 +50,16 @@ constexpr const char* kUpsertOffsetKey = "kafka_offset";
 class KafkaSource final : public sink::Source {
  public:
   explicit KafkaSource(KafkaSourceOptions o) : o_(std::move(o)) {}
+  ~KafkaSource() override {
+    // Closed here, while the members live: a group's last revocation runs
+    // the rebalance callback.
+    closing_ = true;
+    queue_.reset();
+    if (rk_) {
+      rd_kafka_consumer_close(rk_.get());
+      rd_kafka_destroy(rk_.release());
+    }
+  }
 
   Status Init() {
     FLOE_ASSIGN_OR_RETURN(registry_format_, KafkaFormat(o_.format));
@@ -106,6 +117,18 @@ class KafkaSource final : public sink::Source {
     for (const auto& [k, v] : props) {
       if (Status st = set(k, v); !st) return fail(st);
     }
+    if (o_.group_assignment) {
+      if (group_.empty()) {
+        return fail(InvalidArgument("kafka: partition_assignment: group needs consumer_config group.id (the group "
+                                    "whose processes share the partitions)"));
+      }
+      if (o_.bounded) {
+        return fail(InvalidArgument("kafka: partition_assignment: group reads until stopped; bounded_mode: "
+                                    "latest-offset reads every partition in one process (partition_assignment: all)"));
+      }
+      rd_kafka_conf_set_opaque(conf, this);
+      rd_kafka_conf_set_rebalance_cb(conf, &KafkaSource::RebalanceCallback);
+    }
     rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
     if (rk == nullptr) {
       rd_kafka_conf_destroy(conf);
@@ -125,6 +148,8 @@ class KafkaSource final : public sink::Source {
   }
   bool bounded() const override { return o_.bounded; }
   bool per_destination() const override { return true; }
+  bool shared() const override { return o_.group_assignment; }
+  bool commit_due() override { return revoke_pending_; }
   int64_t consumed() const override { return next_position_; }
 
   Status Open(SchemaPtr schema, sink::SourceOutput output) override {
@@ -175,6 +200,13 @@ class KafkaSource final : public sink::Source {
         rd_kafka_message_destroy(msgs[i]);
       }
       FLOE_RETURN_IF_ERROR(st);
+      if (rebalance_error_) return Fail(*rebalance_error_);
+      if (revoke_pending_) {
+        // Partitions are being taken away: what was read of them is
+        // committed first (commit_due), then they are let go (OnCommitted).
+        FLOE_RETURN_IF_ERROR(Flush());
+        return SourceState::kMore;
+      }
       if (lines_.size() >= want_rows || (n == 0 && !lines_.empty()) ||
           (static_cast<size_t>(n) < kCap && !lines_.empty())) {
         FLOE_RETURN_IF_ERROR(Flush());
@@ -207,44 +239,25 @@ class KafkaSource final : public sink::Source {
     if (j.is_discarded() || !j.is_object() || !j.contains("source") || !j["source"].is_string()) {
       return Corrupt("the sink token's floe.source-position is not a source position: {}", stored);
     }
-    const std::string kind = j["source"].get<std::string>();
-    if (kind != "kafka") return std::unexpected<Error>(refuse(fmt::format("a {} input", kind)).error());
-    std::string what;
-    if (!o_.topic_pattern.empty()) {
-      if (j.value("topic-pattern", std::string()) != o_.topic_pattern) {
-        return std::unexpected<Error>(refuse(fmt::format("Kafka input {}", j.dump())).error());
-      }
-    } else {
-      std::vector<std::string> topics;
-      if (j.contains("topics") && j["topics"].is_array()) {
-        for (const auto& t : j["topics"]) {
-          if (t.is_string()) topics.push_back(t.get<std::string>());
-        }
-      }
-      std::sort(topics.begin(), topics.end());
-      if (topics != o_.topics) return std::unexpected<Error>(refuse(fmt::format("Kafka input {}", j.dump())).error());
-    }
-    if (!j.contains("offsets") || !j["offsets"].is_object()) {
-      return Corrupt("the sink token's floe.source-position has no offsets: {}", stored);
-    }
-    auto dest = std::make_unique<DestState>();
-    for (const auto& [k, v] : j["offsets"].items()) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0 || k.rfind('/') == std::string::npos) {
-        return Corrupt("the sink token's floe.source-position has a damaged offset '{}': {}", k, stored);
-      }
-      dest->stored[k] = v.get<int64_t>();
-    }
+    FLOE_RETURN_IF_ERROR(SameInput(j, refuse));
+    std::map<std::string, int64_t> offsets;
+    FLOE_RETURN_IF_ERROR(StoredOffsets(j, stored, &offsets));
     if (!started_) {
       // Every partition starts at the lowest offset a destination stored.
-      for (const auto& [k, v] : dest->stored) {
+      for (const auto& [k, v] : offsets) {
         auto it = start_.find(k);
         if (it == start_.end() || v < it->second) start_[k] = v;
       }
       position_base_ = std::max(position_base_, position);
     }
-    DestState* d = dest.get();
+    // Updated in place when read again (ResumeAgain): the filter handed out
+    // before stays valid.
+    auto& slot = dests_[std::string(table)];
+    if (!slot) slot = std::make_unique<DestState>();
+    DestState* d = slot.get();
+    d->stored = std::move(offsets);
+    d->pending.reset();
     Align(d);
-    dests_[std::string(table)] = std::move(dest);
     return std::function<bool(int64_t)>([this, d](int64_t pos) {
       const int64_t i = pos - chunk_base_ - 1;
       if (i < 0 || i >= static_cast<int64_t>(lines_.size())) return false;
@@ -285,17 +298,100 @@ class KafkaSource final : public sink::Source {
     return j.dump();
   }
 
+  Result<std::string> DescribeShared(std::string_view table, int64_t upto, std::string_view newest) override {
+    json offsets = json::object();
+    if (!newest.empty()) {
+      json j = json::parse(newest, nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("source") || !j["source"].is_string()) {
+        return Corrupt("the sink token's floe.source-position is not a source position: {}", newest);
+      }
+      FLOE_RETURN_IF_ERROR(SameInput(j, [&](std::string_view what) -> Status {
+        return InvalidArgument("another process with this sink_id committed {} to {}, and this one reads {}", what,
+                               table, name());
+      }));
+      std::map<std::string, int64_t> stored;
+      FLOE_RETURN_IF_ERROR(StoredOffsets(j, newest, &stored));
+      for (const auto& [k, v] : stored) offsets[k] = v;
+    }
+    const Checkpoint* cp = nullptr;
+    for (const Checkpoint& c : checkpoints_) {
+      if (c.position <= upto) cp = &c;
+    }
+    auto& slot = dests_[std::string(table)];
+    if (!slot) {
+      slot = std::make_unique<DestState>();
+      Align(slot.get());
+    }
+    DestState* d = slot.get();
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      const Part& p = parts_[i];
+      if (!p.owned) continue;
+      int64_t ours = cp != nullptr && i < cp->next.size() ? cp->next[i] : -1;
+      if (offsets.contains(p.key)) {
+        const int64_t theirs = offsets[p.key].get<int64_t>();
+        auto known = d->stored.find(p.key);
+        // What this process last knew the table holds (at the assignment,
+        // or its own last commit): another process committed past it.
+        if (known == d->stored.end() || theirs > known->second) {
+          return AlreadyExists(
+              "{}: partition {} was committed to {} by another process of group '{}' up to offset {} while this "
+              "process held it ({}): this process lost it in a rebalance without noticing; nothing of this "
+              "window was committed",
+              name(), p.key, table, group_, theirs,
+              known == d->stored.end() ? std::string("the table stored no offset of it when this process took it")
+                                       : fmt::format("the table stored offset {} when this process took it or "
+                                                     "last committed it",
+                                                     known->second));
+        }
+        ours = std::max(ours, theirs);
+      }
+      if (ours >= 0) offsets[p.key] = ours;
+    }
+    std::map<std::string, int64_t> pending;
+    for (const auto& [k, v] : offsets.items()) pending[k] = v.get<int64_t>();
+    d->pending = std::move(pending);
+    nlohmann::ordered_json out;
+    out["source"] = "kafka";
+    if (!o_.topic_pattern.empty()) {
+      out["topic-pattern"] = o_.topic_pattern;
+    } else {
+      out["topics"] = o_.topics;
+    }
+    out["offsets"] = std::move(offsets);
+    return out.dump();
+  }
+
   Status OnCommitted() override {
     // Checkpoints before the one committed are dropped (a describe of a
     // destination keeps them, since destinations are described one by one).
     while (checkpoints_.size() > 1 && checkpoints_[1].position <= next_position_) checkpoints_.pop_front();
-    if (group_.empty() || parts_.empty()) return Ok();
-    // The group's offsets, for lag monitoring only: best effort, asynchronous.
-    ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(parts_.size())));
-    for (const Part& p : parts_) {
-      if (p.next >= 0) rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.next;
+    for (auto& [t, d] : dests_) {
+      // What this process committed is what it knows the table holds.
+      if (!d->pending) continue;
+      d->stored = std::move(*d->pending);
+      d->pending.reset();
+      Align(d.get());
     }
-    if (list->cnt > 0) (void)rd_kafka_commit(rk_.get(), list.get(), 1);
+    if (!group_.empty() && !parts_.empty()) {
+      // The group's offsets (for lag monitoring, and where a partition
+      // starts when no open table names it): best effort, asynchronous, but
+      // synchronous before partitions are let go (the next owner reads them);
+      // only a partition this process holds.
+      ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(parts_.size())));
+      for (const Part& p : parts_) {
+        if (p.next >= 0 && p.owned) {
+          rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.next;
+        }
+      }
+      if (list->cnt > 0) {
+        const rd_kafka_resp_err_t err = rd_kafka_commit(rk_.get(), list.get(), revoke_pending_ ? 0 : 1);
+        if (revoke_pending_ && err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+          std::fprintf(stderr, "floe: kafka group '%s': committing the group's offsets before the rebalance: %s\n",
+                       group_.c_str(), rd_kafka_err2str(err));
+        }
+      }
+    }
+    if (revoke_pending_) return Release();
     return Ok();
   }
 
@@ -306,6 +402,7 @@ class KafkaSource final : public sink::Source {
     std::string key;
     int64_t next = -1;  ///< the next offset to read (-1: not known yet)
     int64_t high = -1;  ///< bounded: the high watermark at start
+    bool owned = true;  ///< assigned to this process (a group's partitions come and go)
   };
   struct Line {
     int32_t part;
@@ -318,7 +415,230 @@ class KafkaSource final : public sink::Source {
   struct DestState {
     std::map<std::string, int64_t> stored;
     std::vector<int64_t> by_part;  ///< stored offset per part (0 when it stored none)
+    /// Shared: the offsets of the commit being made (DescribeShared), stored
+    /// once it landed (OnCommitted).
+    std::optional<std::map<std::string, int64_t>> pending;
   };
+
+  // The identity of the input a stored position covers: the same topics (or
+  // pattern), else `refuse(what it covered)`.
+  template <typename Refuse>
+  Status SameInput(const json& j, Refuse&& refuse) const {
+    const std::string kind = j["source"].get<std::string>();
+    if (kind != "kafka") return refuse(fmt::format("a {} input", kind));
+    if (!o_.topic_pattern.empty()) {
+      if (j.value("topic-pattern", std::string()) != o_.topic_pattern) return refuse(fmt::format("Kafka input {}", j.dump()));
+      return Ok();
+    }
+    std::vector<std::string> topics;
+    if (j.contains("topics") && j["topics"].is_array()) {
+      for (const auto& t : j["topics"]) {
+        if (t.is_string()) topics.push_back(t.get<std::string>());
+      }
+    }
+    std::sort(topics.begin(), topics.end());
+    if (topics != o_.topics) return refuse(fmt::format("Kafka input {}", j.dump()));
+    return Ok();
+  }
+
+  static Status StoredOffsets(const json& j, std::string_view text, std::map<std::string, int64_t>* out) {
+    if (!j.contains("offsets") || !j["offsets"].is_object()) {
+      return Corrupt("the sink token's floe.source-position has no offsets: {}", text);
+    }
+    for (const auto& [k, v] : j["offsets"].items()) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || k.rfind('/') == std::string::npos) {
+        return Corrupt("the sink token's floe.source-position has a damaged offset '{}': {}", k, text);
+      }
+      (*out)[k] = v.get<int64_t>();
+    }
+    return Ok();
+  }
+
+  static void RebalanceCallback(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* list,
+                                void* opaque) {
+    static_cast<KafkaSource*>(opaque)->OnRebalance(err, list);
+  }
+
+  bool Cooperative() const { return std::strcmp(rd_kafka_rebalance_protocol(rk_.get()), "COOPERATIVE") == 0; }
+
+  std::string Keys(const rd_kafka_topic_partition_list_t* list, bool with_offsets) const {
+    std::string s;
+    for (int k = 0; k < list->cnt; ++k) {
+      s += (k ? ", " : "") + PartKey(list->elems[k].topic, list->elems[k].partition);
+      if (with_offsets) s += fmt::format("@{}", list->elems[k].offset);
+    }
+    return s.empty() ? std::string("none") : s;
+  }
+
+  // A group's rebalance (group_assignment), from inside a consume call.
+  void OnRebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* list) {
+    const bool cooperative = Cooperative();
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && !closing_) {
+      if (Status st = Assigned(list, cooperative); !st) {
+        rebalance_error_ = st.error();
+        // Nothing is read of them: let them go at once.
+        if (cooperative) {
+          if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_.get(), list)) rd_kafka_error_destroy(e);
+        } else {
+          rd_kafka_assign(rk_.get(), nullptr);
+        }
+      }
+      return;
+    }
+    if (closing_ || err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+      // Closing (the run's commit is done), or an error: let go at once.
+      for (Part& p : parts_) p.owned = false;
+      if (cooperative) {
+        if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_.get(), list)) rd_kafka_error_destroy(e);
+      } else {
+        rd_kafka_assign(rk_.get(), nullptr);
+      }
+      return;
+    }
+    if (rd_kafka_assignment_lost(rk_.get())) {
+      // The session expired (no heartbeat or poll in time): the partitions
+      // may be another process's already, and what this one read of them
+      // must not be committed. The run stops; a relaunch resumes from the
+      // tables.
+      rebalance_error_ = IoError(
+                             "{}: group '{}' took this process's partitions ({}) away: its session expired "
+                             "(session.timeout.ms / max.poll.interval.ms); what it read of them since its last "
+                             "commit is not committed (another process has them); relaunch to rejoin",
+                             name(), group_, Keys(list, false))
+                             .error();
+      for (Part& p : parts_) p.owned = false;
+      if (cooperative) {
+        if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_.get(), list)) rd_kafka_error_destroy(e);
+      } else {
+        rd_kafka_assign(rk_.get(), nullptr);
+      }
+      return;
+    }
+    // Revoked: committed first, let go after (Read, commit_due, OnCommitted).
+    revoking_.clear();
+    for (int k = 0; k < list->cnt; ++k) {
+      auto it = index_.find(PartKey(list->elems[k].topic, list->elems[k].partition));
+      if (it != index_.end()) revoking_.push_back(it->second);
+    }
+    revoke_all_ = !cooperative;
+    revoke_pending_ = true;
+    std::fprintf(stderr, "floe: kafka group '%s': revoked %s; committing what was read of them first\n",
+                 group_.c_str(), Keys(list, false).c_str());
+  }
+
+  // After the commit that followed a revocation: the partitions are let go.
+  Status Release() {
+    revoke_pending_ = false;
+    rd_kafka_error_t* e = nullptr;
+    if (revoke_all_) {
+      for (Part& p : parts_) p.owned = false;
+      const rd_kafka_resp_err_t err = rd_kafka_assign(rk_.get(), nullptr);
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return IoError("{}: unassigning partitions: {}", name(), rd_kafka_err2str(err));
+    } else {
+      ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(revoking_.size())));
+      for (size_t i : revoking_) {
+        parts_[i].owned = false;
+        rd_kafka_topic_partition_list_add(list.get(), parts_[i].topic.c_str(), parts_[i].partition);
+      }
+      e = rd_kafka_incremental_unassign(rk_.get(), list.get());
+    }
+    revoking_.clear();
+    if (e != nullptr) {
+      const std::string msg = rd_kafka_error_string(e);
+      rd_kafka_error_destroy(e);
+      return IoError("{}: unassigning partitions: {}", name(), msg);
+    }
+    std::fprintf(stderr, "floe: kafka group '%s': committed and released the revoked partitions\n", group_.c_str());
+    return Ok();
+  }
+
+  // Partitions assigned to this process: each starts at the lowest of what
+  // the open destinations hold (read again now: another process may have
+  // committed it since) and the group's committed offset, else at
+  // auto.offset.reset.
+  Status Assigned(rd_kafka_topic_partition_list_t* list, bool cooperative) {
+    std::vector<size_t> idx;
+    for (int k = 0; k < list->cnt; ++k) {
+      const std::string key = PartKey(list->elems[k].topic, list->elems[k].partition);
+      auto it = index_.find(key);
+      if (it == index_.end()) {
+        Part p;
+        p.topic = list->elems[k].topic;
+        p.partition = list->elems[k].partition;
+        p.key = key;
+        p.owned = false;
+        it = index_.emplace(key, parts_.size()).first;
+        parts_.push_back(std::move(p));
+      }
+      idx.push_back(it->second);
+    }
+    for (auto& [t, d] : dests_) Align(d.get());
+    if (output_.resume_again) FLOE_RETURN_IF_ERROR(output_.resume_again());
+    std::vector<int64_t> start(idx.size(), -1);
+    auto lower = [](int64_t* at, int64_t v) {
+      if (v >= 0 && (*at < 0 || v < *at)) *at = v;
+    };
+    for (size_t n = 0; n < idx.size(); ++n) {
+      for (const auto& [t, d] : dests_) {
+        auto it = d->stored.find(parts_[idx[n]].key);
+        if (it != d->stored.end()) lower(&start[n], it->second);
+      }
+    }
+    {
+      ListPtr q(rd_kafka_topic_partition_list_new(static_cast<int>(idx.size())));
+      for (size_t i : idx) rd_kafka_topic_partition_list_add(q.get(), parts_[i].topic.c_str(), parts_[i].partition);
+      rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+      const auto give_up = SourceClock::now() + o_.metadata_timeout;
+      do {
+        err = rd_kafka_committed(rk_.get(), q.get(), 5000);
+      } while (err != RD_KAFKA_RESP_ERR_NO_ERROR && SourceClock::now() < give_up);
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        return IoError("{}: reading the committed offsets of group '{}': {}", name(), group_, rd_kafka_err2str(err));
+      }
+      for (int k = 0; k < q->cnt; ++k) {
+        if (q->elems[k].err == RD_KAFKA_RESP_ERR_NO_ERROR) lower(&start[static_cast<size_t>(k)], q->elems[k].offset);
+      }
+    }
+    ListPtr a(rd_kafka_topic_partition_list_new(static_cast<int>(idx.size())));
+    for (size_t n = 0; n < idx.size(); ++n) {
+      Part& p = parts_[idx[n]];
+      int64_t lo = 0, hi = 0;
+      FLOE_RETURN_IF_ERROR(Watermarks(p, &lo, &hi));
+      p.next = start[n] >= 0 ? start[n] : (reset_latest_ ? hi : lo);
+      if (p.next < lo) p.next = lo;  // deleted by retention: from the first one kept
+      p.owned = true;
+      rd_kafka_topic_partition_list_add(a.get(), p.topic.c_str(), p.partition)->offset = p.next;
+    }
+    if (!cooperative) {
+      for (size_t i = 0; i < parts_.size(); ++i) {
+        if (std::find(idx.begin(), idx.end(), i) == idx.end()) parts_[i].owned = false;
+      }
+    }
+    std::fprintf(stderr, "floe: kafka group '%s': assigned %s\n", group_.c_str(), Keys(a.get(), true).c_str());
+    if (cooperative) {
+      if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk_.get(), a.get())) {
+        const std::string msg = rd_kafka_error_string(e);
+        rd_kafka_error_destroy(e);
+        return IoError("{}: assigning partitions: {}", name(), msg);
+      }
+    } else if (const rd_kafka_resp_err_t err = rd_kafka_assign(rk_.get(), a.get()); err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return IoError("{}: assigning partitions: {}", name(), rd_kafka_err2str(err));
+    }
+    for (auto& [t, d] : dests_) Align(d.get());
+    return Ok();
+  }
+
+  Status Watermarks(const Part& p, int64_t* lo, int64_t* hi) {
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    const auto give_up = SourceClock::now() + o_.metadata_timeout;
+    do {
+      err = rd_kafka_query_watermark_offsets(rk_.get(), p.topic.c_str(), p.partition, lo, hi, 5000);
+    } while (err != RD_KAFKA_RESP_ERR_NO_ERROR && SourceClock::now() < give_up);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return IoError("{}: reading the offsets of {}: {}", name(), p.key, rd_kafka_err2str(err));
+    }
+    return Ok();
+  }
 
   void Align(DestState* d) {
     d->by_part.resize(parts_.size(), 0);
@@ -379,6 +699,22 @@ class KafkaSource final : public sink::Source {
       ::usleep(100 * 1000);
     }
     std::sort(found.begin(), found.end());
+    if (o_.group_assignment) {
+      // The group's coordinator assigns the partitions (OnRebalance); the
+      // topics are subscribed by name (a pattern resolved here, with the
+      // source's own regular expressions), again when the set changes.
+      std::set<std::string> topics;
+      for (const auto& [topic, partition] : found) topics.insert(topic);
+      if (topics == subscribed_) return Ok();
+      ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
+      for (const auto& t : topics) rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
+      const rd_kafka_resp_err_t err = rd_kafka_subscribe(rk_.get(), list.get());
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        return IoError("{}: subscribing to {}: {}", name(), fmt::join(topics, ", "), rd_kafka_err2str(err));
+      }
+      subscribed_ = std::move(topics);
+      return Ok();
+    }
     std::vector<size_t> added;
     for (const auto& [topic, partition] : found) {
       const std::string key = PartKey(topic, partition);
@@ -441,14 +777,7 @@ class KafkaSource final : public sink::Source {
       Part& p = parts_[i];
       if (p.next >= 0 && !o_.bounded) continue;
       int64_t lo = 0, hi = 0;
-      rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
-      const auto give_up = SourceClock::now() + o_.metadata_timeout;
-      do {
-        err = rd_kafka_query_watermark_offsets(rk_.get(), p.topic.c_str(), p.partition, &lo, &hi, 5000);
-      } while (err != RD_KAFKA_RESP_ERR_NO_ERROR && SourceClock::now() < give_up);
-      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        return IoError("{}: reading the offsets of {}: {}", name(), p.key, rd_kafka_err2str(err));
-      }
+      FLOE_RETURN_IF_ERROR(Watermarks(p, &lo, &hi));
       if (p.next < 0) p.next = reset_latest_ ? hi : lo;
       if (p.next < lo) p.next = lo;  // deleted by retention: from the first one kept
       p.high = hi;
@@ -502,6 +831,7 @@ class KafkaSource final : public sink::Source {
       part_index = last_part_ = it->second;
     }
     Part& p = parts_[part_index];
+    if (!p.owned) return Ok();            // a group's partition that is not (or no longer) this process's
     if (m->offset < p.next) return Ok();  // read before (a seek back)
     if (o_.bounded && p.high >= 0 && m->offset >= p.high) {
       p.next = std::max(p.next, p.high);
@@ -593,6 +923,14 @@ class KafkaSource final : public sink::Source {
   std::string chunk_;
   std::vector<Line> lines_;
   std::deque<Checkpoint> checkpoints_;
+
+  // group_assignment
+  bool closing_ = false;
+  std::set<std::string> subscribed_;
+  bool revoke_pending_ = false;  ///< partitions revoked: commit, then release
+  bool revoke_all_ = false;      ///< eager protocol: the whole assignment goes
+  std::vector<size_t> revoking_;
+  std::optional<Error> rebalance_error_;
 };
 
 }  // namespace
@@ -693,6 +1031,11 @@ Result<KafkaSourceOptions> ParseKafkaSourceBlock(const std::string& yaml_block, 
       std::string v = t.as<std::string>();
       std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
       o.bounded = v == "latest-offset";
+    }
+    if (auto t = get(k::kSourcePartitionAssignment.name)) {
+      std::string v = t.as<std::string>();
+      std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+      o.group_assignment = v == "group";
     }
     if (auto t = get(k::kSourcePartitionDiscoveryIntervalMs.name)) {
       o.discovery_interval = std::chrono::milliseconds(t.as<int64_t>());

@@ -27,6 +27,25 @@
 /// `auto.offset.reset` (default `earliest`). The group's offsets are
 /// committed to Kafka after each Iceberg commit, for lag monitoring only.
 ///
+/// Consumer groups (`group_assignment`, `partition_assignment: group`):
+/// several processes with one `group.id` and one `sink_id` share the topics'
+/// partitions; the consumer subscribes and Kafka's group coordinator assigns
+/// them (eager or, with `partition.assignment.strategy: cooperative-sticky`,
+/// incremental rebalances). On an assignment every open destination's newest
+/// offsets are read again from its table (another process may have committed
+/// the partition since this one last saw it) and each partition starts at the
+/// lowest of them and the group's committed offset (which is committed only
+/// after every destination's commit, so it covers destinations not open
+/// yet). On a revocation the source asks for a commit at once (commit_due)
+/// and lets the partitions go only after it. All the processes' commits
+/// carry one token chain: each commit's offsets are those of the newest
+/// token in the table with this process's partitions merged in, made in
+/// every commit attempt (Source::DescribeShared), and the attempt fails when
+/// the newest token stores a partition of this process further than this
+/// process last knew (a process that lost the partition without noticing: a
+/// zombie), nothing published. Messages of a partition this process does not
+/// hold are dropped.
+///
 /// Bounded mode (`bounded`, Flink's `scan.bounded.mode: latest-offset`): the
 /// high watermarks of every partition are taken at start, and the source ends
 /// when it has read up to them.
@@ -65,6 +84,10 @@ struct KafkaSourceOptions {
   /// (a DELETE row with only those set). Decoded as change events (the
   /// Debezium decoder's value rules), ordered within a key by offset.
   bool upsert = false;
+  /// Several processes share the partitions (`partition_assignment:
+  /// group`): the consumer subscribes with the group (`group.id` required)
+  /// and Kafka's coordinator assigns the partitions; see the file comment.
+  bool group_assignment = false;
   std::chrono::milliseconds discovery_interval{10000};
   /// How long the first metadata request may take before the topics are
   /// declared missing.

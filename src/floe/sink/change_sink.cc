@@ -16,6 +16,7 @@
 #include "floe/sink/destination.h"
 #include "floe/sink/projection.h"
 #include "floe/sink/reject_log.h"
+#include "floe/sink/sink_token.h"
 #include "floe/sink/table_template.h"
 #include "floe/sink/window_commit.h"
 #include "floe/types/column_ops.h"
@@ -58,6 +59,7 @@ class ChangeSink::Impl {
                 std::string row_json = {});
   Status Commit(int64_t position);
   Status Heartbeat();
+  Status ResumeAgain();
   int64_t pending_rows() const { return window_rows_; }
   SinkStats stats() const;
   ~Impl() { AbortAll(); }
@@ -160,6 +162,15 @@ Status ChangeSink::Impl::Open(const WriteConfig& config, catalog::Catalog* catal
     const std::vector<std::string> keep =
         config.projection.kind == ProjectionKind::kKeep ? config.projection.fields : std::vector<std::string>{};
     FLOE_ASSIGN_OR_RETURN(control_, ControlColumns::Make(input_schema_, options_, keep));
+  }
+  if (sink_options_.describe_shared && !options_.sink_id.empty() &&
+      (!options_.errors.output.empty() || !options_.errors.table.empty() || options_.errors.has_dead_letter())) {
+    // Their entries are kept once by input position, and positions are a
+    // process's own.
+    return Unsupported(
+        "error_handling: an error or dead-letter output is not implemented yet for a sink whose sink_id several "
+        "processes share (a Kafka source with partition_assignment: group); without one, a row that cannot be "
+        "applied stops the run");
   }
   if (!options_.errors.output.empty()) {
     FLOE_ASSIGN_OR_RETURN(errors_, RejectLog::Open(options_.errors.output));
@@ -726,13 +737,20 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
   }
   commit.branch = d->branch;
   commit.summary = {&sink_options_.summary, &options_.snapshot_properties};
-  const int64_t number = d->token.commit_number + 1;
+  int64_t number = d->token.commit_number + 1;
+  int64_t shared_snapshot = 0;
   if (!options_.sink_id.empty()) {
     WindowToken token;
     token.sink_id = options_.sink_id;
     token.commit_number = number;
     token.position = position;
-    if (sink_options_.describe_destination) {
+    if (sink_options_.describe_shared) {
+      token.shared = [this, d, position](std::string_view newest) {
+        return sink_options_.describe_shared(d->name, position, newest);
+      };
+      token.shared_number = &number;
+      token.shared_snapshot = &shared_snapshot;
+    } else if (sink_options_.describe_destination) {
       auto described = sink_options_.describe_destination(d->name, position);
       if (!described) return failed(described.error());
       token.source_position = std::move(*described);
@@ -890,6 +908,23 @@ Status ChangeSink::Impl::Heartbeat() {
   return Ok();
 }
 
+Status ChangeSink::Impl::ResumeAgain() {
+  if (options_.sink_id.empty() || !sink_options_.resume_destination) return Ok();
+  for (auto& [name, d] : destinations_) {
+    // Read fresh from the catalog, not through the destination's table: its
+    // loaded version (and the key index built on it) stays as it is.
+    FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(name));
+    FLOE_ASSIGN_OR_RETURN(auto loaded, catalog_->RefreshTable(id));
+    FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(loaded.metadata, options_.sink_id, d->branch));
+    if (!token) continue;
+    auto held = sink_options_.resume_destination(name, token->source_position, token->input, token->position);
+    if (!held) return Fail(held.error().WithContext(name));
+    d->token.held = std::move(*held);
+    d->token.commit_number = std::max(d->token.commit_number, token->commit_number);
+  }
+  return Ok();
+}
+
 void ChangeSink::Impl::AbortAll() {
   for (auto& [name, d] : destinations_) {
     d->AbortWindow();
@@ -952,6 +987,7 @@ Status ChangeSink::Reject(int64_t position, std::string_view reason, std::string
 }
 Status ChangeSink::Commit(int64_t position) { return impl_->Commit(position); }
 Status ChangeSink::Heartbeat() { return impl_->Heartbeat(); }
+Status ChangeSink::ResumeAgain() { return impl_->ResumeAgain(); }
 int64_t ChangeSink::pending_rows() const { return impl_->pending_rows(); }
 SinkStats ChangeSink::stats() const { return impl_->stats(); }
 

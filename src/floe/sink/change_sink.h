@@ -103,6 +103,16 @@ struct ChangeSinkOptions {
                                                      std::string_view stored_input, int64_t position)>
       resume_destination;
   std::function<Result<std::string>(std::string_view table, int64_t position)> describe_destination;
+  /// Several processes share the sink_id, each with its own part of the
+  /// input (Kafka partitions of a consumer group): instead of
+  /// describe_destination, every commit attempt stores
+  /// `describe_shared(table, position, the source position of the newest
+  /// token in the table as the attempt read it)` — this process's part merged
+  /// into the others', or an error when another process committed this
+  /// process's part meanwhile — and takes the commit number after that
+  /// token's (window_commit.h, WindowToken::shared).
+  std::function<Result<std::string>(std::string_view table, int64_t position, std::string_view newest_stored)>
+      describe_shared;
 };
 
 /// Accounting of one destination: read = applied + errors + dead_letter +
@@ -180,6 +190,12 @@ class ChangeSink {
   Status Heartbeat();
   /// Rows buffered and not yet committed.
   int64_t pending_rows() const;
+  /// With a sink_id and resume_destination: every open destination's newest
+  /// token is read again from the catalog (what other processes sharing the
+  /// sink_id committed since) and handed to resume_destination, whose filter
+  /// replaces the destination's. A source calls it when it takes over part
+  /// of the input (a Kafka partition assigned to this process).
+  Status ResumeAgain();
 
   SinkStats stats() const;
   /// stats() as a JSON object.

@@ -85,6 +85,10 @@ struct SourceOutput {
   /// A row that could not be decoded (it goes to the error output, or fails
   /// the job).
   std::function<Status(format::RejectedRow&&)> reject;
+  /// For a shared() source: reads what every destination holds again (the
+  /// tokens other processes committed since) and hands it to
+  /// ResumeDestination; called when the source takes over part of its input.
+  std::function<Status()> resume_again;
 };
 
 /// What one Read call ended with.
@@ -137,6 +141,19 @@ class Source {
     return std::function<bool(int64_t)>();
   }
   virtual Result<std::string> DescribeDestination(std::string_view table, int64_t upto) { return Describe(upto); }
+
+  /// Several processes with one sink_id share the input, each reading its
+  /// own part (Kafka partitions of a consumer group). Then a commit's source
+  /// position is made against the newest token in the table as each commit
+  /// attempt reads it: DescribeShared merges this process's part (up to
+  /// `upto`) into `newest` (empty: the table holds none) and fails when
+  /// another process committed part of what this one covers since this one
+  /// took it over. Only for per_destination() sources.
+  virtual bool shared() const { return false; }
+  virtual Result<std::string> DescribeShared(std::string_view table, int64_t upto, std::string_view newest) {
+    (void)newest;
+    return DescribeDestination(table, upto);
+  }
 
   /// Called after each commit of the job (every destination's snapshot is
   /// published): e.g. Kafka commits the group's offsets, for lag monitoring.

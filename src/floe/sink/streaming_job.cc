@@ -91,6 +91,11 @@ Result<std::unique_ptr<StreamingJob>> StreamingJob::Open(const WriteConfig& conf
     sink_options.describe_destination = [src](std::string_view table, int64_t position) {
       return src->DescribeDestination(table, position);
     };
+    if (src->shared()) {
+      sink_options.describe_shared = [src](std::string_view table, int64_t position, std::string_view newest) {
+        return src->DescribeShared(table, position, newest);
+      };
+    }
   }
   FLOE_ASSIGN_OR_RETURN(job->sink_, ChangeSink::Open(config, catalog, std::move(input_schema),
                                                      std::move(sink_options)));
@@ -247,6 +252,7 @@ Status StreamingJob::Run() {
   SourceOutput out;
   out.emit = [sink](Batch&& b) { return sink->Write(std::move(b)); };
   out.reject = [sink](format::RejectedRow&& r) { return sink->Reject(r.position, r.reason, std::move(r.text)); };
+  out.resume_again = [sink] { return sink->ResumeAgain(); };
   FLOE_RETURN_IF_ERROR(source_->Open(sink->input_schema(), std::move(out)));
   SinkTarget target(sink, options_);
   FLOE_RETURN_IF_ERROR(RunStreamingLoop(*source_, target, options_));

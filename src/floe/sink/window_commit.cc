@@ -89,7 +89,23 @@ Result<table::CommitResult> Publish(Op& op, const WindowCommit& c, const table::
   for (const auto* props : c.summary) {
     for (const auto& [key, value] : *props) op.Set(key, value);
   }
-  if (c.token) {
+  if (c.token && c.token->shared) {
+    const WindowToken& t = *c.token;
+    op.SetAttemptSummary([&t, &c](const table::SnapshotAttempt& attempt) -> Result<std::map<std::string, std::string>> {
+      FLOE_ASSIGN_OR_RETURN(auto newest, FindSinkToken(attempt.metadata, t.sink_id, c.branch));
+      const int64_t number = newest ? newest->commit_number + 1 : 1;
+      FLOE_ASSIGN_OR_RETURN(std::string position, t.shared(newest ? std::string_view(newest->source_position)
+                                                                  : std::string_view()));
+      if (t.shared_number != nullptr) *t.shared_number = number;
+      if (t.shared_snapshot != nullptr) *t.shared_snapshot = attempt.snapshot_id;
+      std::map<std::string, std::string> props;
+      props[std::string(kSummarySinkId)] = t.sink_id;
+      props[std::string(kSummaryCommitNumber)] = std::to_string(number);
+      props[std::string(kSummaryInputPosition)] = std::to_string(t.position);
+      props[std::string(kSummarySourcePosition)] = std::move(position);
+      return props;
+    });
+  } else if (c.token) {
     const WindowToken& t = *c.token;
     op.Set(std::string(kSummarySinkId), t.sink_id);
     op.Set(std::string(kSummaryCommitNumber), std::to_string(t.commit_number));
@@ -104,7 +120,7 @@ Result<table::CommitResult> Publish(Op& op, const WindowCommit& c, const table::
     op.SetAttemptCheck([&c, &table](const table::SnapshotAttempt& attempt) -> Status {
       // The token first: a copy of this sink that committed the window is
       // the more precise reason (its rows are the ones the check would see).
-      if (c.token) {
+      if (c.token && !c.token->shared) {
         const WindowToken& t = *c.token;
         FLOE_ASSIGN_OR_RETURN(auto token, FindSinkToken(attempt.metadata, t.sink_id, c.branch));
         if (token && token->commit_number >= t.commit_number) {
@@ -157,6 +173,19 @@ Result<table::CommitResult> CommitWindow(table::Table* table, const WindowCommit
   // Settle an unknown outcome by the token: present means the commit landed.
   Error unknown = committed.error();
   if (Status st = table->Refresh(); !st) return std::unexpected<Error>(std::move(unknown));  // still unknown
+  if (c.token->shared) {
+    // Shared: the number may have been taken by another process; the
+    // attempt's snapshot tells.
+    if (c.token->shared_snapshot != nullptr && *c.token->shared_snapshot != 0 &&
+        table->metadata().SnapshotById(*c.token->shared_snapshot) != nullptr) {
+      table::CommitResult settled;
+      settled.snapshot_id = *c.token->shared_snapshot;
+      return settled;
+    }
+    return CommitFailed("a commit of sink '{}' did not land (its outcome was unknown: {}; the table has no snapshot "
+                        "of it)",
+                        c.token->sink_id, unknown.message);
+  }
   auto token = FindSinkToken(table->metadata(), c.token->sink_id, c.branch);
   if (!token) return std::unexpected<Error>(std::move(unknown));
   if (*token && (*token)->commit_number == c.token->commit_number) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +43,18 @@ struct WindowToken {
   int64_t commit_number = 0;
   int64_t position = 0;          ///< `floe.input-position`
   std::string source_position;   ///< `floe.source-position` (empty: none stored)
+  /// Several processes share the sink_id (a Kafka consumer group, each
+  /// process with its own partitions): every attempt takes its commit number
+  /// and source position from the newest token of the sink in the table it
+  /// read — the number after it, and `shared(its stored source position)`
+  /// (empty when the table has none), which merges this process's part
+  /// into it or fails when another process committed that part meanwhile.
+  /// `commit_number` and `source_position` above are then unused, and the
+  /// number and snapshot id of the attempt made last are written to
+  /// `*shared_number` and `*shared_snapshot`.
+  std::function<Result<std::string>(std::string_view newest_stored)> shared;
+  int64_t* shared_number = nullptr;
+  int64_t* shared_snapshot = nullptr;
 };
 
 /// One window's snapshot.

@@ -259,6 +259,15 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
       return Internal("the attempt check failed");
     }
   }
+  std::map<std::string, std::string> attempt_properties;
+  if (attempt_summary_) {
+    auto made = attempt_summary_(ctx);
+    if (!made) {
+      *check_error = made.error();
+      return Internal("the attempt summary failed");
+    }
+    attempt_properties = std::move(*made);
+  }
 
   std::vector<ManifestFile> parent;
   if (head) {
@@ -302,7 +311,14 @@ Status SnapshotProducer::Attempt(int attempt, const iceberg::PartitionSpec& spec
     for (const DataFile* f : g.data) summary.AddedFile(g.spec.spec_id(), *f);
     for (const DataFile* f : g.deletes) summary.AddedFile(g.spec.spec_id(), *f);
   }
-  std::map<std::string, std::string> properties = summary.Build(properties_, *totals);
+  std::map<std::string, std::string> properties;
+  if (attempt_properties.empty()) {
+    properties = summary.Build(properties_, *totals);
+  } else {
+    std::map<std::string, std::string> merged = properties_;
+    for (auto& [k, v] : attempt_properties) merged[k] = std::move(v);
+    properties = summary.Build(merged, *totals);
+  }
 
   const iceberg::SnapshotOperation op = Operation();
   iceberg::Snapshot snap;

@@ -72,6 +72,10 @@ struct SnapshotAttempt {
 /// A check run inside every commit attempt (SnapshotProducer::SetAttemptCheck).
 using AttemptCheck = std::function<Status(const SnapshotAttempt&)>;
 
+/// Summary properties made for one attempt from the table it read
+/// (SnapshotProducer::SetAttemptSummary).
+using AttemptSummary = std::function<Result<std::map<std::string, std::string>>(const SnapshotAttempt&)>;
+
 /// The shared commit machinery; one subclass per snapshot operation.
 class SnapshotProducer {
  public:
@@ -93,6 +97,13 @@ class SnapshotProducer {
   /// and the error is returned exactly as the check made it — kind, message
   /// and retryable flag — so the caller can tell it from a lost race.
   void SetAttemptCheck(AttemptCheck check) { check_ = std::move(check); }
+
+  /// Runs `summary` on every attempt, after the attempt check: the
+  /// properties it returns are set on that attempt's snapshot summary over
+  /// the ones set before (a token whose commit number and source position
+  /// follow the newest token in the table: several processes sharing one
+  /// sink_id). Its error ends the commit as the check's does.
+  void SetAttemptSummary(AttemptSummary summary) { attempt_summary_ = std::move(summary); }
 
  protected:
   explicit SnapshotProducer(Table* table) : table_(table) {}
@@ -195,6 +206,7 @@ class SnapshotProducer {
   std::vector<SpecDelete> spec_data_;            ///< data files of the spec each names
   std::optional<int64_t> added_data_sequence_number_;
   AttemptCheck check_;
+  AttemptSummary attempt_summary_;
   std::map<std::string, std::string> properties_;
   std::string branch_ = std::string(iceberg::kMainBranch);
 };
