@@ -541,7 +541,7 @@ TEST(KafkaGroup, ThreeProcessesShareSixPartitionsThroughAKillAndAJoin) {
     return "table: db.ev\nsink_id: k1\ntriggering_frequency_seconds: 1\nsnapshot_properties:\n  floe-test.process: " +
            process + "\nsource:\n  type: kafka\n  topic: ev\n  bootstrap_servers: " + mock.bootstrap() +
            "\n  format: json\n  partition_assignment: group\n  consumer_config:\n    group.id: g1\n"
-           "    session.timeout.ms: 6000\n    heartbeat.interval.ms: 500\n";
+           "    session.timeout.ms: 3000\n    heartbeat.interval.ms: 300\n";
   };
   const std::vector<std::string> names = {"p1", "p2", "p3", "p4"};
   std::map<std::string, pid_t> pids;
@@ -664,7 +664,7 @@ TEST(KafkaGroup, AZombieThatLostItsPartitionsCommitsNothing) {
     return "table: db.ev\nsink_id: k1\ntriggering_frequency_seconds: " + std::to_string(trigger) +
            "\nsource:\n  type: kafka\n  topic: ev\n  bootstrap_servers: " + mock.bootstrap() +
            "\n  format: json\n  partition_assignment: group\n  consumer_config:\n    group.id: g1\n"
-           "    session.timeout.ms: 6000\n    heartbeat.interval.ms: 500\n";
+           "    session.timeout.ms: 3000\n    heartbeat.interval.ms: 300\n";
   };
   WriteFile(dir / "zombie.yaml", config(8));
   WriteFile(dir / "live.yaml", config(1));
