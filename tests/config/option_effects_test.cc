@@ -180,6 +180,7 @@ const std::map<std::string, std::string>& EffectTests() {
       {"source.topic_pattern", "KafkaCli.TopicPatternFindsTopicsCreatedLater"},
       {"source.partition_discovery_interval_ms", "KafkaCli.TopicPatternFindsTopicsCreatedLater"},
       {"source.partition_assignment", "KafkaGroup.ThreeProcessesShareSixPartitionsThroughAKillAndAJoin"},
+      {"source.evolve_schema", "KafkaCli.EvolveSchemaAddsTheColumnsRecordsBring"},
       {"source.auto_offset_reset_config", "KafkaCli.AutoOffsetResetLatestSkipsWhatCameBefore"},
   };
   return kTests;

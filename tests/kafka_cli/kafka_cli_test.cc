@@ -189,6 +189,96 @@ TEST_F(KafkaCli, MissingTopicIsAnErrorNamingIt) {
   EXPECT_NE(r.err.find("no topic nope"), std::string::npos) << r.err;
 }
 
+/// A Debezium event with its Connect schema: columns id (int64), name
+/// (string) and, with `born_and_price`, born (io.debezium.time.Date) and
+/// price (Decimal, scale 2, precision 10).
+std::string SchemaEvent(int64_t id, const std::string& op, bool born_and_price) {
+  std::string fields = R"({"type":"int64","optional":false,"field":"id"},{"type":"string","optional":true,"field":"name"})";
+  if (born_and_price) {
+    fields += R"(,{"type":"int32","optional":true,"name":"io.debezium.time.Date","field":"born"})"
+              R"(,{"type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"2","connect.decimal.precision":"10"},"field":"price"})";
+  }
+  const std::string image = R"({"type":"struct","optional":true,"name":"db.t.Value","fields":[)" + fields + "]";
+  const std::string schema = R"({"type":"struct","name":"db.t.Envelope","optional":false,"fields":[)" + image +
+                             R"(,"field":"before"},)" + image + R"(,"field":"after"},{"type":"string","optional":false,"field":"op"},{"type":"struct","optional":false,"fields":[{"type":"int64","optional":false,"field":"lsn"}],"field":"source"}]})";
+  std::string row = R"({"id":)" + std::to_string(id) + R"(,"name":"n)" + std::to_string(id) + "\"";
+  // born: day 19000 + id; price: 12.34 (unscaled 1234 = 0x04D2, base64 BNI=).
+  if (born_and_price) row += R"(,"born":)" + std::to_string(19000 + id) + R"(,"price":"BNI=")";
+  row += "}";
+  const std::string before = op == "d" ? row : "null", after = op == "d" ? "null" : row;
+  return std::to_string(id) + "|" + R"({"schema":)" + schema + R"(,"payload":{"before":)" + before +
+         R"(,"after":)" + after + R"(,"op":")" + op + R"(","source":{"lsn":)" + std::to_string(id * 10) + "}}}\n";
+}
+
+// evolve_schema: records with columns the table lacks add them (typed from
+// the JSON values, or from the envelope's Connect schema for Debezium), the
+// rows before them committed first; without it such a record is an error
+// naming the column. A nested new column is refused by name.
+TEST_F(KafkaCli, EvolveSchemaAddsTheColumnsRecordsBring) {
+  KafkaMock mock({"plain:1", "dbz:1", "nested:1"});
+  auto config = [&](const std::string& table, const std::string& topic, const std::string& format, bool evolve,
+                    const std::string& extra = "") {
+    return "table: " + table + "\nsink_id: ev\n" + extra + "source:\n  type: kafka\n  topic: " + topic +
+           "\n  bootstrap_servers: " + mock.bootstrap() + "\n  format: " + format +
+           "\n  bounded_mode: latest-offset\n" + (evolve ? "  evolve_schema: true\n" : "");
+  };
+  // Plain JSON: 1-3 as the table is, 4-5 bring score (double), n (long) and
+  // flag (boolean), 6 a null-valued key (no column: its type is unknown).
+  std::string plain;
+  for (int i = 1; i <= 3; ++i) plain += std::to_string(i) + R"(|{"id":)" + std::to_string(i) + R"(,"g":"a","v":"x"})" + "\n";
+  for (int i = 4; i <= 5; ++i) {
+    plain += std::to_string(i) + R"(|{"id":)" + std::to_string(i) + R"(,"g":"b","v":"y","score":)" +
+             std::to_string(i) + R"(.5,"n":)" + std::to_string(i * 7) + R"(,"flag":true})" + "\n";
+  }
+  WriteFile(dir_ / "plain.txt", plain);
+  Produce(dir_, mock.bootstrap(), "plain", (dir_ / "plain.txt").string(), true);
+  WriteFile(dir_ / "off.yaml", config("db.plain", "plain", "json", false));
+  RunResult r = Floe("write --config off.yaml" + std::string(kSchema));
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("score"), std::string::npos) << r.err;
+  WriteFile(dir_ / "on.yaml", config("db.plain", "plain", "json", true));
+  r = Floe("write --config on.yaml" + std::string(kSchema));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("column score double added"), std::string::npos) << r.err;
+  auto rows = JsonRows(Floe("scan --table db.plain").out);
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_TRUE(rows[0]["score"].is_null());
+  EXPECT_EQ(rows[3]["score"], 4.5);
+  EXPECT_EQ(rows[3]["n"], 28);
+  EXPECT_EQ(rows[4]["flag"], true);
+  // Two snapshots of rows (before the change, after it) and the schema's.
+  RunResult desc = Floe("describe --table db.plain");
+  EXPECT_NE(desc.out.find("score"), std::string::npos) << desc.out;
+
+  // Debezium with schemas, merge-on-read: 1-2 before, 3 with born and price,
+  // then an update of 1 with them and a delete of 2.
+  std::string dbz = SchemaEvent(1, "c", false) + SchemaEvent(2, "c", false) + SchemaEvent(3, "c", true) +
+                    SchemaEvent(4, "c", true) + SchemaEvent(2, "d", false);
+  WriteFile(dir_ / "dbz.txt", dbz);
+  Produce(dir_, mock.bootstrap(), "dbz", (dir_ / "dbz.txt").string(), true);
+  WriteFile(dir_ / "d.yaml", config("db.dbz", "dbz", "debezium-json", true, "mode: merge-on-read\n"));
+  r = Floe("write --config d.yaml --schema 'id BIGINT NOT NULL, name STRING, PRIMARY KEY (id) NOT ENFORCED'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("column born date added"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("column price decimal(10, 2) added"), std::string::npos) << r.err;
+  rows = JsonRows(Floe("scan --table db.dbz").out);
+  ASSERT_EQ(rows.size(), 3u) << Floe("scan --table db.dbz").out;
+  EXPECT_EQ(rows[0]["id"], 1);
+  EXPECT_TRUE(rows[0]["born"].is_null());
+  EXPECT_EQ(rows[1]["id"], 3);
+  EXPECT_EQ(rows[1]["born"], "2022-01-11");  // day 19003
+  EXPECT_EQ(rows[1]["price"], "12.34");
+  EXPECT_EQ(rows[2]["id"], 4);
+
+  // A new nested column: refused by name, nothing of it written.
+  WriteFile(dir_ / "nested.txt", R"(1|{"id":1,"g":"a","v":"x","tags":["a"]})" "\n");
+  Produce(dir_, mock.bootstrap(), "nested", (dir_ / "nested.txt").string(), true);
+  WriteFile(dir_ / "n.yaml", config("db.nested", "nested", "json", true));
+  r = Floe("write --config n.yaml" + std::string(kSchema));
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("key 'tags' names no column"), std::string::npos) << r.err;
+}
+
 // The real Debezium streams, produced into a topic (one partition: the
 // stream's order), end as their expected tables.
 TEST_F(KafkaCli, DebeziumGoldenStreamsThroughATopic) {

@@ -63,6 +63,7 @@ Status RunChangeWrite(const sink::WriteConfig& config, catalog::Catalog* catalog
   // (an idle stream prints nothing) and once at its end; a bounded one once,
   // at its end (its only commit). --progress adds a live line on stderr.
   jo.on_commit = [](const sink::ChangeSink& s) { return PrintLine(s.StatsJson()); };
+  jo.on_note = [](const std::string& line) { WriteAll(CurrentIo().err, "floe: " + line + "\n"); };  // best effort
   auto opened = sink::StreamingJob::Open(config, catalog, std::move(input_schema), std::move(sink_options),
                                          std::move(source), std::move(jo));
   if (!opened) {

@@ -585,6 +585,13 @@ const std::vector<OptionDef>& Registry() {
               "partitions' offsets into the ones the other processes stored. Unbounded runs only; error and "
               "dead-letter outputs are not implemented with it yet.",
        .enum_values = {"all", "group"}},
+      {K(kSourceEvolveSchema), .scopes = kSrc, .type = T::kBool, .default_value = "false",
+       .doc = "A record with a column the table lacks adds it to the table (a new optional column, in a "
+              "schema-only commit after the rows before it are committed) instead of being an error: the Iceberg "
+              "Kafka Connect sink's evolve-schema-enabled. Its type comes from the envelope's Connect schema "
+              "(debezium-json with schema; Debezium's logical types as the decoder reads them), else from the "
+              "JSON value (integer: long, other number: double, string, boolean; a null brings no column). New "
+              "top-level columns of simple types only; not with a table template yet."},
   };
   return kOptions;
 }

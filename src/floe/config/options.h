@@ -257,6 +257,7 @@ inline constexpr Key<std::string> kSourceAutoOffsetResetConfig{"source.auto_offs
 inline constexpr Key<std::string> kSourceBoundedMode{"source.bounded_mode"};
 inline constexpr Key<int64_t> kSourcePartitionDiscoveryIntervalMs{"source.partition_discovery_interval_ms"};
 inline constexpr Key<std::string> kSourcePartitionAssignment{"source.partition_assignment"};
+inline constexpr Key<bool> kSourceEvolveSchema{"source.evolve_schema"};
 // Flink write option spellings of the same ideas
 inline constexpr Key<std::string> kEqualityFieldColumns{"equality-field-columns"};
 }  // namespace keys

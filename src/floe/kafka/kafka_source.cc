@@ -12,6 +12,8 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <simdjson.h>
+#include <unordered_set>
 #include <regex>
 #include <set>
 
@@ -51,6 +53,7 @@ class KafkaSource final : public sink::Source {
  public:
   explicit KafkaSource(KafkaSourceOptions o) : o_(std::move(o)) {}
   ~KafkaSource() override {
+    for (rd_kafka_message_t* m : held_) rd_kafka_message_destroy(m);
     // Closed here, while the members live: a group's last revocation runs
     // the rebalance callback.
     closing_ = true;
@@ -149,12 +152,17 @@ class KafkaSource final : public sink::Source {
   bool bounded() const override { return o_.bounded; }
   bool per_destination() const override { return true; }
   bool shared() const override { return o_.group_assignment; }
+  std::vector<NestedField> added_columns() const override { return added_; }
   bool commit_due() override { return revoke_pending_; }
   int64_t consumed() const override { return next_position_; }
 
   Status Open(SchemaPtr schema, sink::SourceOutput output) override {
     schema_ = std::move(schema);
     output_ = std::move(output);
+    // (Opened again after the table evolved: the wider schema's columns.)
+    known_columns_.clear();
+    for (const NestedField& f : schema_->fields()) known_columns_.insert(f.name);
+    added_.clear();
     decode_ = o_.decode;
     decode_.with_positions = true;
     if (o_.upsert) {
@@ -192,14 +200,30 @@ class KafkaSource final : public sink::Source {
       }
       if (!lines_.empty()) timeout_ms = 0;  // hand over what is there before waiting
       if (auto fatal = FatalError(); !fatal.empty()) return IoError("{}: {}", name(), fatal);
-      const ssize_t n = rd_kafka_consume_batch_queue(queue_.get(), timeout_ms, msgs, kCap);
+      // Messages held back at a schema change first (the table has evolved).
+      ssize_t n = 0;
+      while (!held_.empty() && n < static_cast<ssize_t>(kCap)) {
+        msgs[n++] = held_.front();
+        held_.pop_front();
+      }
+      if (n == 0) n = rd_kafka_consume_batch_queue(queue_.get(), timeout_ms, msgs, kCap);
       if (n < 0) return IoError("{}: consume: {}", name(), rd_kafka_err2str(rd_kafka_last_error()));
       Status st = Ok();
       for (ssize_t i = 0; i < n; ++i) {
-        if (st) st = Take(msgs[i]);
-        rd_kafka_message_destroy(msgs[i]);
+        if (st && added_.empty()) st = Take(msgs[i]);
+        if (!added_.empty()) {
+          held_.push_back(msgs[i]);  // the message with new columns and those after it
+        } else {
+          rd_kafka_message_destroy(msgs[i]);
+        }
       }
       FLOE_RETURN_IF_ERROR(st);
+      if (!added_.empty()) {
+        // Every row before the change goes with the narrower schema; the job
+        // evolves the table and opens this source again.
+        FLOE_RETURN_IF_ERROR(Flush());
+        return SourceState::kSchemaChange;
+      }
       if (rebalance_error_) return Fail(*rebalance_error_);
       if (revoke_pending_) {
         // Partitions are being taken away: what was read of them is
@@ -386,8 +410,8 @@ class KafkaSource final : public sink::Source {
       if (list->cnt > 0) {
         const rd_kafka_resp_err_t err = rd_kafka_commit(rk_.get(), list.get(), revoke_pending_ ? 0 : 1);
         if (revoke_pending_ && err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-          std::fprintf(stderr, "floe: kafka group '%s': committing the group's offsets before the rebalance: %s\n",
-                       group_.c_str(), rd_kafka_err2str(err));
+          Note(fmt::format("kafka group '{}': committing the group's offsets before the rebalance: {}", group_,
+                           rd_kafka_err2str(err)));
         }
       }
     }
@@ -452,6 +476,171 @@ class KafkaSource final : public sink::Source {
       (*out)[k] = v.get<int64_t>();
     }
     return Ok();
+  }
+
+  // evolve_schema: the columns a record (its JSON line) has and the table
+  // does not: from the envelope's Connect schema when it carries one (read
+  // once per distinct schema text), else from the record's values (the
+  // after image of a change event, or the object of a JSON record). Only
+  // new top-level columns of simple types; a nested one is an error naming
+  // it. A key whose value is null brings no column (its type is unknown).
+  Result<std::vector<NestedField>> NewColumns(std::string_view line) {
+    std::vector<NestedField> added;
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\n')) line.remove_suffix(1);
+    if (line.empty()) return added;
+    namespace od = simdjson::ondemand;
+    simdjson::padded_string padded(line);
+    od::document doc;
+    od::object obj;
+    // Not JSON, or not an object: the decoder says what is wrong.
+    if (parser_.iterate(padded).get(doc) != simdjson::SUCCESS || doc.get_object().get(obj) != simdjson::SUCCESS) {
+      return added;
+    }
+    const bool change = registry_format_ == "debezium-json";
+    if (change) {
+      std::string_view schema_text;
+      od::value schema;
+      od::object schema_object;
+      if (obj.find_field_unordered("schema").get(schema) == simdjson::SUCCESS &&
+          schema.get_object().get(schema_object) == simdjson::SUCCESS &&
+          schema_object.raw_json().get(schema_text) == simdjson::SUCCESS) {
+        if (schema_text == checked_schema_) return added;
+        FLOE_RETURN_IF_ERROR(ConnectColumns(schema_text, &added));
+        if (added.empty()) checked_schema_ = std::string(schema_text);
+        return added;
+      }
+      // No schema: the after image (the before image of a delete).
+      od::value payload;
+      if (obj.find_field_unordered("payload").get(payload) == simdjson::SUCCESS) {
+        if (payload.get_object().get(obj) != simdjson::SUCCESS) return added;
+      }
+      od::value image;
+      bool found = false;
+      for (const char* side : {"after", "before"}) {
+        if (obj.find_field_unordered(side).get(image) != simdjson::SUCCESS) continue;
+        if (image.is_null().value_unsafe()) continue;
+        if (image.get_object().get(obj) != simdjson::SUCCESS) return added;
+        found = true;
+        break;
+      }
+      if (!found) return added;
+    }
+    for (auto field : obj) {
+      std::string_view key;
+      if (field.unescaped_key().get(key) != simdjson::SUCCESS) return added;
+      if (known_columns_.contains(std::string(key))) continue;
+      od::value v;
+      if (field.value().get(v) != simdjson::SUCCESS) return added;
+      od::json_type t;
+      if (v.type().get(t) != simdjson::SUCCESS) return added;
+      TypePtr type;
+      switch (t) {
+        case od::json_type::boolean: type = BooleanType(); break;
+        case od::json_type::string: type = StringType(); break;
+        case od::json_type::number: {
+          od::number_type nt;
+          if (v.get_number_type().get(nt) != simdjson::SUCCESS) return added;
+          type = nt == od::number_type::floating_point_number ? DoubleType() : LongType();
+          break;
+        }
+        case od::json_type::null: continue;
+        default:
+          return Unsupported("the record's key '{}' names no column of the table, and floe evolves a table with new "
+                             "top-level columns of simple types only (this one is a JSON {}); add the column "
+                             "to the table yourself and relaunch",
+                             key, t == od::json_type::array ? "array" : "object");
+      }
+      if (std::none_of(added.begin(), added.end(), [&](const NestedField& f) { return f.name == key; })) {
+        added.push_back({0, std::string(key), false, type, ""});
+      }
+    }
+    return added;
+  }
+
+  // The columns of a Connect schema's `after` struct the table lacks, typed
+  // as the Debezium decoder reads them (debezium_reader.h).
+  Status ConnectColumns(std::string_view schema_text, std::vector<NestedField>* added) const {
+    const json schema = json::parse(schema_text, nullptr, false);
+    if (schema.is_discarded() || !schema.is_object() || !schema.contains("fields") || !schema["fields"].is_array()) {
+      return Ok();  // the decoder says what is wrong
+    }
+    const json* after = nullptr;
+    for (const json& f : schema["fields"]) {
+      if (f.is_object() && f.value("field", "") == "after" && f.contains("fields") && f["fields"].is_array()) after = &f;
+    }
+    if (after == nullptr) return Ok();
+    for (const json& f : (*after)["fields"]) {
+      if (!f.is_object() || !f.contains("field") || !f["field"].is_string()) continue;
+      const std::string col = f["field"].get<std::string>();
+      if (known_columns_.contains(col)) continue;
+      const std::string type = f.value("type", "");
+      const std::string logical = f.value("name", "");
+      auto param = [&](const char* k) -> std::string {
+        if (!f.contains("parameters") || !f["parameters"].is_object()) return {};
+        const json& p = f["parameters"];
+        return p.contains(k) && p[k].is_string() ? p[k].get<std::string>() : std::string();
+      };
+      TypePtr t;
+      if (logical == "io.debezium.time.Date" || logical == "org.apache.kafka.connect.data.Date") {
+        t = DateType();
+      } else if (logical == "io.debezium.time.Time" || logical == "io.debezium.time.MicroTime" ||
+                 logical == "io.debezium.time.NanoTime" || logical == "org.apache.kafka.connect.data.Time" ||
+                 logical == "io.debezium.time.ZonedTime") {
+        t = TimeType();
+      } else if (logical == "io.debezium.time.Timestamp" || logical == "io.debezium.time.MicroTimestamp" ||
+                 logical == "io.debezium.time.NanoTimestamp" || logical == "org.apache.kafka.connect.data.Timestamp") {
+        t = TimestampType();
+      } else if (logical == "io.debezium.time.ZonedTimestamp") {
+        t = TimestampTzType();
+      } else if (logical == "org.apache.kafka.connect.data.Decimal") {
+        const std::string scale = param("scale"), precision = param("connect.decimal.precision");
+        int sc = 0, pr = 38;
+        try {
+          if (!scale.empty()) sc = std::stoi(scale);
+          if (!precision.empty()) pr = std::stoi(precision);
+        } catch (const std::exception&) {
+          return InvalidArgument("the envelope's schema gives column '{}' a damaged decimal scale or precision", col);
+        }
+        if (sc < 0 || pr < 1 || pr > 38 || sc > pr) {
+          return Unsupported("column '{}' is a decimal({}, {}), which an Iceberg decimal cannot hold", col, pr, sc);
+        }
+        t = DecimalType(pr, sc);
+      } else if (logical == "io.debezium.data.VariableScaleDecimal") {
+        return Unsupported("column '{}' is a variable-scale decimal (io.debezium.data.VariableScaleDecimal): an "
+                           "Iceberg decimal has one scale; add the column to the table with the scale you want, or "
+                           "set the connector's decimal.handling.mode (string or double)",
+                           col);
+      } else if (logical == "io.debezium.data.Bits" || type == "bytes") {
+        t = BinaryType();
+      } else if (type == "int8" || type == "int16" || type == "int32") {
+        t = IntType();
+      } else if (type == "int64") {
+        t = LongType();
+      } else if (type == "float32") {
+        t = FloatType();
+      } else if (type == "float64") {
+        t = DoubleType();
+      } else if (type == "boolean") {
+        t = BooleanType();
+      } else if (type == "string") {
+        t = StringType();
+      } else {
+        return Unsupported("the envelope's schema has column '{}' of type {}, which the table does not have: floe "
+                           "evolves a table with new top-level columns of simple types only; add it to the table "
+                           "yourself and relaunch",
+                           col, type.empty() ? std::string("?") : type);
+      }
+      added->push_back({0, col, false, t, ""});
+    }
+    return Ok();
+  }
+
+  void Note(const std::string& line) const {
+    if (output_.note) {
+      output_.note(line);
+    } else {
+      std::fprintf(stderr, "floe: %s\n", line.c_str());
+    }
   }
 
   static void RebalanceCallback(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* list,
@@ -522,8 +711,8 @@ class KafkaSource final : public sink::Source {
     }
     revoke_all_ = !cooperative;
     revoke_pending_ = true;
-    std::fprintf(stderr, "floe: kafka group '%s': revoked %s; committing what was read of them first\n",
-                 group_.c_str(), Keys(list, false).c_str());
+    Note(fmt::format("kafka group '{}': revoked {}; committing what was read of them first", group_,
+                     Keys(list, false)));
   }
 
   // After the commit that followed a revocation: the partitions are let go.
@@ -548,7 +737,7 @@ class KafkaSource final : public sink::Source {
       rd_kafka_error_destroy(e);
       return IoError("{}: unassigning partitions: {}", name(), msg);
     }
-    std::fprintf(stderr, "floe: kafka group '%s': committed and released the revoked partitions\n", group_.c_str());
+    Note(fmt::format("kafka group '{}': committed and released the revoked partitions", group_));
     return Ok();
   }
 
@@ -614,7 +803,7 @@ class KafkaSource final : public sink::Source {
         if (std::find(idx.begin(), idx.end(), i) == idx.end()) parts_[i].owned = false;
       }
     }
-    std::fprintf(stderr, "floe: kafka group '%s': assigned %s\n", group_.c_str(), Keys(a.get(), true).c_str());
+    Note(fmt::format("kafka group '{}': assigned {}", group_, Keys(a.get(), true)));
     if (cooperative) {
       if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk_.get(), a.get())) {
         const std::string msg = rd_kafka_error_string(e);
@@ -863,6 +1052,27 @@ class KafkaSource final : public sink::Source {
         }
       }
       chunk_ += fmt::format(R"(,"{}":{}}})", kUpsertOffsetKey, m->offset);
+    } else if (m->payload != nullptr && m->len > 0 && o_.evolve_schema) {
+      // Columns the table does not have yet: the message waits (Read) while
+      // the table evolves.
+      const size_t at = chunk_.size();
+      append(m->payload, m->len);
+      auto added = NewColumns(std::string_view(chunk_).substr(at));
+      if (!added) {
+        chunk_.resize(at);
+        return Fail(added.error().WithContext(
+            fmt::format("{}: topic '{}' partition {} offset {}", name(), topic, m->partition, m->offset)));
+      }
+      if (!added->empty()) {
+        chunk_.resize(at);
+        p.next = m->offset;  // not taken
+        added_ = std::move(*added);
+        std::string names;
+        for (const NestedField& f : added_) names += (names.empty() ? "" : ", ") + f.name + " " + f.type->ToString();
+        Note(fmt::format("{}: topic '{}' partition {} offset {} brings new columns: {}", name(), topic, m->partition,
+                         m->offset, names));
+        return Ok();
+      }
     } else if (m->payload != nullptr && m->len > 0) {
       append(m->payload, m->len);
     }
@@ -923,6 +1133,13 @@ class KafkaSource final : public sink::Source {
   std::string chunk_;
   std::vector<Line> lines_;
   std::deque<Checkpoint> checkpoints_;
+
+  // evolve_schema
+  std::unordered_set<std::string> known_columns_;  ///< the columns of the schema opened with
+  std::string checked_schema_;        ///< the last envelope schema whose fields were all known
+  simdjson::ondemand::parser parser_;
+  std::vector<NestedField> added_;    ///< columns of the message that waits (kSchemaChange)
+  std::deque<rd_kafka_message_t*> held_;  ///< that message and the ones after it
 
   // group_assignment
   bool closing_ = false;
@@ -1037,6 +1254,7 @@ Result<KafkaSourceOptions> ParseKafkaSourceBlock(const std::string& yaml_block, 
       std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
       o.group_assignment = v == "group";
     }
+    if (auto t = get(k::kSourceEvolveSchema.name)) o.evolve_schema = t.as<bool>();
     if (auto t = get(k::kSourcePartitionDiscoveryIntervalMs.name)) {
       o.discovery_interval = std::chrono::milliseconds(t.as<int64_t>());
     }

@@ -88,6 +88,14 @@ struct KafkaSourceOptions {
   /// group`): the consumer subscribes with the group (`group.id` required)
   /// and Kafka's coordinator assigns the partitions; see the file comment.
   bool group_assignment = false;
+  /// A record with a column the table lacks evolves the table (a new
+  /// optional column) instead of being an error (the Iceberg Kafka Connect
+  /// sink's `evolve-schema-enabled`): the window before it is committed,
+  /// the column added in a schema-only commit, and reading goes on with the
+  /// wider schema. The column's type comes from the envelope's Connect
+  /// schema (debezium-json with `schema`), else from the JSON value (integer:
+  /// long, other number: double, string, boolean).
+  bool evolve_schema = false;
   std::chrono::milliseconds discovery_interval{10000};
   /// How long the first metadata request may take before the topics are
   /// declared missing.

@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/format/decode_options.h"
 #include "floe/types/column_vector.h"
@@ -89,6 +90,9 @@ struct SourceOutput {
   /// tokens other processes committed since) and hands it to
   /// ResumeDestination; called when the source takes over part of its input.
   std::function<Status()> resume_again;
+  /// A line for the user (best effort): what the source did that the user
+  /// should know (a rebalance, a new column).
+  std::function<void(const std::string&)> note;
 };
 
 /// What one Read call ended with.
@@ -96,6 +100,11 @@ enum class SourceState {
   kMore,  ///< rows may follow at once: call Read again
   kIdle,  ///< nothing arrived before the deadline (an unbounded input waiting)
   kEnd,   ///< the input is exhausted
+  /// The input gained columns (Source::added_columns) and the source may
+  /// evolve the table: every row before the change has been handed over;
+  /// the job commits, adds the columns to the table, opens the sink and the
+  /// source again (Open) with the wider schema, and reads on.
+  kSchemaChange,
 };
 
 class Source {
@@ -158,6 +167,10 @@ class Source {
   /// Called after each commit of the job (every destination's snapshot is
   /// published): e.g. Kafka commits the group's offsets, for lag monitoring.
   virtual Status OnCommitted() { return Ok(); }
+
+  /// After kSchemaChange: the columns the input gained (new optional
+  /// top-level columns: names and types; ids are the table's to give).
+  virtual std::vector<NestedField> added_columns() const { return {}; }
 
   /// Whether the source asks for a commit now, before the trigger (an
   /// unbounded source that read a whole PostgreSQL snapshot commits it

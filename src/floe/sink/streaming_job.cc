@@ -1,6 +1,11 @@
 // The streaming job (streaming_job.h), and the cancellation it stops on.
 #include "floe/sink/streaming_job.h"
 
+#include <cstdio>
+
+#include "floe/catalog/identifier.h"
+#include "floe/iceberg/table_updates.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -97,6 +102,10 @@ Result<std::unique_ptr<StreamingJob>> StreamingJob::Open(const WriteConfig& conf
       };
     }
   }
+  job->config_ = config;
+  job->catalog_ = catalog;
+  job->input_schema_ = input_schema;
+  job->sink_options_ = sink_options;
   FLOE_ASSIGN_OR_RETURN(job->sink_, ChangeSink::Open(config, catalog, std::move(input_schema),
                                                      std::move(sink_options)));
   ChangeSink* sink = job->sink_.get();
@@ -170,6 +179,12 @@ Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& op
       FLOE_ASSIGN_OR_RETURN(SourceState state, source.Read(SourceClock::time_point::max(), cancel));
       reporter.Report(false, false, committed);
       if (state == SourceState::kEnd) break;
+      if (state == SourceState::kSchemaChange) {
+        // (A bounded input commits once: the rows before the change are
+        // committed with the narrower schema, the rest at the end.)
+        FLOE_RETURN_IF_ERROR(commit());
+        FLOE_RETURN_IF_ERROR(target.Evolve(source.added_columns()));
+      }
     }
   } else {
     using std::chrono::milliseconds;
@@ -184,6 +199,12 @@ Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& op
       if (options.on_progress) deadline = std::min(deadline, now + options.progress_interval);
       FLOE_ASSIGN_OR_RETURN(SourceState state, source.Read(deadline, cancel));
       if (state == SourceState::kEnd) break;
+      if (state == SourceState::kSchemaChange) {
+        FLOE_RETURN_IF_ERROR(commit());
+        next_commit = SourceClock::now() + trigger.value_or(milliseconds(0));
+        FLOE_RETURN_IF_ERROR(target.Evolve(source.added_columns()));
+        continue;
+      }
       if (source.commit_due() || (trigger && SourceClock::now() >= next_commit)) {
         FLOE_RETURN_IF_ERROR(commit());
         next_commit = SourceClock::now() + trigger.value_or(milliseconds(0));
@@ -202,8 +223,14 @@ Status RunStreamingLoop(Source& source, JobTarget& target, const LoopOptions& op
 // The change sink as the loop's target.
 class StreamingJob::SinkTarget final : public JobTarget {
  public:
-  SinkTarget(ChangeSink* sink, const StreamingJobOptions& o) : sink_(sink), o_(o) {
+  SinkTarget(StreamingJob* job, const StreamingJobOptions& o) : job_(job), sink_(job->sink_.get()), o_(o) {
     if (o_.on_commit) last_ = Counts();
+  }
+  Status Evolve(const std::vector<NestedField>& added) override {
+    FLOE_RETURN_IF_ERROR(job_->Evolve(added));
+    sink_ = job_->sink_.get();
+    last_ = Counts();  // the new sink counts from zero
+    return Ok();
   }
   /// Reports after a trigger that changed the accounting (an idle stream's
   /// triggers report nothing, nor do its token heartbeats: they commit a
@@ -241,20 +268,103 @@ class StreamingJob::SinkTarget final : public JobTarget {
     return o_.on_commit(*sink_);
   }
 
+  StreamingJob* job_;
   ChangeSink* sink_;
   const StreamingJobOptions& o_;
   std::array<int64_t, 8> last_{};  ///< the counts last reported (at first: before any row)
   bool reported_any_ = false;
 };
 
-Status StreamingJob::Run() {
+void StreamingJob::Note(const std::string& line) const {
+  if (options_.on_note) {
+    options_.on_note(line);
+  } else {
+    std::fprintf(stderr, "floe: %s\n", line.c_str());
+  }
+}
+
+Status StreamingJob::OpenSource() {
   ChangeSink* sink = sink_.get();
   SourceOutput out;
   out.emit = [sink](Batch&& b) { return sink->Write(std::move(b)); };
   out.reject = [sink](format::RejectedRow&& r) { return sink->Reject(r.position, r.reason, std::move(r.text)); };
   out.resume_again = [sink] { return sink->ResumeAgain(); };
-  FLOE_RETURN_IF_ERROR(source_->Open(sink->input_schema(), std::move(out)));
-  SinkTarget target(sink, options_);
+  out.note = [this](const std::string& line) { Note(line); };
+  return source_->Open(sink->input_schema(), std::move(out));
+}
+
+Status StreamingJob::Evolve(const std::vector<NestedField>& added) {
+  if (added.empty()) return Ok();
+  if (config_.table.find('{') != std::string::npos) {
+    return Unsupported("{}: the input gained column {}: evolving the tables of a table template is not implemented "
+                       "yet (add the column to the tables and relaunch)",
+                       source_->name(), added.front().name);
+  }
+  FLOE_ASSIGN_OR_RETURN(auto id, catalog::ParseTableIdentifier(config_.table));
+  // A schema-only commit (retried when another writer, e.g. another process
+  // of the group adding the same column, commits first).
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    FLOE_ASSIGN_OR_RETURN(catalog::LoadedTable loaded, catalog_->RefreshTable(id));
+    const SchemaPtr current = loaded.metadata.CurrentSchema();
+    if (!current) return Corrupt("table {} has no current schema", config_.table);
+    std::vector<NestedField> fields = current->fields();
+    int32_t next_id = std::max(loaded.metadata.last_column_id, current->HighestFieldId()) + 1;
+    std::vector<std::string> notes;
+    for (const NestedField& a : added) {
+      const int idx = current->IndexOf(a.name);
+      if (idx >= 0) {
+        const TypePtr& has = fields[static_cast<size_t>(idx)].type;
+        if (!(*has == *a.type)) {
+          return Unsupported("{}: the input's column {} is {} now; table {} holds it as {}: floe does not change a "
+                             "column's type from a change stream",
+                             source_->name(), a.name, a.type->ToString(), config_.table, has->ToString());
+        }
+        continue;  // added meanwhile (another process)
+      }
+      fields.push_back({next_id++, a.name, false, a.type, ""});
+      notes.push_back(fmt::format("column {} {} added", a.name, a.type->ToString()));
+    }
+    if (notes.empty()) break;
+    int32_t schema_id = 0;
+    for (const SchemaPtr& sc : loaded.metadata.schemas) schema_id = std::max(schema_id, sc->schema_id() + 1);
+    iceberg::TableUpdate add;
+    add.kind = iceberg::TableUpdate::Kind::kAddSchema;
+    add.schema = std::make_shared<Schema>(fields, schema_id, current->identifier_field_ids());
+    iceberg::TableUpdate set;
+    set.kind = iceberg::TableUpdate::Kind::kSetCurrentSchema;
+    set.id = -1;
+    FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata updated, iceberg::ApplyUpdates(loaded.metadata, {add, set}));
+    auto committed = catalog_->CommitTable(loaded, std::move(updated));
+    if (committed) {
+      for (const std::string& note : notes) {
+        Note(fmt::format("{}: {}: table {} evolved (schema {})", source_->name(), note, config_.table, schema_id));
+      }
+      break;
+    }
+    if (committed.error().kind != ErrorKind::kCommitFailed || attempt == kAttempts) {
+      return Fail(committed.error().WithContext(fmt::format("adding {} to table {}", added.front().name, config_.table)));
+    }
+  }
+  if (input_schema_) {
+    // Given by the user (--schema): it gains the columns too.
+    std::vector<NestedField> fields = input_schema_->fields();
+    int32_t next_id = input_schema_->HighestFieldId() + 1;
+    for (const NestedField& a : added) {
+      if (input_schema_->IndexOf(a.name) < 0) fields.push_back({next_id++, a.name, false, a.type, ""});
+    }
+    input_schema_ = std::make_shared<Schema>(std::move(fields), 0, input_schema_->identifier_field_ids());
+  }
+  // Nothing is pending (the window was just committed): the sink is opened
+  // again on the evolved table (its destinations resumed from their tokens).
+  sink_.reset();
+  FLOE_ASSIGN_OR_RETURN(sink_, ChangeSink::Open(config_, catalog_, input_schema_, sink_options_));
+  return OpenSource();
+}
+
+Status StreamingJob::Run() {
+  FLOE_RETURN_IF_ERROR(OpenSource());
+  SinkTarget target(this, options_);
   FLOE_RETURN_IF_ERROR(RunStreamingLoop(*source_, target, options_));
   return target.Final();
 }

@@ -60,6 +60,13 @@ class JobTarget {
   virtual int64_t pending_rows() const { return 0; }
   /// read / applied / errors so far (committed and the rate are the loop's).
   virtual JobProgress Progress() const { return {}; }
+  /// After a commit, when the source reports kSchemaChange: the table gains
+  /// `added` (optional columns) and the sink and the source are opened
+  /// again with the wider input schema.
+  virtual Status Evolve(const std::vector<NestedField>& added) {
+    (void)added;
+    return Unsupported("this job cannot evolve its table's schema");
+  }
 };
 
 /// When the loop commits, how it stops and what it reports.
@@ -90,6 +97,9 @@ struct StreamingJobOptions : LoopOptions {
   /// Called after a commit that changed the sink's accounting, and once at
   /// the end of the run (e.g. to print the sink's StatsJson).
   std::function<Status(const ChangeSink&)> on_commit;
+  /// A line for the user (a table evolved; the source's notes, e.g. a Kafka
+  /// group's rebalances); unset: standard error.
+  std::function<void(const std::string&)> on_note;
 };
 
 class StreamingJob {
@@ -117,9 +127,19 @@ class StreamingJob {
   class SinkTarget;
   StreamingJob() = default;
 
+  /// The table gains `added`; the sink and the source are opened again.
+  Status Evolve(const std::vector<NestedField>& added);
+  Status OpenSource();
+  void Note(const std::string& line) const;
+
   std::unique_ptr<Source> source_;
   std::unique_ptr<ChangeSink> sink_;
   StreamingJobOptions options_;
+  // What the sink was opened with (Evolve opens it again).
+  WriteConfig config_;
+  catalog::Catalog* catalog_ = nullptr;
+  SchemaPtr input_schema_;
+  ChangeSinkOptions sink_options_;
   bool refused_ = false;  ///< a Resume refused the input (set by the sink's callback)
 };
 
