@@ -4,7 +4,8 @@
 // 0, the writer schema's id (4 bytes big-endian, the id the Schema Registry
 // gave when the schema was registered) and the Avro binary datum. Each
 // message goes to its own file (DIR/00000.bin, ...), so that `kcat -P -Z
-// FILE...` sends each file as one message (an empty file: a tombstone).
+// FILE...` sends each file as one message (a `null` line gives an empty file,
+// which kcat does not send: tombstones are produced otherwise).
 //
 //   node avro_confluent_encode.mjs SHARED_DIR --registry URL [--user U --password P]
 //        --subject S --out DIR
@@ -122,6 +123,24 @@ function toAvsc(s, v, named, ns) {
   }
 }
 
+// Every named type of schema `s`, by full name (a reference may come before
+// a value of its definition is walked: a null `before`, a non-null `after`).
+function namedTypes(s, ns = '', named = new Map()) {
+  if (Array.isArray(s)) { for (const b of s) namedTypes(b, ns, named); return named }
+  if (typeof s !== 'object' || s === null) return named
+  if (['record', 'enum', 'fixed'].includes(s.type)) {
+    const name = fullName(s, ns)
+    const space = name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : ''
+    named.set(name, { schema: s, ns: space })
+    for (const f of s.fields || []) namedTypes(f.type, space, named)
+    return named
+  }
+  if (s.items) namedTypes(s.items, ns, named)
+  if (s.values) namedTypes(s.values, ns, named)
+  if (typeof s.type === 'object') namedTypes(s.type, ns, named)
+  return named
+}
+
 function branchName(s, ns) {
   if (typeof s === 'string') return ['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string'].includes(s) || s.includes('.') || !ns ? s : `${ns}.${s}`
   if (['record', 'enum', 'fixed'].includes(s.type)) return fullName(s, ns)
@@ -142,7 +161,7 @@ function connectToAvro(cs, defined) {
   let s
   if (cs.type === 'struct') {
     const name = cs.name || 'io.confluent.connect.avro.ConnectDefault'
-    if (defined.has(name)) return name // a reference to the record defined before
+    if (defined.has(name)) return cs.optional ? ['null', name] : name // a reference to the record defined before
     defined.add(name)
     const dot = name.lastIndexOf('.')
     s = { type: 'record', name: name.slice(dot + 1) }
@@ -247,7 +266,7 @@ if (opt('rows')) {
   for (const line of lines(opt('rows'))) {
     const v = JSON.parse(line)
     if (v === null) { emit(Buffer.alloc(0)); continue }
-    emit(frame(w.id, w.type.toBuffer(toAvsc(JSON.parse(schemaText), v, new Map(), ''))))
+    emit(frame(w.id, w.type.toBuffer(toAvsc(JSON.parse(schemaText), v, namedTypes(JSON.parse(schemaText)), ''))))
   }
 } else {
   const fixedSchema = opt('connect-schema') ? JSON.parse(fs.readFileSync(opt('connect-schema'), 'utf8')) : undefined
@@ -261,7 +280,7 @@ if (opt('rows')) {
     const schemaText = JSON.stringify(avroSchema)
     const w = await writerOf(schemaText)
     const value = connectValue(cs, payload)
-    emit(frame(w.id, w.type.toBuffer(toAvsc(avroSchema, value, new Map(), ''))))
+    emit(frame(w.id, w.type.toBuffer(toAvsc(avroSchema, value, namedTypes(avroSchema), ''))))
   }
 }
 console.log(files.join('\n'))

@@ -104,7 +104,7 @@ int SchemaRegistryServer::Requests(const std::string& route) const {
 Result<std::vector<std::string>> SchemaRegistryServer::Encode(const std::string& subject,
                                                               const std::filesystem::path& out_dir,
                                                               const std::string& args) const {
-  std::string cmd = "node " + ShellQuote(std::string(FLOE_SOURCE_DIR) + "/tests/testing/avro_confluent_encode.mjs") +
+  std::string cmd = "cd " + ShellQuote(out_dir.parent_path().string()) + " && node " + ShellQuote(std::string(FLOE_SOURCE_DIR) + "/tests/testing/avro_confluent_encode.mjs") +
                     " " + ShellQuote(SharedDir()) + " --registry " + ShellQuote(url_) + " --subject " +
                     ShellQuote(subject) + " --out " + ShellQuote(out_dir.string()) + " " + args;
   if (!user_.empty()) cmd += " --user " + ShellQuote(user_) + " --password " + ShellQuote(password_);

@@ -33,7 +33,8 @@ class SchemaRegistryServer {
 
   /// Runs avro_confluent_encode.mjs with `args` (`--schema F --rows F`,
   /// `--connect F [--connect-schema F]`), registering under `subject`,
-  /// writing the messages into `out_dir`: the files, in order.
+  /// writing the messages into `out_dir`: the files, in order. Relative
+  /// paths in `args` are relative to the folder `out_dir` is in.
   Result<std::vector<std::string>> Encode(const std::string& subject, const std::filesystem::path& out_dir,
                                           const std::string& args) const;
 
