@@ -242,6 +242,10 @@ TEST(DatumToJson, DamagedBodiesAreCorruptWithoutOutput) {
   const std::string prim = Body().Bool(true).Long(0).Long(0).Float(0).Double(0).Bytes("").Bytes("").Fixed("abc").Long(2).str();
   EXPECT_THAT(AppendError(kPrimitives, prim), HasErrorMessage("field 'e': avro: enum index 2 of E (2 symbols)"));
   EXPECT_THAT(AppendError(kPrimitives, std::string("\x02", 1)), HasErrorMessage("boolean byte 2"));
+  EXPECT_THAT(AppendError(kPrimitives, Body().Bool(true).Long(0).Long(0).Float(0).Double(0).Bytes("a\xff").str()),
+              HasErrorMessage("field 's': avro: a string that is not valid UTF-8"));
+  EXPECT_THAT(AppendError(kUnions, Body().Long(0).Long(1).Long(0).Long(0).Long(1).Bytes("\xc0\x80").str()),
+              HasErrorMessage("field 'map': avro: a map key that is not valid UTF-8"));
   EXPECT_THAT(AppendError(kPrimitives, Body().Bool(true).Long(0).Long(0).Float(0).Double(0).Long(100).str()),
               HasErrorMessage("field 's': avro: length 100 exceeds"));
   // A block of more items than bytes left; a huge block of empty items.

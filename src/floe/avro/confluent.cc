@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "floe/avro/encoding.h"
+#include "floe/types/json_value.h"
 #include "floe/util/civil_time.h"
 #include "floe/util/nesting.h"
 
@@ -48,8 +49,8 @@ void AppendDouble(double v, std::string* out) {
   }
 }
 
-/// A JSON string: quotes, backslashes and control characters escaped; other
-/// bytes as they are (the decoders check UTF-8 and name the column).
+/// A JSON string (valid UTF-8): quotes, backslashes and control characters
+/// escaped; other bytes as they are.
 void AppendString(std::string_view s, std::string* out) {
   out->push_back('"');
   size_t start = 0;
@@ -236,6 +237,8 @@ class Writer {
       }
       case AvroType::kString: {
         FLOE_ASSIGN_OR_RETURN(std::string_view s, in_->ReadBytes());
+        // Avro strings are UTF-8 (Avro spec: Primitive Types); JSON text must be.
+        if (!IsValidUtf8(s)) return Corrupt("avro: a string that is not valid UTF-8");
         AppendString(s, out_);
         return Ok();
       }
@@ -325,6 +328,7 @@ class Writer {
         first = false;
         if (map) {
           FLOE_ASSIGN_OR_RETURN(std::string_view key, in_->ReadBytes());
+          if (!IsValidUtf8(key)) return Corrupt("avro: a map key that is not valid UTF-8");
           AppendString(key, out_);
           out_->push_back(':');
         }
