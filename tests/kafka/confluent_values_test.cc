@@ -145,6 +145,9 @@ TEST_F(ConfluentValues, RegistryFailuresNameTheUrlAndId) {
   ASSERT_EQ(std::system(post.c_str()), 0);
   ASSERT_OK_AND_ASSIGN(auto p, SchemaRegistryClient::Make(Options()));
   EXPECT_THAT(p->Get(1), testing::AllOf(IsError(ErrorKind::kUnsupported), HasErrorMessage("schema id 1 is a PROTOBUF schema")));
+  // The answer kept for those credentials is not handed to a client whose
+  // credentials the registry refuses.
+  EXPECT_THAT(c->Get(1), HasErrorMessage("HTTP 401"));
 }
 
 TEST(SchemaRegistryOptionsCheck, RefusesWhatIsNotImplementedOrMalformed) {

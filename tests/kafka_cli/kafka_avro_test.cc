@@ -354,6 +354,15 @@ TEST_F(KafkaAvro, WrongRegistryCredentialsFailAndCommitNothing) {
   RunResult scan = Floe("scan --table db.av");
   EXPECT_TRUE(scan.rc != 0 || Rows(scan.out).empty()) << scan.out;
   EXPECT_TRUE(Rows(ReadFile(dir_ / "errors.jsonl")).empty());
+  // The right credentials, from the URL (credentials source URL): the rows.
+  const std::string with_user = "http://" + std::string(kUser) + ":" + kPassword + "@" + registry_->url().substr(7);
+  WriteFile(dir_ / "u.yaml", "table: db.av\nsink_id: avro\nsource:\n  type: kafka\n  topic: av\n  bootstrap_servers: " +
+                                 mock.bootstrap() + "\n  format: avro-confluent\n  bounded_mode: latest-offset\n" +
+                                 "  confluent_schema_registry_url: " + with_user +
+                                 "\n  confluent_schema_registry_basic_auth_credentials_source: URL\n");
+  r = Floe("write --config u.yaml" + schema);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(Rows(Floe("scan --table db.av").out).size(), 3u);
   // The SQL connector: the same failure.
   WriteFile(dir_ / "s.sql", std::string("CREATE TEMPORARY TABLE av (id BIGINT) WITH (") +
                                 "'connector'='kafka', 'topic'='av', 'properties.bootstrap.servers'='" + mock.bootstrap() +

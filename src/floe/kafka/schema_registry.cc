@@ -7,6 +7,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "floe/catalog/rest_http.h"
 
@@ -67,10 +68,12 @@ std::pair<std::string, std::string> SplitUserInfo(const std::string& url) {
   return {url.substr(0, host) + url.substr(at + 1), url.substr(host, at - host)};
 }
 
-/// The process's answers, per registry (its shown URLs) and id.
+/// The process's answers, per registry (its URLs and the credentials used:
+/// a source whose credentials the registry refuses must not read what
+/// another source's fetched) and id.
 struct Cache {
   std::mutex mu;
-  std::map<std::pair<std::string, int32_t>, Result<std::shared_ptr<const RegisteredSchema>>> answers;
+  std::map<std::tuple<std::string, std::string, int32_t>, Result<std::shared_ptr<const RegisteredSchema>>> answers;
 };
 Cache& ProcessCache() {
   static Cache* cache = new Cache();  // never destroyed: sources may outlive static destruction order
@@ -130,7 +133,7 @@ Result<std::unique_ptr<SchemaRegistryClient>> SchemaRegistryClient::Make(SchemaR
 
 Result<std::shared_ptr<const RegisteredSchema>> SchemaRegistryClient::Get(int32_t id) {
   Cache& cache = ProcessCache();
-  const auto key = std::make_pair(shown_url_, id);
+  const auto key = std::make_tuple(shown_url_, authorization_, id);
   {
     std::lock_guard<std::mutex> lock(cache.mu);
     auto it = cache.answers.find(key);

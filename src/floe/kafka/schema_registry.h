@@ -1,10 +1,11 @@
 /// \file
 /// A client of Confluent's Schema Registry (its REST API: `GET
 /// /schemas/ids/{id}`), for the writer schemas of Confluent-framed Kafka
-/// messages (avro/confluent.h). Schemas are cached per registry and id for the
-/// whole process: each id is fetched once (a registry's ids never change what
-/// they name). HTTP goes through the REST catalog's libcurl transport
-/// (catalog/rest_http.h).
+/// messages (avro/confluent.h). Schemas are cached per registry (its URLs and
+/// the credentials used) and id for the whole process: each id is fetched
+/// once (a registry's ids never change what they name), and a client whose
+/// credentials differ asks the registry itself. HTTP goes through the REST
+/// catalog's libcurl transport (catalog/rest_http.h).
 ///
 /// Errors say which URL and id failed, and their kind tells a caller whether
 /// the message or the job is at fault:
