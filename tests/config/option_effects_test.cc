@@ -181,6 +181,10 @@ const std::map<std::string, std::string>& EffectTests() {
       {"source.partition_discovery_interval_ms", "KafkaCli.TopicPatternFindsTopicsCreatedLater"},
       {"source.partition_assignment", "KafkaGroup.ThreeProcessesShareSixPartitionsThroughAKillAndAJoin"},
       {"source.evolve_schema", "KafkaCli.EvolveSchemaAddsTheColumnsRecordsBring"},
+      {"source.confluent_schema_registry_url", "KafkaAvro.EveryLogicalTypeThroughATopicAndDamagedMessagesRejected"},
+      {"source.confluent_schema_registry_basic_auth_credentials_source",
+       "KafkaAvro.WrongRegistryCredentialsFailAndCommitNothing"},
+      {"source.confluent_schema_registry_basic_auth_user_info", "KafkaAvro.WrongRegistryCredentialsFailAndCommitNothing"},
       {"source.auto_offset_reset_config", "KafkaCli.AutoOffsetResetLatestSkipsWhatCameBefore"},
   };
   return kTests;

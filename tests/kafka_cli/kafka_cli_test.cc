@@ -142,10 +142,10 @@ TEST_F(KafkaCli, BadSourceBlocksAreRefusedByName) {
   RunResult r = Floe("write --config c.yaml --schema 'id BIGINT'");
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("unknown key 'colour'"), std::string::npos) << r.err;
-  WriteFile(dir_ / "c.yaml", "table: db.t\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n  format: avro-confluent\n");
+  WriteFile(dir_ / "c.yaml", "table: db.t\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n  format: canal-json\n");
   r = Floe("write --config c.yaml --schema 'id BIGINT'");
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find("option source.format=avro-confluent is not implemented"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("option source.format=canal-json is not implemented"), std::string::npos) << r.err;
   WriteFile(dir_ / "c.yaml",
             "table: db.t\nsource:\n  type: kafka\n  topic: t\n  bootstrap_servers: x:1\n  consumer_config:\n"
             "    no.such.property: 1\n");
@@ -507,7 +507,7 @@ TEST_F(KafkaCli, SqlKafkaConnectorsIntoIcebergTables) {
           "not supported yet");
   refused(base + ", 'format'='json', 'colour'='red');\nSELECT * FROM t;\n", "Unsupported options found for 'kafka'");
   refused(base + ", 'format'='json');\nINSERT INTO t VALUES (1);\n", "Writing to a 'kafka' table");
-  refused(base + ", 'format'='avro-confluent');\nSELECT * FROM t;\n", "Format 'avro-confluent' of the kafka connector");
+  refused(base + ", 'format'='canal-json');\nSELECT * FROM t;\n", "Format 'canal-json' of the kafka connector");
   refused("CREATE TEMPORARY TABLE u (id INT, v STRING) WITH ('connector'='upsert-kafka', 'topic'='kv', "
           "'properties.bootstrap.servers'='x:1', 'key.format'='json', 'value.format'='json');\nSELECT * FROM u;\n",
           "'upsert-kafka' tables require to define a PRIMARY KEY constraint");

@@ -558,10 +558,13 @@ const std::vector<OptionDef>& Registry() {
        .doc = "host:port[,host:port...] of the Kafka brokers (required)."},
       {K(kSourceFormat), .scopes = kSrc, .type = T::kEnum, .default_value = "json",
        .doc = "How a message's value is decoded: json (one JSON object, the JSONL rules), debezium-json (one "
-              "Debezium change event, with or without its schema; Debezium's value encodings). A null value "
-              "(a tombstone) is no record.",
-       .enum_values = {"json", "debezium-json", "avro-confluent", "canal-json"},
-       .values_not_yet = {"avro-confluent", "canal-json"}},
+              "Debezium change event, with or without its schema; Debezium's value encodings), avro-confluent "
+              "(one Avro record in Confluent's wire format, its writer schema from the Schema Registry at "
+              "confluent_schema_registry_url; fields map to columns by name with the JSONL rules), "
+              "debezium-avro-confluent (one Debezium change event in Avro, as Confluent's AvroConverter writes "
+              "it; the debezium-json rules). A null or empty value (a tombstone) is no record.",
+       .enum_values = {"json", "debezium-json", "avro-confluent", "debezium-avro-confluent", "canal-json"},
+       .values_not_yet = {"canal-json"}},
       {K(kSourceConsumerConfig), .scopes = kSrc, .type = T::kMap,
        .doc = "librdkafka consumer properties passed as they are (group.id, security.protocol, sasl.*, ssl.*, "
               "client.id, ...); an unknown property is an error naming it. group.id: the group whose offsets "
@@ -592,6 +595,19 @@ const std::vector<OptionDef>& Registry() {
               "(debezium-json with schema; Debezium's logical types as the decoder reads them), else from the "
               "JSON value (integer: long, other number: double, string, boolean; a null brings no column). New "
               "top-level columns of simple types only; not with a table template yet."},
+      {K(kSourceSchemaRegistryUrl), .scopes = kSrc, .type = T::kString,
+       .doc = "The Schema Registry of the avro-confluent formats (required by them): http(s)://host:port, or "
+              "several comma-separated (tried in order). Each message's schema id is fetched from "
+              "<url>/schemas/ids/<id> once per process; only AVRO schemas are read."},
+      {K(kSourceSchemaRegistryCredentialsSource), .scopes = kSrc, .type = T::kEnum, .default_value = "USER_INFO",
+       .doc = "Where the registry's basic-auth credentials come from: USER_INFO "
+              "(confluent_schema_registry_basic_auth_user_info) or URL (http://user:password@host:port).",
+       .enum_values = {"USER_INFO", "URL", "SASL_INHERIT"}, .values_not_yet = {"SASL_INHERIT"}},
+      {K(kSourceSchemaRegistryUserInfo), .scopes = kSrc, .type = T::kString,
+       .doc = "user:password for the registry's basic authentication (never printed)."},
+      {K(kSourceSchemaRegistrySubject), .scopes = kSrc, .type = T::kString,
+       .doc = "Beam's subject of the reader schema.", .support = Support::kNotYet,
+       .missing = "floe reads each message with its writer schema, by the id the message carries"},
   };
   return kOptions;
 }

@@ -258,6 +258,12 @@ inline constexpr Key<std::string> kSourceBoundedMode{"source.bounded_mode"};
 inline constexpr Key<int64_t> kSourcePartitionDiscoveryIntervalMs{"source.partition_discovery_interval_ms"};
 inline constexpr Key<std::string> kSourcePartitionAssignment{"source.partition_assignment"};
 inline constexpr Key<bool> kSourceEvolveSchema{"source.evolve_schema"};
+inline constexpr Key<std::string> kSourceSchemaRegistryUrl{"source.confluent_schema_registry_url"};
+// clang-format off
+inline constexpr Key<std::string> kSourceSchemaRegistryCredentialsSource{"source.confluent_schema_registry_basic_auth_credentials_source"};
+// clang-format on
+inline constexpr Key<std::string> kSourceSchemaRegistryUserInfo{"source.confluent_schema_registry_basic_auth_user_info"};
+inline constexpr Key<std::string> kSourceSchemaRegistrySubject{"source.confluent_schema_registry_subject"};
 // Flink write option spellings of the same ideas
 inline constexpr Key<std::string> kEqualityFieldColumns{"equality-field-columns"};
 }  // namespace keys

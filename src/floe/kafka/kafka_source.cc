@@ -20,6 +20,7 @@
 #include "floe/config/options.h"
 #include "floe/format/format_registry.h"
 #include "floe/format/string_input.h"
+#include "floe/kafka/confluent_values.h"
 
 namespace floe::kafka {
 
@@ -66,6 +67,7 @@ class KafkaSource final : public sink::Source {
 
   Status Init() {
     FLOE_ASSIGN_OR_RETURN(registry_format_, KafkaFormat(o_.format));
+    FLOE_RETURN_IF_ERROR(InitAvro());
     if (o_.topics.empty() && o_.topic_pattern.empty()) return InvalidArgument("kafka: no topic given (topic or topic_pattern)");
     if (!o_.topics.empty() && !o_.topic_pattern.empty()) {
       return InvalidArgument("kafka: give either topic or topic_pattern, not both");
@@ -837,6 +839,63 @@ class KafkaSource final : public sink::Source {
     }
   }
 
+  // The Avro formats: the registry client and the values' translation.
+  Status InitAvro() {
+    if (!IsConfluentAvroFormat(o_.format)) {
+      if (!o_.schema_registry.url.empty() || !o_.schema_registry.user_info.empty()) {
+        return InvalidArgument("kafka: a Schema Registry is given, but format '{}' does not use one (the "
+                               "avro-confluent formats do)",
+                               o_.format);
+      }
+      return Ok();
+    }
+    if (o_.upsert) return Unsupported("kafka: upsert mode with format '{}' is not supported yet", o_.format);
+    if (o_.schema_registry.url.empty()) {
+      return InvalidArgument("kafka: format '{}' needs the URL of its Schema Registry", o_.format);
+    }
+    const auto dialect = registry_format_ == "debezium-json" ? avro::JsonDialect::kConnect : avro::JsonDialect::kRow;
+    auto values = ConfluentAvroValues::Make(o_.schema_registry, dialect);
+    if (!values) return Fail(values.error().WithContext("kafka"));
+    avro_ = std::move(*values);
+    return Ok();
+  }
+
+  // An Avro value as its JSON line; a value that cannot be decoded is kept
+  // for the error output (at Flush, which numbers the lines) and its line
+  // left blank.
+  Status TakeAvro(const char* topic, const rd_kafka_message_t* m) {
+    std::string why;
+    if (Status st = avro_->Append(std::string_view(static_cast<const char*>(m->payload), m->len), &chunk_, &why);
+        !st) {
+      return Fail(st.error().WithContext(
+          fmt::format("{}: topic '{}' partition {} offset {}", name(), topic, m->partition, m->offset)));
+    }
+    if (why.empty()) return Ok();
+    format::RejectedRow r;
+    r.position = static_cast<int64_t>(lines_.size()) + 1;  // the line this message is about to take
+    r.reason = fmt::format("topic '{}' partition {} offset {}: {}", topic, m->partition, m->offset, why);
+    r.text = "base64:" + Base64Text(std::string_view(static_cast<const char*>(m->payload),
+                                                     std::min(m->len, format::RejectedRow::kMaxText * 3 / 4)));
+    avro_rejects_.push_back(std::move(r));
+    return Ok();
+  }
+
+  static std::string Base64Text(std::string_view bytes) {
+    static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+      uint32_t v = uint32_t{b[i]} << 16;
+      if (i + 1 < bytes.size()) v |= uint32_t{b[i + 1]} << 8;
+      if (i + 2 < bytes.size()) v |= b[i + 2];
+      out.push_back(kAlphabet[(v >> 18) & 63]);
+      out.push_back(kAlphabet[(v >> 12) & 63]);
+      out.push_back(i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=');
+      out.push_back(i + 2 < bytes.size() ? kAlphabet[v & 63] : '=');
+    }
+    return out;
+  }
+
   std::string FatalError() {
     char buf[512];
     if (rd_kafka_fatal_error(rk_.get(), buf, sizeof(buf)) != RD_KAFKA_RESP_ERR_NO_ERROR) return buf;
@@ -1056,7 +1115,12 @@ class KafkaSource final : public sink::Source {
       // Columns the table does not have yet: the message waits (Read) while
       // the table evolves.
       const size_t at = chunk_.size();
-      append(m->payload, m->len);
+      const size_t rejects = avro_rejects_.size();
+      if (avro_) {
+        FLOE_RETURN_IF_ERROR(TakeAvro(topic, m));
+      } else {
+        append(m->payload, m->len);
+      }
       auto added = NewColumns(std::string_view(chunk_).substr(at));
       if (!added) {
         chunk_.resize(at);
@@ -1065,6 +1129,7 @@ class KafkaSource final : public sink::Source {
       }
       if (!added->empty()) {
         chunk_.resize(at);
+        avro_rejects_.resize(rejects);
         p.next = m->offset;  // not taken
         added_ = std::move(*added);
         std::string names;
@@ -1074,7 +1139,11 @@ class KafkaSource final : public sink::Source {
         return Ok();
       }
     } else if (m->payload != nullptr && m->len > 0) {
-      append(m->payload, m->len);
+      if (avro_) {
+        FLOE_RETURN_IF_ERROR(TakeAvro(topic, m));
+      } else {
+        append(m->payload, m->len);
+      }
     }
     chunk_.push_back('\n');
     lines_.push_back({static_cast<int32_t>(part_index), m->offset});
@@ -1086,6 +1155,8 @@ class KafkaSource final : public sink::Source {
   Status Flush() {
     if (lines_.empty()) return Ok();
     chunk_base_ = next_position_;
+    for (format::RejectedRow& r : avro_rejects_) FLOE_RETURN_IF_ERROR(decode_.reject(std::move(r)));
+    avro_rejects_.clear();
     auto decoder = format::OpenDecoderFromString(registry_format_, schema_, std::move(chunk_), decode_);
     chunk_.clear();
     if (!decoder) return Fail(decoder.error().WithContext(name()));
@@ -1115,6 +1186,8 @@ class KafkaSource final : public sink::Source {
   bool reset_latest_ = false;
   std::unique_ptr<rd_kafka_t, KafkaDeleter> rk_;
   std::unique_ptr<rd_kafka_queue_t, QueueDeleter> queue_;
+  std::unique_ptr<ConfluentAvroValues> avro_;     ///< the Avro formats' values (null for the JSON ones)
+  std::vector<format::RejectedRow> avro_rejects_;  ///< Avro values taken that could not be decoded (line-numbered)
 
   SchemaPtr schema_;
   sink::SourceOutput output_;
@@ -1155,12 +1228,23 @@ class KafkaSource final : public sink::Source {
 Result<std::string> KafkaFormat(std::string_view format) {
   std::string f(format);
   std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (f == "json" || f == "jsonl") return std::string("jsonl");
-  if (f == "debezium-json" || f == "debezium") return std::string("debezium-json");
-  if (f == "avro-confluent" || f == "avro" || f == "canal-json" || f == "raw" || f == "proto") {
-    return Unsupported("kafka: format '{}' is not implemented yet (json and debezium-json are)", format);
+  if (f == "json" || f == "jsonl" || f == "avro-confluent") return std::string("jsonl");
+  if (f == "debezium-json" || f == "debezium" || f == "debezium-avro-confluent") return std::string("debezium-json");
+  if (f == "avro" || f == "canal-json" || f == "raw" || f == "proto") {
+    return Unsupported(
+        "kafka: format '{}' is not implemented yet (json, debezium-json, avro-confluent and debezium-avro-confluent "
+        "are)",
+        format);
   }
-  return InvalidArgument("kafka: unknown format '{}': valid formats are json, debezium-json", format);
+  return InvalidArgument(
+      "kafka: unknown format '{}': valid formats are json, debezium-json, avro-confluent, debezium-avro-confluent",
+      format);
+}
+
+bool IsConfluentAvroFormat(std::string_view format) {
+  std::string f(format);
+  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
+  return f == "avro-confluent" || f == "debezium-avro-confluent";
 }
 
 Result<std::unique_ptr<sink::Source>> OpenKafkaSource(KafkaSourceOptions options) {
@@ -1258,10 +1342,30 @@ Result<KafkaSourceOptions> ParseKafkaSourceBlock(const std::string& yaml_block, 
     if (auto t = get(k::kSourcePartitionDiscoveryIntervalMs.name)) {
       o.discovery_interval = std::chrono::milliseconds(t.as<int64_t>());
     }
+    if (auto t = get(k::kSourceSchemaRegistryUrl.name)) o.schema_registry.url = t.as<std::string>();
+    if (auto t = get(k::kSourceSchemaRegistryCredentialsSource.name)) {
+      o.schema_registry.credentials_source = t.as<std::string>();
+    }
+    if (auto t = get(k::kSourceSchemaRegistryUserInfo.name)) o.schema_registry.user_info = t.as<std::string>();
   } catch (const YAML::Exception& e) {
     return InvalidArgument("{}: source: {}", origin, e.what());
   }
   FLOE_RETURN_IF_ERROR(KafkaFormat(o.format));
+  const std::string url_key = BlockKey(k::kSourceSchemaRegistryUrl.name);
+  if (IsConfluentAvroFormat(o.format)) {
+    if (o.schema_registry.url.empty()) {
+      return InvalidArgument("{}: source: format {} needs {} (the Schema Registry that holds the writer schemas)",
+                             origin, o.format, url_key);
+    }
+    if (Status st = ValidateSchemaRegistryOptions(o.schema_registry); !st) {
+      return Fail(st.error().WithContext(fmt::format("{}: source", origin)));
+    }
+  } else if (!o.schema_registry.url.empty() || !o.schema_registry.user_info.empty() ||
+             !o.schema_registry.credentials_source.empty()) {
+    return InvalidArgument("{}: source: {} and its credentials apply to the formats avro-confluent and "
+                           "debezium-avro-confluent, not {}",
+                           origin, url_key, o.format);
+  }
   if (o.topics.empty() && o.topic_pattern.empty()) return InvalidArgument("{}: source: no topic given (topic or topic_pattern)", origin);
   if (o.bootstrap_servers.empty()) return InvalidArgument("{}: source: no bootstrap_servers given", origin);
   return o;

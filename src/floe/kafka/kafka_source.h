@@ -7,8 +7,13 @@
 /// partitions and new matching topics are picked up every
 /// `discovery_interval`. The value of each message is one record of the
 /// format (`json`: one JSON object, the jsonl decoder; `debezium-json`: one
-/// change event); a null value (a tombstone) is no record, except in upsert
-/// mode (KafkaSourceOptions::upsert), where it deletes its key's row.
+/// change event; `avro-confluent` / `debezium-avro-confluent`: the same in
+/// Avro, framed as Confluent's serializers frame it, its writer schema read
+/// from a Schema Registry: confluent_values.h); a null or empty value (a
+/// tombstone) is no record, except in upsert mode (KafkaSourceOptions::upsert),
+/// where it deletes its key's row. A value the Avro formats cannot decode is
+/// rejected (the error output, or the job fails) naming its topic, partition
+/// and offset.
 ///
 /// Positions are ordinals of the run (the n-th message handed over, counted
 /// on from the run's start time in ms * 2^20, so that they also grow from run
@@ -58,6 +63,7 @@
 #include <vector>
 
 #include "floe/format/decode_options.h"
+#include "floe/kafka/schema_registry.h"
 #include "floe/sink/source.h"
 
 namespace floe::kafka {
@@ -70,9 +76,12 @@ struct KafkaSourceOptions {
   /// `sasl.*`, `ssl.*`, `client.id`, ...); a property librdkafka does not
   /// know is an error naming it.
   std::map<std::string, std::string> consumer_config;
-  /// `json` or `debezium-json` (format registry names `jsonl`,
-  /// `debezium-json`).
+  /// `json`, `debezium-json`, `avro-confluent` or `debezium-avro-confluent`
+  /// (KafkaFormat: the decoders `jsonl` and `debezium-json`).
   std::string format = "json";
+  /// The Schema Registry of the Avro formats (required by them, refused by
+  /// the others).
+  SchemaRegistryOptions schema_registry;
   bool bounded = false;
   /// A partition that no destination table names starts at the group's
   /// committed offset when it has one (false: at `auto.offset.reset` even
@@ -104,9 +113,14 @@ struct KafkaSourceOptions {
   format::DecodeOptions decode;
 };
 
-/// The registry format a Kafka `format` names (`json` -> `jsonl`), or an error
-/// listing the formats.
+/// The registry format a Kafka `format` names (`json` -> `jsonl`,
+/// `avro-confluent` -> `jsonl`, `debezium-avro-confluent` -> `debezium-json`),
+/// or an error listing the formats.
 Result<std::string> KafkaFormat(std::string_view format);
+
+/// Whether a Kafka `format` is one of Confluent's Avro formats (each value
+/// framed with a schema id of a Schema Registry).
+bool IsConfluentAvroFormat(std::string_view format);
 
 Result<std::unique_ptr<sink::Source>> OpenKafkaSource(KafkaSourceOptions options);
 
@@ -114,7 +128,10 @@ Result<std::unique_ptr<sink::Source>> OpenKafkaSource(KafkaSourceOptions options
 /// ReadFromKafka names): `type` (kafka | ReadFromKafka), `topic` (a name, or
 /// a list), `topic_pattern`, `bootstrap_servers`, `format`,
 /// `consumer_config` (a map), `auto_offset_reset_config`, `bounded_mode`
-/// (`unbounded` | `latest-offset`), `partition_discovery_interval_ms`.
+/// (`unbounded` | `latest-offset`), `partition_discovery_interval_ms`, and for
+/// the Avro formats `confluent_schema_registry_url`,
+/// `confluent_schema_registry_basic_auth_credentials_source`,
+/// `confluent_schema_registry_basic_auth_user_info`.
 /// Unknown keys are refused by name. `yaml_block` is the block as YAML text.
 Result<KafkaSourceOptions> ParseKafkaSourceBlock(const std::string& yaml_block, std::string_view origin);
 

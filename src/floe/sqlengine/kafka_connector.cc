@@ -37,6 +37,35 @@ constexpr const char* kKeyFields = "key.fields";
 constexpr const char* kKeyFieldsPrefix = "key.fields-prefix";
 constexpr const char* kValueFieldsInclude = "value.fields-include";
 
+// The options of Flink's avro-confluent and debezium-avro-confluent formats
+// (its AvroConfluentFormatOptions), under the format's prefix
+// (`avro-confluent.url`, `value.avro-confluent.url` with value.format). floe
+// implements the registry's URL and basic authentication; the others are
+// refused by name.
+constexpr const char* kRegistryUrl = "url";
+constexpr const char* kRegistryUrlDeprecated = "schema-registry.url";
+constexpr const char* kRegistryCredentialsSource = "basic-auth.credentials-source";
+constexpr const char* kRegistryUserInfo = "basic-auth.user-info";
+constexpr const char* kRegistryNotYet[] = {
+    "bearer-auth.credentials-source", "bearer-auth.token", "ssl.keystore.location", "ssl.keystore.password",
+    "ssl.truststore.location",        "ssl.truststore.password", "subject", "schema-registry.subject", "schema"};
+constexpr const char* kRegistryProperties = "properties.";
+
+std::string Lower(std::string s);
+
+/// The option prefix of the table's format when it is one of the Avro
+/// formats ("avro-confluent.", "value.debezium-avro-confluent."), else empty.
+std::string AvroFormatPrefix(const std::map<std::string, std::string>& options) {
+  for (const char* key : {"format", "value.format"}) {
+    auto it = options.find(key);
+    if (it == options.end()) continue;
+    const std::string f = Lower(it->second);
+    if (!kafka::IsConfluentAvroFormat(f)) return {};
+    return (std::string_view(key) == "format" ? "" : "value.") + f + ".";
+  }
+  return {};
+}
+
 Error NotYet(std::string_view what) {
   return Error{ErrorKind::kUnsupported, fmt::format("floe.UnsupportedException: {} is not supported yet", what),
                false};
@@ -130,6 +159,13 @@ class KafkaConnector final : public Connector {
                                       kDiscovery,      kFormat,            kValueFormat,
                                       kKeyFormat,      kKeyFields,         kKeyFieldsPrefix,
                                       kValueFieldsInclude};
+    if (const std::string prefix = AvroFormatPrefix(table.options); !prefix.empty()) {
+      for (const char* k : {kRegistryUrl, kRegistryUrlDeprecated, kRegistryCredentialsSource, kRegistryUserInfo}) {
+        optional.insert(prefix + k);
+      }
+      for (const char* k : kRegistryNotYet) optional.insert(prefix + k);
+      optional.insert(prefix + kRegistryProperties + "#");
+    }
     FLOE_RETURN_IF_ERROR(CheckConnectorOptions(identifier(), table.options, {"connector", kBootstrap}, optional));
     if (for_sink) {
       return Fail(NotYet(fmt::format("Writing to a '{}' table (INSERT INTO {}): the {} connector is a source only "
@@ -159,7 +195,7 @@ class KafkaConnector final : public Connector {
   bool ChangelogSource(const TableHandle& table, const ReadRequest&, const EngineContext&) const override {
     if (upsert_) return true;
     const std::string f = Lower(Option(table, kValueFormat, Option(table, kFormat)));
-    return f == "debezium-json";
+    return f == "debezium-json" || f == "debezium-avro-confluent";
   }
 
  private:
@@ -261,17 +297,37 @@ Result<kafka::KafkaSourceOptions> KafkaSourceOptionsOf(const TableHandle& table)
                            upsert ? kValueFormat : kFormat);
   }
   const std::string format = Lower(Option(table, has_format ? kFormat : kValueFormat));
-  if (format == "json" || format == "debezium-json") {
+  if (format == "json" || format == "debezium-json" || format == "avro-confluent" ||
+      format == "debezium-avro-confluent") {
     o.format = format;
-  } else if (format == "avro-confluent" || format == "canal-json" || format == "avro" || format == "csv" ||
-             format == "raw" || format == "maxwell-json" || format == "ogg-json" || format == "protobuf" ||
-             format == "debezium-avro-confluent") {
+  } else if (format == "canal-json" || format == "avro" || format == "csv" || format == "raw" ||
+             format == "maxwell-json" || format == "ogg-json" || format == "protobuf") {
     return Fail(NotYet(fmt::format("Format '{}' of the {} connector ({})", format, connector, where)));
   } else {
     return InvalidArgument(
         "Could not find any format factory for identifier '{}' in floe.\n\nAvailable factory identifiers are:\n\n"
-        "debezium-json\njson",
+        "avro-confluent\ndebezium-avro-confluent\ndebezium-json\njson",
         format);
+  }
+  if (const std::string prefix = AvroFormatPrefix(table.options); !prefix.empty()) {
+    // The Schema Registry: Flink's option names under the format's prefix.
+    for (const char* k : kRegistryNotYet) {
+      if (table.options.contains(prefix + k)) return Fail(NotYet(fmt::format("Option '{}{}' ({})", prefix, k, where)));
+    }
+    for (const auto& [k, v] : table.options) {
+      if (k.starts_with(prefix + kRegistryProperties)) return Fail(NotYet(fmt::format("Option '{}' ({})", k, where)));
+    }
+    o.schema_registry.url = Option(table, (prefix + kRegistryUrl).c_str(),
+                                   Option(table, (prefix + kRegistryUrlDeprecated).c_str()));
+    if (o.schema_registry.url.empty()) {
+      return InvalidArgument("One or more required options are missing.\n\nMissing required options are:\n\n{}{}",
+                             prefix, kRegistryUrl);
+    }
+    o.schema_registry.credentials_source = Option(table, (prefix + kRegistryCredentialsSource).c_str());
+    o.schema_registry.user_info = Option(table, (prefix + kRegistryUserInfo).c_str());
+    if (Status st = kafka::ValidateSchemaRegistryOptions(o.schema_registry); !st) {
+      return Fail(st.error().WithContext(where));
+    }
   }
   if (upsert && format != "json") {
     return Fail(NotYet(fmt::format("upsert-kafka with value.format '{}' (json is) ({})", format, where)));

@@ -9,12 +9,18 @@
 ///   default | earliest-offset | latest-offset), scan.bounded.mode
 ///   (unbounded, the default | latest-offset),
 ///   scan.topic-partition-discovery.interval (a duration), format /
-///   value.format (json | debezium-json), key.format (json) and key.fields
-///   (upsert-kafka: the PRIMARY KEY's columns), value.fields-include (ALL).
+///   value.format (json | debezium-json | avro-confluent |
+///   debezium-avro-confluent), key.format (json) and key.fields
+///   (upsert-kafka: the PRIMARY KEY's columns), value.fields-include (ALL);
+///   for the Avro formats their Schema Registry under the format's prefix:
+///   `<format>.url` (required), `<format>.basic-auth.credentials-source`
+///   (USER_INFO | URL), `<format>.basic-auth.user-info` (`value.<format>.*`
+///   with value.format).
 ///
 /// Options Flink has and floe does not implement yet are refused by name
 /// (scan.startup.mode timestamp / specific-offsets and their offsets and
 /// timestamps, scan.bounded.mode timestamp / specific-offsets, other formats,
+/// the registry's bearer auth, SSL settings, subject, schema and properties,
 /// value.fields-include EXCEPT_KEY, key.fields-prefix); unknown ones with
 /// Flink's "Unsupported options found" text. Tables of both connectors are
 /// sources only: INSERT INTO them is refused as not supported yet.

@@ -1129,7 +1129,7 @@ Status RunKafkaInsert(QueryPlanner::PlannedInsert& ins, Session::Impl& s) {
   namespace k = config::keys;
   const TableHandle& src = *ins.kafka_source;
   FLOE_ASSIGN_OR_RETURN(kafka::KafkaSourceOptions ko, KafkaSourceOptionsOf(src));
-  const bool changes = ko.upsert || ko.format == "debezium-json";
+  const bool changes = ko.upsert || kafka::KafkaFormat(ko.format).value_or("") == "debezium-json";
   if (!ins.table.loaded) return Internal("iceberg table {} not loaded", ins.table.FullName());
   sink::WriteConfig cfg;
   FLOE_RETURN_IF_ERROR(cfg.SetTable(ins.table.loaded->id.ToString(), "INSERT"));
