@@ -1,6 +1,8 @@
 // Confluent-framed Avro data as JSON for floe's row decoders (confluent.h).
 #include "floe/avro/confluent.h"
 
+#include "floe/util/strings.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -89,22 +91,11 @@ void AppendHex(std::string_view bytes, std::string* out) {
   out->push_back('"');
 }
 
-/// Standard base64 with padding (Java's Base64 encoder, which Kafka
-/// Connect's JSON converter uses for bytes).
-void AppendBase64(std::string_view bytes, std::string* out) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/// Bytes as a JSON string of their base64 (Java's Base64 encoder, which
+/// Kafka Connect's JSON converter uses for bytes).
+void AppendBase64String(std::string_view bytes, std::string* out) {
   out->push_back('"');
-  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
-  const size_t n = bytes.size();
-  for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = uint32_t{b[i]} << 16;
-    if (i + 1 < n) v |= uint32_t{b[i + 1]} << 8;
-    if (i + 2 < n) v |= b[i + 2];
-    out->push_back(kAlphabet[(v >> 18) & 63]);
-    out->push_back(kAlphabet[(v >> 12) & 63]);
-    out->push_back(i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=');
-    out->push_back(i + 2 < n ? kAlphabet[v & 63] : '=');
-  }
+  AppendBase64(bytes, out);
   out->push_back('"');
 }
 
@@ -299,7 +290,7 @@ class Writer {
 
   Status WriteBytes(const Node& n, std::string_view b) {
     if (!row_) {
-      AppendBase64(b, out_);
+      AppendBase64String(b, out_);
       return Ok();
     }
     if (n.logical_type == "decimal") return AppendDecimal(b, n.scale, out_);

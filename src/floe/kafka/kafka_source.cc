@@ -21,6 +21,7 @@
 #include "floe/format/format_registry.h"
 #include "floe/format/string_input.h"
 #include "floe/kafka/confluent_values.h"
+#include "floe/util/strings.h"
 
 namespace floe::kafka {
 
@@ -874,26 +875,10 @@ class KafkaSource final : public sink::Source {
     format::RejectedRow r;
     r.position = static_cast<int64_t>(lines_.size()) + 1;  // the line this message is about to take
     r.reason = fmt::format("topic '{}' partition {} offset {}: {}", topic, m->partition, m->offset, why);
-    r.text = "base64:" + Base64Text(std::string_view(static_cast<const char*>(m->payload),
+    r.text = "base64:" + Base64(std::string_view(static_cast<const char*>(m->payload),
                                                      std::min(m->len, format::RejectedRow::kMaxText * 3 / 4)));
     avro_rejects_.push_back(std::move(r));
     return Ok();
-  }
-
-  static std::string Base64Text(std::string_view bytes) {
-    static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
-    for (size_t i = 0; i < bytes.size(); i += 3) {
-      uint32_t v = uint32_t{b[i]} << 16;
-      if (i + 1 < bytes.size()) v |= uint32_t{b[i + 1]} << 8;
-      if (i + 2 < bytes.size()) v |= b[i + 2];
-      out.push_back(kAlphabet[(v >> 18) & 63]);
-      out.push_back(kAlphabet[(v >> 12) & 63]);
-      out.push_back(i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=');
-      out.push_back(i + 2 < bytes.size() ? kAlphabet[v & 63] : '=');
-    }
-    return out;
   }
 
   std::string FatalError() {

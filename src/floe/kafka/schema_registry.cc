@@ -1,6 +1,8 @@
 // Confluent Schema Registry client (schema_registry.h).
 #include "floe/kafka/schema_registry.h"
 
+#include "floe/util/strings.h"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -15,21 +17,6 @@ namespace floe::kafka {
 
 namespace {
 
-std::string Base64(std::string_view bytes) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t v = uint32_t{b[i]} << 16;
-    if (i + 1 < bytes.size()) v |= uint32_t{b[i + 1]} << 8;
-    if (i + 2 < bytes.size()) v |= b[i + 2];
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=');
-    out.push_back(i + 2 < bytes.size() ? kAlphabet[v & 63] : '=');
-  }
-  return out;
-}
 
 std::string Upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

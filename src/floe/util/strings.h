@@ -5,6 +5,7 @@
 /// std::tolower/std::isspace would follow the process locale.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -92,6 +93,30 @@ inline bool AppendBytesFromHex(std::string_view hex, std::string* out) {
     out->push_back(static_cast<char>(hi << 4 | lo));
   }
   return true;
+}
+
+/// Appends standard base64 of `bytes` with padding (RFC 4648 section 4;
+/// Java's Base64 encoder, which Kafka Connect uses) to `out`.
+inline void AppendBase64(std::string_view bytes, std::string* out) {
+  constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t n = bytes.size();
+  out->reserve(out->size() + (n + 2) / 3 * 4);
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = uint32_t{b[i]} << 16;
+    if (i + 1 < n) v |= uint32_t{b[i + 1]} << 8;
+    if (i + 2 < n) v |= b[i + 2];
+    out->push_back(kAlphabet[(v >> 18) & 63]);
+    out->push_back(kAlphabet[(v >> 12) & 63]);
+    out->push_back(i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=');
+    out->push_back(i + 2 < n ? kAlphabet[v & 63] : '=');
+  }
+}
+
+inline std::string Base64(std::string_view bytes) {
+  std::string out;
+  AppendBase64(bytes, &out);
+  return out;
 }
 
 }  // namespace floe
