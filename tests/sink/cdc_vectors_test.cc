@@ -20,12 +20,14 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "floe/sink/change_sink.h"
+#include "floe/table/rewrite_data_files.h"
 #include "floe/table/scan.h"
 #include "floe/table/table_reader.h"
 #include "floe/types/json_value.h"
@@ -340,6 +342,63 @@ TEST_P(CdcVectors, ADataFileKeepsOneDeleteFileOverManyCommits) {
     EXPECT_FALSE(summary.contains(GetParam() >= 3 ? "removed-position-delete-files" : "removed-dvs"));
   }
   EXPECT_EQ(a->stats().destinations.at(0).vector_replans, 0);
+}
+
+// Two sinks on overlapping keys commit in a random order, with compactions
+// (rewrite-data-files) between some windows: after the first open, each
+// sink's key index is caught up with the other writers' commits (only the
+// files that changed read: CatchUpKeyIndex), never built again, and the
+// table stays the fold of the windows in commit order, key-unique.
+TEST_P(CdcVectors, KeyIndexesCatchUpWithTheOtherWritersAndCompactions) {
+  ChangeSink* a = OpenSink("a");
+  ChangeSink* b = OpenSink("b");
+  ASSERT_TRUE(a && b);
+  Update(a, Range(1, 60), "a0", RowKind::kInsert);
+  ASSERT_OK(a->Commit());
+  Fold(Range(1, 60), "a0");
+  std::mt19937 rng(7);
+  for (int round = 1; round <= 24 && !::testing::Test::HasFailure(); ++round) {
+    ChangeSink* s = rng() % 2 ? a : b;
+    const std::string name = (s == a ? "a" : "b") + std::to_string(round);
+    std::vector<int64_t> ids, gone;
+    for (int k = 0; k < 8; ++k) {
+      const int64_t id = 1 + static_cast<int64_t>(rng() % 80);
+      if (std::find(ids.begin(), ids.end(), id) != ids.end() ||
+          std::find(gone.begin(), gone.end(), id) != gone.end()) {
+        continue;
+      }
+      if (rng() % 5 == 0 && model_.contains(id)) {
+        gone.push_back(id);
+      } else {
+        ids.push_back(id);
+      }
+    }
+    // An update of a key the table lacks is an insert (upsert-like fold).
+    Update(s, ids, name);
+    if (!gone.empty()) Update(s, gone, "", RowKind::kDelete);
+    ASSERT_OK(s->Commit()) << "round " << round;
+    Fold(ids, name);
+    for (int64_t id : gone) model_.erase(id);
+    ExpectTableIsTheModel();
+    if (round % 6 == 0) {
+      // Another writer compacts every data file (their deletes applied).
+      auto loaded = catalog_->LoadTable(*catalog::ParseTableIdentifier("db.t"));
+      ASSERT_OK(loaded);
+      table::Table t(catalog_.get(), std::move(*loaded));
+      table::RewriteDataFilesOptions o;
+      o.rewrite_all = true;
+      o.min_input_files = 1;
+      auto rewritten = table::RewriteDataFiles(&t, o);
+      ASSERT_OK(rewritten);
+      EXPECT_GT(rewritten->rewritten_data_files_count, 0);
+      ExpectTableIsTheModel();
+    }
+  }
+  for (ChangeSink* s : {a, b}) {
+    const DestinationStats st = s->stats().destinations.at(0);
+    EXPECT_EQ(st.index_builds, 1) << "an index was built again";
+    EXPECT_GT(st.index_catch_ups, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(FormatVersion, CdcVectors, ::testing::Values(2, 3),

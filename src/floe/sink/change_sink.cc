@@ -842,7 +842,9 @@ Status ChangeSink::Impl::CommitDestination(Destination* d, int64_t position, boo
 void ChangeSink::Impl::UpdateKeyIndex(Destination* d, const WindowFiles& files, int64_t snapshot_id) {
   const iceberg::Snapshot* snap = d->t()->metadata().SnapshotById(snapshot_id);
   if (!snap || snap->parent_snapshot_id != d->index.snapshot_id) {
-    d->index.built = false;
+    // Another writer committed in between: the next refresh catches the
+    // index up with the table (CatchUpKeyIndex), this commit's files and
+    // deletes with the others'.
     return;
   }
   for (uint64_t hash : files.unindexed) d->index.Remove(hash);
@@ -1025,6 +1027,11 @@ std::string ChangeSink::StatsJson() const {
       o["index_keys"] = d.index_keys;
       o["index_bytes"] = d.index_bytes;
       o["index_build_ms"] = d.index_build_ms;
+      o["index_builds"] = d.index_builds;
+      if (d.index_catch_ups > 0) {
+        o["index_catch_ups"] = d.index_catch_ups;
+        o["index_catch_up_ms"] = d.index_catch_up_ms;
+      }
     }
     if (d.vector_replans > 0) o["vector_replans"] = d.vector_replans;
     dests.push_back(std::move(o));

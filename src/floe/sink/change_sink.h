@@ -128,6 +128,10 @@ struct DestinationStats {
   /// The key index (delete_kind position): keys, bytes in memory, and the
   /// milliseconds its last full build took (reading the table's keys).
   int64_t index_keys = 0, index_bytes = 0, index_build_ms = 0;
+  /// Full builds of the key index (on open, and when it could not catch up)
+  /// and catch-ups after other writers' commits (only the files that changed
+  /// read: CatchUpKeyIndex), with the milliseconds the last one took.
+  int64_t index_builds = 0, index_catch_ups = 0, index_catch_up_ms = 0;
   /// Format version 3: times a window's deletion vectors were written again
   /// because another writer's vector for one of its data files landed first.
   int64_t vector_replans = 0;

@@ -94,6 +94,18 @@ void KeyIndex::Remove(uint64_t hash) {
   --size_;
 }
 
+bool KeyIndex::DropFiles(const std::vector<char>& keep) {
+  std::vector<uint64_t> drop;
+  for (const Slot& s : slots_) {
+    if (s.hash == 0) continue;
+    if (s.loc == kAmbiguous) return false;
+    const uint64_t file = s.loc >> kPosBits;
+    if (file >= keep.size() || !keep[file]) drop.push_back(s.hash);
+  }
+  for (uint64_t h : drop) Remove(h);
+  return true;
+}
+
 uint32_t KeyIndex::AddFile(const iceberg::DataFile& file, int32_t spec_id) {
   auto [it, added] = file_ordinals_.emplace(file.file_path, static_cast<uint32_t>(files_.size()));
   if (added) {
@@ -180,6 +192,20 @@ Status ReadRows(const table::Table& table, const table::ScanPlan& plan, const st
   return Ok();
 }
 
+// The delete files a task's rows are read with, as one number (0: none):
+// their paths and, for a deletion vector, where its blob is.
+uint64_t DeleteFingerprint(const table::FileScanTask& t) {
+  if (t.deletes.empty()) return 0;
+  std::vector<uint64_t> parts;
+  for (const auto& d : t.deletes) {
+    const std::string id = fmt::format("{}@{}", d->file.file_path, d->file.content_offset.value_or(-1));
+    parts.push_back(XXH3_64bits(id.data(), id.size()));
+  }
+  std::sort(parts.begin(), parts.end());
+  const uint64_t h = XXH3_64bits(parts.data(), parts.size() * sizeof(uint64_t));
+  return h ? h : 1;
+}
+
 // Adds every row of `batches` of `plan` to the index.
 Status IndexPlan(const table::Table& table, table::ScanPlan& plan, const std::vector<int32_t>& eq_ids, bool has_seq,
                  const std::string& seq_column, KeyIndex* index) {
@@ -188,6 +214,7 @@ Status IndexPlan(const table::Table& table, table::ScanPlan& plan, const std::ve
   std::vector<uint32_t> ordinals;
   for (const table::FileScanTask& t : plan.files) {
     ordinals.push_back(index->AddFile(t.data_file, t.spec_id));
+    index->SetFileState(ordinals.back(), DeleteFingerprint(t), true);
   }
   FLOE_ASSIGN_OR_RETURN(KeyEncoder enc, KeyEncoder::Make(*plan.projected_schema, eq_ids));
   int seq_index = -1;
@@ -270,6 +297,52 @@ Status BuildKeyIndex(const table::Table& table, const std::string& branch, const
   for (const auto& t : plan.files) rows += t.data_file.record_count;
   index->Reserve(static_cast<size_t>(std::max<int64_t>(rows, 0)));
   return IndexPlan(table, plan, eq_ids, has_seq, seq_column, index);
+}
+
+Result<bool> CatchUpKeyIndex(const table::Table& table, const std::string& branch, const std::vector<int32_t>& eq_ids,
+                             const std::string& seq_column, KeyIndex* index) {
+  if (!index->built) return false;
+  const iceberg::TableMetadata& meta = table.metadata();
+  table::ScanOptions so;
+  if (!branch.empty() && meta.refs.contains(branch)) {
+    so.branch = branch;
+  } else if (!meta.current_snapshot_id) {
+    return false;  // no rows: nothing to catch up with
+  }
+  bool has_seq = false;
+  so.columns = KeyColumns(*meta.CurrentSchema(), eq_ids, seq_column, &has_seq);
+  if (has_seq != index->has_sequence()) return false;
+  auto metadata = std::make_shared<const iceberg::TableMetadata>(meta);
+  table::FileManifestSource manifests(*metadata, table.io());
+  FLOE_ASSIGN_OR_RETURN(table::ScanPlan plan, table::PlanScan(metadata, so, &manifests));
+  // A file whose rows the index holds as they are now is kept; the others
+  // (new, or read with other deletes) are read again.
+  std::vector<char> keep(index->file_count(), 0);
+  std::vector<table::FileScanTask> reread;
+  for (table::FileScanTask& t : plan.files) {
+    const auto ordinal = index->FindFile(t.data_file.file_path);
+    if (ordinal && index->file(*ordinal).live && index->file(*ordinal).deletes == DeleteFingerprint(t)) {
+      keep[*ordinal] = 1;
+    } else {
+      reread.push_back(std::move(t));
+    }
+  }
+  if (!index->DropFiles(keep)) return false;
+  for (uint32_t i = 0; i < keep.size(); ++i) {
+    if (!keep[i]) index->SetFileState(i, 0, false);
+  }
+  plan.files = std::move(reread);
+  plan.splits.clear();
+  for (size_t i = 0; i < plan.files.size(); ++i) {
+    table::FileRange r;
+    r.file = static_cast<int64_t>(i);
+    r.start = 0;
+    r.length = plan.files[i].data_file.file_size_in_bytes;
+    plan.splits.push_back({r});
+  }
+  FLOE_RETURN_IF_ERROR(IndexPlan(table, plan, eq_ids, has_seq, seq_column, index));
+  index->snapshot_id = plan.snapshot_id;
+  return true;
 }
 
 Status IndexDataFiles(const table::Table& table, const std::vector<iceberg::DataFile>& files, int32_t spec_id,

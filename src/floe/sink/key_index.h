@@ -50,6 +50,11 @@ class KeyIndex {
   struct FileRef {
     iceberg::DataFile file;  ///< as its manifest lists it (metrics dropped)
     int32_t spec_id = 0;
+    /// The delete files its rows were read with (DeleteFingerprint; 0:
+    /// none), and whether it was live then: CatchUpKeyIndex re-reads a
+    /// file only when these differ at the new head.
+    uint64_t deletes = 0;
+    bool live = true;
   };
   /// Where a key's row is.
   struct Hit {
@@ -75,6 +80,15 @@ class KeyIndex {
 
   /// The ordinal of a data file (added when new).
   uint32_t AddFile(const iceberg::DataFile& file, int32_t spec_id);
+  void SetFileState(uint32_t ordinal, uint64_t deletes, bool live) {
+    files_[ordinal].deletes = deletes;
+    files_[ordinal].live = live;
+  }
+  size_t file_count() const { return files_.size(); }
+  /// Forgets every key whose row is in a file not marked in `keep` (by
+  /// ordinal; files past its end are not kept). False, and nothing
+  /// forgotten, when a slot is ambiguous (its rows' files are not known).
+  bool DropFiles(const std::vector<char>& keep);
   const FileRef& file(uint32_t ordinal) const { return files_[ordinal]; }
   std::optional<uint32_t> FindFile(const std::string& path) const {
     auto it = file_ordinals_.find(path);
@@ -120,6 +134,17 @@ class KeyIndex {
 /// file, the table's deletes applied.
 Status BuildKeyIndex(const table::Table& table, const std::string& branch, const std::vector<int32_t>& eq_ids,
                      const std::string& seq_column, KeyIndex* index);
+
+/// Brings `index` (built from the same table at an earlier snapshot, kept
+/// current by the sink's own commits) to the head of `branch` as the table
+/// is loaded now, reading only what changed: the key columns of the data
+/// files that are new or whose delete files differ (another writer's
+/// deletes, a compaction's rewritten files); the keys of files no longer
+/// live or re-read are forgotten first. The result is what BuildKeyIndex
+/// would build. False when it cannot (an ambiguous slot, the sequence
+/// column appeared): the caller builds the index anew.
+Result<bool> CatchUpKeyIndex(const table::Table& table, const std::string& branch, const std::vector<int32_t>& eq_ids,
+                             const std::string& seq_column, KeyIndex* index);
 
 /// Adds the rows of data files just committed (no deletes apply to them yet).
 Status IndexDataFiles(const table::Table& table, const std::vector<iceberg::DataFile>& files, int32_t spec_id,
