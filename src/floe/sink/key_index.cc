@@ -94,13 +94,20 @@ void KeyIndex::Remove(uint64_t hash) {
   --size_;
 }
 
-bool KeyIndex::DropFiles(const std::vector<char>& keep) {
+bool KeyIndex::Drop(const std::vector<char>& keep, const std::vector<std::vector<uint64_t>>& deleted) {
   std::vector<uint64_t> drop;
   for (const Slot& s : slots_) {
     if (s.hash == 0) continue;
     if (s.loc == kAmbiguous) return false;
     const uint64_t file = s.loc >> kPosBits;
-    if (file >= keep.size() || !keep[file]) drop.push_back(s.hash);
+    if (file >= keep.size() || !keep[file]) {
+      drop.push_back(s.hash);
+      continue;
+    }
+    if (file >= deleted.size()) continue;
+    const std::vector<uint64_t>& bits = deleted[file];
+    const uint64_t pos = s.loc & kPosMask;
+    if (pos / 64 < bits.size() && (bits[pos / 64] >> (pos % 64) & 1) != 0) drop.push_back(s.hash);
   }
   for (uint64_t h : drop) Remove(h);
   return true;
@@ -194,13 +201,15 @@ Status ReadRows(const table::Table& table, const table::ScanPlan& plan, const st
 
 // The delete files a task's rows are read with, as one number (0: none):
 // their paths and, for a deletion vector, where its blob is.
-uint64_t DeleteFingerprint(const table::FileScanTask& t) {
+uint64_t DeleteFingerprint(const table::FileScanTask& t, bool equality_only = false) {
   if (t.deletes.empty()) return 0;
   std::vector<uint64_t> parts;
   for (const auto& d : t.deletes) {
+    if (equality_only && d->file.content != iceberg::DataFileContent::kEqualityDeletes) continue;
     const std::string id = fmt::format("{}@{}", d->file.file_path, d->file.content_offset.value_or(-1));
     parts.push_back(XXH3_64bits(id.data(), id.size()));
   }
+  if (parts.empty()) return 0;
   std::sort(parts.begin(), parts.end());
   const uint64_t h = XXH3_64bits(parts.data(), parts.size() * sizeof(uint64_t));
   return h ? h : 1;
@@ -214,7 +223,7 @@ Status IndexPlan(const table::Table& table, table::ScanPlan& plan, const std::ve
   std::vector<uint32_t> ordinals;
   for (const table::FileScanTask& t : plan.files) {
     ordinals.push_back(index->AddFile(t.data_file, t.spec_id));
-    index->SetFileState(ordinals.back(), DeleteFingerprint(t), true);
+    index->SetFileState(ordinals.back(), DeleteFingerprint(t), DeleteFingerprint(t, true), true);
   }
   FLOE_ASSIGN_OR_RETURN(KeyEncoder enc, KeyEncoder::Make(*plan.projected_schema, eq_ids));
   int seq_index = -1;
@@ -315,21 +324,36 @@ Result<bool> CatchUpKeyIndex(const table::Table& table, const std::string& branc
   auto metadata = std::make_shared<const iceberg::TableMetadata>(meta);
   table::FileManifestSource manifests(*metadata, table.io());
   FLOE_ASSIGN_OR_RETURN(table::ScanPlan plan, table::PlanScan(metadata, so, &manifests));
-  // A file whose rows the index holds as they are now is kept; the others
-  // (new, or read with other deletes) are read again.
+  // A file whose rows the index holds as they are now is kept; one whose
+  // position deletes (or deletion vector) changed, and nothing else, is kept
+  // without its deleted positions (read from the delete files); the others
+  // (new, or with other equality deletes) are read again.
   std::vector<char> keep(index->file_count(), 0);
   std::vector<table::FileScanTask> reread;
+  std::vector<std::vector<uint64_t>> deleted;  // by ordinal: the positions deleted now, as bits
   for (table::FileScanTask& t : plan.files) {
     const auto ordinal = index->FindFile(t.data_file.file_path);
-    if (ordinal && index->file(*ordinal).live && index->file(*ordinal).deletes == DeleteFingerprint(t)) {
+    const uint64_t fingerprint = DeleteFingerprint(t);
+    if (ordinal && index->file(*ordinal).live && index->file(*ordinal).deletes == fingerprint) {
       keep[*ordinal] = 1;
+    } else if (ordinal && index->file(*ordinal).live &&
+               index->file(*ordinal).equality_deletes == DeleteFingerprint(t, true)) {
+      keep[*ordinal] = 1;
+      FLOE_ASSIGN_OR_RETURN(std::vector<int64_t> positions, table::DeletedPositions(plan, t, *table.io()));
+      if (deleted.size() <= *ordinal) deleted.resize(*ordinal + 1);
+      std::vector<uint64_t>& bits = deleted[*ordinal];
+      bits.assign(static_cast<size_t>(std::max<int64_t>(t.data_file.record_count, 0) + 63) / 64, 0);
+      for (int64_t p : positions) {
+        if (p >= 0 && static_cast<size_t>(p / 64) < bits.size()) bits[static_cast<size_t>(p / 64)] |= uint64_t{1} << (p % 64);
+      }
+      index->SetFileState(*ordinal, fingerprint, index->file(*ordinal).equality_deletes, true);
     } else {
       reread.push_back(std::move(t));
     }
   }
-  if (!index->DropFiles(keep)) return false;
+  if (!index->Drop(keep, deleted)) return false;
   for (uint32_t i = 0; i < keep.size(); ++i) {
-    if (!keep[i]) index->SetFileState(i, 0, false);
+    if (!keep[i]) index->SetFileState(i, 0, 0, false);
   }
   plan.files = std::move(reread);
   plan.splits.clear();

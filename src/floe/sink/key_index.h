@@ -54,6 +54,7 @@ class KeyIndex {
     /// none), and whether it was live then: CatchUpKeyIndex re-reads a
     /// file only when these differ at the new head.
     uint64_t deletes = 0;
+    uint64_t equality_deletes = 0;  ///< the same, of its equality deletes only
     bool live = true;
   };
   /// Where a key's row is.
@@ -80,15 +81,18 @@ class KeyIndex {
 
   /// The ordinal of a data file (added when new).
   uint32_t AddFile(const iceberg::DataFile& file, int32_t spec_id);
-  void SetFileState(uint32_t ordinal, uint64_t deletes, bool live) {
+  void SetFileState(uint32_t ordinal, uint64_t deletes, uint64_t equality_deletes, bool live) {
     files_[ordinal].deletes = deletes;
+    files_[ordinal].equality_deletes = equality_deletes;
     files_[ordinal].live = live;
   }
   size_t file_count() const { return files_.size(); }
   /// Forgets every key whose row is in a file not marked in `keep` (by
-  /// ordinal; files past its end are not kept). False, and nothing
-  /// forgotten, when a slot is ambiguous (its rows' files are not known).
-  bool DropFiles(const std::vector<char>& keep);
+  /// ordinal; files past its end are not kept) or at a position set in its
+  /// file's bitmap in `deleted` (by ordinal; bit p of word p / 64; empty or
+  /// missing: none): one pass over the slots. False, and nothing forgotten,
+  /// when a slot is ambiguous (its rows' files are not known).
+  bool Drop(const std::vector<char>& keep, const std::vector<std::vector<uint64_t>>& deleted);
   const FileRef& file(uint32_t ordinal) const { return files_[ordinal]; }
   std::optional<uint32_t> FindFile(const std::string& path) const {
     auto it = file_ordinals_.find(path);
