@@ -651,7 +651,15 @@ class KafkaSource final : public sink::Source {
     static_cast<KafkaSource*>(opaque)->OnRebalance(err, list);
   }
 
-  bool Cooperative() const { return std::strcmp(rd_kafka_rebalance_protocol(rk_.get()), "COOPERATIVE") == 0; }
+  // The group's rebalance protocol: asked while the group runs, the answer
+  // kept (librdkafka answers NULL on an error, e.g. while the consumer
+  // closes, and the protocol never changes within a run).
+  bool Cooperative() {
+    if (const char* p = rd_kafka_rebalance_protocol(rk_.get()); p != nullptr && std::strcmp(p, "NONE") != 0) {
+      cooperative_ = std::strcmp(p, "COOPERATIVE") == 0;
+    }
+    return cooperative_;
+  }
 
   std::string Keys(const rd_kafka_topic_partition_list_t* list, bool with_offsets) const {
     std::string s;
@@ -665,7 +673,7 @@ class KafkaSource final : public sink::Source {
   // A group's rebalance (group_assignment), from inside a consume call.
   void OnRebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* list) {
     const bool cooperative = Cooperative();
-    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && !closing_) {
+    if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && !closing_ && list != nullptr) {
       if (Status st = Assigned(list, cooperative); !st) {
         rebalance_error_ = st.error();
         // Nothing is read of them: let them go at once.
@@ -677,10 +685,10 @@ class KafkaSource final : public sink::Source {
       }
       return;
     }
-    if (closing_ || err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+    if (closing_ || err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS || list == nullptr) {
       // Closing (the run's commit is done), or an error: let go at once.
       for (Part& p : parts_) p.owned = false;
-      if (cooperative) {
+      if (cooperative && list != nullptr) {
         if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_.get(), list)) rd_kafka_error_destroy(e);
       } else {
         rd_kafka_assign(rk_.get(), nullptr);
@@ -1204,6 +1212,7 @@ class KafkaSource final : public sink::Source {
   std::set<std::string> subscribed_;
   bool revoke_pending_ = false;  ///< partitions revoked: commit, then release
   bool revoke_all_ = false;      ///< eager protocol: the whole assignment goes
+  bool cooperative_ = false;     ///< the group's protocol, as last known (Cooperative)
   std::vector<size_t> revoking_;
   std::optional<Error> rebalance_error_;
 };
