@@ -468,6 +468,31 @@ TEST_F(ConcurrencyCli, FailedWritesLeaveTheTableFolderAsItWas) {
   EXPECT_EQ(Tree(wh / "db"), ns_before);
 }
 
+// Three merge-on-read first writes race to create each of 20 new tables:
+// every write commits (one creates the table, the others open it, also when
+// the catalog's location check meets the metadata another had just written
+// into the folder, which refused the write before).
+TEST_F(ConcurrencyCli, FirstMergeOnReadWritesRacingToCreateATableAllCommit) {
+  constexpr int kTables = 20;
+  WriteFile(dir_ / "first.sh",
+            "p=$1; t=0\n"
+            "while [ $t -lt " + std::to_string(kTables) + " ]; do\n"
+            "  printf '{\"id\":%d,\"k\":%d,\"seq\":1}\\n' $((p * 1000 + t)) $((p * 1000 + t)) | " +
+                Shell(FLOE_BIN) + " write --table db.m$t --schema 'id BIGINT, k BIGINT, seq BIGINT' --set " +
+                "mode=merge-on-read --set upsert=true --set equality_columns=k --set sequence_number_column=seq " +
+                "--set sink_id=s$p --input - >/dev/null 2>>err.$p || echo \"fail $t $?\" >>log.$p\n"
+            "  t=$((t + 1))\n"
+            "done\n");
+  RunResult r = Sh(floe::test::ShellConcurrently({"sh first.sh 0", "sh first.sh 1", "sh first.sh 2"}));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(ReadFile(dir_ / "log.0") + ReadFile(dir_ / "log.1") + ReadFile(dir_ / "log.2"), "")
+      << ReadFile(dir_ / "err.0") << ReadFile(dir_ / "err.1") << ReadFile(dir_ / "err.2");
+  for (int t = 0; t < kTables; ++t) {
+    RunResult scan = Floe("scan --table db.m" + std::to_string(t));
+    EXPECT_EQ(std::count(scan.out.begin(), scan.out.end(), '\n'), 3) << "table db.m" << t << ": " << scan.out;
+  }
+}
+
 TEST_F(ConcurrencyCli, FirstWritesRacingToCreateATableBothAppend) {
   // Two processes each write one row into 20 new tables, in the same order:
   // each table is created by one of them, and the other appends to it.

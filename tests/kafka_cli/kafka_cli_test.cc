@@ -651,6 +651,13 @@ void GroupScenario(bool mor) {
     for (size_t at = log.find("assigned "); at != std::string::npos; at = log.find("assigned ", at + 1)) ++count;
     return count;
   };
+  auto all_logs = [&] {
+    std::string out;
+    for (const auto& n : names) {
+      if (fs::exists(dir / (n + ".log"))) out += "--- " + n + "\n" + ReadFile(dir / (n + ".log"));
+    }
+    return out;
+  };
   auto committed_by = [&](const std::string& n) {
     if (!fs::exists(dir / "warehouse" / "db" / "ev" / "metadata")) return false;
     for (const json& snap : Snapshots(dir / "warehouse" / "db" / "ev")) {
@@ -679,9 +686,9 @@ void GroupScenario(bool mor) {
   };
   for (const char* n : {"p1", "p2", "p3"}) start(n);
   ASSERT_TRUE(wait_for([&] { return assignments("p1") && assignments("p2") && assignments("p3"); }, 60))
-      << "the three processes did not all get partitions";
+      << "the three processes did not all get partitions\n" << all_logs();
   produce(8);
-  ASSERT_TRUE(wait_for([&] { return committed_by("p1"); }, 30)) << "p1 never committed";
+  ASSERT_TRUE(wait_for([&] { return committed_by("p1"); }, 30)) << "p1 never committed\n" << all_logs();
   std::printf("killing p1\n");
   ::kill(-pids["p1"], SIGKILL);
   int status = 0;
@@ -690,11 +697,11 @@ void GroupScenario(bool mor) {
   produce(14);
   // p1's session expires: the others share its partitions.
   ASSERT_TRUE(wait_for([&] { return assignments("p2") >= 2 && assignments("p3") >= 2; }, 60))
-      << "p1's partitions were not assigned again";
+      << "p1's partitions were not assigned again\n" << all_logs();
   std::printf("starting p4\n");
   start("p4");
   produce(18);
-  ASSERT_TRUE(wait_for([&] { return assignments("p4") >= 1; }, 60)) << "p4 got no partitions";
+  ASSERT_TRUE(wait_for([&] { return assignments("p4") >= 1; }, 60)) << "p4 got no partitions\n" << all_logs();
   produce(batches);
   const size_t total = size_t{batches} * per_batch;
   // Merge-on-read: the newest id of every key.
@@ -705,7 +712,7 @@ void GroupScenario(bool mor) {
     const auto ids = Ids(dir, "db.ev");
     return mor ? std::set<int64_t>(ids.begin(), ids.end()) == newest : ids.size() >= total;
   };
-  EXPECT_TRUE(wait_for(caught_up, 90)) << "the group did not catch up";
+  EXPECT_TRUE(wait_for(caught_up, 90)) << "the group did not catch up\n" << all_logs();
   for (auto& [n, pid] : pids) ::kill(pid, SIGTERM);
   for (auto& [n, pid] : pids) {
     int status = 0;

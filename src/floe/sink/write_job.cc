@@ -122,6 +122,11 @@ Result<OpenedTable> OpenOrCreateTable(const WriteConfig& config, const std::stri
     } else if (made.error().kind == ErrorKind::kAlreadyExists) {
       // Another first write created it meanwhile: write to that table.
       FLOE_ASSIGN_OR_RETURN(loaded, cat->LoadTable(id));
+    } else if (auto now = cat->TableExists(id); now && *now) {
+      // The same race seen another way: the catalog's location check met
+      // the metadata the other first write had just put in the table's
+      // folder (a Hadoop catalog refuses that folder as taken).
+      FLOE_ASSIGN_OR_RETURN(loaded, cat->LoadTable(id));
     } else {
       return Fail(std::move(made).error());
     }
