@@ -282,6 +282,20 @@ class KafkaSource final : public sink::Source {
     auto& slot = dests_[std::string(table)];
     if (!slot) slot = std::make_unique<DestState>();
     DestState* d = slot.get();
+    if (o_.group_assignment && started_) {
+      // Read again while this process holds partitions (the sink opened
+      // again after the table evolved): what it knows of its own partitions
+      // stays, so that another process's commit of one of them is still
+      // found by the next commit (DescribeShared), not taken as known.
+      for (const Part& p : parts_) {
+        if (!p.owned) continue;
+        if (auto it = d->stored.find(p.key); it != d->stored.end()) {
+          offsets[p.key] = it->second;
+        } else {
+          offsets.erase(p.key);
+        }
+      }
+    }
     d->stored = std::move(offsets);
     d->pending.reset();
     Align(d);
