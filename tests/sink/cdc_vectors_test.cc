@@ -385,12 +385,22 @@ TEST_P(CdcVectors, KeyIndexesCatchUpWithTheOtherWritersAndCompactions) {
       auto loaded = catalog_->LoadTable(*catalog::ParseTableIdentifier("db.t"));
       ASSERT_OK(loaded);
       table::Table t(catalog_.get(), std::move(*loaded));
-      table::RewriteDataFilesOptions o;
-      o.rewrite_all = true;
-      o.min_input_files = 1;
-      auto rewritten = table::RewriteDataFiles(&t, o);
+      // (Resolved from the table, as the command does: its data folder and
+      // write properties.)
+      auto o = table::RewriteDataFilesOptions::Resolve(t.metadata(), {{"rewrite-all", "true"}, {"min-input-files", "1"}});
+      ASSERT_OK(o);
+      auto rewritten = table::RewriteDataFiles(&t, *o);
       ASSERT_OK(rewritten);
       EXPECT_GT(rewritten->rewritten_data_files_count, 0);
+      // Its files are the table's (in its data folder), not the working folder's.
+      auto md = Metadata();
+      table::FileManifestSource source(*md, catalog_->io());
+      auto plan = table::PlanScan(md, {}, &source);
+      ASSERT_OK(plan);
+      for (const auto& f : plan->files) {
+        EXPECT_NE(f.data_file.file_path.find((dir_ / "db" / "t" / "data").string()), std::string::npos)
+            << f.data_file.file_path;
+      }
       ExpectTableIsTheModel();
     }
   }
