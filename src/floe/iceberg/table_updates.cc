@@ -49,4 +49,19 @@ std::string_view UpdateActionName(TableUpdate::Kind kind) {
   return "?";
 }
 
+Result<TableMetadata> WithNewCurrentSchema(const TableMetadata& base, std::vector<NestedField> fields,
+                                           int32_t* schema_id) {
+  const SchemaPtr current = base.CurrentSchema();
+  if (!current) return Corrupt("the table has no current schema");
+  *schema_id = 0;
+  for (const SchemaPtr& sc : base.schemas) *schema_id = std::max(*schema_id, sc->schema_id() + 1);
+  TableUpdate add;
+  add.kind = TableUpdate::Kind::kAddSchema;
+  add.schema = std::make_shared<Schema>(std::move(fields), *schema_id, current->identifier_field_ids());
+  TableUpdate set;
+  set.kind = TableUpdate::Kind::kSetCurrentSchema;
+  set.id = -1;
+  return ApplyUpdates(base, {add, set});
+}
+
 }  // namespace floe::iceberg

@@ -139,4 +139,10 @@ Status CheckRequirements(const std::vector<TableRequirement>& requirements, cons
 /// log is left to the catalog that publishes the version.
 Result<TableMetadata> ApplyUpdates(const TableMetadata& base, const std::vector<TableUpdate>& updates);
 
+/// `base` with a new current schema of `fields` (the current schema's
+/// identifier fields kept), under the next schema id (`*schema_id`): a
+/// schema evolution's add-schema and set-current-schema.
+Result<TableMetadata> WithNewCurrentSchema(const TableMetadata& base, std::vector<NestedField> fields,
+                                           int32_t* schema_id);
+
 }  // namespace floe::iceberg

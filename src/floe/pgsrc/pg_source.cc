@@ -584,14 +584,8 @@ Status PgSource::BindTable(Table* t) {
   if (input_keys.empty()) input_keys = current->identifier_field_ids();
   if (changed) {
     int32_t schema_id = 0;
-    for (const SchemaPtr& sc : loaded.metadata.schemas) schema_id = std::max(schema_id, sc->schema_id() + 1);
-    iceberg::TableUpdate add;
-    add.kind = iceberg::TableUpdate::Kind::kAddSchema;
-    add.schema = std::make_shared<Schema>(fields, schema_id, current->identifier_field_ids());
-    iceberg::TableUpdate set;
-    set.kind = iceberg::TableUpdate::Kind::kSetCurrentSchema;
-    set.id = -1;
-    FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata updated, iceberg::ApplyUpdates(loaded.metadata, {add, set}));
+    FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata updated,
+                          iceberg::WithNewCurrentSchema(loaded.metadata, fields, &schema_id));
     FLOE_ASSIGN_OR_RETURN(catalog::LoadedTable committed, catalog_->CommitTable(loaded, std::move(updated)));
     (void)committed;
     for (const std::string& note : notes) {
